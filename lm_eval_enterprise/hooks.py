@@ -1,0 +1,225 @@
+"""Thin lm-eval adapters around :mod:`lm_eval_enterprise.metrics`.
+
+Task YAMLs reference these with ``!function lm_eval_enterprise.hooks.<name>``:
+
+* ``process_results`` functions (one per task family) return, per document, a self-contained item for every
+  corpus-level metric (so the Sharpe tool can recompute scores from ``samples_*.jsonl`` alone) and floats for
+  per-document metrics, plus ``format_failure`` (1.0 when the answer filter returned ``[invalid]``).
+* ``agg_*`` functions are the corpus-level aggregations named in ``metric_list``.
+
+The metric key names returned here must match the base YAML's ``metric_list`` exactly (lm-eval aggregates
+only declared metrics); the generator in :mod:`lm_eval_enterprise.templating` writes both from one table.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from . import metrics as M
+
+# ------------------------------------------------------------------------------------------------ per family: keys
+FAMILY_METRICS: dict[str, dict[str, tuple[str, bool]]] = {
+    # family: {metric: (aggregation function name in this module or "mean", higher_is_better)}
+    "classification_weighted": {"weighted_f1": ("agg_weighted_f1", True), "accuracy": ("mean", True),
+                                "format_failure": ("mean", False)},
+    "classification_macro": {"macro_f1": ("agg_macro_f1", True), "accuracy": ("mean", True),
+                             "format_failure": ("mean", False)},
+    "classification_binary": {"binary_f1": ("agg_binary_f1", True), "accuracy": ("mean", True),
+                              "format_failure": ("mean", False)},
+    "entity": {"entity_f1": ("agg_entity_f1", True), "entity_precision": ("agg_entity_precision", True),
+               "entity_recall": ("agg_entity_recall", True), "format_failure": ("mean", False)},
+    "kpi": {"adjusted_macro_f1": ("agg_adjusted_macro_f1", True), "word_macro_f1": ("agg_word_macro_f1", True),
+            "adjusted_macro_f1_helm": ("agg_adjusted_macro_f1_helm", True), "format_failure": ("mean", False)},
+    "ranking": {"rr_at_10": ("agg_rr_at_10", True), "rr_at_5": ("agg_rr_at_5", True),
+                "ndcg_at_10": ("agg_ndcg_at_10", True), "yes_accuracy": ("mean", True)},
+    "ranking_generate": {"rr_at_10": ("agg_rr_at_10", True), "rr_at_5": ("agg_rr_at_5", True),
+                         "ndcg_at_10": ("agg_ndcg_at_10", True), "yes_accuracy": ("mean", True),
+                         "format_failure": ("mean", False)},
+    "numeric": {"accuracy": ("mean", True), "format_failure": ("mean", False)},
+    "summarization": {"rouge_l": ("mean", True), "rouge_1": ("mean", True), "rouge_2": ("mean", True),
+                      "format_failure": ("mean", False)},
+    "multiple_choice": {"accuracy": ("mean", True), "format_failure": ("mean", False)},
+}
+
+
+def _answer(results: Sequence[Any]) -> str:
+    value = results[0]
+    if isinstance(value, (list, tuple)):  # no take_first in the pipeline
+        value = value[0]
+    return value if isinstance(value, str) else M.INVALID
+
+
+def _failure(pred: str) -> float:
+    return float(pred == M.INVALID)
+
+
+# ------------------------------------------------------------------------------------------------ classification
+def _classification(doc: dict, results: Sequence[Any]) -> tuple[str, str, dict]:
+    pred = _answer(results)
+    common = {"accuracy": M.exact_match(doc["label"], pred), "format_failure": _failure(pred)}
+    return doc["label"], pred, common
+
+
+def classification_weighted(doc: dict, results: Sequence[Any]) -> dict:
+    gold, pred, common = _classification(doc, results)
+    return {"weighted_f1": {"gold": gold, "pred": pred, "labels": list(doc["label_names"])}, **common}
+
+
+def classification_macro(doc: dict, results: Sequence[Any]) -> dict:
+    gold, pred, common = _classification(doc, results)
+    return {"macro_f1": {"gold": gold, "pred": pred, "labels": list(doc["label_names"])}, **common}
+
+
+def classification_binary(doc: dict, results: Sequence[Any]) -> dict:
+    gold, pred, common = _classification(doc, results)
+    return {"binary_f1": {"gold": gold, "pred": pred, "positive": doc["positive_label"]}, **common}
+
+
+def agg_weighted_f1(items: Sequence[dict]) -> float:
+    return M.weighted_f1([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))
+
+
+def agg_macro_f1(items: Sequence[dict]) -> float:
+    return M.macro_f1([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))
+
+
+def agg_binary_f1(items: Sequence[dict]) -> float:
+    M._require(items, "binary_f1")
+    return M.binary_f1([i["gold"] for i in items], [i["pred"] for i in items], items[0]["positive"])
+
+
+def _labels(items: Sequence[dict]) -> list[str]:
+    M._require(items, "f1")
+    return list(items[0]["labels"])
+
+
+# ------------------------------------------------------------------------------------------------ NER
+def entity(doc: dict, results: Sequence[Any]) -> dict:
+    pred = _answer(results)
+    item = {"gold": doc["target"], "pred": pred, "types": list(doc["entity_types"])}
+    return {"entity_f1": item, "entity_precision": item, "entity_recall": item, "format_failure": _failure(pred)}
+
+
+def entity_scores(items: Sequence[dict]) -> dict[str, float]:
+    """Parse gold and predicted phrase lists with the same code ([EF1]) and score them (micro)."""
+    M._require(items, "entity_f1")
+    table = entity_type_table(items[0]["types"])
+    golds, preds = [], []
+    for it in items:
+        gold = M.parse_entities(it["gold"], table)
+        if gold is None:
+            raise M.MetricInputError(f"unparsable gold entity string {it['gold']!r}")
+        golds.append(gold)
+        preds.append(None if it["pred"] == M.INVALID else M.parse_entities(it["pred"], table))
+    return M.entity_prf(golds, preds)
+
+
+TYPE_ALIASES = {"per": "person", "org": "organization", "organisation": "organization", "loc": "location",
+                "misc": "miscellaneous"}
+
+
+def entity_type_table(types: Sequence[str]) -> dict[str, str]:
+    """norm(type or alias) → canonical type, for the task's types and the [EF1] aliases of those types."""
+    table = {M.norm(t): t for t in types}
+    for alias, canonical in TYPE_ALIASES.items():
+        if canonical in types:
+            table.setdefault(alias, canonical)
+    return table
+
+
+def agg_entity_f1(items):
+    return entity_scores(items)["f1"]
+
+
+def agg_entity_precision(items):
+    return entity_scores(items)["precision"]
+
+
+def agg_entity_recall(items):
+    return entity_scores(items)["recall"]
+
+
+# ------------------------------------------------------------------------------------------------ KPI-Edgar
+def kpi(doc: dict, results: Sequence[Any]) -> dict:
+    pred = _answer(results)
+    item = {"gold": doc["target"], "pred": pred}
+    return {"adjusted_macro_f1": item, "word_macro_f1": item, "adjusted_macro_f1_helm": item,
+            "format_failure": _failure(pred)}
+
+
+def _kpi(items):
+    return M.kpi_adjusted_f1([i["gold"] for i in items], [i["pred"] for i in items])
+
+
+def agg_adjusted_macro_f1(items):
+    return _kpi(items)["adjusted_macro_f1"]
+
+
+def agg_word_macro_f1(items):
+    return _kpi(items)["word_macro_f1"]
+
+
+def agg_adjusted_macro_f1_helm(items):
+    return _kpi(items)["adjusted_macro_f1_helm"]
+
+
+# ------------------------------------------------------------------------------------------------ ranking
+def ranking(doc: dict, results: Sequence[Any]) -> dict:
+    """Pointwise yes/no ranking by log-probability (design 1: one doc per (query, candidate)).
+
+    ``doc_to_choice`` is [no-verbaliser, yes-verbaliser], so ``results = [(ℓN, greedy), (ℓY, greedy)]``; the
+    ranking key is HELM's :func:`~lm_eval_enterprise.metrics.helm_ranking_key`.
+    """
+    ll_no, ll_yes = float(results[0][0]), float(results[1][0])
+    key = M.helm_ranking_key(ll_yes, ll_no)
+    rel = int(doc["label"] == "Yes")
+    item = [doc["qid"], int(doc["cand_index"]), list(key), rel]
+    return {"rr_at_10": item, "rr_at_5": item, "ndcg_at_10": item, "yes_accuracy": float(key[0] == rel)}
+
+
+def ranking_generate(doc: dict, results: Sequence[Any]) -> dict:
+    """Generation-based pointwise ranking for backends without log-probabilities.
+
+    The verbalised answer gives the key (1 for Yes, 0 for No or a format failure); ties are broken
+    deterministically by the shuffled candidate order (stable sort on ``cand_index``).
+    """
+    pred = _answer(results)
+    yes = pred == "Yes"
+    rel = int(doc["label"] == "Yes")
+    item = [doc["qid"], int(doc["cand_index"]), [int(yes)], rel]
+    return {"rr_at_10": item, "rr_at_5": item, "ndcg_at_10": item, "yes_accuracy": float(int(yes) == rel),
+            "format_failure": _failure(pred)}
+
+
+def agg_rr_at_10(items):
+    return M.mean_rr_at_k(items, 10)
+
+
+def agg_rr_at_5(items):
+    return M.mean_rr_at_k(items, 5)
+
+
+def agg_ndcg_at_10(items):
+    return M.mean_ndcg_at_k(items, 10)
+
+
+# ------------------------------------------------------------------------------------------------ numeric QA
+def numeric(doc: dict, results: Sequence[Any]) -> dict:
+    pred = _answer(results)
+    score = 0.0 if pred == M.INVALID else M.float_equivalence(doc["answer"], pred)
+    return {"accuracy": score, "format_failure": _failure(pred)}
+
+
+# ------------------------------------------------------------------------------------------------ summarization
+def summarization(doc: dict, results: Sequence[Any]) -> dict:
+    pred = _answer(results)
+    if pred == M.INVALID:
+        scores = {"rouge_l": 0.0, "rouge_1": 0.0, "rouge_2": 0.0}
+    else:
+        scores = M.rouge(doc["summary"], pred)
+    return {**scores, "format_failure": _failure(pred)}
+
+
+# ------------------------------------------------------------------------------------------------ multiple choice
+def multiple_choice(doc: dict, results: Sequence[Any]) -> dict:
+    pred = _answer(results)
+    return {"accuracy": float(pred != M.INVALID and pred == doc["answer_letter"]), "format_failure": _failure(pred)}

@@ -1,0 +1,249 @@
+"""Generate a dataset's task YAMLs from its template table (``tasks/<domain>/<id>/templates.py``).
+
+Why generated: lm-eval's ``include:`` merges shallowly, so every variant must repeat ``metadata``,
+``filter_list`` and friends in full. Writing them from one table keeps 25 datasets × 5+ templates consistent,
+and ``tests/test_generated.py`` fails when a checked-in YAML differs from what the table produces
+(regenerate with ``make tasks``).
+
+For a dataset ``<id>`` (task family from :data:`lm_eval_enterprise.hooks.FAMILY_METRICS`) the generator writes:
+
+* ``_<id>_template_yaml`` — the base (no ``.yaml`` suffix, so lm-eval does not index it): data hook, splits,
+  few-shot, output type, generation, ``process_results`` and ``metric_list``;
+* ``<task>__t<k>.yaml`` — one short file per (subtask,) template: ``include`` + prompt + answer filter + metadata;
+* ``_<group>.yaml`` — the dataset group (all variants; for datasets with subtasks, one group per subtask and a
+  dataset group of those), aggregating the primary metric as the unweighted mean over variants.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from string import Template as _StrTemplate
+from typing import Any
+
+import yaml
+
+from .hooks import FAMILY_METRICS
+
+TASK_PREFIX = "ent_"
+PRIMARY_FILTER = "answer"
+VERSION = 1.0
+
+
+@dataclass(frozen=True)
+class Template:
+    """One instruction template. ``$name`` placeholders are filled from the subtask's variables.
+
+    ``description``: instruction block (rendered before the shots; ``""`` for none), ``doc_to_text``: Jinja
+    prompt of one item ending with the output noun and ``:``, ``regex``: answer pattern applied to the stripped,
+    stop-cut completion (group 1 if it has groups), ``axes``: how it differs from template 1 (for reports).
+    For multiple-choice output types ``choices`` lists the verbalised answers (no-answer first for ranking).
+    """
+
+    id: str
+    doc_to_text: str
+    regex: str = r"(?s)^(.*\S.*)$"
+    description: str = ""
+    axes: tuple[str, ...] = ()
+    choices: tuple[str, ...] | None = None
+    note: str = ""
+
+
+@dataclass
+class DatasetTasks:
+    """The template table of one dataset (see the module docstring)."""
+
+    dataset: str
+    domain: str
+    family: str                      # key of FAMILY_METRICS
+    primary_metric: str
+    templates: list[Template]
+    num_fewshot: int
+    output_type: str = "generate_until"
+    doc_to_target: str = "{{label}}"
+    until: tuple[str, ...] = ("\n",)
+    max_gen_toks: int = 5
+    verbalise: bool = False          # map the extracted answer onto doc["label_names"]
+    aliases: dict[str, str] = field(default_factory=dict)
+    subtasks: dict[str, dict[str, str]] = field(default_factory=dict)  # name → template variables
+    task_name: str | None = None     # default ent_<dataset>
+    extra_metadata: dict[str, Any] = field(default_factory=dict)
+    fewshot_split: str = "fewshot"
+    test_split: str = "test"
+    target_delimiter: str = " "
+    fewshot_delimiter: str = "\n\n"
+
+    @property
+    def base_name(self) -> str:
+        return self.task_name or f"{TASK_PREFIX}{self.dataset}"
+
+    def variant_groups(self) -> list[tuple[str | None, str]]:
+        """(subtask, group name) pairs: one per subtask, or one for the whole dataset."""
+        if self.subtasks:
+            return [(s, f"{self.base_name}_{s}") for s in self.subtasks]
+        return [(None, self.base_name)]
+
+    def task_names(self) -> list[str]:
+        return [f"{g}__{t.id}" for _, g in self.variant_groups() for t in self.templates]
+
+
+class _Function(str):
+    """A ``!function`` reference in the generated YAML."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Function, lambda d, v: d.represent_scalar("!function", str(v)))
+
+
+def _str_presenter(dumper, data):
+    # multi-line prompts as double-quoted scalars: exact (newlines escaped), no block-scalar chomping surprises
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"' if "\n" in data else None)
+
+
+_Dumper.add_representer(str, _str_presenter)
+
+
+def dump(obj: Any) -> str:
+    return yaml.dump(obj, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _fill(text: str, variables: dict[str, str]) -> str:
+    return _StrTemplate(text).safe_substitute(variables)
+
+
+def base_config(spec: DatasetTasks) -> dict[str, Any]:
+    metrics = FAMILY_METRICS[spec.family]
+    if spec.primary_metric not in metrics:
+        raise ValueError(f"{spec.dataset}: primary metric {spec.primary_metric} not produced by {spec.family}")
+    cfg: dict[str, Any] = {
+        "custom_dataset": _Function("lm_eval_enterprise.data.load_task_dataset"),
+        "dataset_kwargs": {"dataset_id": spec.dataset},
+        "fewshot_split": spec.fewshot_split,
+        "test_split": spec.test_split,
+        "fewshot_config": {"sampler": "first_n"},
+        "num_fewshot": spec.num_fewshot,
+        "output_type": spec.output_type,
+        "doc_to_target": spec.doc_to_target,
+        "target_delimiter": spec.target_delimiter,
+        "fewshot_delimiter": spec.fewshot_delimiter,
+    }
+    if spec.output_type == "generate_until":
+        cfg["generation_kwargs"] = {"until": list(spec.until), "max_gen_toks": spec.max_gen_toks,
+                                    "do_sample": False, "temperature": 0.0}
+    cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}")
+    cfg["metric_list"] = [
+        {"metric": m, "aggregation": agg if agg == "mean" else _Function(f"lm_eval_enterprise.hooks.{agg}"),
+         "higher_is_better": hib}
+        for m, (agg, hib) in metrics.items()
+    ]
+    cfg["metadata"] = {"version": VERSION}
+    return cfg
+
+
+def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Template) -> dict[str, Any]:
+    variables = dict(spec.subtasks.get(subtask, {})) if subtask else {}
+    cfg: dict[str, Any] = {"include": f"_{spec.dataset}_template_yaml", "task": f"{group}__{tpl.id}",
+                           "task_alias": f"{group.removeprefix(TASK_PREFIX)} {tpl.id}"}
+    if subtask:
+        cfg["dataset_kwargs"] = {"dataset_id": spec.dataset, "subtask_id": subtask}
+    if tpl.description:
+        cfg["description"] = _fill(tpl.description, variables)
+    cfg["doc_to_text"] = _fill(tpl.doc_to_text, variables)
+    if spec.output_type == "multiple_choice":
+        cfg["doc_to_choice"] = list(tpl.choices or ())
+    else:
+        stop = spec.until[0] if spec.until else None
+        filt: dict[str, Any] = {"function": _Function("lm_eval_enterprise.filters.AnswerFilter"),
+                                "regex_pattern": tpl.regex, "stop": stop}
+        if spec.verbalise:
+            filt["verbalise"] = True
+            if spec.aliases:
+                filt["aliases"] = dict(spec.aliases)
+        cfg["filter_list"] = [{"name": PRIMARY_FILTER, "filter": [filt, {"function": "take_first"}]}]
+    meta: dict[str, Any] = {"version": VERSION, "dataset": spec.dataset, "domain": spec.domain}
+    if subtask:
+        meta["subtask"] = subtask
+    meta.update({"variant_group": group, "template_id": tpl.id, "primary_metric": spec.primary_metric,
+                 "primary_filter": PRIMARY_FILTER if spec.output_type != "multiple_choice" else "none",
+                 "task_family": spec.family})
+    if spec.output_type != "multiple_choice":
+        meta["answer_regex"] = tpl.regex
+    if tpl.axes:
+        meta["template_axes"] = list(tpl.axes)
+    meta.update(spec.extra_metadata)
+    cfg["metadata"] = meta
+    return cfg
+
+
+def group_configs(spec: DatasetTasks) -> dict[str, dict[str, Any]]:
+    metric_filter = PRIMARY_FILTER if spec.output_type != "multiple_choice" else "none"
+    agg = [{"metric": spec.primary_metric, "filter_list": metric_filter, "aggregation": "mean",
+            "weight_by_size": False}]
+    out = {}
+    for _, group in spec.variant_groups():
+        out[group] = {"group": group, "task": [f"{group}__{t.id}" for t in spec.templates],
+                      "aggregate_metric_list": agg, "metadata": {"version": VERSION}}
+    if spec.subtasks:
+        out[spec.base_name] = {"group": spec.base_name, "task": [g for _, g in spec.variant_groups()],
+                               "aggregate_metric_list": agg, "metadata": {"version": VERSION}}
+    return out
+
+
+HEADER = "# Generated by `make tasks` (lm_eval_enterprise.templating) from templates.py. Do not edit by hand.\n"
+
+
+def render(spec: DatasetTasks) -> dict[str, str]:
+    """File name → content for every generated file of a dataset."""
+    files = {f"_{spec.dataset}_template_yaml": HEADER + dump(base_config(spec))}
+    for subtask, group in spec.variant_groups():
+        for tpl in spec.templates:
+            files[f"{group}__{tpl.id}.yaml"] = HEADER + dump(variant_config(spec, subtask, group, tpl))
+    for group, cfg in group_configs(spec).items():
+        files[f"_{group}.yaml"] = HEADER + dump(cfg)
+    return files
+
+
+def domain_group(domain: str, dataset_groups: list[str]) -> str:
+    return HEADER.replace("templates.py", "the dataset folders") + dump(
+        {"group": f"enterprise_{domain}", "task": dataset_groups, "metadata": {"version": VERSION}})
+
+
+def load_spec(task_root: Path, domain: str, dataset: str) -> DatasetTasks:
+    del task_root
+    return importlib.import_module(f"lm_eval_enterprise.tasks.{domain}.{dataset}.templates").TASKS
+
+
+DOMAINS = ("finance", "legal", "climate", "cyber")
+
+
+def generate(task_root: Path, write: bool = True) -> dict[Path, str]:
+    """Render every dataset's files plus domain and top-level groups; write them unless ``write=False``.
+
+    Returns path → content; stale generated YAMLs (a removed template) are deleted when writing.
+    """
+    out: dict[Path, str] = {}
+    domain_groups = []
+    for domain in DOMAINS:
+        ddir = task_root / domain
+        groups = []
+        for tfile in sorted(ddir.glob("*/templates.py")):
+            spec = load_spec(task_root, domain, tfile.parent.name)
+            for name, text in render(spec).items():
+                out[tfile.parent / name] = text
+            groups.append(spec.base_name)
+        if groups:
+            out[ddir / f"_enterprise_{domain}.yaml"] = domain_group(domain, groups)
+            domain_groups.append(f"enterprise_{domain}")
+    out[task_root / "_enterprise.yaml"] = domain_group("", domain_groups).replace(
+        "group: enterprise_\n", "group: enterprise\n")
+    if write:
+        for path, text in out.items():
+            path.write_text(text)
+        for tfile in task_root.glob("*/*/templates.py"):
+            for stale in tfile.parent.glob("*.yaml"):
+                if stale not in out and stale.read_text().startswith(HEADER[:20]):
+                    stale.unlink()
+    return out

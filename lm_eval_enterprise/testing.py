@@ -1,0 +1,69 @@
+"""Test doubles for the whole pipeline: an oracle LM that answers with the gold target and a garbage LM.
+
+They are lm-eval ``LM`` subclasses, so they exercise the real task code path (prompting, filters,
+``process_results``, aggregations) without a neural model. Used by ``tests/test_oracle.py`` and useful to
+check a new dataset: ``lm-eval-enterprise`` prints 1.0 for every variant under the oracle.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from lm_eval.api.model import LM
+
+GARBAGE = "#### ????"  # matches no template's answer regex: a format failure everywhere
+
+
+class _TaskAwareLM(LM):
+    def __init__(self, tasks: dict[str, Any]):
+        super().__init__()
+        self.tasks = tasks  # task name → lm-eval Task (to compute doc_to_target)
+
+    def _target(self, inst) -> Any:
+        return self.tasks[inst.task_name].doc_to_target(inst.doc)
+
+    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
+        raise NotImplementedError("no task of this project uses loglikelihood_rolling")
+
+
+class OracleLM(_TaskAwareLM):
+    """Generates ``" " + gold target``; gives the gold choice log-likelihood 0 and every other choice −10."""
+
+    def generate_until(self, requests, disable_tqdm: bool = False):
+        return [" " + str(self._target(inst)) for inst in requests]
+
+    def loglikelihood(self, requests, disable_tqdm: bool = False):
+        out = []
+        for inst in requests:
+            gold = self._target(inst)
+            out.append((0.0, True) if inst.idx == gold else (-10.0, False))
+        return out
+
+
+class GarbageLM(_TaskAwareLM):
+    """Generates :data:`GARBAGE`; log-likelihoods favour the first choice (an uninformative constant model)."""
+
+    def generate_until(self, requests, disable_tqdm: bool = False):
+        return [GARBAGE for _ in requests]
+
+    def loglikelihood(self, requests, disable_tqdm: bool = False):
+        return [(-1.0 if inst.idx == 0 else -2.0, inst.idx == 0) for inst in requests]
+
+
+def build_tasks(task_names: list[str], data_root: str) -> dict[str, Any]:
+    """lm-eval Task objects for our task names, with only our include path indexed (fast)."""
+    from lm_eval.tasks import TaskManager, get_task_dict
+
+    from . import TASK_DIR
+
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": data_root})
+    return tm, get_task_dict(task_names, tm)
+
+
+def leaf_tasks(task_dict: dict) -> dict[str, Any]:
+    out = {}
+    for key, value in task_dict.items():
+        if isinstance(value, dict):
+            out.update(leaf_tasks(value))
+        else:
+            out[value.config.task] = value
+    return out

@@ -1,0 +1,46 @@
+"""Text helpers shared by loaders, filters and metrics ([NORM], [TRUNC] of DATASETS.md)."""
+from __future__ import annotations
+
+import re
+import string
+
+_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
+_WS = re.compile(r"\s+")
+
+
+def norm(text: str) -> str:
+    """[NORM]: lower-case, delete every ``string.punctuation`` character, collapse whitespace, strip.
+
+    HELM's ``normalize_text`` without article removal: ``norm(" The  Yes. ") == "the yes"``.
+    """
+    return _WS.sub(" ", str(text).lower().translate(_PUNCT_TABLE)).strip()
+
+
+def collapse_ws(text: str) -> str:
+    """Replace every whitespace run by one space and strip (``re.sub(r"\\s+", " ", s).strip()``)."""
+    return _WS.sub(" ", str(text)).strip()
+
+
+def truncate_words(text: str, n_words: int | None) -> str:
+    """[TRUNC]: keep the first ``n_words`` whitespace-separated words (never the end).
+
+    Text with at most ``n_words`` words is returned unchanged (its own whitespace kept); longer text is
+    re-joined with single spaces. ``None`` disables truncation.
+    """
+    if n_words is None:
+        return text
+    words = str(text).split()
+    if len(words) <= n_words:
+        return text
+    return " ".join(words[:n_words])
+
+
+def cut_at_stop(text: str, stop: str | None) -> str:
+    """Strip a completion and cut it at the first stop sequence (what HF generation does with ``until``).
+
+    API backends may return text past the stop sequence; cutting here makes every backend score alike.
+    """
+    text = str(text).strip()
+    if stop and stop in text:
+        text = text.split(stop, 1)[0].strip()
+    return text
