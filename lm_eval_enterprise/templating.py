@@ -72,6 +72,7 @@ class DatasetTasks:
     test_split: str = "test"
     target_delimiter: str = " "
     fewshot_delimiter: str = "\n\n"
+    in_domain_group: bool = True     # False: a standalone group (e.g. generation-based ranking variants)
 
     @property
     def base_name(self) -> str:
@@ -219,6 +220,15 @@ def load_spec(task_root: Path, domain: str, dataset: str) -> DatasetTasks:
 DOMAINS = ("finance", "legal", "climate", "cyber")
 
 
+def all_specs(task_root: Path) -> list[tuple[str, DatasetTasks]]:
+    """(domain, spec) of every dataset folder with a templates.py, in domain then folder order."""
+    out = []
+    for domain in DOMAINS:
+        for tfile in sorted((task_root / domain).glob("*/templates.py")):
+            out.append((domain, load_spec(task_root, domain, tfile.parent.name)))
+    return out
+
+
 def generate(task_root: Path, write: bool = True) -> dict[Path, str]:
     """Render every dataset's files plus domain and top-level groups; write them unless ``write=False``.
 
@@ -233,7 +243,8 @@ def generate(task_root: Path, write: bool = True) -> dict[Path, str]:
             spec = load_spec(task_root, domain, tfile.parent.name)
             for name, text in render(spec).items():
                 out[tfile.parent / name] = text
-            groups.append(spec.base_name)
+            if spec.in_domain_group:
+                groups.append(spec.base_name)
         if groups:
             out[ddir / f"_enterprise_{domain}.yaml"] = domain_group(domain, groups)
             domain_groups.append(f"enterprise_{domain}")
