@@ -339,3 +339,191 @@ def map_rows(rows: list[dict], fn: Callable[[dict], dict | None], dataset: str, 
     if len(out) != len(rows):
         log.info("[%s] %s: %d of %d rows dropped by the recipe", dataset, where, len(rows) - len(out), len(rows))
     return out
+
+
+# ---------------------------------------------------------------------------------------------------- HF parquet
+# Datasets published as parquet on the Hugging Face hub (FiQA, FiNER-139, EDTSum, CaseHOLD, ...), and the parquet
+# files the hub auto-converts from script-based datasets (revision ``refs/convert/parquet``). Shard names are never
+# hard-coded: they are listed with the hub API and mapped to splits by :func:`hf_parquet_split`. The source layout
+# of such a dataset is the repo's own relative paths (e.g. ``transcript-sentiment/train/0000.parquet``).
+HF_CONVERTED_REVISION = "refs/convert/parquet"
+
+
+def hf_parquet_split(path: str, prefix: str = "") -> str | None:
+    """Split name of a parquet file of a HF dataset repo, from its repo path (``None``: not under ``prefix``).
+
+    With ``rel`` = the path below ``prefix``: the auto-converted layout ``<split>/0000.parquet`` gives the first
+    folder; the ``data/`` layout ``<split>-00000-of-00001[-<hash>].parquet`` gives the name before the shard
+    numbers; a bare ``<split>.parquet`` gives its stem.
+    """
+    import re
+
+    prefix = prefix.strip("/")
+    if not path.endswith(".parquet"):
+        return None
+    if prefix:
+        if not path.startswith(prefix + "/"):
+            return None
+        path = path[len(prefix) + 1:]
+    parts = path.split("/")
+    if len(parts) > 1:
+        return parts[0]
+    m = re.match(r"^(.+?)-\d{5}-of-\d{5}(?:-[0-9a-fA-F]+)?\.parquet$", parts[0])
+    return m.group(1) if m else parts[0][: -len(".parquet")]
+
+
+def _exc_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` (DataError messages stay one line)."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
+def _hf_where(repo_id: str, revision: str | None, prefix: str = "") -> str:
+    return f"hf://datasets/{repo_id}@{revision or 'main'}/{prefix.strip('/')}".rstrip("/")
+
+
+def hf_parquet_files(repo_id: str, *, dataset: str, revision: str | None = None, prefix: str = "",
+                     api: Any = None) -> dict[str, list[str]]:
+    """List the parquet files of a HF dataset repo under ``prefix``: split → repo paths (sorted = shard order).
+
+    Uses ``huggingface_hub.HfApi().list_repo_files(repo_id, repo_type="dataset", revision=revision)``; offline,
+    or when the listing fails, raises one :class:`DataError` line. Raises too when no parquet file is found.
+    """
+    where = _hf_where(repo_id, revision, prefix)
+    if is_offline():
+        raise DataError(dataset, where, "cannot list the hub files: offline (HF_HUB_OFFLINE/HF_DATASETS_OFFLINE); "
+                        f"run with internet, or put the parquet files in ${ENV_DATA}/{dataset}/ by hand")
+    if api is None:
+        from huggingface_hub import HfApi
+
+        api = HfApi()
+    try:
+        paths = api.list_repo_files(repo_id, repo_type="dataset", revision=revision)
+    except Exception as exc:  # network / auth / missing revision: all one actionable line
+        raise DataError(dataset, where, f"cannot list the hub files ({_exc_line(exc)})") from exc
+    out: dict[str, list[str]] = {}
+    for p in paths:
+        split = hf_parquet_split(p, prefix)
+        if split is not None:
+            out.setdefault(split, []).append(p)
+    if not out:
+        raise DataError(dataset, where, "no parquet files there (repo layout changed?)")
+    return {s: sorted(v) for s, v in sorted(out.items())}
+
+
+def download_hf_parquet(repo_id: str, dest: Path, *, dataset: str, revision: str | None = None, prefix: str = "",
+                        splits: Iterable[str] | None = None, api: Any = None) -> dict[str, list[Path]]:
+    """Download every parquet shard of ``splits`` (default: all) under ``prefix`` to ``dest/<repo path>``.
+
+    Listing as :func:`hf_parquet_files`; each file via ``HfApi.hf_hub_download(..., local_dir=dest)`` (the hub's
+    own cache/auth/retries). A missing split or a failed download raises one :class:`DataError` line.
+    """
+    if api is None:
+        from huggingface_hub import HfApi
+
+        api = HfApi()
+    listed = hf_parquet_files(repo_id, dataset=dataset, revision=revision, prefix=prefix, api=api)
+    wanted = list(splits) if splits is not None else list(listed)
+    missing = [s for s in wanted if s not in listed]
+    if missing:
+        raise DataError(dataset, _hf_where(repo_id, revision, prefix),
+                        f"no parquet files for split(s) {missing}; found {sorted(listed)}")
+    out: dict[str, list[Path]] = {}
+    for split in wanted:
+        for path in listed[split]:
+            try:
+                local = api.hf_hub_download(repo_id=repo_id, filename=path, repo_type="dataset", revision=revision,
+                                            local_dir=str(dest))
+            except Exception as exc:
+                raise DataError(dataset, _hf_where(repo_id, revision, path), f"download failed "
+                                f"({_exc_line(exc)}); obtain the files by hand and point ${ENV_DATA} at a "
+                                f"folder holding {dataset}/{path}") from exc
+            out.setdefault(split, []).append(Path(local))
+    return out
+
+
+def local_parquet_files(root: Path, prefix: str = "") -> dict[str, list[Path]]:
+    """The downloaded layout read back: split → parquet files under ``root/prefix`` (hidden folders skipped)."""
+    base = root / prefix.strip("/") if prefix.strip("/") else root
+    out: dict[str, list[Path]] = {}
+    if not base.is_dir():
+        return out
+    for p in sorted(base.rglob("*.parquet")):
+        rel = p.relative_to(root).as_posix()
+        if any(part.startswith(".") for part in rel.split("/")):
+            continue
+        split = hf_parquet_split(rel, prefix)
+        if split is not None:
+            out.setdefault(split, []).append(p)
+    return out
+
+
+def read_parquet_rows(paths: Iterable[Path], dataset: str, columns: Iterable[str] | None = None) -> list[dict]:
+    """Rows of parquet files (in file order) as dicts; ``columns`` that a file lacks → :class:`DataError`."""
+    import pyarrow.parquet as pq
+
+    rows: list[dict] = []
+    need = list(columns or ())
+    for path in paths:
+        try:
+            table = pq.read_table(path)
+        except Exception as exc:  # ArrowInvalid, OSError: an unreadable or truncated file
+            raise DataError(dataset, path, f"not a readable parquet file ({type(exc).__name__})") from exc
+        lacking = [c for c in need if c not in table.column_names]
+        if lacking:
+            raise DataError(dataset, path, f"missing columns {lacking} (has {table.column_names})")
+        rows.extend(table.to_pylist())
+    return rows
+
+
+def hf_class_names(path: Path, column: str) -> list[str] | None:
+    """ClassLabel names of ``column`` from the ``huggingface`` schema metadata ``datasets`` writes into parquet
+    files (``None`` when the file has no such metadata or the column is no ClassLabel)."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(path).metadata or {}
+    raw = meta.get(b"huggingface")
+    if not raw:
+        return None
+    try:
+        feature = json.loads(raw)["info"]["features"][column]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if isinstance(feature, dict) and feature.get("_type") == "ClassLabel" and feature.get("names"):
+        return [str(n) for n in feature["names"]]
+    return None
+
+
+class HFParquetSource(Source):
+    """Base of a dataset read from parquet files of a HF dataset repo (listed with the hub API).
+
+    Subclasses set ``hf_repo``, ``hf_revision`` (``None`` = main, :data:`HF_CONVERTED_REVISION` for the
+    auto-converted files of a script-based dataset, or a commit), ``hf_prefix`` (folder in the repo),
+    ``hf_splits`` (splits to fetch) and implement :meth:`convert` with :meth:`parquet_rows`.
+    """
+
+    hf_repo: str = ""
+    hf_revision: str | None = None
+    hf_prefix: str = ""
+    hf_splits: tuple[str, ...] = ("train", "test")
+    hf_layout_hint: str = "{prefix}{split}/*.parquet"  # how a split's files look (messages only)
+
+    @property
+    def files(self) -> tuple[RemoteFile, ...]:  # type: ignore[override]  # for messages: what the folder holds
+        prefix = self.hf_prefix.strip("/") + "/" if self.hf_prefix.strip("/") else ""
+        return tuple(RemoteFile(self.hf_layout_hint.format(prefix=prefix, split=s),
+                                _hf_where(self.hf_repo, self.hf_revision, self.hf_prefix)) for s in self.hf_splits)
+
+    def download(self, dest: Path, progress: bool = True) -> None:
+        download_hf_parquet(self.hf_repo, dest, dataset=self.id, revision=self.hf_revision, prefix=self.hf_prefix,
+                            splits=self.hf_splits)
+
+    def has_source_layout(self, d: Path) -> bool:
+        found = local_parquet_files(d, self.hf_prefix)
+        return all(found.get(s) for s in self.hf_splits)
+
+    def parquet_files(self, raw_dir: Path, split: str) -> list[Path]:
+        files = local_parquet_files(raw_dir, self.hf_prefix).get(split)
+        if not files:
+            raise DataError(self.id, raw_dir / self.hf_prefix, f"no parquet files for split '{split}'")
+        return files
