@@ -91,7 +91,11 @@ def _prepare(args: argparse.Namespace) -> int:
     elif args.domain:
         sources = list(iter_sources(args.domain))
     elif args.dataset:
-        sources = [get_source(d) for d in args.dataset]
+        try:
+            sources = [get_source(d) for d in args.dataset]
+        except DataError as exc:  # unknown id: one error line and exit code 1, not a traceback
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
     else:
         raise SystemExit("prepare: give --dataset ID (repeatable), --domain D or --all")
     failed = 0

@@ -172,6 +172,15 @@ class Source:
         """Applied to few-shot examples only (e.g. shorter truncation of long documents in shots)."""
         return record
 
+    def task_metadata(self, splits: dict[str, list[dict]]) -> dict[str, Any]:
+        """Facts computed from the loaded data that results must record (e.g. finer139's top-10 tag list).
+
+        ``splits`` is :func:`load_records`' output. :func:`load_task_dataset` merges the returned dict into the
+        ``metadata`` of the lm-eval task that loads the data, so it lands in ``results["configs"][task]
+        ["metadata"]`` and runs on different data are told apart. Default: nothing.
+        """
+        return {}
+
     # -- shared machinery ---------------------------------------------------------------------------------------
     def has_source_layout(self, d: Path) -> bool:
         return bool(self.files) and all((d / f.name).exists() for f in self.files)
@@ -309,7 +318,23 @@ def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
     import datasets
 
     recs = load_records(dataset, subtask, data_root)
+    _TASK_METADATA[(dataset, subtask, data_root)] = get_source(dataset).task_metadata(recs)
     return datasets.DatasetDict({k: datasets.Dataset.from_list(v) for k, v in recs.items()})
+
+
+_TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → Source.task_metadata of the cached data
+
+
+def _record_task_metadata(facts: dict | None) -> None:
+    """Merge ``facts`` into the metadata of the lm-eval task whose ``download()`` called the loader (lm-eval
+    0.4.13 passes ``custom_dataset`` no task: it is found among the calling frames); no-op outside lm-eval."""
+    if not facts:
+        return
+    from .prompt_budget import find_calling_task
+
+    task = find_calling_task()
+    if task is not None and isinstance(getattr(task.config, "metadata", None), dict):
+        task.config.metadata.update(facts)
 
 
 def load_task_dataset(dataset_id: str | None = None, subtask_id: str | None = None, data_root: str | None = None,
@@ -323,7 +348,10 @@ def load_task_dataset(dataset_id: str | None = None, subtask_id: str | None = No
     """
     if not dataset_id:
         raise DataError("?", None, "task YAML has no dataset_kwargs.dataset_id")
-    return _dataset_dict(dataset_id, subtask_id or None, str(data_root) if data_root else None)
+    key = (dataset_id, subtask_id or None, str(data_root) if data_root else None)
+    dd = _dataset_dict(*key)
+    _record_task_metadata(_TASK_METADATA.get(key))  # Source.task_metadata → the task's results metadata
+    return dd
 
 
 def iter_sources(domain: str | None = None) -> Iterable[Source]:

@@ -179,14 +179,20 @@ def ranking(doc: dict, results: Sequence[Any]) -> dict:
 def ranking_generate(doc: dict, results: Sequence[Any]) -> dict:
     """Generation-based pointwise ranking for backends without log-probabilities.
 
-    The verbalised answer gives the key (1 for Yes, 0 for No or a format failure); ties are broken
-    deterministically by the shuffled candidate order (stable sort on ``cand_index``).
+    The verbalised answer gives the key: 1 for Yes, 0 for No; ties are broken deterministically by the shuffled
+    candidate order (stable sort on ``cand_index``). A format failure (no yes/no answer) gets key ``None``: the
+    candidate is not retrieved, so it can never be a hit (like a wrong answer in classification, never a free
+    guess); ``yes_accuracy`` counts it as wrong. The answer filter must verbalise (``label_names`` Yes/No).
     """
     pred = _answer(results)
-    yes = pred == "Yes"
     rel = int(doc["label"] == "Yes")
-    item = [doc["qid"], int(doc["cand_index"]), [int(yes)], rel]
-    return {"rr_at_10": item, "rr_at_5": item, "ndcg_at_10": item, "yes_accuracy": float(int(yes) == rel),
+    if pred == M.INVALID:
+        key, correct = None, 0.0
+    else:
+        yes = int(pred == "Yes")
+        key, correct = [yes], float(yes == rel)
+    item = [doc["qid"], int(doc["cand_index"]), key, rel]
+    return {"rr_at_10": item, "rr_at_5": item, "ndcg_at_10": item, "yes_accuracy": correct,
             "format_failure": _failure(pred)}
 
 

@@ -27,6 +27,13 @@ def _require(items: Sequence, name: str) -> None:
         raise MetricInputError(f"{name}: no items to score")
 
 
+def _require_pairs(golds: Sequence, preds: Sequence, name: str) -> None:
+    """Non-empty and one prediction per gold (``zip`` would silently drop the surplus)."""
+    _require(golds, name)
+    if len(golds) != len(preds):
+        raise MetricInputError(f"{name}: {len(golds)} golds but {len(preds)} predictions")
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Classification: [WF1], [MF1], [BF1], accuracy
 
@@ -88,7 +95,7 @@ def binary_f1(golds: Sequence[str], preds: Sequence[str], positive: str) -> floa
     TP = #(g = c ∧ p = c), FP = #(g ≠ c ∧ p = c), FN = #(g = c ∧ p ≠ c) (an unmatched completion on a positive
     item is a FN); F1 = 2TP / (2TP + FP + FN), 0 when the denominator is 0.
     """
-    _require(golds, "binary_f1")
+    _require_pairs(golds, preds, "binary_f1")
     c = norm(positive)
     tp = fp = fn = 0
     for g, p in zip(golds, preds):
@@ -146,7 +153,7 @@ def entity_prf(gold_lists: Sequence[Sequence[tuple[str, str]]],
     prediction (format failure) is the empty multiset. Summed over items: P = TP/(TP+FP), R = TP/(TP+FN),
     F1 = 2PR/(P+R), each 0 when undefined. Also per-type F1 (``f1_<type>``) from the same sums restricted to a type.
     """
-    _require(gold_lists, "entity_f1")
+    _require_pairs(gold_lists, pred_lists, "entity_f1")
     tp = fp = fn = 0
     per_type: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for gold, pred in zip(gold_lists, pred_lists):
@@ -230,7 +237,7 @@ def _adjusted(o: int, p: int, g: int) -> float:
 
 def kpi_adjusted_f1(golds: Sequence[str], preds: Sequence[str]) -> dict[str, float]:
     """Sum :func:`kpi_word_counts` over items, then :func:`kpi_f1_from_counts`."""
-    _require(golds, "adjusted_macro_f1")
+    _require_pairs(golds, preds, "adjusted_macro_f1")
     total = {t: [0, 0, 0] for t in KPI_TAGS}
     for g, p in zip(golds, preds):
         for t, c in kpi_word_counts(g, "" if p == INVALID else p).items():
@@ -250,16 +257,31 @@ def helm_ranking_key(ll_yes: float, ll_no: float) -> tuple[int, float]:
 
 def rank_queries(items: Iterable[Sequence]) -> dict[str, list[int]]:
     """Group (qid, cand_index, key, relevant) items by qid and return, per query, the relevance flags of its
-    candidates sorted by key descending; ties keep candidate order (stable sort on cand_index first)."""
+    candidates sorted by key descending; ties keep candidate order (stable sort on cand_index first).
+
+    A candidate whose key is ``None`` was not retrieved (generation-based ranking: the answer was a format
+    failure): it has no rank, so it never counts as a hit; a query whose candidates all have key ``None`` gets an
+    empty list (RR@k = 0). :func:`relevant_counts` still counts it for the ideal DCG of NDCG.
+    """
     by_q: dict[str, list] = defaultdict(list)
     for qid, cand, key, rel in items:
-        by_q[str(qid)].append((int(cand), tuple(key) if isinstance(key, (list, tuple)) else (key,), int(rel)))
+        cands = by_q[str(qid)]
+        if key is not None:
+            cands.append((int(cand), tuple(key) if isinstance(key, (list, tuple)) else (key,), int(rel)))
     ranked = {}
     for qid, cands in by_q.items():
         cands.sort(key=lambda c: c[0])
         cands.sort(key=lambda c: c[1], reverse=True)
         ranked[qid] = [rel for _, _, rel in cands]
     return ranked
+
+
+def relevant_counts(items: Iterable[Sequence]) -> dict[str, int]:
+    """Number of relevant candidates per qid, retrieved or not (the R of the ideal DCG)."""
+    out: dict[str, int] = defaultdict(int)
+    for qid, _cand, _key, rel in items:
+        out[str(qid)] += int(bool(int(rel)))
+    return dict(out)
 
 
 def reciprocal_rank(relevance: Sequence[int], k: int) -> float:
@@ -270,10 +292,14 @@ def reciprocal_rank(relevance: Sequence[int], k: int) -> float:
     return 0.0
 
 
-def ndcg(relevance: Sequence[int], k: int) -> float:
-    """NDCG@k with binary gains: DCG = Σ_{i≤k} rel_i / log2(i + 1), divided by the ideal DCG (0 if no relevant)."""
+def ndcg(relevance: Sequence[int], k: int, n_relevant: int | None = None) -> float:
+    """NDCG@k with binary gains: DCG = Σ_{i≤k} rel_i / log2(i + 1), divided by the ideal DCG (0 if no relevant).
+
+    The ideal DCG puts ``n_relevant`` relevant items first (default: the relevant items of ``relevance``; pass the
+    query's full count when unretrieved candidates are left out of ``relevance``).
+    """
     dcg = sum(rel / math.log2(i + 1) for i, rel in enumerate(relevance[:k], start=1))
-    n_rel = sum(1 for r in relevance if r)
+    n_rel = sum(1 for r in relevance if r) if n_relevant is None else n_relevant
     ideal = sum(1 / math.log2(i + 1) for i in range(1, min(n_rel, k) + 1))
     return dcg / ideal if ideal else 0.0
 
@@ -287,9 +313,11 @@ def mean_rr_at_k(items: Iterable[Sequence], k: int) -> float:
 
 def mean_ndcg_at_k(items: Iterable[Sequence], k: int) -> float:
     """Mean over queries of :func:`ndcg`."""
+    items = list(items)
     ranked = rank_queries(items)
     _require(list(ranked), f"ndcg_at_{k}")
-    return sum(ndcg(r, k) for r in ranked.values()) / len(ranked)
+    n_rel = relevant_counts(items)
+    return sum(ndcg(r, k, n_rel[q]) for q, r in ranked.items()) / len(ranked)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -1,0 +1,49 @@
+"""Instruction templates of credit_risk_ner (t1 = the spec's prompt, BloombergGPT-style phrase-list NER).
+
+Every template keeps the four types (person, organization, location, miscellaneous) and the target format
+``entity (type), entity (type)`` / ``None``; the regexes accept either ``None`` or at least one parenthesised
+type, anything else is a format failure. 20 shots under a 2,048-token budget (``shots_used`` in the results).
+"""
+from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
+from lm_eval_enterprise.templating import DatasetTasks, Template
+
+LIST_OR_NONE = r"(?s)^(.*\([^()]*\).*|\W*[Nn][Oo][Nn][Ee]\W*)$"
+
+TEMPLATES = [
+    Template("t1",
+             description="Extract the named entities of type person, organization, location and miscellaneous "
+                         "from the sentence. List each entity followed by its type in parentheses, separated by "
+                         'commas, e.g. "Acme Corp (organization), New York (location)". If there are none, answer '
+                         '"None".\n\n',
+             doc_to_text="Sentence: {{text}}\nEntities:", regex=LIST_OR_NONE, axes=("spec",),
+             note="DATASETS.md template 1 (ours; the paper follows BloombergGPT's phrase-list NER)."),
+    Template("t2",
+             description="Find the people, organizations, locations and other named entities (miscellaneous) in "
+                         "this excerpt of a loan agreement. Write them as a comma-separated list in the form "
+                         '"name (type)"; write "None" if there is no entity.\n\n',
+             doc_to_text="Text: {{text}}\nNamed entities:", regex=LIST_OR_NONE,
+             axes=("instruction_wording", "field_labels")),
+    Template("t3",
+             description="You are a credit analyst reviewing SEC filings. Tag every named entity in the sentence "
+                         "as person, organization, location or miscellaneous. Answer with entity (type) pairs "
+                         "separated by commas, in the order they appear, or None.\n\n",
+             doc_to_text="Input: {{text}}\nOutput:", regex=r"(?s)^\W*(.*\((?:[a-zA-Z ]+)\).*|[Nn]one\W*)$",
+             axes=("persona", "field_labels")),
+    Template("t4",
+             description="Task: named entity recognition.\nEntity types: person, organization, location, "
+                         "miscellaneous.\nOutput format: entity (type), entity (type), ... — or None when the "
+                         "sentence mentions no entity.\n\n",
+             doc_to_text="Sentence: {{text}}\nAnswer:", regex=LIST_OR_NONE,
+             axes=("task_card", "field_labels", "answer_format")),
+    Template("t5",
+             doc_to_text="{{text}}\nQuestion: Which persons, organizations, locations and miscellaneous named "
+                         "entities does the sentence mention? Give each as entity (type), or None.\nAnswer:",
+             regex=LIST_OR_NONE, axes=("no_instruction", "question_format")),
+]
+
+TASKS = DatasetTasks(
+    dataset="credit_risk_ner", domain="finance", family="entity", primary_metric="entity_f1",
+    templates=TEMPLATES, num_fewshot=20, max_gen_toks=100, until=("\n",), doc_to_target="{{target}}",
+    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
+    extra_metadata={"entity_types": ["person", "organization", "location", "miscellaneous"]},
+)

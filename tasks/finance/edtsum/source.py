@@ -1,0 +1,81 @@
+"""edtsum — EDT financial news headline generation (Zhou et al., Findings ACL 2021), FinBen's EDTSUM release.
+
+Source layout: the parquet files of the HF dataset ``TheFinAI/flare-edtsum`` as the hub stores them
+(``data/<split>-NNNNN-of-NNNNN-<hash>.parquet``, listed with the hub API; columns ``id``, ``query`` (FinBen prompt +
+article), ``answer`` (the article title = reference), ``text`` (the article)). The hub exposes only ``test``
+(2,000 rows), so the split is HELM's 10 % rule: ``random.Random(0).sample(range(n), n // 10)`` rows → few-shot
+pool (``train``), the other 90 % are evaluated. Should the hub ever expose a train (or valid) split, that split is
+the pool and test is kept whole (DATASETS.md §edtsum, Split).
+
+Records: ``{id, document: text (first 1,024 words), summary: answer}``; few-shot documents are cut to 512 words
+([TRUNC], DATASETS.md §edtsum).
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from lm_eval_enterprise.data import (DataError, HFParquetSource, download_hf_parquet, hf_parquet_files,
+                                     local_parquet_files, read_parquet_rows)
+from lm_eval_enterprise.text import truncate_words
+
+HF_REPO = "TheFinAI/flare-edtsum"
+COLUMNS = ("id", "query", "answer", "text")
+EVAL_MAX_WORDS = 1024
+FEWSHOT_MAX_WORDS = 512
+SEED = 0
+POOL_SPLITS = ("train", "valid", "validation")  # the few-shot pool if the hub exposes one (first found)
+
+
+def helm_pool_indices(n: int, seed: int = SEED) -> set[int]:
+    """HELM's 10 % rule: ``random.seed(0); random.sample(range(n), floor(n / 10))`` → few-shot pool rows."""
+    return set(random.Random(seed).sample(range(n), n // 10))
+
+
+def to_record(row: dict, where: str) -> dict:
+    """One parquet row → ``{id, document: text cut to 1,024 words, summary: answer}``."""
+    if not isinstance(row.get("text"), str) or not isinstance(row.get("answer"), str):
+        raise DataError("edtsum", where, "text/answer is not a string")
+    return {"id": str(row["id"]), "document": truncate_words(row["text"], EVAL_MAX_WORDS), "summary": row["answer"]}
+
+
+class EDTSum(HFParquetSource):
+    id = "edtsum"
+    domain = "finance"
+    task_type = "summarization"
+    hf_repo = HF_REPO
+    hf_revision = None  # main: the upload commit could not be looked up offline (README, Deviations); pin it here
+    hf_prefix = "data"
+    hf_splits = ("test",)
+    hf_layout_hint = "{prefix}{split}-*.parquet"
+    expected_rows = {"train": 200, "test": 1800}
+
+    def download(self, dest: Path, progress: bool = True) -> None:
+        """Fetch ``test`` and, when the repo has one, a train/valid split (the spec's preferred few-shot pool)."""
+        listed = hf_parquet_files(self.hf_repo, dataset=self.id, revision=self.hf_revision, prefix=self.hf_prefix)
+        splits = list(self.hf_splits) + [s for s in POOL_SPLITS if s in listed]
+        download_hf_parquet(self.hf_repo, dest, dataset=self.id, revision=self.hf_revision, prefix=self.hf_prefix,
+                            splits=splits)
+
+    def _records(self, raw_dir: Path, split: str) -> list[dict]:
+        out = []
+        for path in self.parquet_files(raw_dir, split):
+            rows = read_parquet_rows([path], self.id, COLUMNS)
+            out += [to_record(r, f"{path}:row {i}") for i, r in enumerate(rows)]
+        return out
+
+    def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
+        test = self._records(raw_dir, "test")
+        present = local_parquet_files(raw_dir, self.hf_prefix)
+        pool_split = next((s for s in POOL_SPLITS if present.get(s)), None)
+        if pool_split:
+            return {"train": self._records(raw_dir, pool_split), "test": test}
+        pool = helm_pool_indices(len(test))
+        return {"train": [r for i, r in enumerate(test) if i in pool],
+                "test": [r for i, r in enumerate(test) if i not in pool]}
+
+    def fewshot_transform(self, record: dict) -> dict:
+        return {**record, "document": truncate_words(record["document"], FEWSHOT_MAX_WORDS)}
+
+
+SOURCE = EDTSum()

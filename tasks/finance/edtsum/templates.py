@@ -1,0 +1,44 @@
+"""Instruction templates of edtsum (t1 = DATASETS.md's prompt; no HELM scenario exists).
+
+5 [BAL] shots (random: every headline is its own key), documents cut to 512 words in the shots and 1,024 in the
+evaluated article; greedy, at most 64 new tokens, stop at the first newline (a headline is one line). Every answer
+regex takes the whole stripped first line but requires a word character: a symbols-only output is a format failure.
+Prompts over the context budget (``prompt_budget``; 2,048 tokens unless ``--metadata`` says otherwise) lose trailing
+shots first, then the end of the article.
+"""
+from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
+from lm_eval_enterprise.templating import DatasetTasks, Template
+
+HEADLINE = r"(?s)^(.*?\w.*)$"  # whole completion, at least one word character
+
+TEMPLATES = [
+    Template("t1",
+             description="Generate the headline of the following financial news article.\n\n",
+             doc_to_text="Article: {{document}}\nHeadline:",
+             regex=HEADLINE, axes=("spec",), note="DATASETS.md template 1: input noun Article, output noun Headline."),
+    Template("t2",
+             description="Write a concise, informative title for each financial press release.\n\n",
+             doc_to_text="Press release: {{document}}\nTitle:",
+             regex=HEADLINE, axes=("instruction_wording", "field_labels")),
+    Template("t3",
+             description="Summarize the financial news text in a single headline-style sentence on one line.\n\n",
+             doc_to_text="Text: {{document}}\nOutput:",
+             regex=HEADLINE, axes=("instruction_wording", "field_labels", "answer_format"),
+             note="FinBen-style field labels (Text / Output)."),
+    Template("t4",
+             doc_to_text="Financial news article: {{document}}\nQuestion: What is the headline of this article?\n"
+                         "Answer:",
+             regex=HEADLINE, axes=("no_instruction", "question_format")),
+    Template("t5",
+             description="You are a financial news editor. Read each story and reply with its headline only.\n\n",
+             doc_to_text="Story: {{document}}\nHeadline:",
+             regex=HEADLINE, axes=("persona", "field_labels")),
+]
+
+TASKS = DatasetTasks(
+    dataset="edtsum", domain="finance", family="summarization", primary_metric="rouge_l",
+    templates=TEMPLATES, num_fewshot=5, doc_to_target="{{summary}}", until=("\n",), max_gen_toks=64,
+    # [BAL]/[TRUNC]: a prompt over the context budget drops trailing shots, then cuts the article (keeps its start)
+    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
+    extra_metadata={"truncation_words": {"fewshot": 512, "eval": 1024}, "context_truncate_field": "document"},
+)

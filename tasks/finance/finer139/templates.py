@@ -1,0 +1,51 @@
+"""Instruction templates of finer139 (t1 = DATASETS.md's prompt listing the 10 type names).
+
+The 10 types depend on the data (top-10 of the train split, computed by the loader), so the prompts take them
+from each record's ``type_list`` field (Jinja, rendered per document); the list actually used is also written to
+the results metadata (``top_k_types``/``top_k_xbrl``, via ``Source.task_metadata``). Every template keeps those
+types and the target format ``value (type words), …``; ``None`` is accepted (no eval sentence needs it).
+"""
+from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
+from lm_eval_enterprise.templating import DatasetTasks, Template
+
+LIST_OR_NONE = r"(?s)^(.*\([^()]*\).*|\W*[Nn][Oo][Nn][Ee]\W*)$"
+
+TEMPLATES = [
+    Template("t1",
+             description="Extract the numeric XBRL entities from the sentence. Possible types: {{type_list}}. List "
+                         "each value followed by its type in parentheses, separated by commas.\n\n",
+             doc_to_text="Sentence: {{text}}\nEntities:", regex=LIST_OR_NONE, axes=("spec",),
+             note="DATASETS.md template 1 (ours; the paper gives no prompt)."),
+    Template("t2",
+             description="Tag the financial figures in the sentence with their XBRL element. Elements: "
+                         "{{type_list}}. Answer with value (element) pairs separated by commas, in sentence "
+                         "order.\n\n",
+             doc_to_text="Text: {{text}}\nTagged values:", regex=LIST_OR_NONE,
+             axes=("instruction_wording", "field_labels")),
+    Template("t3",
+             description="You are an accountant annotating 10-K filings with US-GAAP XBRL tags. For every number in "
+                         "the sentence that reports one of these facts — {{type_list}} — write the number and the "
+                         "fact type in parentheses; separate the items with commas.\n\n",
+             doc_to_text="Input: {{text}}\nOutput:", regex=r"(?s)^\W*(.*\([a-z0-9 ]+\).*|[Nn]one\W*)$",
+             axes=("persona", "field_labels")),
+    Template("t4",
+             description="Task: numeric named entity recognition (XBRL).\nAllowed types: {{type_list}}.\nOutput "
+                         "format: value (type), value (type), ...\n\n",
+             doc_to_text="Sentence: {{text}}\nAnswer:", regex=LIST_OR_NONE,
+             axes=("task_card", "field_labels", "answer_format")),
+    Template("t5",
+             doc_to_text="{{text}}\nQuestion: Which numbers in this sentence are XBRL facts of the types "
+                         "{{type_list}}? Give each as value (type).\nAnswer:",
+             regex=LIST_OR_NONE, axes=("no_instruction", "question_format")),
+]
+
+TASKS = DatasetTasks(
+    dataset="finer139", domain="finance", family="entity", primary_metric="entity_f1",
+    templates=TEMPLATES, num_fewshot=10, max_gen_toks=100, until=("\n",), doc_to_target="{{target}}",
+    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
+    extra_metadata={"top_k": 10,
+                    "top_k_rule": "the 10 entity types with the most IOB2 spans in the train split, ties by XBRL "
+                                  "name; the list used is in metadata.top_k_types / top_k_xbrl",
+                    "eval_sample": "random.Random(0).sample(test sentences with a top-10 entity, 1000), sorted "
+                                   "by id"},
+)

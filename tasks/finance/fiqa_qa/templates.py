@@ -1,0 +1,54 @@
+"""Instruction templates of fiqa_qa: two tables over the same prompts.
+
+* ``ent_fiqa_qa`` (in ``enterprise_finance``): log-probability scoring, HELM binary ranking — one lm-eval doc per
+  (query, candidate), ``multiple_choice`` over [No, Yes] (index 0 = No), ranking key from ℓY and ℓN.
+* ``ent_fiqa_qa_gen`` (standalone group): the model *generates* yes/no, for backends without log-probabilities
+  (OpenAI-compatible chat APIs); its scores are a different measurement and are never pooled with the first table.
+
+t1 is the HELM MS MARCO block of DATASETS.md; the others change instruction wording, field labels and the answer
+instruction only (label set Yes/No, data, shots and targets are the same for all).
+"""
+from dataclasses import replace
+
+from lm_eval_enterprise.ranking import CANDIDATES, NO, YES
+from lm_eval_enterprise.templating import DatasetTasks, Template
+
+YES_NO_FIRST_WORD = r"(?i)^\W*(yes|no)\b"
+YES_NO_ANYWHERE = r"(?i)\b(yes|no)\b"
+
+TEMPLATES = [
+    Template("t1",
+             doc_to_text="Passage: {{passage}}\nQuery: {{question}}\nDoes the passage answer the query?\nAnswer:",
+             regex=YES_NO_FIRST_WORD, axes=("helm",),
+             note="HELM MS MARCO binary-ranking block; no instructions."),
+    Template("t2",
+             description="Decide whether the forum answer below is a relevant answer to the financial question. "
+                         "Answer Yes or No.\n\n",
+             doc_to_text="Question: {{question}}\nForum answer: {{passage}}\nRelevant:",
+             regex=YES_NO_FIRST_WORD, axes=("instruction_wording", "field_labels", "field_order")),
+    Template("t3",
+             description="You are a financial advisor screening replies on an investing Q&A site. Say Yes if the "
+                         "reply answers the question, otherwise say No.\n\n",
+             doc_to_text="Q: {{question}}\nReply: {{passage}}\nA:",
+             regex=YES_NO_FIRST_WORD, axes=("persona", "field_labels", "field_order")),
+    Template("t4",
+             description="Task: answer relevance judgement for personal-finance questions.\nInput: a question and "
+                         "a candidate answer.\nOutput format: a single word, Yes or No.\n\n",
+             doc_to_text="Input question: {{question}}\nInput answer: {{passage}}\nOutput:",
+             regex=YES_NO_ANYWHERE, axes=("instruction_wording", "field_labels", "answer_format")),
+    Template("t5",
+             doc_to_text="{{passage}}\nQuestion: Is the text above a good answer to \"{{question}}\"?\nAnswer:",
+             regex=YES_NO_FIRST_WORD, axes=("no_instruction", "question_format")),
+]
+
+COMMON = dict(dataset="fiqa_qa", domain="finance", primary_metric="rr_at_10", num_fewshot=5)
+
+TASKS = [
+    DatasetTasks(**COMMON, family="ranking", output_type="multiple_choice",
+                 templates=[replace(t, choices=(NO, YES)) for t in TEMPLATES],
+                 doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
+                 extra_metadata={"scoring": "loglikelihood", "candidates_per_query": CANDIDATES}),
+    DatasetTasks(**COMMON, family="ranking_generate", variant="gen", in_domain_group=False,
+                 templates=TEMPLATES, max_gen_toks=5, until=("\n",), verbalise=True,
+                 extra_metadata={"scoring": "generate", "candidates_per_query": CANDIDATES}),
+]

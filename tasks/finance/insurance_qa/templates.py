@@ -1,0 +1,53 @@
+"""Instruction templates of insurance_qa: two tables over the same prompts (see fiqa_qa/templates.py).
+
+* ``ent_insurance_qa`` (in ``enterprise_finance``): log-probability scoring (HELM binary ranking), one lm-eval doc
+  per (question, candidate answer), ``multiple_choice`` over [No, Yes].
+* ``ent_insurance_qa_gen`` (standalone group): generated yes/no for backends without log-probabilities; never
+  pooled with the first table.
+
+t1 is the HELM MS MARCO block (Passage = answer, Query = question), identical to fiqa_qa t1 as DATASETS.md says.
+"""
+from dataclasses import replace
+
+from lm_eval_enterprise.ranking import CANDIDATES, NO, YES
+from lm_eval_enterprise.templating import DatasetTasks, Template
+
+YES_NO_FIRST_WORD = r"(?i)^\W*(yes|no)\b"
+YES_NO_ANYWHERE = r"(?i)\b(yes|no)\b"
+
+TEMPLATES = [
+    Template("t1",
+             doc_to_text="Passage: {{passage}}\nQuery: {{question}}\nDoes the passage answer the query?\nAnswer:",
+             regex=YES_NO_FIRST_WORD, axes=("helm",),
+             note="HELM MS MARCO binary-ranking block; no instructions."),
+    Template("t2",
+             description="Decide whether the answer below correctly answers the customer's insurance question. "
+                         "Answer Yes or No.\n\n",
+             doc_to_text="Customer question: {{question}}\nAgent answer: {{passage}}\nCorrect:",
+             regex=YES_NO_FIRST_WORD, axes=("instruction_wording", "field_labels", "field_order")),
+    Template("t3",
+             description="You are an experienced insurance agent reviewing replies to policyholders. Say Yes if "
+                         "the reply answers the question, otherwise say No.\n\n",
+             doc_to_text="Q: {{question}}\nReply: {{passage}}\nA:",
+             regex=YES_NO_FIRST_WORD, axes=("persona", "field_labels", "field_order")),
+    Template("t4",
+             description="Task: answer selection for insurance questions.\nInput: a question and a candidate "
+                         "answer.\nOutput format: a single word, Yes or No.\n\n",
+             doc_to_text="Input question: {{question}}\nInput answer: {{passage}}\nOutput:",
+             regex=YES_NO_ANYWHERE, axes=("instruction_wording", "field_labels", "answer_format")),
+    Template("t5",
+             doc_to_text="{{passage}}\nQuestion: Is the text above a good answer to \"{{question}}\"?\nAnswer:",
+             regex=YES_NO_FIRST_WORD, axes=("no_instruction", "question_format")),
+]
+
+COMMON = dict(dataset="insurance_qa", domain="finance", primary_metric="rr_at_10", num_fewshot=5)
+
+TASKS = [
+    DatasetTasks(**COMMON, family="ranking", output_type="multiple_choice",
+                 templates=[replace(t, choices=(NO, YES)) for t in TEMPLATES],
+                 doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
+                 extra_metadata={"scoring": "loglikelihood", "candidates_per_query": CANDIDATES}),
+    DatasetTasks(**COMMON, family="ranking_generate", variant="gen", in_domain_group=False,
+                 templates=TEMPLATES, max_gen_toks=5, until=("\n",), verbalise=True,
+                 extra_metadata={"scoring": "generate", "candidates_per_query": CANDIDATES}),
+]

@@ -1,0 +1,55 @@
+"""Instruction templates of kpi_edgar (t1 = HELM ``kpi_edgar`` prompt, no instruction block).
+
+Every template keeps the tag set kpi/cy/py/py1 and the target format ``phrase [tag], phrase [tag]``; the answer
+regexes require at least one bracketed tag (a completion without one is a format failure). 20 shots, which
+do not fit a 2,048-token context with HELM's long per-item prompt: the budget sampler drops trailing shots
+(``shots_used`` in the results).
+"""
+from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
+from lm_eval_enterprise.templating import DatasetTasks, Template
+
+from .source import TAG_DESCRIPTIONS
+
+HELM_TASK = ("Task: Extract key performance indicators (KPIs) and values from the above text. Also, specify one "
+             "of the following categories to each of the extracted KPIs and values in brackets.\n"
+             + TAG_DESCRIPTIONS)
+TAG_LIST = ("kpi (a key performance indicator expressible in numerical and monetary value), cy (its current year "
+            "monetary value), py (its prior year monetary value), py1 (its value two years back)")
+ANY_TAG = r"(?s)^(.*\[[0-9a-z]+\].*)$"          # the [KPIF1] item shape: at least one "[tag]"
+KNOWN_TAG = r"(?s)^(.*\[(?:kpi|cy|py|py1)\].*)$"  # at least one of the four tags
+
+TEMPLATES = [
+    Template("t1", doc_to_text="Context: {{text}}\n" + HELM_TASK + "\nAnswer:", regex=ANY_TAG, axes=("helm",),
+             note="HELM prompt: the task text repeated in every item, no instruction block."),
+    Template("t2",
+             description="Extract the key performance indicators (KPIs) and their values from the sentence of an "
+                         f"annual report. Tag each extracted phrase with one of: {TAG_LIST}. Answer with a "
+                         'comma-separated list of "phrase [tag]".\n\n',
+             doc_to_text="Sentence: {{text}}\nEntities:", regex=KNOWN_TAG,
+             axes=("instruction_block", "field_labels", "answer_format")),
+    Template("t3",
+             description="Find every financial KPI and every monetary value mentioned in the text below. Write each "
+                         "one followed by its category in square brackets: [kpi] for an indicator, [cy] for a "
+                         "current-year value, [py] for a prior-year value, [py1] for a value from two years "
+                         "earlier. Separate the items with commas.\n\n",
+             doc_to_text="Text: {{text}}\nKPIs and values:", regex=ANY_TAG,
+             axes=("instruction_wording", "field_labels")),
+    Template("t4",
+             description="You are a financial analyst reading 10-K filings. Label the KPIs and the monetary values "
+                         f"of each passage. Categories: {TAG_LIST}.\nOutput format: phrase [category], phrase "
+                         "[category], ...\n\n",
+             doc_to_text="Input: {{text}}\nOutput:", regex=r"(?s)^\W*(.*\[(?:kpi|cy|py|py1)\].*)$",
+             axes=("persona", "field_labels", "answer_format")),
+    Template("t5",
+             description="Named entity recognition for financial statements. Entity types: kpi, cy (current year), "
+                         "py (prior year), py1 (two years before). Give the entities in the order they appear, e.g. "
+                         '"revenue [kpi], 1.2 [cy], 0.9 [py]".\n\n',
+             doc_to_text="Q: {{text}}\nA:", regex=ANY_TAG, axes=("instruction_wording", "field_labels", "example")),
+]
+
+TASKS = DatasetTasks(
+    dataset="kpi_edgar", domain="finance", family="kpi", primary_metric="adjusted_macro_f1",
+    templates=TEMPLATES, num_fewshot=20, max_gen_toks=100, until=("\n",), doc_to_target="{{target}}",
+    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
+    extra_metadata={"metric_orientation": "ibm", "source_commit": "2ec7084dcd55b4979bbe288d4aa1e962c685c9ab"},
+)

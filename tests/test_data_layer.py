@@ -1,0 +1,476 @@
+"""Data layer (lm_eval_enterprise/data.py) with a tiny fake dataset registered through monkeypatch.
+
+No network anywhere: downloads are monkeypatched (or use file:// URLs); the cache is a per-test temp folder
+(conftest ``_isolated_cache``).
+"""
+import csv
+import hashlib
+import json
+import os
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from lm_eval_enterprise import FIXTURES_DIR
+from lm_eval_enterprise import cli
+from lm_eval_enterprise import data as D
+from lm_eval_enterprise.data import DataError, RemoteFile, Source
+from lm_eval_enterprise.fewshot import helm_balanced
+
+FAKE = "fake_ds"
+FAKE_MODULE = "lmee_test_fake_source"
+
+
+def _rows(n):
+    # id, text, label; labels 0..n-1: Yes for every third row
+    return [{"id": f"r{i}", "text": f"headline number {i}", "label": "Yes" if i % 3 == 0 else "No"}
+            for i in range(n)]
+
+
+class FakeSource(Source):
+    """Source layout: one ``raw.csv`` (id,text,label); recipe: first 4 rows → train, the rest → test."""
+
+    id = FAKE
+    domain = "finance"
+    task_type = "classification"
+    files = (RemoteFile("raw.csv", "https://example.invalid/fake/raw.csv"),)
+    expected_rows = {"train": 4, "test": 6}
+    row_tolerance = 0.0
+    labels = ("Yes", "No")
+
+    def __init__(self):
+        self.downloads = 0
+        self.download_rows = 10
+        self.fail_download = False
+
+    def download(self, dest: Path, progress: bool = True) -> None:  # no network: writes the file itself
+        self.downloads += 1
+        _write_csv(dest / "raw.csv", _rows(self.download_rows))
+        if self.fail_download:
+            raise DataError(self.id, "https://example.invalid/fake/raw.csv", "download failed (simulated)")
+
+    def convert(self, raw_dir: Path):
+        with open(raw_dir / "raw.csv", newline="", encoding="utf-8") as f:
+            recs = [dict(r) for r in csv.DictReader(f)]
+        return {"train": recs[:4], "test": recs[4:]}
+
+    def convert_presplit(self, rows, data_dir):
+        def row(r):
+            return None if r.get("drop") else {"id": str(r["id"]), "text": r["text"], "label": r["label"]}
+        return {s: D.map_rows(rs, row, self.id, s) for s, rs in rows.items()}
+
+    def fewshot_transform(self, record):
+        return {**record, "text": record["text"] + " [shot]"}
+
+
+def _write_csv(path: Path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=["id", "text", "label"])
+        w.writeheader()
+        w.writerows(rows)
+
+
+def _write_jsonl(path: Path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """Register FakeSource as dataset ``fake_ds`` (next to the real registry) and clear the loader caches."""
+    src = FakeSource()
+    mod = types.ModuleType(FAKE_MODULE)
+    mod.SOURCE = src
+    monkeypatch.setitem(sys.modules, FAKE_MODULE, mod)
+    real = D.registry()
+    monkeypatch.setattr(D, "registry", lambda: {**real, FAKE: FAKE_MODULE})
+    D._converted.cache_clear()
+    D._dataset_dict.cache_clear()
+    yield src
+    D._converted.cache_clear()
+    D._dataset_dict.cache_clear()
+
+
+@pytest.fixture
+def offline(monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+
+
+@pytest.fixture
+def online(monkeypatch):
+    for v in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE", "LM_EVAL_ENTERPRISE_OFFLINE"):
+        monkeypatch.delenv(v, raising=False)
+
+
+def _source_layout(root: Path, n=10) -> Path:
+    _write_csv(root / FAKE / "raw.csv", _rows(n))
+    return root
+
+
+# ============================================================================================== errors
+def test_data_error_format():
+    assert str(DataError("ds", "/x/y.csv", "broken")) == "[ds] /x/y.csv: broken"
+    assert str(DataError("ds", None, "broken")) == "[ds] broken"
+
+
+def test_offline_without_cache_is_one_actionable_line(fake, offline):
+    with pytest.raises(DataError) as ei:
+        D.load_records(FAKE)
+    msg = str(ei.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"[{FAKE}] ")
+    assert str(D.cache_root() / FAKE) in msg                      # the folder it looked in
+    assert f"lm-eval-enterprise prepare --dataset {FAKE}" in msg  # how to fill the cache
+    assert "LM_EVAL_ENTERPRISE_DATA" in msg and "data_root" in msg and "raw.csv" in msg  # or provide the files
+    assert fake.downloads == 0
+    # the lm-eval hook raises the same error
+    with pytest.raises(DataError, match="offline"):
+        D.load_task_dataset(dataset_id=FAKE, version=1.0)
+
+
+def test_download_false_behaves_like_offline(fake, online):
+    with pytest.raises(DataError, match="downloads are off"):
+        D.load_records(FAKE, download=False)
+    assert fake.downloads == 0
+
+
+def test_data_root_without_dataset_folder(fake, tmp_path):
+    with pytest.raises(DataError) as ei:
+        D.load_records(FAKE, data_root=str(tmp_path))
+    msg = str(ei.value)
+    assert "\n" not in msg and msg.startswith(f"[{FAKE}]")
+    assert str(tmp_path / FAKE) in msg and f"no folder '{FAKE}/'" in msg and "raw.csv" in msg
+
+
+def test_env_data_root(fake, tmp_path, monkeypatch, offline):
+    monkeypatch.setenv(D.ENV_DATA, str(_source_layout(tmp_path)))
+    assert len(D.load_records(FAKE)["test"]) == 6
+    monkeypatch.setenv(D.ENV_DATA, str(tmp_path / "elsewhere"))
+    with pytest.raises(DataError, match="no folder"):
+        D.load_records(FAKE)
+
+
+def test_empty_folder_names_both_layouts(fake, tmp_path):
+    (tmp_path / FAKE).mkdir()
+    with pytest.raises(DataError) as ei:
+        D.load_records(FAKE, data_root=str(tmp_path))
+    assert "raw.csv" in str(ei.value) and "test.jsonl" in str(ei.value)
+
+
+def test_unknown_dataset_id(fake):
+    with pytest.raises(DataError, match=r"^\[nope\] unknown dataset id; known: .*fake_ds"):
+        D.get_source("nope")
+    with pytest.raises(DataError, match="dataset_id"):
+        D.load_task_dataset()
+
+
+# ============================================================================================== source layout
+def test_source_layout_convert_split_finalize(fake, tmp_path):
+    out = D.load_records(FAKE, data_root=str(_source_layout(tmp_path)))
+    assert [r["id"] for r in out["train"]] == ["r0", "r1", "r2", "r3"]
+    assert [r["id"] for r in out["test"]] == [f"r{i}" for i in range(4, 10)]
+    assert all(r["label_names"] == ["Yes", "No"] for r in out["test"])  # finalize: the label set
+    assert "positive_label" not in out["test"][0]
+
+
+def test_wrong_row_count_source_layout(fake, tmp_path):
+    # 9 rows → test has 5 rows, expected 6 with tolerance 0
+    with pytest.raises(DataError) as ei:
+        D.load_records(FAKE, data_root=str(_source_layout(tmp_path, n=9)))
+    msg = str(ei.value)
+    assert msg.startswith(f"[{FAKE}] {tmp_path / FAKE}:")
+    assert "split 'test' has 5 rows after conversion, expected 6" in msg
+
+
+def test_row_tolerance():
+    src = FakeSource()
+    src.expected_rows, src.row_tolerance = {"test": 100}, 0.01
+    src.check_rows({"test": [{}] * 99}, Path("/x"))   # |99 − 100| = 1 ≤ 1 % of 100
+    src.check_rows({"test": [{}] * 101}, Path("/x"))
+    with pytest.raises(DataError, match="has 98 rows"):
+        src.check_rows({"test": [{}] * 98}, Path("/x"))
+    with pytest.raises(DataError, match="has 0 rows"):
+        src.check_rows({}, Path("/x"))                # a missing split counts as 0 rows
+
+
+def test_manifest_overrides_expected_rows(fake, tmp_path):
+    root = _source_layout(tmp_path, n=9)
+    (root / FAKE / D.MANIFEST).write_text(json.dumps({"dataset": FAKE, "expected_rows": {"train": 4, "test": 5},
+                                                      "tolerance": 0}))
+    assert len(D.load_records(FAKE, data_root=str(root))["test"]) == 5
+    D._converted.cache_clear()
+    (root / FAKE / D.MANIFEST).write_text(json.dumps({"expected_rows": {"train": 4, "test": 7}, "tolerance": 0}))
+    with pytest.raises(DataError, match="split 'test' has 5 rows after conversion, expected 7"):
+        D.load_records(FAKE, data_root=str(root))
+
+
+@pytest.mark.parametrize("content", ["{not json", json.dumps({"rows": {"test": 5}})])
+def test_bad_manifest(fake, tmp_path, content):
+    root = _source_layout(tmp_path)
+    (root / FAKE / D.MANIFEST).write_text(content)
+    with pytest.raises(DataError) as ei:
+        D.load_records(FAKE, data_root=str(root))
+    assert "bad manifest" in str(ei.value) and D.MANIFEST in str(ei.value)
+
+
+def test_real_fixture_manifest_gold_news():
+    # the embedded fixture passes its own MANIFEST check and the subtask selection
+    out = D.load_records("gold_news", "direction_up", data_root=FIXTURES_DIR)
+    manifest = json.loads((Path(FIXTURES_DIR) / "gold_news" / D.MANIFEST).read_text())
+    assert {s: len(out[s]) for s in manifest["expected_rows"]} == manifest["expected_rows"]
+    assert set(out["test"][0]) >= {"id", "text", "label", "label_names"}
+
+
+# ============================================================================================== pre-split layout
+def test_presplit_layout(fake, tmp_path):
+    d = tmp_path / FAKE
+    _write_jsonl(d / "train.jsonl", _rows(5))
+    _write_jsonl(d / "test.jsonl", _rows(3) + [{"id": "x", "text": "t", "label": "No", "drop": True}])
+    out = D.load_records(FAKE, data_root=str(tmp_path))
+    assert [r["id"] for r in out["test"]] == ["r0", "r1", "r2"]  # per-row code dropped the marked row
+    assert len(out["train"]) == 5 and "valid" not in out
+    assert out["test"][0]["label_names"] == ["Yes", "No"]
+
+
+def test_malformed_jsonl_line_names_file_and_line(fake, tmp_path):
+    d = tmp_path / FAKE
+    _write_jsonl(d / "train.jsonl", _rows(4))
+    # line 1 ok, line 2 blank (skipped but counted), line 3 ok, line 4 broken
+    (d / "test.jsonl").write_text(json.dumps(_rows(1)[0]) + "\n\n" + json.dumps(_rows(2)[1]) + "\n{\"id\": \"r9\",\n")
+    with pytest.raises(DataError) as ei:
+        D.load_records(FAKE, data_root=str(tmp_path))
+    msg = str(ei.value)
+    assert f"{d / 'test.jsonl'}:4:" in msg and msg.startswith(f"[{FAKE}]") and "invalid JSON" in msg
+    assert "\n" not in msg
+
+
+def test_presplit_not_supported_by_default():
+    class NoPresplit(Source):
+        id = "np"
+        files = (RemoteFile("a.bin", "https://example.invalid/a.bin"),)
+
+    with pytest.raises(DataError, match=r"no pre-split layout.*a\.bin"):
+        NoPresplit().convert_presplit({"test": []}, Path("/x/np"))
+
+
+def test_changed_files_are_reloaded(fake, tmp_path):
+    d = tmp_path / FAKE
+    _write_jsonl(d / "train.jsonl", _rows(4))
+    _write_jsonl(d / "test.jsonl", _rows(3))
+    assert len(D.load_records(FAKE, data_root=str(tmp_path))["test"]) == 3
+    _write_jsonl(d / "test.jsonl", _rows(5))
+    t = (d / "test.jsonl").stat().st_mtime + 10
+    os.utime(d / "test.jsonl", (t, t))
+    assert len(D.load_records(FAKE, data_root=str(tmp_path))["test"]) == 5
+
+
+def test_empty_eval_or_fewshot_split(fake, tmp_path):
+    d = tmp_path / FAKE
+    _write_jsonl(d / "train.jsonl", _rows(4))
+    _write_jsonl(d / "test.jsonl", [])
+    with pytest.raises(DataError, match="evaluation split 'test' is empty"):
+        D.load_records(FAKE, data_root=str(tmp_path))
+    _write_jsonl(d / "test.jsonl", _rows(2))
+    (d / "train.jsonl").unlink()
+    D._converted.cache_clear()
+    with pytest.raises(DataError, match="few-shot pool split 'train' is empty or missing"):
+        D.load_records(FAKE, data_root=str(tmp_path))
+
+
+# ============================================================================================== fewshot split
+def test_fewshot_split_is_bal_ordered_train(fake, tmp_path):
+    d = tmp_path / FAKE
+    pool = _rows(30)
+    _write_jsonl(d / "train.jsonl", pool)
+    _write_jsonl(d / "test.jsonl", _rows(2))
+    out = D.load_records(FAKE, data_root=str(tmp_path))
+    expected = helm_balanced(out["train"], fake.fewshot_key, 30)
+    assert [r["id"] for r in out["fewshot"]] == [r["id"] for r in expected]
+    # fewshot_transform applies to the shots only
+    assert all(r["text"].endswith(" [shot]") for r in out["fewshot"])
+    assert not any(r["text"].endswith(" [shot]") for r in out["train"] + out["test"])
+    # [BAL]: both classes among the first two shots although Yes is the minority (10 of 30)
+    assert {r["label"] for r in out["fewshot"][:2]} == {"Yes", "No"}
+
+
+def test_fewshot_pool_is_capped_and_a_prefix(fake, tmp_path, monkeypatch):
+    d = tmp_path / FAKE
+    _write_jsonl(d / "train.jsonl", _rows(30))
+    _write_jsonl(d / "test.jsonl", _rows(2))
+    full = [r["id"] for r in D.load_records(FAKE, data_root=str(tmp_path))["fewshot"]]
+    monkeypatch.setattr(D, "FEWSHOT_POOL_MAX", 7)
+    capped = [r["id"] for r in D.load_records(FAKE, data_root=str(tmp_path))["fewshot"]]
+    assert capped == full[:7]
+
+
+# ============================================================================================== prepare()
+def _leftovers():
+    root = D.cache_root()
+    return sorted(p.name for p in root.glob(f".{FAKE}-*")) if root.exists() else []
+
+
+def test_prepare_success_marker_and_idempotence(fake, online):
+    d = D.prepare(fake, progress=False)
+    assert d == D.cache_root() / FAKE
+    assert json.loads((d / D.COMPLETE_MARKER).read_text()) == {"train": 4, "test": 6}
+    assert (d / "raw.csv").exists() and _leftovers() == []
+    assert fake.downloads == 1
+    assert D.prepare(fake, progress=False) == d and fake.downloads == 1  # complete: nothing to do
+    D.prepare(fake, progress=False, force=True)
+    assert fake.downloads == 2 and (d / D.COMPLETE_MARKER).exists() and _leftovers() == []
+
+
+def test_prepare_failed_download_leaves_nothing(fake, online):
+    fake.fail_download = True  # writes raw.csv into the temp folder, then fails
+    with pytest.raises(DataError, match="simulated"):
+        D.prepare(fake, progress=False)
+    assert not (D.cache_root() / FAKE).exists()
+    assert _leftovers() == []
+
+
+def test_prepare_bad_row_count_leaves_nothing(fake, online):
+    fake.download_rows = 9
+    with pytest.raises(DataError, match="split 'test' has 5 rows"):
+        D.prepare(fake, progress=False)
+    assert not (D.cache_root() / FAKE).exists() and _leftovers() == []
+
+
+def test_prepare_failure_keeps_previous_complete_cache(fake, online):
+    d = D.prepare(fake, progress=False)
+    before = (d / "raw.csv").read_text()
+    fake.download_rows = 9
+    with pytest.raises(DataError):
+        D.prepare(fake, progress=False, force=True)
+    assert (d / D.COMPLETE_MARKER).exists() and (d / "raw.csv").read_text() == before
+    assert _leftovers() == []
+
+
+def test_first_use_downloads_into_cache_when_online(fake, online):
+    out = D.load_records(FAKE)
+    assert fake.downloads == 1 and len(out["test"]) == 6
+    assert (D.cache_root() / FAKE / D.COMPLETE_MARKER).exists()
+
+
+def test_incomplete_cache_folder_is_not_used(fake, monkeypatch):
+    # a folder without the .complete marker (an interrupted copy) is not trusted
+    _write_csv(D.cache_root() / FAKE / "raw.csv", _rows(10))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    with pytest.raises(DataError, match="not in the cache"):
+        D.load_records(FAKE)
+    monkeypatch.delenv("HF_DATASETS_OFFLINE")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("LM_EVAL_ENTERPRISE_OFFLINE", raising=False)
+    D.load_records(FAKE)  # online: downloads again into a fresh folder, replacing the incomplete one
+    assert fake.downloads == 1 and (D.cache_root() / FAKE / D.COMPLETE_MARKER).exists()
+
+
+# ============================================================================================== download_url (file://)
+def test_download_url_file_scheme_and_sha256(tmp_path):
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"hello data")
+    good = hashlib.sha256(b"hello data").hexdigest()
+    dest = tmp_path / "out" / "x.bin"
+    assert D.download_url(src.as_uri(), dest, "ds", sha256=good, progress=False) == dest
+    assert dest.read_bytes() == b"hello data" and not dest.with_name("x.bin.part").exists()
+    dest.unlink()
+    with pytest.raises(DataError, match="sha256"):
+        D.download_url(src.as_uri(), dest, "ds", sha256="0" * 64, progress=False)
+    assert not dest.exists() and not dest.with_name("x.bin.part").exists()
+    with pytest.raises(DataError) as ei:
+        D.download_url((tmp_path / "missing.bin").as_uri(), dest, "ds", progress=False)
+    assert "download failed" in str(ei.value) and "LM_EVAL_ENTERPRISE_DATA" in str(ei.value)
+    assert not dest.with_name("x.bin.part").exists()
+
+
+# ============================================================================================== load_task_dataset
+def test_load_task_dataset_hook(fake, tmp_path):
+    import datasets
+
+    root = str(_source_layout(tmp_path))
+    # lm-eval calls loader(**metadata, **dataset_kwargs): extra metadata keys must be accepted
+    dd = D.load_task_dataset(dataset_id=FAKE, data_root=root, version=1.0, dataset=FAKE, template_id="t1")
+    assert isinstance(dd, datasets.DatasetDict)
+    assert set(dd) == {"train", "test", "fewshot"}
+    assert dd["test"].num_rows == 6 and dd["fewshot"].num_rows == 4
+    assert dd["test"][0]["label_names"] == ["Yes", "No"]
+    # cached per process: the template variants of a dataset share one conversion
+    assert D.load_task_dataset(dataset_id=FAKE, data_root=root) is dd
+
+
+def test_load_task_dataset_gold_news_fixture():
+    dd = D.load_task_dataset(dataset_id="gold_news", subtask_id="direction_up", data_root=FIXTURES_DIR)
+    assert dd["test"].num_rows == 54 and dd["fewshot"].num_rows == 6
+    assert {dd["fewshot"][0]["label"], dd["fewshot"][1]["label"]} == {"Yes", "No"}
+
+
+def test_load_task_dataset_through_lm_eval(fake, tmp_path):
+    """A task YAML using the hook as custom_dataset: lm-eval passes --metadata data_root, and the first_n
+    sampler takes the shots in [BAL] order from the fewshot split."""
+    import lm_eval
+    from lm_eval.api.model import LM
+    from lm_eval.tasks import TaskManager
+
+    root = str(_source_layout(tmp_path / "data"))
+    tdir = tmp_path / "tasks"
+    tdir.mkdir()
+    (tdir / "fake_task.yaml").write_text(
+        "task: lmee_fake_task\n"
+        "custom_dataset: !function lm_eval_enterprise.data.load_task_dataset\n"
+        f"dataset_kwargs: {{dataset_id: {FAKE}}}\n"
+        "test_split: test\nfewshot_split: fewshot\nfewshot_config: {sampler: first_n}\nnum_fewshot: 2\n"
+        "output_type: generate_until\ndoc_to_text: \"{{text}}\\nAnswer:\"\ndoc_to_target: \"{{label}}\"\n"
+        "generation_kwargs: {until: [\"\\n\"], max_gen_toks: 2}\n"
+        "metric_list: [{metric: exact_match, aggregation: mean, higher_is_better: true}]\n"
+        "metadata: {version: 1.0}\n")
+
+    class Const(LM):
+        def generate_until(self, requests, disable_tqdm=False):
+            return ["No" for _ in requests]  # built-in exact_match does not strip
+
+        def loglikelihood(self, requests, disable_tqdm=False):
+            raise NotImplementedError
+
+        def loglikelihood_rolling(self, requests, disable_tqdm=False):
+            raise NotImplementedError
+
+    tm = TaskManager(include_path=str(tdir), include_defaults=False, metadata={"data_root": root})
+    res = lm_eval.simple_evaluate(model=Const(), tasks=["lmee_fake_task"], task_manager=tm, log_samples=True,
+                                  bootstrap_iters=0)
+    samples = res["samples"]["lmee_fake_task"]
+    assert len(samples) == 6
+    shots = D.load_records(FAKE, data_root=root)["fewshot"][:2]
+    first = min(samples, key=lambda s: s["doc_id"])
+    prompt = first["arguments"][0][0]  # in-process: [(context, gen_kwargs)]
+    expected = "".join(f"{s['text']}\nAnswer: {s['label']}\n\n" for s in shots) + "headline number 4\nAnswer:"
+    assert prompt == expected
+    # 6 test docs r4..r9, gold Yes for r6 and r9 → the constant "No" is right on 4 of 6
+    assert res["results"]["lmee_fake_task"]["exact_match,none"] == pytest.approx(4 / 6)
+
+
+# ============================================================================================== CLI prepare
+def test_cli_prepare_exit_codes(fake, online, capsys):
+    assert cli.main(["prepare", "--dataset", FAKE, "--quiet"]) == 0
+    assert f"{FAKE}: ready in {D.cache_root() / FAKE}" in capsys.readouterr().out
+    fake.download_rows = 9
+    assert cli.main(["prepare", "--dataset", FAKE, "--quiet", "--force"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: [{FAKE}]") and "split 'test' has 5 rows" in err
+    assert cli.main(["prepare", "--dataset", "no_such_dataset"]) == 1
+    assert "error: [no_such_dataset] unknown dataset id" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="give --dataset"):
+        cli.main(["prepare"])
+
+
+def test_cli_prepare_subprocess_unknown_dataset(tmp_path):
+    import subprocess
+
+    exe = Path(sys.executable).with_name("lm-eval-enterprise")
+    env = {**os.environ, "LM_EVAL_ENTERPRISE_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run([str(exe), "prepare", "--dataset", "no_such_dataset"], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]  # one line, no traceback
+    assert proc.stderr.startswith("error: [no_such_dataset] unknown dataset id")

@@ -1,0 +1,201 @@
+"""kpi_edgar: HELM mapping on the JSON source format (fixture), the real sample, errors, [KPIF1], end to end."""
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
+from lm_eval_enterprise import metrics as M
+from lm_eval_enterprise.data import DataError, get_source, load_records
+from lm_eval_enterprise.fewshot import helm_balanced
+from lm_eval_enterprise.tasks.finance.kpi_edgar.source import JSON_NAME, JSON_URL, escape_brackets, sentence_record
+from lm_eval_enterprise.tasks.finance.kpi_edgar.templates import TASKS
+
+from conftest import shared_sample
+
+SRC = get_source("kpi_edgar")
+FIX = Path(FIXTURES_DIR) / "kpi_edgar"
+
+
+# ------------------------------------------------------------------------------------------------ loader
+def test_source_is_the_pinned_helm_url():
+    assert JSON_URL == ("https://raw.githubusercontent.com/tobideusser/kpi-edgar/"
+                        "2ec7084dcd55b4979bbe288d4aa1e962c685c9ab/data/kpi_edgar.json")
+    assert [f.name for f in SRC.files] == [JSON_NAME]
+
+
+def test_convert_fixture_helm_mapping():
+    splits = SRC.convert(FIX)
+    assert {k: len(v) for k, v in splits.items()} == {"train": 25, "valid": 4, "test": 10}
+    first = splits["train"][0]
+    assert first["id"] == "NWDG_10-K_0000000001-21-000101.txt:1:0"
+    assert first["text"] == "Net sales increased to $ 1,482 million in 2020 from $ 1,305 million in 2019 ."
+    # entities_anno order (the 'increase' entity is not a HELM tag and is dropped)
+    assert first["target"] == "1,482 [cy], Net sales [kpi], 1,305 [py]"
+    assert first["entities"][1] == {"text": "Net sales", "type": "kpi", "start": 0, "end": 2}
+    ids = {r["id"] for s in splits.values() for r in s}
+    docs = json.loads((FIX / JSON_NAME).read_text())
+    sents = [(d["id_"], seg["id_"], s) for d in docs for seg in d["segments"] for s in (seg["sentences"] or [])]
+    null_split = [f"{d}:{g}:{s['id_']}" for d, g, s in sents if s["split_type"] is None]
+    assert null_split and not ids & set(null_split)            # null split_type skipped
+    only_other = [f"{d}:{g}:{s['id_']}" for d, g, s in sents if s["split_type"] and s["entities_anno"]
+                  and all(e["type_"] not in ("kpi", "cy", "py", "py1") for e in s["entities_anno"])]
+    assert only_other and not ids & set(only_other)            # only non-HELM entities → sentence dropped
+    assert any(seg["sentences"] is None for d in docs for seg in d["segments"])  # segment without sentences
+    # square brackets of the text become parentheses (they are the tag markers of the answer format)
+    cash = next(r for r in splits["test"] if "Cash and cash" in r["text"])
+    assert "( including restricted cash )" in cash["text"] and "[" not in cash["text"]
+
+
+def test_py1_tag_and_entity_order():
+    rec = next(r for r in SRC.convert(FIX)["train"] if r["text"].startswith("Research and development"))
+    assert rec["target"] == "212 [cy], Research and development expense [kpi], 176 [py1], 198 [py]"
+    assert M.parse_kpi(rec["target"]) == [("212", "cy"), ("Research and development expense", "kpi"),
+                                          ("176", "py1"), ("198", "py")]
+
+
+def test_sentence_record_escaping_and_bad_spans():
+    words = ["Revenue", "[", "net", "]", "was", "5"]
+    rec = sentence_record("d:0:0", words, [{"type_": "kpi", "start": 0, "end": 4},
+                                           {"type_": "attr", "start": 4, "end": 5},
+                                           {"type_": "cy", "start": 5, "end": 6}], "here")
+    assert rec["text"] == "Revenue ( net ) was 5" and rec["target"] == "Revenue ( net ) [kpi], 5 [cy]"
+    assert sentence_record("d:0:1", words, [{"type_": "attr", "start": 0, "end": 1}], "here") is None
+    assert escape_brackets("a[b]c") == "a(b)c"
+    with pytest.raises(DataError, match=r"^\[kpi_edgar\] here: entity span \[4, 9\) outside the 6 words$"):
+        sentence_record("d:0:2", words, [{"type_": "cy", "start": 4, "end": 9}], "here")
+
+
+def test_real_sample_presplit_reproduces_helm_text_and_target():
+    d = shared_sample("kpi_edgar")
+    rows = {s: [json.loads(x) for x in (d / f"{s}.jsonl").open()] for s in ("train", "valid", "test")}
+    recs = load_records("kpi_edgar", data_root=str(d.parent))
+    assert (len(recs["train"]), len(recs["valid"]), len(recs["test"])) == (100, 100, 217)
+    for split in ("train", "valid", "test"):
+        for raw, rec in zip(rows[split], recs[split]):
+            assert rec["text"] == raw["text"] and rec["target"] == raw["target"]
+            assert rec["entities"] == [{k: e[k] for k in ("text", "type", "start", "end")} for e in raw["entities"]]
+    first = rows["test"][0]
+    assert recs["test"][0]["id"] == f"{first['doc_name']}:{first['segment_id']}:{first['sentence_id']}"
+    assert recs["test"][0]["target"] == "settlement and legal expenses [kpi], 30 [py]"
+
+
+def test_fewshot_split_is_helm_balanced_and_deterministic():
+    a = load_records("kpi_edgar", data_root=FIXTURES_DIR)
+    b = load_records("kpi_edgar", data_root=FIXTURES_DIR)
+    assert [r["id"] for r in a["fewshot"]] == [r["id"] for r in b["fewshot"]]
+    expected = helm_balanced(a["train"], lambda r: r["target"], len(a["train"]))
+    assert [r["id"] for r in a["fewshot"]] == [r["id"] for r in expected]
+    assert len(a["fewshot"]) >= TASKS.num_fewshot == 20
+
+
+def _write(tmp_path, docs):
+    d = tmp_path / "kpi_edgar"
+    d.mkdir()
+    (d / JSON_NAME).write_text(json.dumps(docs))
+    return d
+
+
+def _doc(n_train, split="train"):
+    sents = [{"id_": i, "split_type": split, "words": [{"value": "Sales"}, {"value": "were"}, {"value": str(i)}],
+              "entities_anno": [{"type_": "kpi", "start": 0, "end": 1}, {"type_": "cy", "start": 2, "end": 3}]}
+             for i in range(n_train)]
+    return {"id_": "X_10-K.txt", "segments": [{"id_": 0, "tag": "text", "sentences": sents}]}
+
+
+def test_wrong_row_count_is_one_line_error(tmp_path):
+    d = _write(tmp_path, [_doc(30), _doc(5, "test")])
+    with pytest.raises(DataError) as e:
+        load_records("kpi_edgar", data_root=str(tmp_path))
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(f"[kpi_edgar] {d}:") and "split 'train' has 30 rows" in msg
+
+
+def test_malformed_json_and_unknown_split_name_the_file(tmp_path):
+    d = _write(tmp_path, [_doc(2, "dev")])
+    with pytest.raises(DataError, match=r"^\[kpi_edgar\] .*kpi_edgar.json: document X_10-K.txt segment 0 "
+                                        r"sentence 0: unknown split_type 'dev'"):
+        SRC.convert(d)
+    (d / JSON_NAME).write_text('{"not": "a list"}')
+    with pytest.raises(DataError, match=r"^\[kpi_edgar\] .*kpi_edgar.json: expected a JSON list of documents$"):
+        SRC.convert(d)
+    (d / JSON_NAME).write_text("[{")
+    with pytest.raises(DataError, match=r"kpi_edgar.json: not a readable JSON file"):
+        SRC.convert(d)
+
+
+# ------------------------------------------------------------------------------------------------ [KPIF1]
+def test_kpi_check_value_from_the_spec():
+    """DATASETS.md [KPIF1] / IBM unit test: {A: G=20,P=20,O=10; B: G=80,P=80,O=70} → 0.6875 over the two tags.
+
+    By hand: A: R = Pr = 0.5 → 2R/(R + 2 − Pr) = 1/2 = 0.5; B: R = Pr = 0.875 → 1.75/2 = 0.875; mean 0.6875.
+    Our macro always averages over the 4 tags: (0.5 + 0.875 + 0 + 0)/4 = 0.34375.
+    """
+    assert M._adjusted(10, 20, 20) == 0.5 and M._adjusted(70, 80, 80) == 0.875
+    assert (M._adjusted(10, 20, 20) + M._adjusted(70, 80, 80)) / 2 == 0.6875
+    out = M.kpi_f1_from_counts({"kpi": (10, 20, 20), "cy": (70, 80, 80)})
+    assert out["adjusted_macro_f1"] == pytest.approx(0.6875 / 2)
+    # the same counts produced from answer strings (sets of words per tag, summed over items)
+    w = [f"w{i}" for i in range(200)]
+    gold = f"{' '.join(w[0:20])} [kpi], {' '.join(w[100:180])} [cy]"
+    pred = f"{' '.join(w[10:30])} [kpi], {' '.join(w[110:190])} [cy]"
+    assert M.kpi_word_counts(gold, pred)["kpi"] == (10, 20, 20)
+    assert M.kpi_word_counts(gold, pred)["cy"] == (70, 80, 80)
+    assert M.kpi_adjusted_f1([gold], [pred])["adjusted_macro_f1"] == pytest.approx(0.34375)
+
+
+def test_ibm_vs_helm_orientation_by_hand():
+    # G=20, P=40, O=10: recall 0.5, precision 0.25
+    # IBM: 2R/(R + 2 − Pr) = 1/2.25 = 0.4444…;  HELM (swapped): 2Pr/(Pr + 2 − R) = 0.5/1.75 = 0.2857…
+    out = M.kpi_f1_from_counts({"kpi": (10, 40, 20)})
+    assert out["adjusted_macro_f1"] == pytest.approx((1 / 2.25) / 4)
+    assert out["adjusted_macro_f1_helm"] == pytest.approx((0.5 / 1.75) / 4)
+    assert out["word_macro_f1"] == pytest.approx((20 / (20 + 30 + 10)) / 4)
+
+
+def test_unknown_tags_are_ignored_and_matching_is_case_sensitive():
+    gold = "Revenue [kpi], 5 [cy]"
+    assert M.parse_kpi("Revenue [kpi], 7 [revenue], 5 [cy]") == [("Revenue", "kpi"), ("5", "cy")]
+    assert M.kpi_word_counts(gold, "revenue [kpi], 5 [cy]")["kpi"] == (0, 1, 1)
+    assert M.kpi_adjusted_f1([gold], [gold])["adjusted_macro_f1"] == pytest.approx(0.5)  # 2 of 4 tags present
+    assert M.kpi_adjusted_f1([gold], [M.INVALID])["adjusted_macro_f1"] == 0.0
+
+
+# ------------------------------------------------------------------------------------------------ templates
+def test_templates_accept_the_gold_and_reject_garbage():
+    import re
+
+    from lm_eval_enterprise.filters import extract_answer
+    from lm_eval_enterprise.testing import GARBAGE
+
+    assert len(TASKS.templates) >= 5 and TASKS.templates[0].description == ""
+    gold = "30 [py], settlement and legal expenses [kpi]"
+    for tpl in TASKS.templates:
+        pat = re.compile(tpl.regex)
+        assert extract_answer(" " + gold + "\nContext: next", pat) == gold, tpl.id
+        assert extract_answer(GARBAGE, pat) == M.INVALID, tpl.id
+    t1 = TASKS.templates[0].doc_to_text
+    assert t1.startswith("Context: {{text}}\nTask: Extract key performance indicators (KPIs) and values")
+    assert t1.endswith("py1: Two Year Past Value.\nAnswer:")
+
+
+# ------------------------------------------------------------------------------------------------ end to end
+def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+
+    d = shared_sample("kpi_edgar")
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
+    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32",
+                                  device="cpu", tasks=["ent_kpi_edgar__t1", "ent_kpi_edgar__t2"], task_manager=tm,
+                                  limit=2, bootstrap_iters=0, gen_kwargs="max_gen_toks=8")
+    for task in ("ent_kpi_edgar__t1", "ent_kpi_edgar__t2"):
+        row = res["results"][task]
+        for m in ("adjusted_macro_f1", "word_macro_f1", "adjusted_macro_f1_helm", "format_failure", "prompt_cut"):
+            v = row[f"{m},answer"]
+            assert math.isfinite(v) and 0.0 <= v <= 1.0, (task, m, v)
+        assert 0 < row["shots_used,answer"] <= 20
+        assert res["configs"][task]["metadata"]["prompt_budget"]["prompts"] == 2
+    # HELM's long per-item task text: 20 real shots do not fit 2,048 tokens (estimated), so shots were dropped
+    assert res["results"]["ent_kpi_edgar__t1"]["shots_used,answer"] < 20

@@ -1,0 +1,627 @@
+"""Metric functions (lm_eval_enterprise/metrics.py) and their lm-eval adapters (hooks.py) against
+DATASETS.md §Common conventions. Every expected value is worked out by hand from the spec formula; the
+working is in the comments next to each assertion (no expected value is produced by the code under test).
+"""
+import math
+
+import pytest
+
+from lm_eval_enterprise import hooks as H
+from lm_eval_enterprise import metrics as M
+from lm_eval_enterprise.metrics import INVALID, MetricInputError
+
+approx = pytest.approx
+
+
+# =============================================================================================================
+# [WF1] weighted F1 / [MF1] macro F1 — indicator rows over the label list, unmatched completion = all-zero row
+
+SENT = ["positive", "neutral", "negative"]
+# item:     1            2           3                   4          5           6
+WF1_GOLD = ["positive", "positive", "positive", "neutral", "negative", "negative"]
+WF1_PRED = ["Positive.", "neutral", "I think positive", " NEUTRAL ", "negative", "positive"]
+# norm(pred): "positive" (hit), "neutral", "i think positive" (no label → all-zero row), "neutral", "negative",
+# "positive".
+# positive: TP = {1} = 1; FP = {6} = 1; FN = {2 (said neutral), 3 (all-zero row)} = 2 → F1 = 2/(2+1+2) = 0.4; n = 3
+# neutral : TP = {4} = 1; FP = {2} = 1; FN = 0                                     → F1 = 2/(2+1)   = 2/3; n = 1
+# negative: TP = {5} = 1; FP = 0;       FN = {6} = 1                               → F1 = 2/(2+1)   = 2/3; n = 2
+# weighted = (3·0.4 + 1·2/3 + 2·2/3) / 6 = (1.2 + 2) / 6 = 3.2/6 = 0.5333…
+# macro    = (0.4 + 2/3 + 2/3) / 3 = 1.7333…/3 = 0.5777…
+WF1_EXPECTED = 3.2 / 6
+MF1_EXPECTED = (0.4 + 4 / 3) / 3
+
+
+def test_weighted_f1_hand_worked():
+    assert M.weighted_f1(WF1_GOLD, WF1_PRED, SENT) == approx(WF1_EXPECTED)
+    assert M.classification_f1(WF1_GOLD, WF1_PRED, SENT, "weighted") == approx(WF1_EXPECTED)
+
+
+def test_macro_f1_hand_worked():
+    assert M.macro_f1(WF1_GOLD, WF1_PRED, SENT) == approx(MF1_EXPECTED)
+
+
+def test_unmatched_completion_is_an_all_zero_row_not_a_false_positive():
+    # golds [yes, no], preds [yes, "maybe"]. "maybe" matches no label → all-zero row:
+    # yes: TP 1, FP 0, FN 0 → F1 1;  no: TP 0, FP 0, FN 1 → F1 0;  weighted = (1·1 + 1·0)/2 = 0.5.
+    # (Had "maybe" been counted as predicting "yes": yes F1 = 2/(2+1) = 2/3, weighted = 1/3 — the wrong rule.)
+    assert M.weighted_f1(["Yes", "No"], ["yes", "maybe"], ["Yes", "No"]) == approx(0.5)
+    # the format-failure marker is an unmatched completion too
+    assert M.weighted_f1(["Yes", "No"], ["yes", INVALID], ["Yes", "No"]) == approx(0.5)
+    y_true, y_pred = M._indicators(["Yes", "No"], ["yes", "maybe"], ["Yes", "No"])
+    assert y_true.tolist() == [[1, 0], [0, 1]]
+    assert y_pred.tolist() == [[1, 0], [0, 0]]  # row 2: all zeros, no extra class column
+
+
+def test_all_unmatched_scores_zero():
+    # every row all-zero → every TP = 0 → every F1 = 0 → weighted 0 and macro 0
+    assert M.weighted_f1(["Yes", "No", "No"], ["x", "y", "z"], ["Yes", "No"]) == 0.0
+    assert M.macro_f1(["Yes", "No", "No"], ["x", "y", "z"], ["Yes", "No"]) == 0.0
+
+
+def test_labels_without_support():
+    labels = ["a", "b", "c"]
+    golds, preds = ["a", "a", "b"], ["a", "c", "b"]
+    # a: TP 1, FP 0, FN 1 → 2/3, n 2;  b: TP 1 → 1, n 1;  c (no gold support): TP 0, FP 1 → 0, n 0
+    # weighted = (2·2/3 + 1·1 + 0·0)/3 = (4/3 + 1)/3 = 7/9;  macro = (2/3 + 1 + 0)/3 = 5/9
+    assert M.weighted_f1(golds, preds, labels) == approx(7 / 9)
+    assert M.macro_f1(golds, preds, labels) == approx(5 / 9)
+    # a fourth label never gold and never predicted still counts in the macro mean with F1 0 ([MF1]):
+    # macro = (2/3 + 1 + 0 + 0)/4 = 5/12; weighted unchanged (weight 0)
+    assert M.macro_f1(golds, preds, labels + ["d"]) == approx(5 / 12)
+    assert M.weighted_f1(golds, preds, labels + ["d"]) == approx(7 / 9)
+
+
+def test_classification_f1_normalises_labels_and_golds():
+    # [NORM] on both sides: "Yes." / " yes " / "YES" are all the label "Yes"; perfect → 1
+    assert M.weighted_f1(["Yes.", "no"], [" yes ", "NO!"], ["Yes", "No"]) == approx(1.0)
+
+
+def test_classification_f1_bad_input_raises():
+    with pytest.raises(MetricInputError, match="not in the label set"):
+        M.weighted_f1(["maybe"], ["yes"], ["yes", "no"])
+    with pytest.raises(MetricInputError, match="2 golds but 1 predictions"):
+        M.weighted_f1(["yes", "no"], ["yes"], ["yes", "no"])
+    with pytest.raises(ValueError):
+        M.classification_f1(["yes"], ["yes"], ["yes", "no"], average="micro")
+
+
+def test_exact_match_accuracy():
+    assert M.exact_match("Yes", " yes.") == 1.0   # norm("Yes") == norm(" yes.") == "yes"
+    assert M.exact_match("Yes", "yes sir") == 0.0  # full completion, not a substring
+    assert M.exact_match("invalid", INVALID) == 0.0  # the failure marker is never correct
+
+
+# =============================================================================================================
+# [BF1] binary F1 of a positive class (cyber tasks: "relevant" vs "irrelevant")
+
+def test_binary_f1_hand_worked():
+    golds = ["relevant", "relevant", "relevant", "irrelevant", "irrelevant"]
+    preds = ["Relevant", "irrelevant", INVALID, "relevant", "irrelevant"]
+    # TP = item 1 = 1; FN = item 2 ("irrelevant" is not "relevant": no substring matching) + item 3 (unmatched
+    # completion on a positive item is a FN) = 2; FP = item 4 = 1; item 5 is a TN.
+    # F1 = 2·1 / (2·1 + 1 + 2) = 2/5 = 0.4
+    assert M.binary_f1(golds, preds, "relevant") == approx(0.4)
+
+
+def test_binary_f1_zero_denominator_is_zero():
+    # no positive gold and no positive prediction: 2TP + FP + FN = 0 → 0 (defined, not an error)
+    assert M.binary_f1(["no", "no"], ["no", "junk"], "yes") == 0.0
+
+
+def test_binary_f1_length_mismatch_raises():
+    with pytest.raises(MetricInputError):
+        M.binary_f1(["yes", "no"], ["yes"], "yes")
+
+
+# =============================================================================================================
+# [EF1] entity F1: parsing
+
+TYPES = ["person", "organization", "location", "miscellaneous"]
+TABLE = H.entity_type_table(TYPES)
+
+
+@pytest.mark.parametrize("text", ["", "None", "none.", " NONE ", "no entities", "No entities.", "na", "N/A", "NA"])
+def test_parse_entities_empty_answers(text):
+    # norm(text) ∈ {"", "none", "no entities", "na"} → empty list (norm("N/A") = "na")
+    assert M.parse_entities(text, TABLE) == []
+
+
+def test_parse_entities_splits_on_closing_paren_comma():
+    text = "Acme Corp (organization), New York (location),Bob  (person)"
+    # split on r"\)\s*," → ["Acme Corp (organization", " New York (location", "Bob  (person)"], ")" re-appended to
+    # all but the last; phrase normalised with [NORM]
+    assert M.parse_entities(text, TABLE) == [("acme corp", "organization"), ("new york", "location"),
+                                             ("bob", "person")]
+
+
+def test_parse_entities_comma_inside_phrase_is_not_a_separator():
+    # only ")," separates items: "Smith, John (person)" is one item; norm removes the comma of the phrase
+    assert M.parse_entities("Smith, John (person)", TABLE) == [("smith john", "person")]
+
+
+def test_parse_entities_drops_items_without_parentheses_and_unknown_types():
+    # "Bob" has no "(type)" → dropped; "(company)" is no known type or alias → dropped
+    assert M.parse_entities("Acme (organization), Bob", TABLE) == [("acme", "organization")]
+    assert M.parse_entities("Acme (company), Bob (person)", TABLE) == [("bob", "person")]
+    # something parsed but every type unknown → [] (not a format failure)
+    assert M.parse_entities("Acme (company)", TABLE) == []
+    # nothing parses at all → None (format failure; scored as an empty prediction)
+    assert M.parse_entities("there are some entities here", TABLE) is None
+
+
+def test_parse_entities_type_aliases_after_norm():
+    # type → norm → table: "ORG" → "org" → organization; "Organisation." → "organisation" → organization;
+    # "misc" → miscellaneous; "PER" → person; "loc" → location
+    text = "IBM (ORG), BHP (Organisation.), Euro (misc), Ann (PER), Paris (loc)"
+    assert M.parse_entities(text, TABLE) == [("ibm", "organization"), ("bhp", "organization"),
+                                             ("euro", "miscellaneous"), ("ann", "person"), ("paris", "location")]
+
+
+def test_entity_type_table_only_aliases_of_task_types():
+    table = H.entity_type_table(["person", "debt instrument interest rate stated percentage"])
+    assert table["per"] == "person"
+    assert "org" not in table and "organization" not in table  # alias of a type the task does not have
+    assert table["debt instrument interest rate stated percentage"] == "debt instrument interest rate stated percentage"
+
+
+# [EF1] entity F1: multiset counting, micro sums, per-type F1
+
+def _ents(text):
+    return M.parse_entities(text, TABLE)
+
+
+def test_entity_prf_multiset_hand_worked():
+    gold_texts = ["Lender (organization), Lender (organization), Bob (person)", "None", "Acme Corp (organization)"]
+    pred_texts = ["Lender (organization), Bob (person), Bob (person), Acme (location)", "None", INVALID]
+    golds = [_ents(t) for t in gold_texts]
+    preds = [None if t == INVALID else _ents(t) for t in pred_texts]
+    # item 1: G = {(lender, org)×2, (bob, person)×1}; P = {(lender, org)×1, (bob, person)×2, (acme, loc)×1}
+    #         G ∩ P (multiset min) = {(lender, org)×1, (bob, person)×1} → TP 2, FP = 4 − 2 = 2, FN = 3 − 2 = 1
+    # item 2: both empty → 0, 0, 0
+    # item 3: prediction None (format failure) = empty multiset → TP 0, FP 0, FN 1
+    # micro: TP 2, FP 2, FN 2 → P = 2/4 = 0.5, R = 2/4 = 0.5, F1 = 2·0.25/1 = 0.5
+    # per type: organization TP 1, FP 0, FN 1 (2nd Lender) + 1 (Acme Corp) = 2 → P 1, R 1/3, F1 = (2/3)/(4/3) = 0.5
+    #           person       TP 1, FP 1 (2nd Bob), FN 0 → P 1/2, R 1, F1 = 1/(3/2) = 2/3
+    #           location     TP 0, FP 1 → F1 0
+    # (a set-based count would give TP 2, FP 1, FN 1 on item 1 — different, so this checks multisets)
+    out = M.entity_prf(golds, preds)
+    assert out["precision"] == approx(0.5)
+    assert out["recall"] == approx(0.5)
+    assert out["f1"] == approx(0.5)
+    assert out["f1_organization"] == approx(0.5)
+    assert out["f1_person"] == approx(2 / 3)
+    assert out["f1_location"] == 0.0
+
+
+def test_entity_prf_undefined_ratios_are_zero():
+    # all gold and predictions empty: TP = FP = FN = 0 → P, R, F1 all 0 (defined, not an error)
+    assert M.entity_prf([[]], [[]]) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    # predictions only: TP 0, FP 1, FN 0 → P 0, R 0 (undefined → 0), F1 0
+    assert M.entity_prf([[]], [[("x", "person")]])["f1"] == 0.0
+
+
+def test_entity_prf_length_mismatch_raises():
+    with pytest.raises(MetricInputError):
+        M.entity_prf([[("a", "person")], []], [[("a", "person")]])
+
+
+def test_entity_hooks_aggregate_the_same_numbers():
+    doc = {"entity_types": TYPES}
+    gold_texts = ["Lender (organization), Lender (organization), Bob (person)", "None", "Acme Corp (organization)"]
+    outputs = ["Lender (organization), Bob (person), Bob (person), Acme (location)", "None", 42]  # 42: not a str
+    items = []
+    for g, o in zip(gold_texts, outputs):
+        res = H.entity({**doc, "target": g}, [o])
+        assert set(res) == set(H.FAMILY_METRICS["entity"])
+        items.append(res["entity_f1"])
+    assert [i["pred"] for i in items][2] == INVALID  # non-str completion → the failure marker
+    # same counts as test_entity_prf_multiset_hand_worked → 0.5 / 0.5 / 0.5
+    assert H.agg_entity_f1(items) == approx(0.5)
+    assert H.agg_entity_precision(items) == approx(0.5)
+    assert H.agg_entity_recall(items) == approx(0.5)
+
+
+def test_entity_hooks_unparsable_gold_raises():
+    items = [{"gold": "garbage gold", "pred": "None", "types": TYPES}]
+    with pytest.raises(MetricInputError, match="unparsable gold"):
+        H.agg_entity_f1(items)
+
+
+# =============================================================================================================
+# [KPIF1] KPI-Edgar adjusted macro F1 (IBM orientation) + word macro F1 + HELM-swapped parity variant
+
+def test_kpi_spec_check_two_tags_0_6875():
+    # spec check, IBM unit test: A: G=20, P=20, O=10;  B: G=80, P=80, O=70
+    # A: r = 10/20 = 0.5,  q = (20−10)/20 = 0.5;   F1adj = 2·0.5 / (2·0.5 + 0.5 + (1−0.5)) = 1/2 = 0.5
+    # B: r = 70/80 = 0.875, q = (80−70)/80 = 0.125; F1adj = 1.75 / (1.75 + 0.125 + 0.125) = 1.75/2 = 0.875
+    # mean over these two tags = (0.5 + 0.875)/2 = 0.6875
+    assert M._adjusted(10, 20, 20) == approx(0.5)   # _adjusted(O, P, G)
+    assert M._adjusted(70, 80, 80) == approx(0.875)
+    assert (M._adjusted(10, 20, 20) + M._adjusted(70, 80, 80)) / 2 == approx(0.6875)
+    # the project always averages over the 4 tags kpi, cy, py, py1; put A on kpi, B on cy, py/py1 have G = 0 → 0:
+    # adjusted_macro_f1 = (0.5 + 0.875 + 0 + 0)/4 = 0.34375
+    # word F1: A = 2·10/(20 + 10 + 10) = 0.5, B = 140/(140 + 10 + 10) = 0.875 → (0.5 + 0.875)/4 = 0.34375
+    # HELM swap exchanges P and G, which are equal here → also 0.34375
+    out = M.kpi_f1_from_counts({"kpi": (10, 20, 20), "cy": (70, 80, 80)})
+    assert out["adjusted_macro_f1"] == approx(0.34375)
+    assert out["word_macro_f1"] == approx(0.34375)
+    assert out["adjusted_macro_f1_helm"] == approx(0.34375)
+
+
+def test_kpi_ibm_vs_helm_orientation():
+    # kpi: O = 4, P = 5, G = 10 → recall R = 0.4, precision Pr = 0.8
+    # IBM:  r = 0.4, q = (5−4)/5 = 0.2 → 2r/(2r + q + 1 − r) = 0.8/(0.8 + 0.2 + 0.6) = 0.8/1.6 = 0.5
+    #       (= 2R/(R + 2 − Pr) = 0.8/1.6)
+    # HELM: 2Pr/(Pr + 2 − R) = 1.6/(0.8 + 2 − 0.4) = 1.6/2.4 = 2/3
+    # word: 2·4/(8 + (5−4) + (10−4)) = 8/15
+    # other tags all zero → divide by 4
+    out = M.kpi_f1_from_counts({"kpi": (4, 5, 10)})
+    assert out["adjusted_macro_f1"] == approx(0.5 / 4)
+    assert out["adjusted_macro_f1_helm"] == approx((2 / 3) / 4)
+    assert out["word_macro_f1"] == approx((8 / 15) / 4)
+
+
+def test_kpi_zero_cases():
+    # G = 0 (nothing to find) → adjusted 0 even with predictions; P = 0, G > 0 → r = 0 → 0
+    assert M._adjusted(0, 5, 0) == 0.0
+    assert M._adjusted(0, 0, 5) == 0.0
+    # perfect tag: r = 1, q = 0 → 2/(2 + 0 + 0) = 1
+    assert M._adjusted(3, 3, 3) == 1.0
+    # everything empty → all 0 (averaged over 4 tags, never raising)
+    assert M.kpi_f1_from_counts({}) == {"adjusted_macro_f1": 0.0, "word_macro_f1": 0.0,
+                                        "adjusted_macro_f1_helm": 0.0}
+
+
+def test_parse_kpi():
+    assert M.parse_kpi("284 [cy], total unrecognized compensation cost [kpi]") == [
+        ("284", "cy"), ("total unrecognized compensation cost", "kpi")]
+    # unknown tag [revenue] dropped (never an error); upper-case tag does not match [0-9a-z]+ → dropped
+    assert M.parse_kpi("5 [revenue], net sales [kpi], 3 [PY]") == [("net sales", "kpi")]
+    # surrounding whitespace is stripped before the anchored regex
+    assert M.parse_kpi("  12 [py1]  ") == [("12", "py1")]
+    assert M.parse_kpi("") == []
+
+
+def test_kpi_word_counts_sets_case_sensitive():
+    gold = "net sales [kpi], 100 [cy], 90 [py]"
+    pred = "Net sales [kpi], sales growth [kpi], 100 [cy], 80 [py], 5 [revenue]"
+    # kpi: Wg = {net, sales}, Wp = {Net, sales, growth} (a set: "sales" once; "Net" ≠ "net") → O 1, P 3, G 2
+    # cy: {100} vs {100} → (1, 1, 1);  py: Wg {90}, Wp {80} → (0, 1, 1);  py1: (0, 0, 0); [revenue] ignored
+    assert M.kpi_word_counts(gold, pred) == {"kpi": (1, 3, 2), "cy": (1, 1, 1), "py": (0, 1, 1), "py1": (0, 0, 0)}
+
+
+def test_kpi_adjusted_f1_hand_worked():
+    gold = "net sales [kpi], 100 [cy], 90 [py]"
+    pred = "Net sales [kpi], sales growth [kpi], 100 [cy], 80 [py], 5 [revenue]"
+    # counts from test_kpi_word_counts_sets_case_sensitive
+    # IBM:  kpi r = 1/2, q = 2/3 → 1/(1 + 2/3 + 1/2) = 6/13;  cy 1;  py r = 0 → 0;  py1 G = 0 → 0
+    #       adjusted = (6/13 + 1)/4 = 19/52
+    # word: kpi 2/(2 + 2 + 1) = 2/5; cy 2/2 = 1; py 0/(0 + 1 + 1) = 0; py1 0/0 → 0 → (0.4 + 1)/4 = 0.35
+    # HELM: kpi Pr = 1/3, R = 1/2 → (2/3)/(1/3 + 2 − 1/2) = (2/3)/(11/6) = 4/11; cy 1; py 0; py1 0
+    #       → (4/11 + 1)/4 = 15/44
+    out = M.kpi_adjusted_f1([gold], [pred])
+    assert out["adjusted_macro_f1"] == approx(19 / 52)
+    assert out["word_macro_f1"] == approx(0.35)
+    assert out["adjusted_macro_f1_helm"] == approx(15 / 44)
+
+
+def test_kpi_counts_are_summed_over_items_before_the_ratio():
+    # item 1: gold "a [kpi]", pred "a [kpi]" → kpi (1, 1, 1);  item 2: gold "b c d [kpi]", pred INVALID (→ "")
+    # → kpi (0, 0, 3). Sums: O 1, P 1, G 4 → r = 1/4, q = 0 → 0.5/(0.5 + 0 + 0.75) = 0.4 → macro 0.4/4 = 0.1
+    # (averaging per item instead would give (1 + 0)/2 = 0.5 for kpi → 0.125: a different number)
+    out = M.kpi_adjusted_f1(["a [kpi]", "b c d [kpi]"], ["a [kpi]", INVALID])
+    assert out["adjusted_macro_f1"] == approx(0.1)
+
+
+def test_kpi_hooks():
+    docs = [{"target": "net sales [kpi], 100 [cy], 90 [py]"}]
+    res = H.kpi(docs[0], ["Net sales [kpi], sales growth [kpi], 100 [cy], 80 [py], 5 [revenue]"])
+    assert set(res) == set(H.FAMILY_METRICS["kpi"])
+    assert res["format_failure"] == 0.0
+    items = [res["adjusted_macro_f1"]]
+    # same as test_kpi_adjusted_f1_hand_worked
+    assert H.agg_adjusted_macro_f1(items) == approx(19 / 52)
+    assert H.agg_word_macro_f1(items) == approx(0.35)
+    assert H.agg_adjusted_macro_f1_helm(items) == approx(15 / 44)
+
+
+def test_kpi_length_mismatch_raises():
+    with pytest.raises(MetricInputError):
+        M.kpi_adjusted_f1(["a [kpi]", "b [kpi]"], ["a [kpi]"])
+
+
+# =============================================================================================================
+# [RR] reciprocal rank at k, NDCG@k, HELM's binary ranking key
+
+def test_helm_ranking_key_quirks():
+    # b = Yes iff ℓY ≥ ℓN; key (1, ℓY) for Yes, (0, −ℓN) for No
+    assert M.helm_ranking_key(-0.5, -1.0) == (1, -0.5)
+    assert M.helm_ranking_key(-2.0, -1.0) == (0, 1.0)
+    assert M.helm_ranking_key(-1.0, -1.0) == (1, -1.0)  # tie → Yes
+    # HELM quirk 1: every Yes outranks every No, however likely the No-candidate's Yes was
+    assert M.helm_ranking_key(-9.0, -9.5) > M.helm_ranking_key(-0.70, -0.69)
+    # HELM quirk 2: among No answers, the LESS confident No (ℓN lower) ranks higher: −ℓN larger
+    assert M.helm_ranking_key(-3.0, -0.7) > M.helm_ranking_key(-3.0, -0.01)
+
+
+# five queries; items (qid, cand_index, key, relevant), deliberately not in candidate order
+RANK_ITEMS = [
+    # q1: keys → order c2 (1,−0.1), c1 (1,−0.3), then c3/c4 tie at (0,0.5) broken by cand_index (c3 first),
+    #     then c0 (0,0.2). Relevance in rank order [0, 0, 1, 0, 0] → rank₁ = 3 → RR@10 = RR@5 = 1/3.
+    #     (with the tie broken the other way rank₁ would be 4)
+    ("q1", 4, (0, 0.5), 0), ("q1", 3, (0, 0.5), 1), ("q1", 0, (0, 0.2), 0), ("q1", 2, (1, -0.1), 0),
+    ("q1", 1, (1, -0.3), 0),
+    # q2: 8 candidates, key = −cand, relevant c6 → rank 7 → RR@10 = 1/7, RR@5 = 0
+    *[("q2", c, (-c,), int(c == 6)) for c in range(8)],
+    # q3: no relevant candidate → 0
+    *[("q3", c, (-c,), 0) for c in range(3)],
+    # q4: relevant ranked first → 1
+    ("q4", 0, [1, -0.2], 1), ("q4", 1, [0, 0.3], 0),  # keys as lists (as read back from samples JSON)
+    # q5: 12 candidates, relevant at rank 11 → RR@10 = RR@5 = 0
+    *[("q5", c, (-c,), int(c == 10)) for c in range(12)],
+]
+
+
+def test_rank_queries_stable_ties_and_order():
+    ranked = M.rank_queries(RANK_ITEMS)
+    assert ranked["q1"] == [0, 0, 1, 0, 0]
+    assert ranked["q4"] == [1, 0]
+    assert ranked["q2"].index(1) == 6
+
+
+def test_reciprocal_rank():
+    assert M.reciprocal_rank([0, 0, 1, 1], 10) == approx(1 / 3)
+    assert M.reciprocal_rank([0, 0, 1], 2) == 0.0     # first relevant at 3 > k
+    assert M.reciprocal_rank([0, 0, 0], 10) == 0.0    # none relevant
+    assert M.reciprocal_rank([1], 1) == 1.0
+
+
+def test_mean_rr_at_k_hand_worked():
+    # RR@10: (1/3 + 1/7 + 0 + 1 + 0)/5 = (7/21 + 3/21 + 21/21)/5 = (31/21)/5 = 31/105
+    # RR@5:  (1/3 + 0 + 0 + 1 + 0)/5 = (4/3)/5 = 4/15
+    assert M.mean_rr_at_k(RANK_ITEMS, 10) == approx(31 / 105)
+    assert M.mean_rr_at_k(RANK_ITEMS, 5) == approx(4 / 15)
+    assert H.agg_rr_at_10(RANK_ITEMS) == approx(31 / 105)
+    assert H.agg_rr_at_5(RANK_ITEMS) == approx(4 / 15)
+
+
+def test_ndcg_hand_worked():
+    # relevance [0, 1, 0, 1], k 10: DCG = 1/log2(3) + 1/log2(5) = 0.630930 + 0.430677 = 1.061606
+    # ideal (2 relevant) = 1/log2(2) + 1/log2(3) = 1 + 0.630930 = 1.630930 → NDCG = 0.650921
+    assert M.ndcg([0, 1, 0, 1], 10) == approx(0.650921, abs=1e-6)
+    # cut-off: relevant only at 3 with k 2 → DCG 0; ideal = 1 → 0
+    assert M.ndcg([0, 0, 1], 2) == 0.0
+    # relevant items beyond k still count in the ideal (min(n_rel, k) = 1): [1, 0, 1] k 1 → 1/1
+    assert M.ndcg([1, 0, 1], 1) == 1.0
+    assert M.ndcg([0, 0], 10) == 0.0  # no relevant → 0
+    # mean over the five queries of RANK_ITEMS, NDCG@10 (binary gains, one relevant each where present):
+    # q1 rank 3 → 1/log2(4) = 0.5; q2 rank 7 → 1/log2(8) = 1/3; q3 → 0; q4 rank 1 → 1; q5 rank 11 > 10 → 0
+    # mean = (0.5 + 1/3 + 0 + 1 + 0)/5 = (11/6)/5 = 11/30
+    assert M.mean_ndcg_at_k(RANK_ITEMS, 10) == approx(11 / 30)
+    assert H.agg_ndcg_at_10(RANK_ITEMS) == approx(11 / 30)
+
+
+def test_ranking_hooks():
+    doc = {"qid": "q9", "cand_index": 3, "label": "Yes"}
+    # results = [(ℓN, greedy), (ℓY, greedy)] (doc_to_choice = [No, Yes])
+    res = H.ranking(doc, [(-1.0, False), (-0.5, True)])
+    assert set(res) == set(H.FAMILY_METRICS["ranking"])
+    assert res["rr_at_10"] == ["q9", 3, [1, -0.5], 1]
+    assert res["yes_accuracy"] == 1.0   # said Yes (ℓY ≥ ℓN) on a relevant pair
+    res = H.ranking({**doc, "label": "No"}, [(-0.1, True), (-2.0, False)])
+    assert res["rr_at_10"] == ["q9", 3, [0, 0.1], 0]
+    assert res["yes_accuracy"] == 1.0   # said No on an irrelevant pair
+    gen = H.ranking_generate(doc, ["Yes"])
+    assert set(gen) == set(H.FAMILY_METRICS["ranking_generate"])
+    assert gen["rr_at_10"] == ["q9", 3, [1], 1] and gen["format_failure"] == 0.0
+    gen = H.ranking_generate({**doc, "label": "No"}, ["No"])
+    assert gen["rr_at_10"] == ["q9", 3, [0], 0] and gen["yes_accuracy"] == 1.0
+    # a format failure is not retrieved (key None) and counts as a wrong yes/no answer
+    gen = H.ranking_generate(doc, [INVALID])
+    assert gen["rr_at_10"] == ["q9", 3, None, 1] and gen["format_failure"] == 1.0 and gen["yes_accuracy"] == 0.0
+
+
+def test_unretrieved_candidates_key_none():
+    # generation-based ranking: a format failure has key None → no rank, never a hit
+    # qa: c0 None (relevant), c1 [0], c2 [1] → ranked c2, c1 → relevance [0, 0] → RR 0, NDCG 0
+    # qb: c0 None (relevant), c1 [1] (relevant), c2 [0] → ranked c1, c2 → [1, 0] → RR 1;
+    #     NDCG: DCG = 1/log2(2) = 1; ideal counts BOTH relevant candidates (retrieved or not):
+    #     1 + 1/log2(3) = 1.630930 → 1/1.630930 = 0.613147
+    # qc: every candidate None → empty ranking → RR 0, NDCG 0 (still one of the queries in the mean)
+    items = [("qa", 0, None, 1), ("qa", 1, [0], 0), ("qa", 2, [1], 0),
+             ("qb", 0, None, 1), ("qb", 1, [1], 1), ("qb", 2, [0], 0),
+             ("qc", 0, None, 1), ("qc", 1, None, 0)]
+    ranked = M.rank_queries(items)
+    assert ranked == {"qa": [0, 0], "qb": [1, 0], "qc": []}
+    assert M.relevant_counts(items) == {"qa": 1, "qb": 2, "qc": 1}
+    # RR@10 mean = (0 + 1 + 0)/3 = 1/3;  NDCG@10 mean = (0 + 0.613147 + 0)/3 = 0.204382
+    assert M.mean_rr_at_k(items, 10) == approx(1 / 3)
+    assert M.mean_ndcg_at_k(items, 10) == approx(0.613147 / 3, abs=1e-6)
+
+
+# =============================================================================================================
+# [FEQ] ConvFinQA float equivalence
+
+@pytest.mark.parametrize("gold, pred, expected", [
+    ("0.14136", " 0.14136", 1.0),
+    ("1", "1.0000001", 1.0),        # |diff| = 1e-7 < 1e-6
+    ("1", "1.000002", 0.0),         # |diff| = 2e-6 ≥ 1e-6
+    ("1234", "1,234", 0.0),         # "1,234" parses as 1 (no thousands handling)
+    ("1", "1,234", 1.0),
+    ("0.14136", "14.1%", 0.0),      # no percent handling (HELM parity)
+    ("5.5", "The answer is 5.5, or maybe 6", 1.0),  # first number only
+    ("6", "The answer is 5.5, or maybe 6", 0.0),
+    ("-3.5", "-3.5", 1.0),
+    ("2", "+2", 1.0),
+    ("1000", "1e3", 1.0),
+    ("0.5", ".5", 1.0),
+    ("5", "5.", 1.0),
+    ("3", "no idea", 0.0),          # no number in the completion → 0
+    ("yes", "yes", 0.0),            # no number in the gold → 0, even for an identical string
+])
+def test_float_equivalence(gold, pred, expected):
+    assert M.float_equivalence(gold, pred) == expected
+
+
+def test_first_number():
+    assert M.first_number("  -12.5e-3 apples ") == "-12.5e-3"
+    assert M.first_number("abc") is None
+    assert M.first_number("1,234") == "1"
+
+
+def test_numeric_hook():
+    assert H.numeric({"answer": "2.5"}, ["2.50 million"]) == {"accuracy": 1.0, "format_failure": 0.0}
+    assert H.numeric({"answer": "2.5"}, [INVALID]) == {"accuracy": 0.0, "format_failure": 1.0}
+
+
+# =============================================================================================================
+# [ACC] multiple-choice letter parsing
+
+@pytest.mark.parametrize("text, n, expected", [
+    (" B", 5, "B"),
+    ("(C) because ...", 5, "C"),
+    ("  ( D", 5, "D"),
+    ("E", 5, "E"),
+    ("F", 5, None),       # outside A..E for 5 choices
+    ("J", 10, "J"),
+    ("c", 5, None),       # case-sensitive
+    ("Option B", 5, None),   # must start with the letter (after whitespace or "("): "O" is no option
+    ("Answer: B", 5, "A"),   # spec quirk: the FIRST character decides — "Answer" reads as A
+    ("", 5, None),
+    ("Because it is C", 5, "B"),  # spec: the FIRST character decides — "Because" reads as B
+])
+def test_parse_choice_letter(text, n, expected):
+    assert M.parse_choice_letter(text, n) == expected
+
+
+def test_multiple_choice_hook():
+    assert H.multiple_choice({"answer_letter": "B"}, ["B"]) == {"accuracy": 1.0, "format_failure": 0.0}
+    assert H.multiple_choice({"answer_letter": "B"}, ["C"]) == {"accuracy": 0.0, "format_failure": 0.0}
+    assert H.multiple_choice({"answer_letter": "B"}, [INVALID]) == {"accuracy": 0.0, "format_failure": 1.0}
+
+
+# =============================================================================================================
+# [RL] ROUGE-L (rouge-score, Porter stemmer, sentence-level LCS — not rougeLsum)
+
+def test_rouge_hand_worked():
+    # ref   the cat sat on the mat (6 tokens); pred the cat lay on the mat (6)
+    # LCS = the cat on the mat = 5 → P = R = 5/6 → F = 5/6
+    # unigram overlap: the×2, cat, on, mat = 5 → 5/6;  bigrams: {the cat, on the, the mat} of 5 each → 3/5
+    out = M.rouge("the cat sat on the mat", "the cat lay on the mat")
+    assert out["rouge_l"] == approx(5 / 6)
+    assert out["rouge_1"] == approx(5 / 6)
+    assert out["rouge_2"] == approx(3 / 5)
+
+
+def test_rouge_stemming_case_punctuation():
+    # Porter stems: running → run, dogs → dog; tokenizer lower-cases and drops punctuation
+    assert M.rouge("running dogs", "run dog")["rouge_l"] == approx(1.0)
+    assert M.rouge("The Cat!", "the cat")["rouge_l"] == approx(1.0)
+
+
+def test_rouge_l_is_order_sensitive_and_not_rougelsum():
+    # reversed order: LCS = 1 of 4 → 0.25, while every unigram matches (rouge1 = 1) and no bigram does
+    out = M.rouge("alpha beta gamma delta", "delta gamma beta alpha")
+    assert out["rouge_l"] == approx(0.25)
+    assert out["rouge_1"] == approx(1.0)
+    assert out["rouge_2"] == 0.0
+    # a newline in the reference is whitespace for rougeL: LCS of [alpha beta gamma delta] and
+    # [gamma delta alpha beta] is 2 → 2/4 = 0.5 (rougeLsum would split sentences and give 1.0)
+    assert M.rouge("alpha beta\ngamma delta", "gamma delta alpha beta")["rouge_l"] == approx(0.5)
+
+
+def test_summarization_hook():
+    res = H.summarization({"summary": "the cat sat on the mat"}, ["the cat lay on the mat"])
+    assert set(res) == set(H.FAMILY_METRICS["summarization"])
+    assert res["rouge_l"] == approx(5 / 6) and res["format_failure"] == 0.0
+    res = H.summarization({"summary": "the cat sat on the mat"}, [INVALID])
+    assert res == {"rouge_l": 0.0, "rouge_1": 0.0, "rouge_2": 0.0, "format_failure": 1.0}
+
+
+# =============================================================================================================
+# hooks: classification adapters + the aggregations wrap the metrics
+
+def test_classification_hooks_hand_worked():
+    labels = ["positive", "neutral", "negative"]
+    items_w, items_m, acc = [], [], []
+    for g, p in zip(WF1_GOLD, WF1_PRED):
+        doc = {"label": g, "label_names": labels}
+        rw = H.classification_weighted(doc, [p])
+        rm = H.classification_macro(doc, [p])
+        assert set(rw) == set(H.FAMILY_METRICS["classification_weighted"])
+        assert set(rm) == set(H.FAMILY_METRICS["classification_macro"])
+        items_w.append(rw["weighted_f1"])
+        items_m.append(rm["macro_f1"])
+        acc.append(rw["accuracy"])
+    assert H.agg_weighted_f1(items_w) == approx(WF1_EXPECTED)
+    assert H.agg_macro_f1(items_m) == approx(MF1_EXPECTED)
+    # accuracy per doc (exact match after norm): 1 "positive" = gold ✓; 2 "neutral" ≠ "positive"; 3 unmatched;
+    # 4 "neutral" ✓; 5 "negative" ✓; 6 "positive" ≠ "negative"
+    assert acc == [1.0, 0.0, 0.0, 1.0, 1.0, 0.0]
+
+
+def test_binary_hooks():
+    golds = ["relevant", "relevant", "relevant", "irrelevant", "irrelevant"]
+    preds = ["Relevant", "irrelevant", INVALID, "relevant", "irrelevant"]
+    items = []
+    for g, p in zip(golds, preds):
+        res = H.classification_binary({"label": g, "label_names": ["relevant", "irrelevant"],
+                                       "positive_label": "relevant"}, [p])
+        assert set(res) == set(H.FAMILY_METRICS["classification_binary"])
+        items.append(res["binary_f1"])
+    assert H.agg_binary_f1(items) == approx(0.4)  # as test_binary_f1_hand_worked
+
+
+def test_answer_unwrapping_and_format_failure():
+    doc = {"label": "Yes", "label_names": ["Yes", "No"]}
+    # results may be [str] (after take_first) or [[str, ...]] (no take_first); anything else is a failure
+    assert H.classification_weighted(doc, ["Yes"])["accuracy"] == 1.0
+    assert H.classification_weighted(doc, [["Yes", "No"]])["accuracy"] == 1.0
+    res = H.classification_weighted(doc, [None])
+    assert res["weighted_f1"]["pred"] == INVALID and res["format_failure"] == 1.0 and res["accuracy"] == 0.0
+
+
+AGGREGATIONS = sorted({agg for fam in H.FAMILY_METRICS.values() for agg, _ in fam.values() if agg != "mean"})
+
+
+@pytest.mark.parametrize("agg", AGGREGATIONS)
+def test_every_aggregation_exists_and_refuses_no_items(agg):
+    fn = getattr(H, agg)
+    with pytest.raises(MetricInputError):
+        fn([])
+
+
+@pytest.mark.parametrize("fn, args", [
+    (M.weighted_f1, ([], [], ["a"])),
+    (M.macro_f1, ([], [], ["a"])),
+    (M.binary_f1, ([], [], "a")),
+    (M.entity_prf, ([], [])),
+    (M.kpi_adjusted_f1, ([], [])),
+    (M.mean_rr_at_k, ([], 10)),
+    (M.mean_ndcg_at_k, ([], 10)),
+])
+def test_corpus_metrics_refuse_no_items(fn, args):
+    # never silently 0
+    with pytest.raises(MetricInputError, match="no items"):
+        fn(*args)
+
+
+def test_every_family_has_a_process_results_function():
+    for family in H.FAMILY_METRICS:
+        assert callable(getattr(H, family)), family
+        for metric, (agg, hib) in H.FAMILY_METRICS[family].items():
+            assert agg == "mean" or callable(getattr(H, agg)), (family, metric)
+            assert isinstance(hib, bool)
+    # direction flags: failures are lower-is-better, every score is higher-is-better
+    for fam in H.FAMILY_METRICS.values():
+        for m, (_, hib) in fam.items():
+            if m == "format_failure":
+                assert hib is False
+            elif any(x in m for x in ("f1", "accuracy", "rr_at", "ndcg", "rouge")):
+                assert hib is True, m
+
+
+def test_norm_used_by_metrics_keeps_articles():
+    # [NORM] = HELM normalize_text WITHOUT article removal: "the yes" is not "yes"
+    assert M.exact_match("Yes", "the yes") == 0.0
+    assert math.isclose(M.weighted_f1(["Yes"], ["The Yes"], ["Yes", "No"]), 0.0)

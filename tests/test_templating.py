@@ -1,0 +1,215 @@
+"""Generated task YAMLs (lm_eval_enterprise/templating.py): lm-eval YAML round trip with !function tags,
+checked-in files current, and shallow-``include`` safety of every variant."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lm_eval.tasks._yaml_loader import load_yaml
+
+from lm_eval_enterprise import TASK_DIR, filters, hooks
+from lm_eval_enterprise import data as D
+from lm_eval_enterprise.templating import (HEADER, PRIMARY_FILTER, VERSION, DatasetTasks, Template, all_specs,
+                                           base_config, render)
+
+REPO = Path(__file__).resolve().parents[1]
+TASKS = Path(TASK_DIR)
+REQUIRED_METADATA = ("version", "dataset", "domain", "variant_group", "template_id", "primary_metric",
+                     "primary_filter", "task_family")
+
+# strings that are easy to get wrong in YAML: quotes, "#", ":", "$", Jinja blocks, tabs, unicode, trailing
+# spaces, a leading space, double newlines, backslashes
+TRICKY_DESCRIPTION = 'Say "Yes" or \'No\' — about $frag: #1 {% raw %}x{% endraw %}\n\n  trailing  \n\n'
+TRICKY_TEXT = " Text:\t{{text}}\n# not a comment: 100% café ✓\n\\d+ \\n literal\nAnswer:"
+TRICKY_REGEX = r'(?i)^\W*(yes|no)\b\s*["\']?\\'
+
+
+def _tricky_spec(**over):
+    kw = dict(dataset="synthetic", domain="legal", family="classification_weighted", primary_metric="weighted_f1",
+              templates=[Template("t1", doc_to_text=TRICKY_TEXT, regex=TRICKY_REGEX, description=TRICKY_DESCRIPTION,
+                                  axes=("helm",)),
+                         Template("t2", doc_to_text="Q: {{text}}\nA:", axes=("field_labels",))],
+              num_fewshot=3, until=("\n\n", "###"), max_gen_toks=7, verbalise=True,
+              aliases={"y": "Yes", "ja": "Yes"}, subtasks={"s1": {"frag": "50% & $5 'q'"}, "s2": {"frag": "x"}},
+              extra_metadata={"note": "a: b"})
+    kw.update(over)
+    return DatasetTasks(**kw)
+
+
+def _write(tmp_path: Path, spec: DatasetTasks) -> dict[str, Path]:
+    out = {}
+    for name, text in render(spec).items():
+        p = tmp_path / name
+        p.write_text(text)
+        out[name] = p
+    return out
+
+
+# ============================================================================================ YAML round trip
+def test_round_trip_through_lm_eval_loader(tmp_path):
+    spec = _tricky_spec()
+    files = _write(tmp_path, spec)
+    assert set(files) == {"_synthetic_template_yaml", "ent_synthetic_s1__t1.yaml", "ent_synthetic_s1__t2.yaml",
+                          "ent_synthetic_s2__t1.yaml", "ent_synthetic_s2__t2.yaml", "_ent_synthetic_s1.yaml",
+                          "_ent_synthetic_s2.yaml", "_ent_synthetic.yaml"}
+    assert all(p.read_text().startswith(HEADER) for p in files.values())
+
+    cfg = load_yaml(files["ent_synthetic_s1__t1.yaml"])  # resolves !function and include like lm-eval
+    # !function tags → the real objects
+    assert cfg["custom_dataset"] is D.load_task_dataset
+    assert cfg["process_results"] is hooks.classification_weighted
+    aggs = {m["metric"]: m["aggregation"] for m in cfg["metric_list"]}
+    assert aggs == {"weighted_f1": hooks.agg_weighted_f1, "accuracy": "mean", "format_failure": "mean"}
+    filt, take = cfg["filter_list"][0]["filter"]
+    assert cfg["filter_list"][0]["name"] == PRIMARY_FILTER
+    assert filt["function"] is filters.AnswerFilter and take == {"function": "take_first"}
+    # strings survive exactly ($frag filled from the subtask; Jinja and backslashes untouched)
+    assert cfg["description"] == TRICKY_DESCRIPTION.replace("$frag", "50% & $5 'q'")
+    assert cfg["doc_to_text"] == TRICKY_TEXT
+    assert filt["regex_pattern"] == TRICKY_REGEX
+    assert filt["stop"] == "\n\n" and filt["verbalise"] is True and filt["aliases"] == {"y": "Yes", "ja": "Yes"}
+    assert cfg["generation_kwargs"] == {"until": ["\n\n", "###"], "max_gen_toks": 7, "do_sample": False,
+                                        "temperature": 0.0}
+    assert cfg["fewshot_delimiter"] == "\n\n" and cfg["target_delimiter"] == " "
+    assert cfg["dataset_kwargs"] == {"dataset_id": "synthetic", "subtask_id": "s1"}
+    assert cfg["num_fewshot"] == 3 and cfg["fewshot_config"] == {"sampler": "first_n"}
+    assert cfg["task"] == "ent_synthetic_s1__t1" and "include" not in cfg
+    assert cfg["metadata"]["note"] == "a: b" and cfg["metadata"]["subtask"] == "s1"
+    # without resolving functions the tags are kept as (path-joined) strings, as `lm-eval validate` sees them
+    raw = load_yaml(files["_synthetic_template_yaml"], resolve_func=False)
+    assert str(raw["process_results"]).endswith("lm_eval_enterprise.hooks.classification_weighted")
+    # the YAML text itself: generation stop written as a real newline in double quotes (never '\n')
+    base_text = files["_synthetic_template_yaml"].read_text()
+    assert '- "\\n\\n"' in base_text and "'\\n" not in base_text
+
+
+def test_round_trip_group_files(tmp_path):
+    files = _write(tmp_path, _tricky_spec())
+    g = load_yaml(files["_ent_synthetic_s1.yaml"])
+    assert g["group"] == "ent_synthetic_s1" and g["task"] == ["ent_synthetic_s1__t1", "ent_synthetic_s1__t2"]
+    assert g["aggregate_metric_list"] == [{"metric": "weighted_f1", "filter_list": PRIMARY_FILTER,
+                                           "aggregation": "mean", "weight_by_size": False}]
+    top = load_yaml(files["_ent_synthetic.yaml"])
+    assert top["task"] == ["ent_synthetic_s1", "ent_synthetic_s2"] and top["metadata"] == {"version": VERSION}
+
+
+def test_round_trip_multiple_choice(tmp_path):
+    spec = _tricky_spec(family="ranking", primary_metric="rr_at_10", output_type="multiple_choice",
+                        doc_to_target="{{ 1 if label == 'Yes' else 0 }}", verbalise=False, aliases={}, subtasks={},
+                        templates=[Template("t1", doc_to_text="P: {{passage}}\nAnswer:", choices=("No", "Yes"))])
+    files = _write(tmp_path, spec)
+    cfg = load_yaml(files["ent_synthetic__t1.yaml"])
+    assert cfg["doc_to_choice"] == ["No", "Yes"]  # 'No' must stay a string (YAML 1.1 would read bare No as False)
+    assert "filter_list" not in cfg and "generation_kwargs" not in cfg
+    assert cfg["process_results"] is hooks.ranking
+    assert cfg["doc_to_target"] == "{{ 1 if label == 'Yes' else 0 }}"
+    assert cfg["metadata"]["primary_filter"] == "none" and "answer_regex" not in cfg["metadata"]
+    assert cfg["dataset_kwargs"] == {"dataset_id": "synthetic"}  # from the base (no subtask override)
+
+
+def test_round_trip_through_task_manager(tmp_path):
+    # lm-eval indexes only parsable YAMLs and skips broken ones silently: every generated name must be indexed
+    from lm_eval.tasks import TaskManager
+
+    spec = _tricky_spec()
+    _write(tmp_path, spec)
+    tm = TaskManager(include_path=str(tmp_path), include_defaults=False)
+    names = set(tm.all_tasks)
+    assert set(spec.task_names()) <= names
+    assert {"ent_synthetic", "ent_synthetic_s1", "ent_synthetic_s2"} <= set(tm.all_groups)
+
+
+def test_base_config_rejects_unknown_primary_metric():
+    with pytest.raises(ValueError, match="primary metric"):
+        base_config(_tricky_spec(primary_metric="rouge_l"))
+
+
+# ============================================================================================ checked-in YAMLs
+def test_generated_yamls_are_current():
+    proc = subprocess.run([sys.executable, "scripts/generate_tasks.py", "--check"], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, f"run `make tasks`:\n{proc.stdout}{proc.stderr}"
+
+
+def _variant_files():
+    return sorted(TASKS.glob("*/*/*__t*.yaml"))
+
+
+VARIANTS = _variant_files()
+
+
+def test_there_are_variants():
+    assert VARIANTS, f"no generated variant YAMLs under {TASKS}"
+
+
+@pytest.mark.parametrize("path", VARIANTS, ids=[p.stem for p in VARIANTS])
+def test_variant_repeats_full_metadata(path):
+    """``include`` merges shallowly: a variant's metadata replaces the base's whole, so it must carry every key."""
+    own = load_yaml(path, resolve_func=False, recursive=False)
+    meta = own["metadata"]
+    missing = [k for k in REQUIRED_METADATA if k not in meta]
+    assert not missing, f"{path.name}: metadata lacks {missing}"
+    assert meta["version"] == VERSION
+    assert own["task"] == f"{meta['variant_group']}__{meta['template_id']}"
+    assert meta["domain"] == path.parent.parent.name
+    assert meta["task_family"] in hooks.FAMILY_METRICS
+    assert meta["primary_metric"] in hooks.FAMILY_METRICS[meta["task_family"]]
+
+    merged = load_yaml(path, resolve_func=False)
+    assert merged["metadata"] == meta                   # nothing of the base's metadata survives the merge
+    base = load_yaml(path.parent / own["include"], resolve_func=False)
+    # the base's metric list and process_results belong to the family named in the metadata (a table may
+    # declare extra per-doc report metrics after the family's own)
+    family = list(hooks.FAMILY_METRICS[meta["task_family"]])
+    assert [m["metric"] for m in base["metric_list"]][:len(family)] == family
+    assert str(base["process_results"]).endswith(f"lm_eval_enterprise.hooks.{meta['task_family']}")
+    # nested dicts a variant overrides must be complete
+    assert "dataset_id" in merged["dataset_kwargs"]
+    if "generation_kwargs" in own:
+        assert "until" in own["generation_kwargs"] and "max_gen_toks" in own["generation_kwargs"]
+    if "fewshot_config" in own:
+        assert "sampler" in own["fewshot_config"]
+    # the primary filter exists (generate_until) or is "none" (log-likelihood tasks)
+    if merged["output_type"] == "generate_until":
+        assert meta["primary_filter"] in [f["name"] for f in merged["filter_list"]]
+        assert merged["generation_kwargs"]["until"], "generation needs a stop sequence"
+    else:
+        assert meta["primary_filter"] == "none" and "filter_list" not in merged
+
+
+def test_metadata_dataset_matches_the_template_tables():
+    specs = [s for _, s in all_specs(TASKS)]
+    by_task = {t: s for s in specs for t in s.task_names()}
+    for path in VARIANTS:
+        meta = load_yaml(path, resolve_func=False, recursive=False)["metadata"]
+        spec = by_task.get(path.stem)
+        assert spec is not None, f"{path} is not produced by any templates.py (stale file?)"
+        assert meta["dataset"] == getattr(spec, "table_id", spec.dataset)
+        assert meta["template_id"] in [t.id for t in spec.templates]
+
+
+def test_groups_reference_existing_tasks_and_groups():
+    files = sorted(TASKS.rglob("*.yaml"))
+    loaded = {p: load_yaml(p, resolve_func=False, recursive=False) for p in files}
+    names = {c["task"] for c in loaded.values() if isinstance(c.get("task"), str)}
+    groups = {c["group"]: c for c in loaded.values() if "group" in c}
+    assert "enterprise" in groups
+    for g, cfg in groups.items():
+        for member in cfg["task"]:
+            assert member in names or member in groups, f"group {g} lists unknown {member}"
+        for agg in cfg.get("aggregate_metric_list", []):
+            # a wrong metric/filter name makes lm-eval drop the group row silently
+            for member in cfg["task"]:
+                meta = next((c["metadata"] for c in loaded.values() if c.get("task") == member), None)
+                if meta is not None:
+                    assert agg["metric"] == meta["primary_metric"], (g, member)
+                    assert agg["filter_list"] == meta["primary_filter"], (g, member)
+
+
+def test_task_manager_indexes_every_generated_file():
+    from lm_eval.tasks import TaskManager
+
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False)
+    expected = {p.stem for p in VARIANTS}
+    missing = expected - set(tm.all_tasks)
+    assert not missing, f"lm-eval could not index (broken YAML?): {sorted(missing)}"
