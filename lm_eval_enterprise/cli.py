@@ -31,6 +31,9 @@ def _run(argv: list[str]) -> int:
         argv = ["--include_path", TASK_DIR] + argv
     if not include_defaults:
         _only_our_tasks()
+    from .speedups import install
+
+    install()
     from lm_eval.__main__ import cli_evaluate
 
     sys.argv = ["lm-eval", "run"] + argv

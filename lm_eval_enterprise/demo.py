@@ -68,6 +68,9 @@ def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str
 
     from . import FIXTURES_DIR, TASK_DIR
     from .models import smollm2_dir
+    from .speedups import install
+
+    install()
 
     t0 = time.time()
     model = Path(model_dir) if model_dir else smollm2_dir()

@@ -54,6 +54,9 @@ def build_tasks(task_names: list[str], data_root: str) -> dict[str, Any]:
     from lm_eval.tasks import TaskManager, get_task_dict
 
     from . import TASK_DIR
+    from .speedups import install
+
+    install()
 
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": data_root})
     return tm, get_task_dict(task_names, tm)
