@@ -40,6 +40,7 @@ check-tasks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_overhead.py
 	$(BIN)/python scripts/bench_startup.py
+	$(BIN)/python scripts/bench_sharpe.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info demo_out

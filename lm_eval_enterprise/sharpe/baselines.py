@@ -1,0 +1,326 @@
+"""Expected score of an uninformative predictor (SHARPE.md §3): the Sharpe score's "risk-free" term b.
+
+``uniform``: a predictor that outputs a uniformly random label from the task's valid label set (never an invalid
+string), independently per document. ``majority``: always the most frequent gold label (ties → first in the label
+list). Every function is exact (no Monte-Carlo) unless its name says ``simulated``; the simulated versions exist
+to check the exact ones (``--baseline simulated``).
+
+Formulas (q = 1/k; class j has n_j gold items of N):
+
+* accuracy, k options: uniform 1/k; majority p_max.
+* per-class F1 under the uniform predictor: TP_j ~ Bin(n_j, q), FP_j ~ Bin(N − n_j, q) independent,
+  E[F1_j] = Σ_a Σ_c Bin(a; n_j, q)·Bin(c; N − n_j, q)·2a/(n_j + a + c)  (a term with a zero denominator is 0);
+  weighted F1 = Σ_j (n_j/N)·E[F1_j], macro = mean_j E[F1_j], binary = E[F1_c].
+  Majority (constant prediction of class m with share p): F1_m = 2p/(1 + p), other classes 0, so weighted
+  p·2p/(1+p), macro (1/k)·2p/(1+p), binary 2p_c/(1+p_c) if c is the majority class else 0.
+* RR@k under a random permutation of C candidates with R ≥ 1 relevant:
+  E = Σ_{r=1}^{min(k, C−R+1)} (1/r)·C(C−r, R−1)/C(C, R); R = 0 → 0 (H_k/C for R = 1, k ≤ C).
+* NDCG@k (binary gains) under a random permutation: each position is relevant with probability R/C, so
+  E[DCG] = (R/C)·Σ_{i ≤ min(k, C)} 1/log2(i+1) and E = E[DCG]/IDCG(R, k) (the ideal DCG is constant); R = 0 → 0.
+* entity F1, KPI adjusted F1, float-equivalence accuracy, ROUGE: 0 (an uninformed generator scores ~0).
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+
+SIMULATION_DRAWS = 10_000
+
+
+@dataclass
+class Baseline:
+    """b with the method that produced it (written to every output record)."""
+
+    value: float | None
+    method: str
+    se: float | None = None           # Monte-Carlo standard error (simulated only)
+    per_template: dict[str, float] | None = None
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        out = {"value": self.value, "method": self.method}
+        if self.se is not None:
+            out["se"] = self.se
+        if self.per_template is not None:
+            out["per_template"] = self.per_template
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+# ----------------------------------------------------------------------------------------------------- accuracy
+def uniform_accuracy(k: int) -> float:
+    """Exactly 1/k for k valid labels/options."""
+    if k < 1:
+        raise ValueError("uniform_accuracy: need at least one option")
+    return 1.0 / k
+
+
+def majority_share(counts: Sequence[int]) -> float:
+    """p_max = max_j n_j / N (accuracy of always predicting the majority class)."""
+    n = sum(counts)
+    if n <= 0:
+        raise ValueError("majority baseline: no gold labels")
+    return max(counts) / n
+
+
+def majority_index(counts: Sequence[int]) -> int:
+    """Index of the most frequent class; ties → the first in label order."""
+    best = max(counts)
+    return next(j for j, c in enumerate(counts) if c == best)
+
+
+# ----------------------------------------------------------------------------------------------------- F1
+def _binom_pmf_range(n: int, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """(values, pmf) of Bin(n, q), restricted to mean ± 12 sd (+10) when n is large (outside mass < 1e-30)."""
+    from scipy.stats import binom
+
+    if n <= 2000:
+        lo, hi = 0, n
+    else:
+        m, sd = n * q, math.sqrt(n * q * (1 - q))
+        lo, hi = max(0, int(m - 12 * sd - 10)), min(n, int(m + 12 * sd + 10))
+    x = np.arange(lo, hi + 1)
+    return x, binom.pmf(x, n, q)
+
+
+@lru_cache(maxsize=4096)
+def expected_f1_class(n_j: int, n_total: int, k: int) -> float:
+    """Exact E[F1_j] of class j (n_j gold of n_total) under the uniform predictor over k labels (formula above)."""
+    if not 0 <= n_j <= n_total or k < 1:
+        raise ValueError(f"expected_f1_class: bad counts n_j={n_j}, N={n_total}, k={k}")
+    if n_j == 0:
+        return 0.0  # F1 = 2TP/(2TP+FP+FN) with TP = 0
+    q = 1.0 / k
+    a, pa = _binom_pmf_range(n_j, q)
+    c, pc = _binom_pmf_range(n_total - n_j, q)
+    den = n_j + a[:, None] + c[None, :]
+    f1 = np.where(den > 0, 2.0 * a[:, None] / np.maximum(den, 1), 0.0)
+    return float(pa @ f1 @ pc)
+
+
+def approx_f1_class(p_j: float, k: int) -> float:
+    """Large-N approximation E[F1_j] ≈ 2p_j/(k·p_j + 1) (for reports and sanity checks only)."""
+    return 2 * p_j / (k * p_j + 1)
+
+
+def uniform_f1(counts: Sequence[int], average: str, positive: int | None = None) -> float:
+    """Exact expected weighted / macro / binary F1 of the uniform predictor, k = len(counts) labels."""
+    counts = [int(c) for c in counts]
+    n, k = sum(counts), len(counts)
+    if n <= 0:
+        raise ValueError("uniform F1 baseline: no gold labels")
+    per = [expected_f1_class(c, n, k) for c in counts]
+    if average == "weighted":
+        return float(sum(c / n * f for c, f in zip(counts, per)))
+    if average == "macro":
+        return float(sum(per) / k)
+    if average == "binary":
+        if positive is None:
+            raise ValueError("binary F1 baseline needs the positive class index")
+        return float(per[positive])
+    raise ValueError(f"unknown average {average!r}")
+
+
+def majority_f1(counts: Sequence[int], average: str, positive: int | None = None) -> float:
+    """Expected weighted / macro / binary F1 of always predicting the majority class (ties → first label)."""
+    counts = [int(c) for c in counts]
+    p = majority_share(counts)
+    f_major = 2 * p / (1 + p)
+    if average == "weighted":
+        return p * f_major
+    if average == "macro":
+        return f_major / len(counts)
+    if average == "binary":
+        if positive is None:
+            raise ValueError("binary F1 baseline needs the positive class index")
+        return f_major if majority_index(counts) == positive else 0.0
+    raise ValueError(f"unknown average {average!r}")
+
+
+# ----------------------------------------------------------------------------------------------------- ranking
+def expected_rr_at_k(n_cand: int, n_rel: int, k: int) -> float:
+    """Exact E[RR@k] of a random permutation of ``n_cand`` candidates with ``n_rel`` relevant (formula above)."""
+    if n_rel <= 0:
+        return 0.0
+    if n_rel > n_cand:
+        raise ValueError(f"RR baseline: {n_rel} relevant of {n_cand} candidates")
+    total = math.comb(n_cand, n_rel)
+    return sum(math.comb(n_cand - r, n_rel - 1) / total / r for r in range(1, min(k, n_cand - n_rel + 1) + 1))
+
+
+def expected_ndcg_at_k(n_cand: int, n_rel: int, k: int) -> float:
+    """Exact E[NDCG@k] (binary gains) of a random permutation: (R/C)·Σ_{i≤min(k,C)} 1/log2(i+1) / IDCG(R, k)."""
+    if n_rel <= 0:
+        return 0.0
+    dcg = n_rel / n_cand * sum(1 / math.log2(i + 1) for i in range(1, min(k, n_cand) + 1))
+    ideal = sum(1 / math.log2(i + 1) for i in range(1, min(n_rel, k) + 1))
+    return dcg / ideal
+
+
+def mean_expected_ranking(queries: Sequence[tuple[int, int]], metric: str, k: int) -> float:
+    """Mean over queries (C, R) of the expected RR@k or NDCG@k."""
+    if not queries:
+        raise ValueError("ranking baseline: no queries")
+    fn = expected_rr_at_k if metric == "rr" else expected_ndcg_at_k
+    return float(sum(fn(c, r, k) for c, r in queries) / len(queries))
+
+
+# ----------------------------------------------------------------------------------------------------- simulation
+def _f1_from_draws(gold: np.ndarray, preds: np.ndarray, k: int) -> np.ndarray:
+    """Per-class F1 (draws × k) of integer predictions (draws × N) against integer golds (N)."""
+    out = np.zeros((preds.shape[0], k))
+    for j in range(k):
+        g = gold == j
+        p = preds == j
+        tp = (p & g[None, :]).sum(1)
+        den = g.sum() + p.sum(1)
+        out[:, j] = np.where(den > 0, 2 * tp / np.maximum(den, 1), 0.0)
+    return out
+
+
+def simulated_uniform(gold: Sequence[int], k: int, metric: str, positive: int | None = None,
+                      draws: int = SIMULATION_DRAWS, seed: int = 0) -> tuple[float, float]:
+    """Monte-Carlo (mean, standard error) of accuracy / weighted / macro / binary F1 of the uniform predictor.
+
+    ``np.random.default_rng(seed)``; draw i is ``rng.integers(0, k, N)`` (the same stream as one (draws, N) call).
+    """
+    g = np.asarray(gold, dtype=int)
+    rng = np.random.default_rng(seed)
+    values = np.empty(draws)
+    chunk = max(1, 2_000_000 // max(len(g), 1))
+    for s in range(0, draws, chunk):
+        preds = rng.integers(0, k, (min(chunk, draws - s), len(g)))
+        if metric == "accuracy":
+            v = (preds == g[None, :]).mean(1)
+        else:
+            per = _f1_from_draws(g, preds, k)
+            if metric == "weighted":
+                w = np.bincount(g, minlength=k) / len(g)
+                v = per @ w
+            elif metric == "macro":
+                v = per.mean(1)
+            elif metric == "binary":
+                v = per[:, positive]
+            else:
+                raise ValueError(metric)
+        values[s:s + len(v)] = v
+    return float(values.mean()), float(values.std(ddof=1) / math.sqrt(draws))
+
+
+def simulated_ranking(queries: Sequence[tuple[int, int]], metric: str, k: int, draws: int = SIMULATION_DRAWS,
+                      seed: int = 0) -> tuple[float, float]:
+    """Monte-Carlo (mean, se) of mean RR@k / NDCG@k under random permutations (relevant items placed first
+    in the candidate list, then permuted: rng.permutation per query per draw)."""
+    from ..metrics import ndcg, reciprocal_rank
+
+    rng = np.random.default_rng(seed)
+    values = np.empty(draws)
+    for i in range(draws):
+        tot = 0.0
+        for c, r in queries:
+            rel = np.zeros(c, dtype=int)
+            rel[:r] = 1
+            order = rel[rng.permutation(c)]
+            tot += reciprocal_rank(order, k) if metric == "rr" else ndcg(order, k)
+        values[i] = tot / len(queries)
+    return float(values.mean()), float(values.std(ddof=1) / math.sqrt(draws))
+
+
+# ----------------------------------------------------------------------------------------------------- dispatch
+ZERO_METRICS = {"entity_f1", "entity_precision", "entity_recall", "adjusted_macro_f1", "word_macro_f1",
+                "adjusted_macro_f1_helm", "rouge_l", "rouge_1", "rouge_2", "mcc", "pearson"}
+ZERO_FAMILIES = {"entity", "kpi", "numeric", "summarization"}
+
+
+@dataclass
+class LabelInfo:
+    """What a baseline needs to know about the documents of one template (on the shared doc set)."""
+
+    kind: str                          # "classification" | "choice" | "ranking" | "none"
+    labels: list[str] | None = None    # label order (classification)
+    gold_counts: list[int] | None = None
+    positive: int | None = None        # binary F1 positive class index
+    n_options: int | None = None       # multiple choice
+    queries: list[tuple[int, int]] | None = None   # ranking: (C, R) per query
+    candidate_relevance: list[int] | None = None   # ranking: relevance of every candidate
+
+
+def compute(metric: str, family: str | None, agg: str, info: LabelInfo, method: str, seed: int = 0) -> Baseline:
+    """Auto baseline of ``metric`` (aggregation ``agg``) under ``method`` ∈ {uniform, majority, simulated, none}.
+
+    Returns ``Baseline(None, "unavailable", note=...)`` when the label information needed is missing (e.g. no
+    samples): the caller then reports Sharpe as undefined instead of inventing a number.
+    """
+    if method == "none":
+        return Baseline(0.0, "none")
+    if metric == "format_failure":
+        return Baseline(0.0, "zero", note="format-failure rate: baseline 0")
+    if metric in ZERO_METRICS or (family in ZERO_FAMILIES and metric != "format_failure"):
+        return Baseline(0.0, "zero", note="no-information generator scores 0 (SHARPE.md §3)")
+    f1_avg = {"agg_weighted_f1": "weighted", "agg_macro_f1": "macro", "agg_binary_f1": "binary"}.get(agg)
+    if f1_avg or (metric == "accuracy" and info.kind == "classification"):
+        if info.kind != "classification" or not info.gold_counts:
+            return Baseline(None, "unavailable", note="gold label counts unknown (no samples)")
+        counts, k = info.gold_counts, len(info.gold_counts)
+        if f1_avg is None:  # accuracy over k labels
+            if method == "majority":
+                return Baseline(majority_share(counts), "majority")
+            if method == "simulated":
+                gold = np.repeat(np.arange(k), counts)
+                v, se = simulated_uniform(gold, k, "accuracy", seed=seed)
+                return Baseline(v, "simulated", se=se)
+            return Baseline(uniform_accuracy(k), "uniform")
+        if f1_avg == "binary" and info.positive is None:
+            return Baseline(None, "unavailable", note="positive class unknown")
+        if method == "majority":
+            return Baseline(majority_f1(counts, f1_avg, info.positive), "majority")
+        if method == "simulated":
+            gold = np.repeat(np.arange(k), counts)
+            v, se = simulated_uniform(gold, k, f1_avg, info.positive, seed=seed)
+            return Baseline(v, "simulated", se=se)
+        return Baseline(uniform_f1(counts, f1_avg, info.positive), "uniform")
+    if metric == "accuracy" and info.kind == "choice":
+        if not info.n_options:
+            return Baseline(None, "unavailable", note="number of options unknown")
+        if method == "majority":
+            if not info.gold_counts:
+                return Baseline(None, "unavailable", note="gold answers unknown")
+            return Baseline(majority_share(info.gold_counts), "majority")
+        if method == "simulated" and info.gold_counts:
+            gold = np.repeat(np.arange(len(info.gold_counts)), info.gold_counts)  # accuracy is label-symmetric
+            v, se = simulated_uniform(gold, info.n_options, "accuracy", seed=seed)
+            return Baseline(v, "simulated", se=se)
+        return Baseline(uniform_accuracy(info.n_options), "uniform")
+    rank = _ranking_metric(agg)
+    if rank is not None:
+        if info.kind != "ranking" or not info.queries:
+            return Baseline(None, "unavailable", note="query candidate counts unknown (no samples)")
+        name, k = rank
+        if method == "simulated":
+            v, se = simulated_ranking(info.queries, name, k, seed=seed)
+            return Baseline(v, "simulated", se=se)
+        note = "majority n/a for ranking → uniform" if method == "majority" else ""
+        return Baseline(mean_expected_ranking(info.queries, name, k), "uniform", note=note)
+    if metric == "yes_accuracy":
+        if info.kind != "ranking" or not info.candidate_relevance:
+            return Baseline(None, "unavailable", note="candidate relevance unknown (no samples)")
+        if method == "majority":
+            c = Counter(info.candidate_relevance)
+            return Baseline(majority_share([c.get(1, 0), c.get(0, 0)]), "majority")
+        return Baseline(0.5, "uniform", note="random Yes/No per candidate")
+    return Baseline(None, "unavailable", note=f"no baseline rule for metric {metric!r} (family {family!r}); "
+                                               "use --baseline table:PATH or --baseline none")
+
+
+def _ranking_metric(agg: str) -> tuple[str, int] | None:
+    for prefix, name in (("agg_rr_at_", "rr"), ("agg_ndcg_at_", "ndcg")):
+        if agg.startswith(prefix) and agg[len(prefix):].isdigit():
+            return name, int(agg[len(prefix):])
+    return None

@@ -1,0 +1,389 @@
+"""Reading lm-eval output folders (LM_EVAL_NOTES.md §11, SHARPE.md §12).
+
+``OUT/<model_name_sanitized>/results_<ts>.json`` + ``samples_<task>_<ts>.jsonl``. Every results file found under
+the given paths is read; per (model, task) the newest timestamp wins unless ``run`` selects one. Template-variant
+identity comes from ``results.configs[task].metadata`` (``variant_group``, ``template_id``, ...); a task without it
+is grouped by ``--variant-pattern`` on its name (flagged) or skipped with a message.
+
+All problems with the inputs raise :class:`SharpeInputError` (one line naming the file), which the CLI turns into
+exit code 2.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+DEFAULT_VARIANT_PATTERN = r"(?P<group>.+)__t(?P<tid>\d+)$"
+SETTING_KEYS = ("chat_template_sha", "system_instruction_sha", "fewshot_as_multiturn")
+
+
+class SharpeInputError(Exception):
+    """Inconsistent or unreadable inputs (exit code 2)."""
+
+    exit_code = 2
+
+
+@dataclass
+class ResultsFile:
+    path: Path
+    timestamp: str
+    data: dict
+    sha256: str
+
+    @property
+    def model_name(self) -> str:
+        name = self.data.get("model_name")
+        if name:
+            return str(name)
+        args = model_args_dict(self.config.get("model_args"))
+        return str(args.get("pretrained") or args.get("model") or self.config.get("model") or self.path.parent.name)
+
+    @property
+    def config(self) -> dict:
+        return self.data.get("config") or {}
+
+    @property
+    def model_args(self) -> str:
+        args = self.config.get("model_args")
+        if isinstance(args, dict):
+            return ",".join(f"{k}={v}" for k, v in sorted(args.items()))
+        return str(args or "")
+
+    @property
+    def settings(self) -> dict:
+        return {k: self.data.get(k) for k in SETTING_KEYS}
+
+    @property
+    def signature(self) -> tuple:
+        return (self.model_args,) + tuple(str(self.data.get(k)) for k in SETTING_KEYS)
+
+
+def model_args_dict(args: Any) -> dict:
+    """lm-eval ``model_args`` (``"k=v,k2=v2"`` string or dict) as a dict."""
+    if isinstance(args, dict):
+        return args
+    out = {}
+    for part in str(args or "").split(","):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+@dataclass
+class TaskRun:
+    """One template variant of one model: its results row, metadata and (optional) samples file."""
+
+    task: str
+    source: ResultsFile
+    row: dict
+    config: dict
+    meta: dict
+    variant_group: str
+    template_id: str
+    dataset: str
+    domain: str
+    subtask: str | None
+    family: str | None
+    primary_metric: str | None
+    primary_filter: str | None
+    grouped_by: str                     # "metadata" | "name"
+    samples_path: Path | None
+    model: str = ""                     # display key, set by assign_models
+    n_shot: Any = None
+    higher_is_better: dict = field(default_factory=dict)
+    n_samples: dict = field(default_factory=dict)
+
+    @property
+    def limit(self):
+        return self.source.config.get("limit")
+
+    @property
+    def lm_eval_version(self):
+        return self.source.data.get("lm_eval_version")
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def find_results_files(paths: Sequence[str | os.PathLike]) -> list[Path]:
+    """Every ``results_*.json`` under the given folders (recursively) or given directly."""
+    if not paths:
+        raise SharpeInputError("no input paths given")
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if not p.exists():
+            raise SharpeInputError(f"{p}: no such file or folder")
+        if p.is_file():
+            if not (p.name.startswith("results_") and p.suffix == ".json"):
+                raise SharpeInputError(f"{p}: not an lm-eval results file (results_<timestamp>.json)")
+            files.append(p)
+        else:
+            files.extend(sorted(p.rglob("results_*.json")))
+    if not files:
+        raise SharpeInputError(f"no results_*.json found under {', '.join(map(str, paths))}")
+    return sorted(set(files))
+
+
+def read_results_file(path: Path) -> ResultsFile:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SharpeInputError(f"{path}: cannot read ({exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SharpeInputError(f"{path}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise SharpeInputError(f"{path}: not an lm-eval results file (no 'results' object)")
+    if not isinstance(data.get("configs"), dict):
+        raise SharpeInputError(f"{path}: no 'configs' object (task metadata); written by lm-eval ≥ 0.4?")
+    ts = path.stem[len("results_"):] if path.stem.startswith("results_") else path.stem
+    return ResultsFile(path, ts, data, hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str]) -> list[TaskRun]:
+    """TaskRuns of the leaf tasks of one results file; tasks that are no template variant are reported in
+    ``messages`` and skipped."""
+    out = []
+    pattern = re.compile(variant_pattern)
+    for task, cfg in rf.data["configs"].items():
+        row = rf.data["results"].get(task)
+        if not isinstance(row, dict):
+            messages.append(f"{rf.path}: task {task} has a config but no results row; skipped")
+            continue
+        meta = (cfg or {}).get("metadata") or {}
+        if meta.get("variant_group") and meta.get("template_id"):
+            grouped_by = "metadata"
+            group, tid = str(meta["variant_group"]), str(meta["template_id"])
+        else:
+            m = pattern.search(task)
+            if not m:
+                messages.append(f"{rf.path}: task {task} has no template metadata (configs.{task}.metadata."
+                                f"variant_group/template_id) and its name does not match --variant-pattern "
+                                f"{variant_pattern!r}; skipped")
+                continue
+            grouped_by = "name"
+            group = m.group("group")
+            tid = m.group("tid")
+            tid = tid if not tid.isdigit() else f"t{int(tid)}"
+            messages.append(f"{rf.path}: task {task} has no template metadata; grouped by its name as "
+                            f"{group} / {tid} (flag grouped_by_name)")
+        samples = rf.path.parent / f"samples_{task}_{rf.timestamp}.jsonl"
+        out.append(TaskRun(
+            task=task, source=rf, row=row, config=cfg or {}, meta=meta, variant_group=group, template_id=tid,
+            dataset=str(meta.get("dataset") or group), domain=str(meta.get("domain") or "unknown"),
+            subtask=(str(meta["subtask"]) if meta.get("subtask") else None),
+            family=meta.get("task_family"), primary_metric=meta.get("primary_metric"),
+            primary_filter=meta.get("primary_filter"), grouped_by=grouped_by,
+            samples_path=samples if samples.exists() else None,
+            n_shot=(rf.data.get("n-shot") or {}).get(task),
+            higher_is_better=(rf.data.get("higher_is_better") or {}).get(task) or {},
+            n_samples=(rf.data.get("n-samples") or {}).get(task) or {}))
+    return out
+
+
+def display_name(model_name: str, names: dict[str, str] | None = None) -> str:
+    """Display name: the name map's entry, else the basename of a local path, else the model name."""
+    if names:
+        for key in (model_name, model_name.replace("/", "__"), os.path.basename(model_name.rstrip("/"))):
+            if key in names:
+                return names[key]
+    if model_name.startswith(("/", ".", "~")) or os.sep in model_name and os.path.exists(model_name):
+        return os.path.basename(model_name.rstrip("/")) or model_name
+    return model_name
+
+
+def load_name_map(path: str | None) -> dict[str, str]:
+    """Model display-name map from JSON / YAML ({raw: display}) or CSV (raw,display)."""
+    if not path:
+        return {}
+    p = Path(path)
+    if not p.exists():
+        raise SharpeInputError(f"{p}: model name map not found")
+    text = p.read_text(encoding="utf-8")
+    if p.suffix == ".csv":
+        import csv
+
+        rows = list(csv.reader(text.splitlines()))
+        return {r[0]: r[1] for r in rows if len(r) >= 2 and r[0] not in ("model", "raw")}
+    try:
+        import yaml
+
+        data = yaml.safe_load(text)
+    except Exception as exc:  # noqa: BLE001 - any YAML/JSON syntax error
+        raise SharpeInputError(f"{p}: cannot parse model name map ({exc})") from None
+    if not isinstance(data, dict):
+        raise SharpeInputError(f"{p}: model name map must be a mapping raw name → display name")
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def assign_models(runs: list[TaskRun], names: dict[str, str], strict: bool, messages: list[str]) -> None:
+    """Set ``run.model``: the display name, split by settings when one model name was run with different
+    model_args / chat settings (reported separately; an error under ``--strict``)."""
+    by_name: dict[str, dict[tuple, list[TaskRun]]] = {}
+    for r in runs:
+        by_name.setdefault(r.source.model_name, {}).setdefault(r.source.signature, []).append(r)
+    displays: dict[str, str] = {}
+    for raw in by_name:
+        d = display_name(raw, names)
+        if d in displays.values():
+            d = raw
+        displays[raw] = d
+    for raw, sigs in by_name.items():
+        if len(sigs) > 1:
+            desc = "; ".join(f"model_args={s[0]!r}, chat_template_sha={s[1]}, system_instruction_sha={s[2]}, "
+                             f"fewshot_as_multiturn={s[3]}" for s in sigs)
+            msg = (f"model {raw} was run with {len(sigs)} different settings ({desc}); "
+                   "results are reported as separate models")
+            if strict:
+                raise SharpeInputError(msg.replace("results are reported as separate models",
+                                                   "mixed settings cannot be pooled (--strict)"))
+            messages.append(msg)
+        for i, (sig, rs) in enumerate(sorted(sigs.items(), key=lambda kv: kv[0])):
+            name = displays[raw] if len(sigs) == 1 else f"{displays[raw]} [settings {i + 1}]"
+            for r in rs:
+                r.model = name
+
+
+def select_newest(runs: list[TaskRun], run_ts: str | None) -> list[TaskRun]:
+    """Per (model, task): the run with timestamp ``run_ts`` if given, else the newest."""
+    if run_ts:
+        runs = [r for r in runs if r.source.timestamp == run_ts or r.source.timestamp.startswith(run_ts)]
+        if not runs:
+            raise SharpeInputError(f"--run {run_ts}: no results file with that timestamp")
+    best: dict[tuple[str, str], TaskRun] = {}
+    for r in runs:
+        key = (r.model, r.task)
+        if key not in best or r.source.timestamp > best[key].source.timestamp:
+            best[key] = r
+    return sorted(best.values(), key=lambda r: (r.model, r.variant_group, r.template_id))
+
+
+# --------------------------------------------------------------------------------------------------- samples
+class SampleTable:
+    """The primary-filter lines of one samples file, column-wise (one entry per line). Document fields are
+    extracted on first use (most tables only need the document keys)."""
+
+    def __init__(self, path: Path, docs: list[dict] | None, hashes: list, doc_ids: list, values: dict[str, list],
+                 failure: list | None, keys: dict[str, list] | None = None):
+        self.path, self.docs, self.hashes, self.doc_ids = path, docs, hashes, doc_ids
+        self.values, self.failure = values, failure
+        if keys is not None:  # documents not kept: the pairing keys (ids, qid, cand) were extracted while reading
+            self.__dict__.update(keys)
+
+    def _docs(self) -> list[dict]:
+        if self.docs is None:
+            raise RuntimeError(f"{self.path}: documents were not kept (read_samples(keep_docs=False))")
+        return self.docs
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    @cached_property
+    def ids(self) -> list:
+        return [d.get("id") for d in self.docs]
+
+    @cached_property
+    def gold(self) -> list:
+        return [d.get("label") if d.get("label") is not None else d.get("answer") for d in self._docs()]
+
+    @cached_property
+    def label_names(self) -> list | None:
+        return next((list(d["label_names"]) for d in self._docs() if d.get("label_names") is not None), None)
+
+    @cached_property
+    def n_choices(self) -> list:
+        return [len(d["choices"]) if type(d.get("choices")) is list else None for d in self._docs()]
+
+    @cached_property
+    def qid(self) -> list:
+        return [d.get("qid") for d in self.docs]
+
+    @cached_property
+    def cand(self) -> list:
+        return [d.get("cand_index") for d in self.docs]
+
+
+def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], keep_docs: bool = True) -> SampleTable:
+    """Parse a ``samples_<task>_<ts>.jsonl`` file, keeping lines with ``filter == filter_name`` (all lines if
+    ``filter_name`` is None and the file has a single filter). ``keep_docs=False`` keeps only the document keys
+    (saves memory and time when the label fields are not needed).
+
+    Fields are extracted line by line so that each parsed line is freed at once (keeping whole lines alive until
+    the end of the file made reading ~1.5× slower)."""
+    metrics = list(metrics)
+    loads = json.loads
+    docs: list[dict] = []
+    ids: list = []
+    qids: list = []
+    cands: list = []
+    hashes: list = []
+    doc_ids: list = []
+    failure: list = []
+    values: dict[str, list] = {m: [] for m in metrics}
+    cols = [(m, values[m].append) for m in metrics]
+    seen_filters: set = set()
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise SharpeInputError(f"{path}: cannot read ({exc})") from None
+    with fh:
+        for lineno, line in enumerate(fh, 1):
+            try:
+                d = loads(line)
+            except json.JSONDecodeError as exc:
+                if not line.strip():
+                    continue
+                raise SharpeInputError(f"{path}:{lineno}: malformed JSON ({exc.msg})") from None
+            if type(d) is not dict:
+                raise SharpeInputError(f"{path}:{lineno}: a sample line must be a JSON object")
+            f = d.get("filter")
+            if f != filter_name:
+                seen_filters.add(f)
+                if filter_name is not None:
+                    continue
+            doc = d.get("doc")
+            if type(doc) is not dict:
+                doc = {}
+            try:
+                for m, append in cols:
+                    append(d[m])
+            except KeyError as exc:
+                raise SharpeInputError(f"{path}:{lineno}: sample line has no value for metric {exc.args[0]!r} "
+                                       f"(keys: {sorted(k for k in d if k not in ('doc', 'arguments'))})") from None
+            if keep_docs:
+                docs.append(doc)
+            else:
+                ids.append(doc.get("id"))
+                qids.append(doc.get("qid"))
+                cands.append(doc.get("cand_index"))
+            hashes.append(d.get("doc_hash"))
+            doc_ids.append(d.get("doc_id"))
+            failure.append(d.get("format_failure"))
+    if filter_name is None and len(seen_filters) > 1:
+        raise SharpeInputError(f"{path}: several filters {sorted(map(str, seen_filters))}; name one with "
+                               "--metric NAME,FILTER")
+    if filter_name is not None and not doc_ids and seen_filters:
+        raise SharpeInputError(f"{path}: no sample line with filter {filter_name!r} "
+                               f"(filters present: {sorted(map(str, seen_filters))})")
+    if all(v is None for v in failure):
+        failure_out = None
+    elif any(v is None for v in failure):
+        raise SharpeInputError(f"{path}: format_failure present on some sample lines only")
+    else:
+        failure_out = failure
+    if keep_docs:
+        return SampleTable(path, docs, hashes, doc_ids, values, failure_out)
+    return SampleTable(path, None, hashes, doc_ids, values, failure_out, {"ids": ids, "qid": qids, "cand": cands})

@@ -1,0 +1,309 @@
+"""Statistics across templates (SHARPE.md §1, §4, §5, §7, §9). Pure functions on numbers; no I/O.
+
+Sharpe: S = (μ − b) / (α·σ_eff), μ = mean_t s_t, σ = sqrt(Σ_t (s_t − μ)² / (T − ddof)), σ_eff = max(σ, floor).
+Degenerate cases (eps = 1e-12): T < 2 → undefined (``single_template``, both ddof); σ_eff < eps → +inf / −inf by the
+sign of μ − b beyond eps, else undefined (``degenerate_std``). JSON carries ``sharpe: null`` plus ``sharpe_status``.
+"""
+from __future__ import annotations
+
+import math
+from itertools import combinations
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+EPS = 1e-12
+QUANTILES = (5, 25, 50, 75, 95)
+
+
+# ------------------------------------------------------------------------------------------------------ Sharpe
+def sigma_floor(mode: str | float | None, mu: float, n_docs: int | None) -> float:
+    """Floor for σ: ``off`` → 0, ``binomial`` → sqrt(μ(1−μ)/D), a number → that value."""
+    if mode in (None, "off"):
+        return 0.0
+    if mode == "binomial":
+        if not n_docs:
+            return 0.0
+        m = min(max(mu, 0.0), 1.0)
+        return math.sqrt(m * (1 - m) / n_docs)
+    return float(mode)
+
+
+def sharpe(scores: Sequence[float], baseline: float | Sequence[float] | None, ddof: int = 1, alpha: float = 1.0,
+           floor_mode: str | float | None = "off", n_docs: int | None = None) -> dict:
+    """Point statistics of one (model, group, metric): mean, std, σ_eff, Sharpe and its status.
+
+    ``baseline`` may be per template (a sequence): then S = mean_t(s_t − b_t)/σ(s_t − b_t) (SHARPE.md §3).
+    A ``None`` baseline (unavailable) gives ``sharpe_status = "no_baseline"`` and no Sharpe.
+    """
+    s = np.asarray(scores, dtype=float)
+    t = len(s)
+    if t == 0:
+        raise ValueError("sharpe: no template scores")
+    if ddof not in (0, 1):
+        raise ValueError("ddof must be 0 or 1")
+    mu = float(s.mean())
+    per_template_b = baseline is not None and not np.isscalar(baseline)
+    if per_template_b:
+        b_arr = np.asarray(baseline, dtype=float)
+        excess = s - b_arr
+        b = float(b_arr.mean())
+    else:
+        b = None if baseline is None else float(baseline)
+        excess = s - (b if b is not None else 0.0)
+    out = {"mean": mu, "std": None, "sigma_eff": None, "sharpe": None, "sharpe_status": "ok",
+           "degenerate_std": False, "floor_active": False, "excess": None if b is None else float(excess.mean())}
+    if t < 2:
+        out["sharpe_status"] = "single_template"
+        return out
+    sig = float(np.sqrt(((excess - excess.mean()) ** 2).sum() / (t - ddof)))
+    out["std"] = sig
+    floor = sigma_floor(floor_mode, mu, n_docs)
+    sig_eff = max(sig, floor)
+    out["sigma_eff"] = sig_eff
+    out["floor_active"] = floor > sig
+    if b is None:
+        out["sharpe_status"] = "no_baseline"
+        return out
+    num = float(excess.mean())
+    if sig_eff < EPS:
+        out["degenerate_std"] = True
+        if num > EPS:
+            out["sharpe"], out["sharpe_status"] = math.inf, "inf"
+        elif num < -EPS:
+            out["sharpe"], out["sharpe_status"] = -math.inf, "-inf"
+        else:
+            out["sharpe"], out["sharpe_status"] = math.nan, "undefined"
+        return out
+    out["sharpe"] = num / (alpha * sig_eff)
+    return out
+
+
+def sharpe_matrix(scores: np.ndarray, baseline: float | np.ndarray, ddof: int, alpha: float = 1.0,
+                  floor_mode: str | float | None = "off", n_docs: int | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Row-wise (mean, std, Sharpe, degenerate) of a B × T score matrix (bootstrap); Sharpe NaN when σ_eff < eps.
+
+    Rows with a NaN score (metric undefined on that resample) give NaN everywhere and degenerate False.
+    """
+    s = np.asarray(scores, dtype=float)
+    t = s.shape[1]
+    ex = s - np.asarray(baseline, dtype=float)
+    mu = s.mean(1)
+    if t < 2:
+        nan = np.full(s.shape[0], np.nan)
+        return mu, nan, nan, np.zeros(s.shape[0], bool)
+    exm = ex.mean(1)
+    sig = np.sqrt(((ex - exm[:, None]) ** 2).sum(1) / (t - ddof))
+    if floor_mode == "binomial":
+        m = np.clip(mu, 0, 1)
+        floor = np.sqrt(m * (1 - m) / n_docs) if n_docs else np.zeros_like(mu)
+    else:
+        floor = np.full_like(mu, sigma_floor(floor_mode, 0.0, n_docs))
+    sig_eff = np.maximum(sig, floor)
+    degen = sig_eff < EPS
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sh = np.where(degen, np.nan, exm / (alpha * sig_eff))
+    return mu, sig, sh, degen & np.isfinite(mu)
+
+
+def status_value(value: float | None) -> tuple[float | None, str]:
+    """JSON form of a Sharpe value: (finite value or None, status)."""
+    if value is None:
+        return None, "undefined"
+    if math.isnan(value):
+        return None, "undefined"
+    if math.isinf(value):
+        return None, "inf" if value > 0 else "-inf"
+    return float(value), "ok"
+
+
+def sort_key(value: float | None) -> tuple[int, float]:
+    """Sharpe sort order (SHARPE.md §5): +inf first, finite descending, −inf, then NaN/undefined."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return (3, 0.0)
+    if value == math.inf:
+        return (0, 0.0)
+    if value == -math.inf:
+        return (2, 0.0)
+    return (1, -float(value))
+
+
+def describe(scores: Sequence[float]) -> dict:
+    """min, max, spread (FormatSpread), MaxP/AvgP/CPS (Mizrahi et al.), quantiles p05..p95 (linear)."""
+    s = np.asarray(scores, dtype=float)
+    mx, avg = float(s.max()), float(s.mean())
+    return {"min": float(s.min()), "max": mx, "spread": float(s.max() - s.min()), "maxp": mx, "avgp": avg,
+            "cps": mx * (1 - (mx - avg)),
+            "quantiles": {f"p{q:02d}": float(v) for q, v in zip(QUANTILES, np.percentile(s, QUANTILES))}}
+
+
+# ------------------------------------------------------------------------------------------------------ ProSA
+def pss(per_doc: np.ndarray) -> tuple[float, np.ndarray]:
+    """ProSA PromptSensiScore of a T × D matrix of per-document values in [0, 1]:
+    S_d = Σ_{t<t'} |y_td − y_t'd| / C(T, 2), PSS = mean_d S_d. Returns (PSS, S_d)."""
+    y = np.asarray(per_doc, dtype=float)
+    t = y.shape[0]
+    if t < 2:
+        raise ValueError("PSS needs at least two templates")
+    # Σ_{t<t'} |a_t − a_t'| via sorting each column: Σ_i (2i − T + 1)·a_(i)
+    ys = np.sort(y, axis=0)
+    w = (2 * np.arange(t) - t + 1)[:, None]
+    sd = (w * ys).sum(0) / (t * (t - 1) / 2)
+    return float(sd.mean()), sd
+
+
+# ------------------------------------------------------------------------------------------------------ ranks
+def rank_desc(values: Sequence[float]) -> np.ndarray:
+    """Ranks with 1 = best (largest), average ranks for ties."""
+    from scipy.stats import rankdata
+
+    return rankdata(-np.asarray(values, dtype=float), method="average")
+
+
+def rank_stability(score_table: Mapping[str, Sequence[float]]) -> dict:
+    """Rank stability of n models over T templates (SHARPE.md §7). ``score_table``: model → scores per template
+    (same template order for every model). Kendall's W without tie correction; Friedman χ² = T(n−1)W."""
+    from scipy.stats import chi2, kendalltau
+
+    models = list(score_table)
+    x = np.array([score_table[m] for m in models], dtype=float)  # n × T
+    n, t = x.shape
+    ranks = np.column_stack([rank_desc(x[:, j]) for j in range(t)])  # n × T
+    taus = []
+    for a, b in combinations(range(t), 2):
+        tau = kendalltau(x[:, a], x[:, b]).statistic if n >= 2 else math.nan
+        taus.append(float(tau))
+    finite = [v for v in taus if not math.isnan(v)]
+    r = ranks.sum(1)
+    s_r = float(((r - r.mean()) ** 2).sum())
+    w = 12 * s_r / (t ** 2 * (n ** 3 - n)) if n >= 2 and t >= 1 else math.nan
+    chi = t * (n - 1) * w
+    return {"n_models": n, "n_templates": t, "models": models,
+            "ranks_per_template": {m: [float(v) for v in ranks[i]] for i, m in enumerate(models)},
+            "kendall_tau_pairs": [None if math.isnan(v) else v for v in taus],
+            "kendall_tau_mean": float(np.mean(finite)) if finite else None,
+            "kendall_tau_undefined_pairs": len(taus) - len(finite),
+            "rank_sums": {m: float(r[i]) for i, m in enumerate(models)},
+            "kendall_w": float(w), "kendall_w_note": "no tie correction",
+            "friedman_chi2": float(chi), "friedman_df": n - 1,
+            "friedman_p": float(chi2.sf(chi, n - 1)) if n >= 2 else None}
+
+
+def order(values: Mapping[str, float | None], sharpe_like: bool = False) -> list[str]:
+    """Models sorted best first (Sharpe order rules when ``sharpe_like``; else descending, None last)."""
+    if sharpe_like:
+        return sorted(values, key=lambda m: (sort_key(values[m]), m))
+    return sorted(values, key=lambda m: (values[m] is None, -(values[m] or 0.0), m))
+
+
+def flips(by_a: Mapping[str, float | None], by_b: Mapping[str, float | None]) -> list[list[str]]:
+    """Model pairs ordered strictly one way by ``by_a`` (means) and strictly the other way by ``by_b`` (Sharpe,
+    compared with the Sharpe sort order, undefined last)."""
+    out = []
+    models = sorted(by_a)
+    for x, y in combinations(models, 2):
+        a1, a2 = by_a[x], by_a[y]
+        if a1 is None or a2 is None:
+            continue
+        da = (a1 > a2) - (a1 < a2)
+        k1, k2 = sort_key(by_b[x]), sort_key(by_b[y])
+        db = (k1 < k2) - (k1 > k2)  # +1: x better by b
+        if da * db < 0:
+            out.append([x, y] if da > 0 else [y, x])  # [better by mean, better by Sharpe]
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------ paired tests
+def sign_test(deltas: Sequence[float]) -> dict:
+    """Exact two-sided sign test over non-zero Δ_t: p = min(1, 2·P(X ≤ min(wins, losses))), X ~ Bin(n, 1/2)
+    (= ``scipy.stats.binomtest(wins, n).pvalue``, tested)."""
+    d = np.asarray(deltas, dtype=float)
+    pos, neg = int((d > EPS).sum()), int((d < -EPS).sum())
+    n = pos + neg
+    if n == 0:
+        p = 1.0
+    else:
+        k = min(pos, neg)
+        p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+    return {"wins": pos, "losses": neg, "ties": int(len(d) - n), "p": float(p)}
+
+
+def wilcoxon(deltas: Sequence[float]) -> dict:
+    """Wilcoxon signed-rank over Δ_t (zeros dropped, mid-ranks for ties; Δ rounded to 12 decimals so float noise
+    does not break ties). Exact two-sided p by enumerating the 2^n sign assignments for n ≤ 16 (equal to
+    ``scipy.stats.wilcoxon``'s exact p, tested), scipy's default method above."""
+    from scipy.stats import rankdata
+
+    d = np.round(np.asarray(deltas, dtype=float), 12)
+    d = d[d != 0]
+    n = len(d)
+    if n < 2:
+        return {"statistic": None, "p": None, "note": "fewer than 2 non-zero differences"}
+    r = rankdata(np.abs(d))
+    w_plus, w_minus = float(r[d > 0].sum()), float(r[d < 0].sum())
+    stat = min(w_plus, w_minus)
+    if n <= 16:
+        signs = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1
+        dist = signs @ r
+        centre = r.sum() / 2
+        p = float(np.mean(np.abs(dist - centre) >= abs(stat - centre) - 1e-9))
+        return {"statistic": stat, "p": p, "method": "exact"}
+    import warnings
+
+    from scipy.stats import wilcoxon as _w
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = _w(d)
+    return {"statistic": float(res.statistic), "p": float(res.pvalue), "method": "scipy"}
+
+
+def sign_flip_pvalues(diffs: np.ndarray, n_perm: int = 2000, seed: int = 0) -> np.ndarray:
+    """Two-sided paired sign-flip permutation p-values of mean(diff) = 0 for each row of ``diffs`` (tests × D).
+
+    Exact enumeration of all 2^D sign vectors when 2^D ≤ n_perm (p = share with |Σ ± d| ≥ |Σ d|); otherwise
+    ``n_perm`` random sign vectors from ``default_rng(seed)``, shared by all rows,
+    p = (1 + #{|perm| ≥ |obs|})/(1 + n).
+    """
+    x = np.atleast_2d(np.asarray(diffs, dtype=float))
+    n = x.shape[1]
+    if n == 0:
+        return np.ones(x.shape[0])
+    obs = np.abs(x.sum(1))
+    if 2 ** n <= n_perm:
+        signs = 1.0 - 2.0 * ((np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1)
+        stats = np.abs(signs @ x.T)
+        return (stats >= obs[None, :] - 1e-12).mean(0)
+    rng = np.random.default_rng(seed)
+    signs = 1.0 - 2.0 * rng.integers(0, 2, (n_perm, n))
+    stats = np.abs(signs @ x.T)
+    return (1 + (stats >= obs[None, :] - 1e-12).sum(0)) / (1 + n_perm)
+
+
+def sign_flip_test(diff: np.ndarray, n_perm: int = 2000, seed: int = 0) -> float:
+    """:func:`sign_flip_pvalues` of one difference vector."""
+    return float(sign_flip_pvalues(np.asarray(diff, dtype=float)[None, :], n_perm, seed)[0])
+
+
+def holm(pvalues: Sequence[float | None]) -> list[float | None]:
+    """Holm–Bonferroni adjusted p-values (None entries are kept and not counted)."""
+    idx = [i for i, p in enumerate(pvalues) if p is not None]
+    m = len(idx)
+    adj: list[float | None] = list(pvalues)
+    running = 0.0
+    for rank, i in enumerate(sorted(idx, key=lambda i: pvalues[i])):
+        v = min(1.0, (m - rank) * float(pvalues[i]))
+        running = max(running, v)
+        adj[i] = running
+    return adj
+
+
+def percentile_ci(values: Iterable[float], lo: float = 2.5, hi: float = 97.5) -> list[float] | None:
+    """[p2.5, p97.5] of the finite values (numpy linear interpolation), None if there are none."""
+    v = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return None
+    a, b = np.percentile(v, [lo, hi])
+    return [float(a), float(b)]

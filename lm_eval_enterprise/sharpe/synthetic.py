@@ -1,0 +1,230 @@
+"""Synthetic lm-eval output folders for tests and the benchmark (not used by the aggregation itself).
+
+:func:`write_run` writes ``results_<ts>.json`` and ``samples_<task>_<ts>.jsonl`` in lm-eval 0.4.13's layout
+(LM_EVAL_NOTES.md §11) for any task family of :data:`lm_eval_enterprise.hooks.FAMILY_METRICS`. Per-document metric
+values come from the real ``process_results`` hooks and the results rows from the real aggregations, so the files
+are what lm-eval writes for our tasks. :func:`make_docs` / :func:`make_outputs` generate documents and model
+outputs of a chosen quality for every family.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from .. import hooks
+from ..metrics import INVALID
+
+GENERATE_FAMILIES = {"classification_weighted", "classification_macro", "classification_binary", "entity", "kpi",
+                     "ranking_generate", "numeric", "summarization", "multiple_choice"}
+
+
+@dataclass
+class SynthTask:
+    """One template variant: its docs and the model's (filtered) outputs, one per doc.
+
+    Outputs are answer strings (``"[invalid]"`` = format failure) for generate families and
+    ``(ll_no, ll_yes)`` pairs for the log-likelihood ranking family.
+    """
+
+    task: str
+    family: str
+    variant_group: str
+    template_id: str
+    docs: list[dict]
+    outputs: list[Any]
+    primary_metric: str
+    dataset: str = "synthetic"
+    domain: str = "finance"
+    subtask: str | None = None
+    metadata: dict | None = None        # replaces the generated metadata entirely when given (None → generated)
+    extra_metadata: dict = field(default_factory=dict)
+    n_shot: int = 0
+
+    @property
+    def filter(self) -> str:
+        return "none" if self.family == "ranking" else "answer"
+
+
+def _hash(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
+
+
+def metadata_for(t: SynthTask) -> dict:
+    meta = {"version": 1.0, "dataset": t.dataset, "domain": t.domain}
+    if t.subtask:
+        meta["subtask"] = t.subtask
+    meta.update({"variant_group": t.variant_group, "template_id": t.template_id, "primary_metric": t.primary_metric,
+                 "primary_filter": t.filter, "task_family": t.family})
+    meta.update(t.extra_metadata)
+    return meta
+
+
+def sample_lines(t: SynthTask, prompt_chars: int = 300) -> tuple[list[dict], dict]:
+    """(sample dicts, results row) computed with the family's hook and aggregations."""
+    proc = getattr(hooks, t.family)
+    metrics = hooks.FAMILY_METRICS[t.family]
+    lines, per_metric = [], {m: [] for m in metrics}
+    pad = ("Context: " + "lorem ipsum dolor sit amet " * (prompt_chars // 27 + 1))[:prompt_chars]
+    for i, (doc, out) in enumerate(zip(t.docs, t.outputs)):
+        if t.family == "ranking":
+            ll_no, ll_yes = out
+            results = [(ll_no, False), (ll_yes, False)]
+            resps = [[[str(ll_no), "False"]], [[str(ll_yes), "False"]]]
+            filtered = [[str(ll_no), "False"], [str(ll_yes), "False"]]
+        else:
+            results = [out]
+            resps, filtered = [[f" {out}"]], [out]
+        vals = proc(doc, results)
+        for m in metrics:
+            per_metric[m].append(vals[m])
+        target = doc.get("label", doc.get("target", doc.get("answer", "")))
+        line = {"doc_id": i, "doc": doc, "target": str(target),
+                "arguments": {"gen_args_0": {"arg_0": f"{pad}\n{t.template_id}: {doc.get('text', '')}\nAnswer:",
+                                             "arg_1": {"until": ["\n"], "max_gen_toks": 5}}},
+                "resps": resps, "filtered_resps": filtered, "filter": t.filter, "metrics": list(metrics),
+                "doc_hash": _hash(doc), "prompt_hash": _hash([t.task, i]), "target_hash": _hash(str(target))}
+        line.update(vals)
+        lines.append(line)
+    row = {"name": t.task, "alias": t.task, "sample_len": len(lines)}
+    for m, (agg, _) in metrics.items():
+        items = per_metric[m]
+        if agg == "mean":
+            v = sum(items) / len(items)
+            row[f"{m},{t.filter}"] = v
+            row[f"{m}_stderr,{t.filter}"] = 0.0
+        else:
+            row[f"{m},{t.filter}"] = getattr(hooks, agg)(items)
+            row[f"{m}_stderr,{t.filter}"] = "N/A"
+    return lines, row
+
+
+def write_run(out_dir: str | Path, model_name: str, tasks: Sequence[SynthTask],
+              timestamp: str = "2026-01-01T00-00-00.000000", with_samples: bool = True,
+              model_args: str | None = None, limit: int | None = None, chat_template_sha: str | None = None,
+              prompt_chars: int = 300, dumps=json.dumps) -> Path:
+    """Write one lm-eval run (results + samples) into ``out_dir/<model_name_sanitized>/``; returns the results path."""
+    sanitized = model_name.replace("/", "__")
+    d = Path(out_dir) / sanitized
+    d.mkdir(parents=True, exist_ok=True)
+    results, configs, hib, n_samples, n_shot, versions = {}, {}, {}, {}, {}, {}
+    for t in tasks:
+        lines, row = sample_lines(t, prompt_chars)
+        results[t.task] = row
+        configs[t.task] = {"task": t.task, "output_type": "multiple_choice" if t.family == "ranking" else
+                           "generate_until", "num_fewshot": t.n_shot,
+                           "metadata": metadata_for(t) if t.metadata is None else t.metadata}
+        hib[t.task] = {m: h for m, (_, h) in hooks.FAMILY_METRICS[t.family].items()}
+        n_samples[t.task] = {"original": len(lines), "effective": len(lines)}
+        n_shot[t.task] = t.n_shot
+        versions[t.task] = 1.0
+        if with_samples:
+            with open(d / f"samples_{t.task}_{timestamp}.jsonl", "w", encoding="utf-8") as f:
+                for line in lines:
+                    f.write(dumps(line, ensure_ascii=False) + "\n")
+    data = {"results": results, "group_subtasks": {t.task: [] for t in tasks}, "configs": configs,
+            "versions": versions, "n-shot": n_shot, "higher_is_better": hib, "n-samples": n_samples,
+            "config": {"model": "hf", "model_args": model_args or f"pretrained={model_name},dtype=float32",
+                       "model_dtype": "torch.float32", "model_sha": "", "batch_size": 1, "device": "cpu",
+                       "limit": limit, "bootstrap_iters": 0, "random_seed": 0},
+            "git_hash": "synthetic", "date": 0.0, "lm_eval_version": "0.4.13", "model_name": model_name,
+            "model_name_sanitized": sanitized, "system_instruction": None, "system_instruction_sha": None,
+            "fewshot_as_multiturn": False, "chat_template": None, "chat_template_sha": chat_template_sha}
+    path = d / f"results_{timestamp}.json"
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------------------------------------ generators
+LABELS = {"classification_weighted": ["positive", "neutral", "negative"],
+          "classification_macro": ["T1001", "T1002", "T1003", "T1004"],
+          "classification_binary": ["relevant", "irrelevant"]}
+ENTITY_TYPES = ["person", "organization", "location", "miscellaneous"]
+WORDS = "alpha beta gamma delta revenue profit bank court climate network".split()
+
+
+def make_docs(family: str, n: int, seed: int = 0, n_candidates: int = 20) -> list[dict]:
+    """``n`` documents (ranking families: ``n`` candidate docs, i.e. n // n_candidates queries)."""
+    rng = random.Random(seed)
+    docs = []
+    for i in range(n):
+        if family in LABELS:
+            labels = LABELS[family]
+            doc = {"id": f"d{i}", "text": f"document {i}", "label": rng.choice(labels), "label_names": labels}
+            if family == "classification_binary":
+                doc["positive_label"] = labels[0]
+        elif family == "entity":
+            ents = [(rng.choice(WORDS), rng.choice(ENTITY_TYPES)) for _ in range(rng.randint(0, 3))]
+            doc = {"id": f"d{i}", "text": f"sentence {i}", "entity_types": ENTITY_TYPES,
+                   "target": ", ".join(f"{p} ({t})" for p, t in ents) or "none"}
+        elif family == "kpi":
+            ents = [(" ".join(rng.sample(WORDS, 2)), rng.choice(["kpi", "cy", "py", "py1"])) for _ in range(2)]
+            doc = {"id": f"d{i}", "text": f"sentence {i}", "target": ", ".join(f"{p} [{t}]" for p, t in ents)}
+        elif family in ("ranking", "ranking_generate"):
+            q, c = divmod(i, n_candidates)
+            relevant = c == (q * 7) % n_candidates or (q % 2 == 1 and c == (q * 3 + 1) % n_candidates)
+            doc = {"qid": f"q{q}", "docid": f"p{i}", "question": f"question {q}", "passage": f"passage {i}",
+                   "cand_index": c, "label": "Yes" if relevant else "No"}
+        elif family == "numeric":
+            doc = {"id": f"d{i}", "context": f"table {i}", "question": "how much?", "answer": str(rng.randint(1, 99))}
+        elif family == "summarization":
+            doc = {"id": f"d{i}", "document": f"text {i}", "summary": " ".join(rng.sample(WORDS, 4))}
+        elif family == "multiple_choice":
+            k = 4
+            ans = rng.randrange(k)
+            doc = {"id": f"d{i}", "question": f"q {i}", "choices": [f"c{j}" for j in range(k)], "answer": ans,
+                   "answer_letter": "ABCD"[ans]}
+        else:
+            raise ValueError(f"unknown family {family}")
+        docs.append(doc)
+    return docs
+
+
+def make_outputs(family: str, docs: list[dict], p_correct: float, p_fail: float = 0.0, seed: int = 0) -> list:
+    """Model outputs: gold with probability ``p_correct``, a format failure with ``p_fail``, else a wrong answer."""
+    rng = random.Random(seed)
+    outs = []
+    for doc in docs:
+        u = rng.random()
+        fail = u < p_fail
+        good = not fail and rng.random() < p_correct
+        if family in LABELS:
+            wrong = [x for x in doc["label_names"] if x != doc["label"]]
+            outs.append(INVALID if fail else doc["label"] if good else rng.choice(wrong))
+        elif family == "entity":
+            outs.append(INVALID if fail else doc["target"] if good else f"{rng.choice(WORDS)} (person)")
+        elif family == "kpi":
+            outs.append(INVALID if fail else doc["target"] if good else f"{rng.choice(WORDS)} [kpi]")
+        elif family == "ranking":
+            rel = doc["label"] == "Yes"
+            s = rng.gauss(1.0 if (rel and good) or (not rel and not good) else -1.0, 1.0)
+            outs.append((round(-s / 2, 6), round(s / 2, 6)))
+        elif family == "ranking_generate":
+            yes = (doc["label"] == "Yes") == good
+            outs.append(INVALID if fail else "Yes" if yes else "No")
+        elif family == "numeric":
+            outs.append(INVALID if fail else doc["answer"] if good else str(int(doc["answer"]) + 1))
+        elif family == "summarization":
+            outs.append(INVALID if fail else doc["summary"] if good else " ".join(rng.sample(WORDS, 3)))
+        elif family == "multiple_choice":
+            wrong = [x for x in "ABCD" if x != doc["answer_letter"]]
+            outs.append(INVALID if fail else doc["answer_letter"] if good else rng.choice(wrong))
+        else:
+            raise ValueError(family)
+    return outs
+
+
+def family_task(family: str, template_id: str, n_docs: int, p_correct: float, p_fail: float = 0.0, seed: int = 0,
+                group: str | None = None, **kw) -> SynthTask:
+    """A ready SynthTask of ``family`` (docs seeded by ``seed`` only, outputs by (seed, template, quality))."""
+    group = group or f"ent_syn_{family}"
+    docs = make_docs(family, n_docs, seed)
+    out_seed = zlib.crc32(repr((seed, template_id, round(p_correct, 6), round(p_fail, 6))).encode())
+    prim = next(iter(hooks.FAMILY_METRICS[family]))
+    return SynthTask(task=f"{group}__{template_id}", family=family, variant_group=group, template_id=template_id,
+                     docs=docs, outputs=make_outputs(family, docs, p_correct, p_fail, out_seed),
+                     primary_metric=kw.pop("primary_metric", prim), dataset=kw.pop("dataset", group[4:]), **kw)

@@ -1,0 +1,129 @@
+"""SHARPE.md §3: every test vector of the baseline table (exact formulas, majority, simulation)."""
+import numpy as np
+import pytest
+
+from lm_eval_enterprise.sharpe import baselines as B
+
+TOL = 1e-6
+
+
+def test_weighted_f1_50_30_20():
+    per = [B.expected_f1_class(c, 100, 3) for c in (50, 30, 20)]
+    assert per == pytest.approx([0.398069, 0.314197, 0.248808], abs=TOL)
+    assert B.uniform_f1([50, 30, 20], "weighted") == pytest.approx(0.343055, abs=TOL)
+    approx = sum(c / 100 * B.approx_f1_class(c / 100, 3) for c in (50, 30, 20))
+    assert approx == pytest.approx(0.344737, abs=TOL)
+    assert B.majority_f1([50, 30, 20], "weighted") == pytest.approx(0.333333, abs=TOL)
+
+
+def test_macro_f1_50_30_20():
+    assert B.uniform_f1([50, 30, 20], "macro") == pytest.approx(0.320358, abs=TOL)
+    approx = np.mean([B.approx_f1_class(c / 100, 3) for c in (50, 30, 20)])
+    assert approx == pytest.approx(0.321930, abs=TOL)
+    assert B.majority_f1([50, 30, 20], "macro") == pytest.approx(0.222222, abs=TOL)
+
+
+def test_simulated_matches_spec_and_exact():
+    gold = np.repeat(np.arange(3), [50, 30, 20])
+    w, w_se = B.simulated_uniform(gold, 3, "weighted", seed=0)
+    m, m_se = B.simulated_uniform(gold, 3, "macro", seed=0)
+    # the spec's simulated values (10 000 draws, default_rng(0).integers(0, k, N) per draw, sklearn f1_score)
+    assert w == pytest.approx(0.342806, abs=TOL)
+    assert m == pytest.approx(0.320248, abs=TOL)
+    assert abs(w - B.uniform_f1([50, 30, 20], "weighted")) < 3 * w_se
+    assert abs(m - B.uniform_f1([50, 30, 20], "macro")) < 3 * m_se
+
+
+def test_simulation_equals_sklearn_per_draw():
+    from sklearn.metrics import f1_score
+
+    gold = np.repeat(np.arange(3), [5, 3, 2])
+    v, _ = B.simulated_uniform(gold, 3, "weighted", draws=50, seed=3)
+    rng = np.random.default_rng(3)
+    ref = np.mean([f1_score(gold, rng.integers(0, 3, 10), labels=range(3), average="weighted", zero_division=0)
+                   for _ in range(50)])
+    assert v == pytest.approx(ref, abs=1e-12)
+
+
+def test_small_n_effect_10_10_10():
+    assert B.uniform_f1([10, 10, 10], "weighted") == pytest.approx(0.327590, abs=TOL)
+    assert B.uniform_f1([10, 10, 10], "macro") == pytest.approx(0.327590, abs=TOL)
+    assert B.majority_f1([10, 10, 10], "weighted") == pytest.approx(0.166667, abs=TOL)
+
+
+def test_earnings_call_568_432():
+    assert B.uniform_f1([568, 432], "weighted") == pytest.approx(0.502198, abs=TOL)
+    assert B.majority_f1([568, 432], "weighted") == pytest.approx(0.411510, abs=TOL)
+
+
+def test_binary_f1_30_70():
+    assert B.uniform_f1([30, 70], "binary", positive=0) == pytest.approx(0.374111, abs=TOL)
+    assert 2 * 0.3 / (2 * 0.3 + 1) == pytest.approx(0.375)
+    assert B.majority_f1([30, 70], "binary", positive=0) == 0.0
+    # always-positive predictor: 2p/(1+p) with p = 0.3, checked with the project's metric
+    from lm_eval_enterprise.metrics import binary_f1
+
+    golds = ["pos"] * 30 + ["neg"] * 70
+    assert binary_f1(golds, ["pos"] * 100, "pos") == pytest.approx(0.461538, abs=TOL)
+    assert B.majority_f1([70, 30], "binary", positive=0) == pytest.approx(2 * 0.7 / 1.7)
+    assert B.majority_f1([30, 30], "binary", positive=0) == pytest.approx(0.6667, abs=1e-4)  # tie → first label
+
+
+def test_rr_vectors():
+    assert B.expected_rr_at_k(20, 1, 10) == pytest.approx(0.146448, abs=TOL)
+    assert B.expected_rr_at_k(20, 1, 10) == pytest.approx(sum(1 / r for r in range(1, 11)) / 20)
+    assert B.expected_rr_at_k(20, 2, 10) == pytest.approx(0.255681, abs=TOL)
+    assert B.expected_rr_at_k(20, 1, 5) == pytest.approx(0.114167, abs=TOL)
+    assert B.expected_rr_at_k(20, 0, 10) == 0.0
+    v, se = B.simulated_ranking([(20, 2)], "rr", 10, draws=4000, seed=0)
+    assert abs(v - 0.255681) < 4 * se  # spec: simulation 0.255726
+
+
+def test_ndcg_expectation_by_simulation():
+    exact = B.expected_ndcg_at_k(20, 2, 10)
+    v, se = B.simulated_ranking([(20, 2)], "ndcg", 10, draws=3000, seed=1)
+    assert abs(v - exact) < 4 * se
+
+
+def test_accuracy_vectors():
+    assert [B.uniform_accuracy(k) for k in (5, 10, 2)] == [0.2, 0.1, 0.5]
+    assert B.majority_share([7, 2, 1]) == 0.7
+
+
+def test_exact_f1_matches_brute_force_enumeration():
+    # tiny case enumerated over all 3^4 prediction vectors
+    from itertools import product
+
+    gold = [0, 0, 1, 2]
+    vals = []
+    for pred in product(range(3), repeat=4):
+        f = []
+        for j in range(3):
+            tp = sum(g == j and p == j for g, p in zip(gold, pred))
+            den = sum(g == j for g in gold) + sum(p == j for p in pred)
+            f.append(2 * tp / den if den else 0.0)
+        vals.append(f)
+    per = np.mean(vals, axis=0)
+    assert [B.expected_f1_class(c, 4, 3) for c in (2, 1, 1)] == pytest.approx(list(per), abs=1e-12)
+
+
+def test_large_n_truncation_is_accurate():
+    exact = B.uniform_f1([3000, 1500], "weighted")
+    approx = sum(c / 4500 * B.approx_f1_class(c / 4500, 2) for c in (3000, 1500))
+    assert exact == pytest.approx(approx, abs=2e-3)
+
+
+def test_compute_dispatch_and_unavailable():
+    info = B.LabelInfo("classification", labels=["a", "b", "c"], gold_counts=[50, 30, 20])
+    assert B.compute("weighted_f1", "classification_weighted", "agg_weighted_f1", info, "uniform").value == \
+        pytest.approx(0.343055, abs=TOL)
+    assert B.compute("accuracy", "classification_weighted", "mean", info, "majority").value == 0.5
+    assert B.compute("entity_f1", "entity", "agg_entity_f1", B.LabelInfo("none"), "uniform").value == 0.0
+    assert B.compute("rouge_l", "summarization", "mean", B.LabelInfo("none"), "majority").value == 0.0
+    un = B.compute("weighted_f1", "classification_weighted", "agg_weighted_f1", B.LabelInfo("none"), "uniform")
+    assert un.value is None and un.method == "unavailable"
+    rr = B.compute("rr_at_10", "ranking", "agg_rr_at_10", B.LabelInfo("ranking", queries=[(20, 1)]), "majority")
+    assert rr.value == pytest.approx(0.146448, abs=TOL) and "uniform" in rr.note
+    assert B.compute("accuracy", "multiple_choice", "mean", B.LabelInfo("choice", n_options=5), "uniform").value == 0.2
+    assert B.compute("x", None, "mean", B.LabelInfo("none"), "uniform").value is None
+    assert B.compute("weighted_f1", "classification_weighted", "agg_weighted_f1", info, "none").value == 0.0

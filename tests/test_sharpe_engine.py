@@ -1,0 +1,520 @@
+"""The whole tool on synthetic lm-eval output folders (written with the real hooks): SHARPE.md §11 worked examples
+from files (both ddof), pairing, subtasks, every bad input of the issue, the CLI and every output format."""
+import csv
+import json
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lm_eval_enterprise import hooks
+from lm_eval_enterprise.sharpe import cli
+from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown, write_outputs
+from lm_eval_enterprise.sharpe.io import SharpeInputError
+from lm_eval_enterprise.sharpe.report import markdown, to_json
+from lm_eval_enterprise.sharpe.synthetic import SynthTask, family_task, write_run
+
+REPO = Path(__file__).resolve().parents[1]
+LETTERS = "ABCDEFGHIJ"
+
+
+def mc_task(group, tid, correct, parsed=None, k=3, dataset=None, subtask=None, **kw):
+    """multiple_choice variant whose per-doc correctness (and parse success) is given exactly; b = 1/k."""
+    docs = [{"id": f"d{i}", "question": f"q{i}", "choices": [f"c{j}" for j in range(k)], "answer": 0,
+             "answer_letter": "A"} for i in range(len(correct))]
+    parsed = parsed if parsed is not None else [True] * len(correct)
+    outs = ["A" if c else ("B" if ok else "[invalid]") for c, ok in zip(correct, parsed)]
+    return SynthTask(task=f"{group}__{tid}", family="multiple_choice", variant_group=group, template_id=tid,
+                     docs=docs, outputs=outs, primary_metric="accuracy", dataset=dataset or group[4:],
+                     subtask=subtask, **kw)
+
+
+def counts(n_correct, n=100):
+    return [1] * n_correct + [0] * (n - n_correct)
+
+
+def by(result, model, group=None, mode="strict", level="dataset"):
+    out = [r for r in result["records"] if r["model"] == model and r["scoring_mode"] == mode
+           and r["level"] == level and (group is None or r["group"] == group)]
+    assert len(out) == 1, out
+    return out[0]
+
+
+def ex_dirs(tmp_path, table, k, n=100, family="mc", group="ent_ex"):
+    for model, scores in table.items():
+        tasks = []
+        for t, s in enumerate(scores, 1):
+            c = counts(round(s * n), n)
+            if family == "mc":
+                tasks.append(mc_task(group, f"t{t}", c, k=k))
+            else:  # numeric (b = 0)
+                docs = [{"id": f"d{i}", "context": "", "question": "", "answer": "7"} for i in range(n)]
+                tasks.append(SynthTask(f"{group}__t{t}", "numeric", group, f"t{t}", docs,
+                                       ["7" if x else "8" for x in c], "accuracy", dataset=group[4:]))
+        write_run(tmp_path, model, tasks)
+    return tmp_path
+
+
+FAST = dict(bootstrap=200, progress=False)
+
+
+# ================================================================================================ worked examples
+@pytest.mark.parametrize("ddof,sharpe", [(1, 6.640783086), (0, 7.424621202)])
+def test_ex1_from_files(tmp_path, ddof, sharpe):
+    res = aggregate([ex_dirs(tmp_path, {"m": [0.62, 0.58, 0.70, 0.66, 0.54]}, k=5, n=50)], ddof=ddof, **FAST)
+    r = by(res, "m")
+    assert r["baseline"] == {"value": 0.2, "method": "uniform"}
+    assert r["mean"] == pytest.approx(0.62) and r["sharpe"] == pytest.approx(sharpe, abs=1e-8)
+    assert r["ddof"] == ddof and r["sharpe_status"] == "ok"
+    assert (r["min"], r["max"], r["cps"]) == (pytest.approx(0.54), pytest.approx(0.70), pytest.approx(0.644))
+    assert list(r["quantiles"].values()) == pytest.approx([0.548, 0.58, 0.62, 0.66, 0.692])
+    assert r["ci"]["mean"][0] <= r["mean"] <= r["ci"]["mean"][1]
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_ex2_from_files(tmp_path, ddof):
+    res = aggregate([ex_dirs(tmp_path, {"A": [0.80, 0.40, 0.78, 0.42], "B": [0.55, 0.57, 0.53, 0.55]}, k=3)],
+                    ddof=ddof, **FAST)
+    exp = {1: (1.213794258, 13.26806944), 0: (1.401568883, 15.32064693)}[ddof]
+    a, b = by(res, "A"), by(res, "B")
+    assert a["baseline"]["value"] == pytest.approx(1 / 3)
+    assert (a["sharpe"], b["sharpe"]) == (pytest.approx(exp[0], abs=1e-7), pytest.approx(exp[1], abs=1e-7))
+    assert (a["spread"], b["spread"], a["cps"], b["cps"]) == pytest.approx((0.40, 0.04, 0.64, 0.5586))
+    assert res["rank_stability"]["ent_ex"]["flips"] == [["A", "B"]]
+    (c,) = res["comparisons"]
+    assert (c["model_a"], c["model_b"]) == ("A", "B")
+    assert list(c["delta"].values()) == pytest.approx([0.25, -0.17, 0.25, -0.13])
+    assert c["mean_delta"] == pytest.approx(0.05) and c["a_wins"] == 2
+    assert c["sign_test_p"] == pytest.approx(1.0)
+    assert (c["wilcoxon_statistic"], c["wilcoxon_p"]) == (pytest.approx(3.0), pytest.approx(0.5))
+    assert c["delta_sharpe"] == pytest.approx(exp[0] - exp[1])
+    assert set(c["permutation_p"]) == {"t1", "t2", "t3", "t4"}
+    assert all(0 < p <= 1 for p in c["permutation_p"].values())
+
+
+@pytest.mark.parametrize("ddof,sharpe", [(1, 22.66666667), (0, 27.76088375)])
+def test_ex3_zero_baseline_from_files(tmp_path, ddof, sharpe):
+    res = aggregate([ex_dirs(tmp_path, {"m": [0.71, 0.65, 0.68]}, k=0, family="numeric")], ddof=ddof, **FAST)
+    r = by(res, "m")
+    assert r["baseline"]["value"] == 0.0 and r["baseline"]["method"] == "zero"
+    assert r["sharpe"] == pytest.approx(sharpe, abs=1e-7) and r["cps"] == pytest.approx(0.6887)
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_ex4_rank_stability_from_files(tmp_path, ddof):
+    table = {"X": [0.70, 0.55, 0.72, 0.50], "Y": [0.60, 0.65, 0.58, 0.62], "Z": [0.50, 0.45, 0.60, 0.52]}
+    res = aggregate([ex_dirs(tmp_path, table, k=3)], ddof=ddof, **FAST)
+    exp = {1: [2.605864, 9.348938, 2.952183], 0: [3.008993, 10.795224, 3.408887]}[ddof]
+    assert [by(res, m)["sharpe"] for m in "XYZ"] == pytest.approx(exp, abs=1e-6)
+    rs = res["rank_stability"]["ent_ex"]
+    assert rs["kendall_w"] == pytest.approx(0.1875) and rs["kendall_tau_mean"] == pytest.approx(-1 / 9)
+    assert rs["friedman_chi2"] == pytest.approx(1.5) and rs["friedman_p"] == pytest.approx(0.472367, abs=1e-6)
+    assert rs["rank_by_mean"] == ["X", "Y", "Z"] and rs["rank_by_sharpe"] == ["Y", "Z", "X"]
+    assert rs["flips"] == [["X", "Y"], ["X", "Z"]]
+    assert len(res["comparisons"]) == 3
+    assert all("sign_test_p_holm" in c for c in res["comparisons"])
+    ov = res["macro"]["overall"]["models"]
+    assert [ov[m]["mean_rank"] for m in "XYZ"] == [3, 1, 2]
+
+
+def _ex5_dir(tmp_path, shuffle=False):
+    correct = [[1, 1, 0, 1, 1, 0], [1, 0, 0, 1, 0, 0], [1, 1, 1, 1, 0, 0]]
+    ok = [[1] * 6, [1, 1, 0, 1, 0, 1], [1] * 6]
+    tasks = [mc_task("ent_ex5", f"t{t + 1}", correct[t], [bool(x) for x in ok[t]]) for t in range(3)]
+    if shuffle:
+        rng = random.Random(1)
+        for t in tasks:
+            pairs = list(zip(t.docs, t.outputs))
+            rng.shuffle(pairs)
+            t.docs, t.outputs = [p[0] for p in pairs], [p[1] for p in pairs]
+    write_run(tmp_path, "m", tasks)
+    return tmp_path
+
+
+@pytest.mark.parametrize("ddof,strict_s,parsed_s", [(1, 1.154701, 2.886751), (0, 1.414214, 3.535534)])
+def test_ex5_failures_pss_from_files(tmp_path, ddof, strict_s, parsed_s):
+    res = aggregate([_ex5_dir(tmp_path)], ddof=ddof, bootstrap=0, progress=False)
+    s, p = by(res, "m"), by(res, "m", mode="parsed_only")
+    assert s["format_failure"] == pytest.approx({"t1": 0, "t2": 1 / 3, "t3": 0})
+    assert list(s["template_scores"].values()) == pytest.approx([2 / 3, 1 / 3, 2 / 3])
+    assert list(p["template_scores"].values()) == pytest.approx([2 / 3, 0.5, 2 / 3])
+    assert s["sharpe"] == pytest.approx(strict_s, abs=1e-6) and p["sharpe"] == pytest.approx(parsed_s, abs=1e-6)
+    assert s["pss"] == pytest.approx(1 / 3)
+    assert [d["key"] for d in s["fragile_docs"]] == ["d1", "d2", "d4"]
+    assert not p["comparable_across_models"]
+
+
+def test_ex5_reference_bootstrap_from_files(tmp_path):
+    res = aggregate([_ex5_dir(tmp_path)], bootstrap=2000, seed=0, bootstrap_templates=True, progress=False)
+    r = by(res, "m")
+    assert r["ci"]["mean"] == pytest.approx([0.277778, 0.833333], abs=1e-6)
+    assert r["ci"]["std"] == pytest.approx([0.096225, 0.419435], abs=1e-6)
+    assert r["ci"]["sharpe"] == pytest.approx([-0.288675, 4.618802], abs=1e-6)
+    assert r["ci"]["frac_degenerate"] == pytest.approx(0.016)
+    t = r["ci_templates"]
+    assert t["mean"] == pytest.approx([0.166667, 0.888889], abs=1e-6)
+    assert t["sharpe"] == pytest.approx([-0.57735, 5.773503], abs=1e-6)
+    assert t["frac_degenerate"] == pytest.approx(0.2275) and t["resample_templates"]
+
+
+def test_shuffled_samples_and_seed_reproducibility(tmp_path):
+    a = aggregate([_ex5_dir(tmp_path / "a")], bootstrap=300, seed=4, progress=False)
+    b = aggregate([_ex5_dir(tmp_path / "b", shuffle=True)], bootstrap=300, seed=4, progress=False)
+    c = aggregate([_ex5_dir(tmp_path / "c")], bootstrap=300, seed=5, progress=False)
+    ra, rb, rc = by(a, "m"), by(b, "m"), by(c, "m")
+    assert ra["ci"] == rb["ci"] and ra["template_scores"] == rb["template_scores"]
+    assert ra["ci"] != rc["ci"]
+
+
+# ================================================================================================ families & pairing
+def test_every_family_recomputes_exactly(tmp_path):
+    for m, q in (("org/a", 0.7), ("org/b", 0.5)):
+        tasks = [family_task(f, f"t{k}", 30 if "rank" not in f else 60, q - 0.1 * k, 0.1 * (k == 2))
+                 for f in hooks.FAMILY_METRICS for k in (1, 2, 3)]
+        write_run(tmp_path, m, tasks)
+    res = aggregate([tmp_path], bootstrap=100, progress=False)
+    assert not [m for m in res["messages"] if "recompute" in m], res["messages"]
+    for f in hooks.FAMILY_METRICS:
+        r = by(res, "org/a", f"ent_syn_{f}")
+        assert r["sharpe_status"] in ("ok", "inf", "-inf") and r["ci"] is not None
+        assert r["baseline"]["value"] is not None
+        run = json.loads(next((tmp_path / "org__a").glob("results_*.json")).read_text())
+        for t in ("t1", "t2", "t3"):
+            res_row = run["results"][f"ent_syn_{f}__{t}"]
+            filt = "none" if f == "ranking" else "answer"
+            assert r["template_scores"][t] == pytest.approx(res_row[f"{r['metric']},{filt}"], abs=1e-12)
+    assert by(res, "org/a", "ent_syn_ranking")["key_source"] == "qid"
+
+
+def test_ranking_pairs_by_query_and_intersects_partial_queries(tmp_path):
+    tasks = [family_task("ranking", f"t{k}", 100, 0.6, seed=0) for k in (1, 2)]
+    rng = random.Random(0)
+    pairs = list(zip(tasks[1].docs, tasks[1].outputs))
+    rng.shuffle(pairs)
+    tasks[1].docs, tasks[1].outputs = [p[0] for p in pairs], [p[1] for p in pairs]
+    cut = family_task("ranking", "t3", 100, 0.6, seed=0)
+    cut.docs, cut.outputs = cut.docs[:90], cut.outputs[:90]  # --limit 90: the last query is cut part-way
+    write_run(tmp_path, "m", tasks + [cut])
+    res = aggregate([tmp_path], bootstrap=50, progress=False)
+    r = by(res, "m")
+    assert r["n_docs"] == 5 and r["key_source"] == "qid"
+    assert "doc_set_intersected" in r["flags"]
+    assert any("cover different documents" in m for m in res["messages"])
+    with pytest.raises(SharpeInputError, match="cover different documents"):
+        aggregate([tmp_path], bootstrap=0, progress=False, strict=True)
+
+
+def test_subtask_dataset_row(tmp_path):
+    tasks = []
+    for sub, base in (("up", 0.7), ("down", 0.5)):
+        for t in (1, 2, 3):
+            tasks.append(mc_task(f"ent_news_{sub}", f"t{t}", counts(round((base + 0.05 * t) * 20), 20), k=2,
+                                 dataset="news", subtask=sub))
+    tasks.append(mc_task("ent_news_up", "t4", counts(10, 20), k=2, dataset="news", subtask="up"))
+    write_run(tmp_path, "m", tasks)
+    res = aggregate([tmp_path], bootstrap=100, progress=False)
+    row = by(res, "m", "ent_news")
+    assert row["templates"] == ["t1", "t2", "t3"] and row["subtasks"] == ["down", "up"]
+    up, down = by(res, "m", "ent_news_up", level="variant_group"), by(res, "m", "ent_news_down",
+                                                                        level="variant_group")
+    assert up["templates"] == ["t1", "t2", "t3", "t4"]
+    for t in ("t1", "t2", "t3"):
+        assert row["template_scores"][t] == pytest.approx((up["template_scores"][t] + down["template_scores"][t]) / 2)
+    assert row["baseline"]["value"] == pytest.approx(0.5)
+    assert "templates_dropped" in row["flags"] and row["ci"] is not None
+    assert any("subtasks lack templates" in m for m in res["messages"])
+
+
+# ================================================================================================ bad inputs
+def _two_models(tmp_path, drop_t3_for_b=False, **kw):
+    write_run(tmp_path, "A", [mc_task("ent_x", f"t{t}", counts(50 + 5 * t, 40 + 60)) for t in (1, 2, 3)])
+    write_run(tmp_path, "B", [mc_task("ent_x", f"t{t}", counts(40 + 3 * t)) for t in ((1, 2) if drop_t3_for_b
+                                                                                          else (1, 2, 3))], **kw)
+    return tmp_path
+
+
+def test_missing_template_for_a_model(tmp_path, capsys):
+    d = _two_models(tmp_path, drop_t3_for_b=True)
+    res = aggregate([d], **FAST)
+    for m in ("A", "B"):
+        r = by(res, m)
+        assert r["templates"] == ["t1", "t2"] and "templates_dropped" in r["flags"]
+        assert r["flag_details"]["templates_dropped"]["missing"] == {"B": ["t3"]}
+    assert any("B lacks t3" in m for m in res["messages"])
+    assert cli.main([str(d), "--strict", "--bootstrap", "0", "--no-progress"]) == 2
+    assert "missing templates (B lacks t3)" in capsys.readouterr().err
+
+
+def test_task_without_metadata(tmp_path, capsys):
+    t1 = mc_task("ent_nm", "t1", counts(60))
+    t2 = mc_task("ent_nm", "t2", counts(50))
+    t1.metadata = t2.metadata = {"version": 1.0}
+    other = mc_task("other", "x", counts(50))
+    other.task, other.metadata = "arc_like", {"version": 1.0}
+    write_run(tmp_path, "m", [t1, t2, other])
+    with pytest.raises(SharpeInputError, match="no metadata.primary_metric; pass --metric"):
+        aggregate([tmp_path], **FAST)
+    res = aggregate([tmp_path], metrics=["accuracy"], **FAST)
+    r = by(res, "m", "ent_nm")
+    assert "grouped_by_name" in r["flags"] and r["template_scores"] == pytest.approx({"t1": 0.6, "t2": 0.5})
+    assert any("arc_like has no template metadata" in m and "skipped" in m for m in res["messages"])
+    assert cli.main([str(tmp_path), "--bootstrap", "0", "--no-progress", "--quiet"]) == 2
+    assert "pass --metric" in capsys.readouterr().err
+
+
+def test_malformed_json(tmp_path, capsys):
+    d = _two_models(tmp_path)
+    f = next((d / "A").glob("results_*.json"))
+    f.write_text(f.read_text()[:-40])
+    assert cli.main([str(d), "--bootstrap", "0", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "malformed JSON" in err and f.name in err
+    f.unlink()
+    s = next((d / "B").glob("samples_ent_x__t2_*.jsonl"))
+    lines = s.read_text().splitlines()
+    lines[3] = lines[3][:50]
+    s.write_text("\n".join(lines) + "\n")
+    assert cli.main([str(d), "--bootstrap", "0", "--no-progress"]) == 2
+    assert f"{s.name}:4: malformed JSON" in capsys.readouterr().err
+
+
+def test_empty_samples_file(tmp_path):
+    d = _two_models(tmp_path)
+    s = next((d / "B").glob("samples_ent_x__t2_*.jsonl"))
+    s.write_text("")
+    res = aggregate([d], **FAST)
+    b = by(res, "B")
+    assert "no_samples" in b["flags"] and b["ci"] is None and b["pss"] is None
+    assert b["template_scores"] == pytest.approx({"t1": 0.43, "t2": 0.46, "t3": 0.49})  # from the results file
+    assert any(f"{s.name} is empty" in m for m in res["messages"])
+    assert by(res, "A")["ci"] is not None
+
+
+@pytest.mark.parametrize("n_correct,status", [(80, "inf"), (20, "-inf")])
+def test_zero_std(tmp_path, n_correct, status):
+    write_run(tmp_path, "m", [mc_task("ent_z", f"t{t}", counts(n_correct)) for t in (1, 2, 3)])
+    res = aggregate([tmp_path], **FAST)
+    r = by(res, "m")
+    assert r["sharpe"] is None and r["sharpe_status"] == status and r["degenerate_std"] and r["std"] == 0.0
+    json.loads(to_json(res))  # valid JSON without NaN/inf
+    md = markdown(res)
+    assert ("∞ (σ=0)" if status == "inf" else "−∞ (σ=0)") in md
+    fl = aggregate([tmp_path], sigma_floor="binomial", **FAST)
+    assert by(fl, "m")["sharpe"] == pytest.approx((0.8 - 1 / 3) / 0.04 if status == "inf" else (0.2 - 1 / 3) / 0.04)
+
+
+def test_zero_std_at_baseline_is_undefined(tmp_path):
+    write_run(tmp_path, "m", [mc_task("ent_z", f"t{t}", counts(50), k=2) for t in (1, 2)])
+    r = by(aggregate([tmp_path], **FAST), "m")
+    assert r["sharpe"] is None and r["sharpe_status"] == "undefined" and "degenerate_std" in r["flags"]
+
+
+def test_single_template(tmp_path):
+    write_run(tmp_path, "m", [mc_task("ent_one", "t1", counts(70))])
+    res = aggregate([tmp_path], **FAST)
+    r = by(res, "m")
+    assert r["sharpe"] is None and r["std"] is None and r["sharpe_status"] == "single_template"
+    assert "single_template" in r["flags"] and r["mean"] == pytest.approx(0.7)
+    assert "n/a (1 template)" in markdown(res)
+
+
+def test_missing_metric_and_mixed_settings(tmp_path, capsys):
+    d = _two_models(tmp_path / "x")
+    assert cli.main([str(d), "--metric", "nope", "--bootstrap", "0", "--no-progress"]) == 2
+    assert "metric 'nope,answer' is missing" in capsys.readouterr().err
+    e = tmp_path / "y"
+    write_run(e, "A", [mc_task("ent_x", f"t{t}", counts(50 + t)) for t in (1, 2)])
+    write_run(e, "A", [mc_task("ent_x", f"t{t}", counts(60 + t)) for t in (1, 2)], timestamp="2026-02-01T00-00-00.0",
+              chat_template_sha="abc")
+    res = aggregate([e], **FAST)
+    assert sorted(res["models"]) == ["A [settings 1]", "A [settings 2]"]
+    assert any("different settings" in m for m in res["messages"])
+    assert cli.main([str(e), "--strict", "--bootstrap", "0", "--no-progress"]) == 2
+    assert "mixed settings" in capsys.readouterr().err
+
+
+def test_newest_run_wins_and_run_selects(tmp_path):
+    write_run(tmp_path, "m", [mc_task("ent_x", f"t{t}", counts(50 + t)) for t in (1, 2)], timestamp="2026-01-01T0")
+    write_run(tmp_path, "m", [mc_task("ent_x", f"t{t}", counts(70 + t)) for t in (1, 2)], timestamp="2026-03-01T0")
+    assert by(aggregate([tmp_path], **FAST), "m")["template_scores"]["t1"] == pytest.approx(0.71)
+    assert by(aggregate([tmp_path], run="2026-01-01", **FAST), "m")["template_scores"]["t1"] == pytest.approx(0.51)
+
+
+def test_baseline_switches(tmp_path):
+    write_run(tmp_path, "m", [mc_task("ent_x", f"t{t}", counts(50 + 10 * t), k=4) for t in (1, 2)])
+    assert by(aggregate([tmp_path], baseline="none", **FAST), "m")["baseline"]["value"] == 0.0
+    assert by(aggregate([tmp_path], baseline="majority", **FAST), "m")["baseline"]["value"] == 1.0
+    table = tmp_path / "b.csv"
+    table.write_text("group,metric,baseline,method\nent_x,accuracy,0.3,paper\n")
+    r = by(aggregate([tmp_path], baseline=f"table:{table}", **FAST), "m")
+    assert r["baseline"] == {"value": 0.3, "method": "table:paper"}
+    assert r["sharpe"] == pytest.approx((0.65 - 0.3) / np.std([0.6, 0.7], ddof=1))
+    with pytest.raises(SharpeInputError, match="--baseline"):
+        aggregate([tmp_path], baseline="bogus", **FAST)
+
+
+def test_exclude_template_is_reported(tmp_path):
+    write_run(tmp_path, "m", [mc_task("ent_x", f"t{t}", counts(50 + 10 * t)) for t in (1, 2, 3)])
+    res = aggregate([tmp_path], exclude_templates=["ent_x:t3"], **FAST)
+    r = by(res, "m")
+    assert r["templates"] == ["t1", "t2"] and "excluded_templates" in r["flags"]
+    assert any("excluded by --exclude-template" in m for m in res["messages"])
+
+
+# ================================================================================================ outputs & CLI
+def test_outputs_and_cli(tmp_path, capsys):
+    d = _two_models(tmp_path / "in")
+    out = tmp_path / "out"
+    assert cli.main([str(d), "--out", str(out), "--bootstrap", "100", "--no-progress", "--bootstrap-templates"]) == 0
+    printed = capsys.readouterr().out
+    assert "Sharpe leaderboard" in printed
+    agg = json.loads((out / "aggregate.json").read_text(), parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
+    assert agg["provenance"]["B"] == 100 and agg["provenance"]["ddof"] == 1
+    assert len(agg["provenance"]["inputs"]) == 2 and all(len(i["sha256"]) == 64 for i in agg["provenance"]["inputs"])
+    rec = agg["records"][0]
+    for key in ("model", "group", "metric", "scoring_mode", "n_templates", "n_docs", "baseline", "template_scores",
+                "mean", "std", "ddof", "sharpe", "sharpe_status", "alpha", "sigma_floor_mode", "degenerate_std", "min",
+                "max", "spread", "quantiles", "maxp", "avgp", "cps", "pss", "fragile_docs", "format_failure", "ci",
+                "flags"):
+        assert key in rec
+    assert set(rec["ci"]) >= {"mean", "std", "sharpe", "B", "seed", "resample_templates", "frac_degenerate"}
+    assert rec["ci_templates"]["resample_templates"]
+    with open(out / "leaderboard.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["model"] for r in rows} == {"A", "B"} and "ci_sharpe_lo" in rows[0]
+    with open(out / "per_template.csv") as f:
+        assert len(list(csv.DictReader(f))) == 2 * 2 * 3  # models × modes × templates
+    with open(out / "per_document.csv") as f:
+        assert len(list(csv.DictReader(f))) == 2 * 100
+    md = (out / "leaderboard.md").read_text()
+    assert "| model | μ ± σ | Sharpe [95% CI]" in md and "Kendall's W" in md
+    html = (out / "report.html").read_text()
+    assert html.count("data:image/png;base64,") >= 4 and "src='http" not in html and "<script" not in html
+    hf = sorted((out / "hf_leaderboard").glob("*/results_*.json"))
+    assert [p.parent.name for p in hf] == ["local__A", "local__B"]
+    data = json.loads(hf[0].read_text())
+    assert set(data["config"]) >= {"model_dtype", "model_name", "model_sha"}
+    assert set(data["results"]["ent_x"]) >= {"sharpe", "mean", "std", "min", "max"}
+    assert data["results"]["ent_x__t1"]["accuracy"] == pytest.approx(0.55)
+
+
+def test_leaderboard_markdown_api(tmp_path):
+    d = _two_models(tmp_path)
+    md = leaderboard_markdown([str(d)])
+    assert md.startswith("## Sharpe leaderboard") and "| 1 | A |" in md
+    assert "unavailable" in leaderboard_markdown([str(tmp_path / "missing")])
+
+
+def test_script_wrapper_and_package_cli(tmp_path):
+    d = _two_models(tmp_path)
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "sharpe.py"), str(d), "--bootstrap", "20",
+                        "--no-progress"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "Sharpe leaderboard" in r.stdout
+    from lm_eval_enterprise.cli import main as top
+
+    assert top(["sharpe", str(d), "--bootstrap", "0", "--no-progress", "--quiet", "--out", str(tmp_path / "o"),
+                "--formats", "json"]) == 0
+    assert (tmp_path / "o" / "aggregate.json").exists() and not (tmp_path / "o" / "report.html").exists()
+
+
+def test_write_outputs_api(tmp_path):
+    d = _two_models(tmp_path / "in")
+    res = aggregate([d], **FAST)
+    written = write_outputs(res, tmp_path / "o", {"md", "csv"})
+    assert set(written) == {"md", "csv"} and written["md"].exists()
+    assert not math.isnan(by(res, "A")["mean"])
+
+
+def test_high_failure_and_broken_template_flags(tmp_path):
+    for m, shift in (("A", 0), ("B", 2), ("C", 4)):
+        write_run(tmp_path, m, [
+            mc_task("ent_f", "t1", counts(70 + shift)),
+            mc_task("ent_f", "t2", counts(38 + shift)),
+            mc_task("ent_f", "t3", counts(66 + shift), [True] * 70 + [False] * 30),
+            mc_task("ent_f", "t4", counts(68 + shift))])
+    res = aggregate([tmp_path], **FAST)
+    r = by(res, "A")
+    assert r["format_failure"]["t3"] == pytest.approx(0.3)
+    assert r["flag_details"]["high_failure"] == ["t3"]
+    assert r["flag_details"]["broken_template"] == ["t2", "t3"]
+    assert r["templates"] == ["t1", "t2", "t3", "t4"]  # flagged, never dropped
+
+
+def test_lower_is_better_metric_is_negated(tmp_path):
+    tasks = [mc_task("ent_n", f"t{t}", counts(60), [True] * (100 - 10 * t) + [False] * (10 * t)) for t in (1, 2, 3)]
+    write_run(tmp_path, "m", tasks)
+    res = aggregate([tmp_path], metrics=["format_failure"], scoring="strict", **FAST)
+    r = by(res, "m")
+    assert r["metric"] == "format_failure" and "negated_metric" in r["flags"]
+    assert r["template_scores"] == pytest.approx({"t1": 0.1, "t2": 0.2, "t3": 0.3})  # native scale
+    assert r["sharpe"] == pytest.approx(-0.2 / 0.1)  # (b − μ)/σ with b = 0
+    assert r["ci"]["mean"][0] <= 0.2 <= r["ci"]["mean"][1]
+
+
+def test_simulated_and_metadata_baselines(tmp_path):
+    write_run(tmp_path / "a", "m", [mc_task("ent_x", f"t{t}", counts(50 + 10 * t), k=4) for t in (1, 2)])
+    r = by(aggregate([tmp_path / "a"], baseline="simulated", **FAST), "m")
+    assert r["baseline"]["method"] == "simulated" and r["baseline"]["value"] == pytest.approx(0.25, abs=0.01)
+    ts = [mc_task("ent_x", f"t{t}", counts(50 + 10 * t), k=4, extra_metadata={"baseline": 0.3}) for t in (1, 2)]
+    write_run(tmp_path / "b", "m", ts)
+    r = by(aggregate([tmp_path / "b"], **FAST), "m")
+    assert r["baseline"]["value"] == 0.3 and r["baseline"]["method"].startswith("metadata")
+
+
+def test_ci_of_mean_contains_mean_for_the_examples(tmp_path):
+    table = {"X": [0.70, 0.55, 0.72, 0.50], "Y": [0.60, 0.65, 0.58, 0.62], "Z": [0.50, 0.45, 0.60, 0.52]}
+    res = aggregate([ex_dirs(tmp_path, table, k=3)], bootstrap=500, bootstrap_templates=True, progress=False)
+    for m in table:
+        r = by(res, m)
+        for ci in (r["ci"], r["ci_templates"]):
+            assert ci["mean"][0] <= r["mean"] <= ci["mean"][1]
+            assert ci["std"][0] <= ci["std"][1]
+    c = [c for c in res["comparisons"] if (c["model_a"], c["model_b"]) == ("X", "Y")][0]
+    for t, (lo, hi) in c["delta_ci"].items():
+        assert lo <= c["delta"][t] <= hi
+
+
+def test_worker_processes_give_identical_results(tmp_path):
+    for m, q in (("org/a", 0.7), ("org/b", 0.5)):
+        tasks = [family_task(f, f"t{k}", 30 if "rank" not in f else 60, q - 0.1 * k, 0.1 * (k == 2))
+                 for f in ("classification_weighted", "ranking", "multiple_choice") for k in (1, 2, 3)]
+        write_run(tmp_path, m, tasks)
+    one = aggregate([tmp_path], bootstrap=100, workers=1, progress=False, hash_samples=True)
+    two = aggregate([tmp_path], bootstrap=100, workers=2, progress=False)
+    strip = ("provenance", "settings")
+    a = json.loads(to_json({k: v for k, v in one.items() if k not in strip}))
+    b = json.loads(to_json({k: v for k, v in two.items() if k not in strip}))
+    assert a == b
+    files = one["provenance"]["samples_files"]
+    assert len(files) == 18 and all(len(f["sha256"]) == 64 and f["bytes"] > 0 for f in files)
+
+
+def test_rollup_counts_each_dataset_once(tmp_path):
+    write_run(tmp_path, "A", [mc_task("ent_dup", f"t{t}", counts(60 + 5 * t), dataset="dup") for t in (1, 2)]
+              + [mc_task("ent_dup_gen", f"t{t}", counts(40 + 5 * t), dataset="dup") for t in (1, 2)]
+              + [mc_task("ent_other", f"t{t}", counts(50 + 3 * t)) for t in (1, 2)])
+    write_run(tmp_path, "B", [mc_task("ent_dup_gen", f"t{t}", counts(45 + 4 * t), dataset="dup") for t in (1, 2)]
+              + [mc_task("ent_other", f"t{t}", counts(55 + 2 * t)) for t in (1, 2)])
+    res = aggregate([tmp_path], **FAST)
+    ov = res["macro"]["overall"]
+    assert ov["datasets"] == ["dup", "other"]
+    assert ov["models"]["A"]["rows_used"] == ["ent_dup", "ent_other"]
+    assert ov["models"]["B"]["rows_used"] == ["ent_dup_gen", "ent_other"]
+    assert ov["models"]["A"]["n_datasets"] == 2 and not ov["excluded_models"]
+    sa = [by(res, "A", g)["sharpe"] for g in ("ent_dup", "ent_other")]
+    assert ov["models"]["A"]["mean_sharpe"] == pytest.approx(np.mean(sa))
+
+
+def test_compare_selects_pairs(tmp_path):
+    table = {"X": [0.70, 0.55, 0.72, 0.50], "Y": [0.60, 0.65, 0.58, 0.62], "Z": [0.50, 0.45, 0.60, 0.52]}
+    d = ex_dirs(tmp_path, table, k=3)
+    res = aggregate([d], compare=["Z,X"], **FAST)
+    assert [(c["model_a"], c["model_b"]) for c in res["comparisons"]] == [("Z", "X")]
+    assert res["comparisons"][0]["mean_delta"] == pytest.approx(0.5175 - 0.6175)
+    with pytest.raises(SharpeInputError, match="--compare"):
+        aggregate([d], compare=["X,nobody"], **FAST)

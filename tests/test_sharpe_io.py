@@ -1,0 +1,84 @@
+"""Reading lm-eval outputs: samples parsing, filters, keys, error messages (lm_eval_enterprise.sharpe.io)."""
+import json
+
+import pytest
+
+from lm_eval_enterprise.sharpe.io import (SharpeInputError, display_name, find_results_files, load_name_map,
+                                          model_args_dict, read_results_file, read_samples)
+
+
+def _write(path, lines):
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def _line(i, filt="answer", **kw):
+    d = {"doc_id": i, "doc": {"id": f"d{i}", "label": "Yes", "label_names": ["Yes", "No"], "qid": "q", "cand_index": i},
+         "filter": filt, "doc_hash": f"h{i}", "accuracy": 1.0, "format_failure": 0.0}
+    d.update(kw)
+    return d
+
+
+def test_filter_selection_and_keys(tmp_path):
+    p = _write(tmp_path / "samples_t_x.jsonl", [_line(0), _line(0, "none"), _line(1), _line(1, "none")])
+    tab = read_samples(p, "answer", ["accuracy"])
+    assert len(tab) == 2 and tab.ids == ["d0", "d1"] and tab.hashes == ["h0", "h1"]
+    assert tab.gold == ["Yes", "Yes"] and tab.label_names == ["Yes", "No"] and tab.failure == [0.0, 0.0]
+    slim = read_samples(p, "answer", ["accuracy"], keep_docs=False)
+    assert slim.ids == ["d0", "d1"] and slim.qid == ["q", "q"] and slim.cand == [0, 1]
+    with pytest.raises(RuntimeError, match="not kept"):
+        slim.gold
+    with pytest.raises(SharpeInputError, match="several filters"):
+        read_samples(p, None, ["accuracy"])
+    with pytest.raises(SharpeInputError, match="no sample line with filter 'other'"):
+        read_samples(p, "other", ["accuracy"])
+
+
+def test_sample_errors_name_file_and_line(tmp_path):
+    p = _write(tmp_path / "s.jsonl", [_line(0), {k: v for k, v in _line(1).items() if k != "accuracy"}])
+    with pytest.raises(SharpeInputError, match=r"s.jsonl:2: sample line has no value for metric 'accuracy'"):
+        read_samples(p, "answer", ["accuracy"])
+    q = _write(tmp_path / "q.jsonl", [_line(0), {k: v for k, v in _line(1).items() if k != "format_failure"}])
+    with pytest.raises(SharpeInputError, match="format_failure present on some sample lines only"):
+        read_samples(q, "answer", ["accuracy"])
+    r = tmp_path / "r.jsonl"
+    r.write_text(json.dumps(_line(0)) + "\n\n[1, 2]\n")
+    with pytest.raises(SharpeInputError, match=r"r.jsonl:3: a sample line must be a JSON object"):
+        read_samples(r, "answer", ["accuracy"])
+    empty = tmp_path / "e.jsonl"
+    empty.write_text("")
+    assert len(read_samples(empty, "answer", ["accuracy"])) == 0
+
+
+def test_results_files(tmp_path):
+    with pytest.raises(SharpeInputError, match="no such file"):
+        find_results_files([tmp_path / "nope"])
+    with pytest.raises(SharpeInputError, match="no results_"):
+        find_results_files([tmp_path])
+    bad = tmp_path / "results_x.json"
+    bad.write_text(json.dumps({"results": {}}))
+    with pytest.raises(SharpeInputError, match="no 'configs'"):
+        read_results_file(bad)
+    bad.write_text("[]")
+    with pytest.raises(SharpeInputError, match="not an lm-eval results file"):
+        read_results_file(bad)
+    bad.write_text('{"results": ')
+    with pytest.raises(SharpeInputError, match=r"malformed JSON \(line 1"):
+        read_results_file(bad)
+    other = tmp_path / "x.json"
+    other.write_text("{}")
+    with pytest.raises(SharpeInputError, match="not an lm-eval results file"):
+        find_results_files([other])
+
+
+def test_names(tmp_path):
+    assert model_args_dict("pretrained=/a/b,dtype=float32") == {"pretrained": "/a/b", "dtype": "float32"}
+    assert display_name("/tmp/models/tiny0") == "tiny0"
+    assert display_name("HuggingFaceTB/SmolLM2-135M-Instruct") == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    m = tmp_path / "names.csv"
+    m.write_text("model,display\nHuggingFaceTB/SmolLM2-135M-Instruct,SmolLM2\n")
+    names = load_name_map(str(m))
+    assert display_name("HuggingFaceTB/SmolLM2-135M-Instruct", names) == "SmolLM2"
+    y = tmp_path / "names.yaml"
+    y.write_text("a/b: B\n")
+    assert load_name_map(str(y)) == {"a/b": "B"}
