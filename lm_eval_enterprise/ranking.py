@@ -177,3 +177,33 @@ class RankingSource(Source):
     def fewshot_transform(self, record: dict) -> dict:
         return {**record, "passage": truncate_words(record["passage"], self.shot_words)}
 
+
+
+# ---------------------------------------------------------------------------------------------------- task tables
+YES_NO_FIRST_WORD = r"(?i)^\W*(yes|no)\b"  # answer regexes shared by the ranking templates
+YES_NO_ANYWHERE = r"(?i)\b(yes|no)\b"
+
+
+def ranking_task_tables(dataset: str, domain: str, templates: list, num_fewshot: int = 5,
+                        primary_metric: str = "rr_at_10") -> list:
+    """The two template tables of a pointwise yes/no ranking dataset, over the same prompts:
+
+    * ``ent_<dataset>`` (in the domain group): log-probability scoring (HELM binary ranking), one lm-eval doc per
+      (query, candidate), ``multiple_choice`` over [No, Yes] (index 0 = No), ranking key from ℓY and ℓN;
+    * ``ent_<dataset>_gen`` (standalone group): the model *generates* yes/no, for backends without
+      log-probabilities; a different measurement, never pooled with the first table.
+    """
+    from dataclasses import replace
+
+    from .templating import DatasetTasks
+
+    common = dict(dataset=dataset, domain=domain, primary_metric=primary_metric, num_fewshot=num_fewshot)
+    return [
+        DatasetTasks(**common, family="ranking", output_type="multiple_choice",
+                     templates=[replace(t, choices=(NO, YES)) for t in templates],
+                     doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
+                     extra_metadata={"scoring": "loglikelihood", "candidates_per_query": CANDIDATES}),
+        DatasetTasks(**common, family="ranking_generate", variant="gen", in_domain_group=False,
+                     templates=list(templates), max_gen_toks=5, until=("\n",), verbalise=True,
+                     extra_metadata={"scoring": "generate", "candidates_per_query": CANDIDATES}),
+    ]

@@ -8,13 +8,8 @@
 t1 is the HELM MS MARCO block of DATASETS.md; the others change instruction wording, field labels and the answer
 instruction only (label set Yes/No, data, shots and targets are the same for all).
 """
-from dataclasses import replace
-
-from lm_eval_enterprise.ranking import CANDIDATES, NO, YES
-from lm_eval_enterprise.templating import DatasetTasks, Template
-
-YES_NO_FIRST_WORD = r"(?i)^\W*(yes|no)\b"
-YES_NO_ANYWHERE = r"(?i)\b(yes|no)\b"
+from lm_eval_enterprise.ranking import YES_NO_ANYWHERE, YES_NO_FIRST_WORD, ranking_task_tables
+from lm_eval_enterprise.templating import Template
 
 TEMPLATES = [
     Template("t1",
@@ -41,14 +36,4 @@ TEMPLATES = [
              regex=YES_NO_FIRST_WORD, axes=("no_instruction", "question_format")),
 ]
 
-COMMON = dict(dataset="fiqa_qa", domain="finance", primary_metric="rr_at_10", num_fewshot=5)
-
-TASKS = [
-    DatasetTasks(**COMMON, family="ranking", output_type="multiple_choice",
-                 templates=[replace(t, choices=(NO, YES)) for t in TEMPLATES],
-                 doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
-                 extra_metadata={"scoring": "loglikelihood", "candidates_per_query": CANDIDATES}),
-    DatasetTasks(**COMMON, family="ranking_generate", variant="gen", in_domain_group=False,
-                 templates=TEMPLATES, max_gen_toks=5, until=("\n",), verbalise=True,
-                 extra_metadata={"scoring": "generate", "candidates_per_query": CANDIDATES}),
-]
+TASKS = ranking_task_tables("fiqa_qa", "finance", TEMPLATES)

@@ -1,4 +1,4 @@
-"""Instruction templates of insurance_qa: two tables over the same prompts (see fiqa_qa/templates.py).
+"""Instruction templates of insurance_qa: two tables over the same prompts (lm_eval_enterprise.ranking.ranking_task_tables).
 
 * ``ent_insurance_qa`` (in ``enterprise_finance``): log-probability scoring (HELM binary ranking), one lm-eval doc
   per (question, candidate answer), ``multiple_choice`` over [No, Yes].
@@ -7,13 +7,8 @@
 
 t1 is the HELM MS MARCO block (Passage = answer, Query = question), identical to fiqa_qa t1 as DATASETS.md says.
 """
-from dataclasses import replace
-
-from lm_eval_enterprise.ranking import CANDIDATES, NO, YES
-from lm_eval_enterprise.templating import DatasetTasks, Template
-
-YES_NO_FIRST_WORD = r"(?i)^\W*(yes|no)\b"
-YES_NO_ANYWHERE = r"(?i)\b(yes|no)\b"
+from lm_eval_enterprise.ranking import YES_NO_ANYWHERE, YES_NO_FIRST_WORD, ranking_task_tables
+from lm_eval_enterprise.templating import Template
 
 TEMPLATES = [
     Template("t1",
@@ -40,14 +35,4 @@ TEMPLATES = [
              regex=YES_NO_FIRST_WORD, axes=("no_instruction", "question_format")),
 ]
 
-COMMON = dict(dataset="insurance_qa", domain="finance", primary_metric="rr_at_10", num_fewshot=5)
-
-TASKS = [
-    DatasetTasks(**COMMON, family="ranking", output_type="multiple_choice",
-                 templates=[replace(t, choices=(NO, YES)) for t in TEMPLATES],
-                 doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
-                 extra_metadata={"scoring": "loglikelihood", "candidates_per_query": CANDIDATES}),
-    DatasetTasks(**COMMON, family="ranking_generate", variant="gen", in_domain_group=False,
-                 templates=TEMPLATES, max_gen_toks=5, until=("\n",), verbalise=True,
-                 extra_metadata={"scoring": "generate", "candidates_per_query": CANDIDATES}),
-]
+TASKS = ranking_task_tables("insurance_qa", "finance", TEMPLATES)
