@@ -8,6 +8,8 @@ source format (download URLs, conversion to the common record schema, split reci
   ``$LM_EVAL_ENTERPRISE_CACHE`` (default ``~/.cache/lm-eval-enterprise/data``) → ``<cache>/<id>/``, filled by
   ``lm-eval-enterprise prepare`` or on first use; offline (``HF_DATASETS_OFFLINE``/``HF_HUB_OFFLINE``) with
   nothing there → one :class:`DataError` line saying how to provide the files;
+* ``data_root`` = ``embedded`` selects the package's own fixture data (synthetic rows in each source's format,
+  for demos and tests; a warning says so);
 * two layouts of a data folder: the **source layout** (the files exactly as downloaded; converted and split by
   the dataset's recipe, row counts checked against the spec or a ``MANIFEST.json``) and the **pre-split layout**
   (``train.jsonl``/``test.jsonl``/``valid.jsonl`` holding source rows already split, as in ``../shared/data``;
@@ -39,6 +41,7 @@ ENV_CACHE = "LM_EVAL_ENTERPRISE_CACHE"
 PRESPLIT_FILES = {"train": "train.jsonl", "valid": "valid.jsonl", "test": "test.jsonl"}
 FEWSHOT_POOL_MAX = 256  # length of the [BAL]-ordered fewshot split (any --num_fewshot up to this is exact)
 MANIFEST = "MANIFEST.json"
+EMBEDDED = "embedded"  # data_root / $LM_EVAL_ENTERPRISE_DATA value selecting the package's fixture data
 COMPLETE_MARKER = ".complete"
 
 
@@ -231,6 +234,12 @@ def resolve_data_dir(src: Source, data_root: str | os.PathLike | None = None, do
                      progress: bool = True) -> Path:
     """Folder with this dataset's files (see the module docstring for the search order)."""
     root = data_root or os.environ.get(ENV_DATA)
+    if root and str(root) == EMBEDDED:
+        from . import FIXTURES_DIR
+
+        log.warning("[%s] using the embedded fixture data (a few synthetic rows for demos and tests, "
+                    "not the benchmark)", src.id)
+        root = FIXTURES_DIR
     if root:
         d = Path(root).expanduser() / src.id
         if not d.is_dir():

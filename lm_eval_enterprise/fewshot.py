@@ -8,7 +8,7 @@ n >= k: one ordered pool serves every ``--num_fewshot``.
 from __future__ import annotations
 
 import random
-from typing import Callable, Hashable, Sequence, TypeVar
+from typing import Callable, Hashable, Mapping, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -46,3 +46,12 @@ def helm_balanced(items: Sequence[T], key: Callable[[T], Hashable], k: int, seed
             if group:
                 out.append(group.pop(rng.randrange(len(group))))
     return out
+
+
+def top_k_labels(counts: Mapping[str, int], k: int) -> list[str]:
+    """Top-k class reduction (paper §4.1, datasets with > 20 classes): the ``k`` labels with the largest counts,
+    ties broken by label name so the list is deterministic. Items of other labels are then removed by the loader.
+    """
+    if k <= 0:
+        raise ValueError(f"k must be positive, not {k}")
+    return [label for label, _ in sorted(counts.items(), key=lambda lc: (-lc[1], str(lc[0])))[:k]]

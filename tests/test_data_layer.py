@@ -474,3 +474,13 @@ def test_cli_prepare_subprocess_unknown_dataset(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]  # one line, no traceback
     assert proc.stderr.startswith("error: [no_such_dataset] unknown dataset id")
+
+
+def test_embedded_keyword_selects_package_fixtures(monkeypatch):
+    from lm_eval_enterprise import FIXTURES_DIR
+    from lm_eval_enterprise.data import get_source, resolve_data_dir
+
+    src = get_source("gold_news")
+    assert resolve_data_dir(src, "embedded") == Path(FIXTURES_DIR) / "gold_news"
+    monkeypatch.setenv("LM_EVAL_ENTERPRISE_DATA", "embedded")
+    assert resolve_data_dir(src) == Path(FIXTURES_DIR) / "gold_news"

@@ -188,3 +188,13 @@ def test_label_order_is_sorted_before_the_shuffle():
 def test_empty_pool_and_zero_k():
     assert helm_balanced([], _label, 5) == []
     assert helm_balanced(HAND_POOL, _label, 0) == []
+
+
+def test_top_k_labels_counts_then_name():
+    from lm_eval_enterprise.fewshot import top_k_labels
+
+    # counts B=5, A=3, C=3, D=1 → B first; A and C tie at 3 → by name A, C; k=3 cuts D
+    assert top_k_labels({"C": 3, "B": 5, "D": 1, "A": 3}, 3) == ["B", "A", "C"]
+    assert top_k_labels({"x": 1}, 5) == ["x"]
+    with pytest.raises(ValueError):
+        top_k_labels({"x": 1}, 0)

@@ -30,6 +30,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
+from lm_eval_enterprise.fewshot import top_k_labels
 from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, MANIFEST, DataError, HFParquetSource, ENV_DATA,
                                      download_hf_parquet, hf_parquet_files, is_offline, local_parquet_files)
 
@@ -190,8 +191,8 @@ def count_train_spans(files: list[Path], names: list[str]) -> tuple[Counter, int
 
 
 def top_k_types(counts: Counter, k: int = TOP_K) -> list[str]:
-    """The k types with the most spans; ties by type name (so the list is deterministic)."""
-    return [t for t, _ in sorted(counts.items(), key=lambda tc: (-tc[1], tc[0]))[:k]]
+    """The k types with the most spans; ties by type name (shared rule: :func:`~lm_eval_enterprise.fewshot.top_k_labels`)."""
+    return top_k_labels(counts, k)
 
 
 def kept_rows(files: list[Path], names: list[str], keep: set[str]) -> tuple[list[tuple], int]:
