@@ -12,7 +12,6 @@ from pathlib import Path
 
 SLICE = ["ent_gold_news", "ent_kpi_edgar", "ent_fiqa_qa", "ent_convfinqa", "ent_legal_summarization"]
 DEFAULT_LIMIT = 4  # documents per task variant; keeps the demo well under 10 minutes on 2 CPU cores
-RANKING_LIMIT = 20  # ranking tasks: one doc per (query, candidate) → one full query of 20 candidates
 
 
 def _available(names: list[str]) -> list[str]:
@@ -83,7 +82,9 @@ def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str
 
     leaves = leaf_tasks(get_task_dict(tasks, tm))
     n = limit or DEFAULT_LIMIT
-    samples = {t: list(range(RANKING_LIMIT if "fiqa_qa" in t or "insurance_qa" in t else n)) for t in leaves}
+    # ranking tasks have one doc per (query, candidate): run whole queries (metadata.candidates_per_query docs each)
+    samples = {name: list(range((task.config.metadata or {}).get("candidates_per_query", n)))
+               for name, task in leaves.items()}
     tracker = EvaluationTracker(output_path=out_dir)
     res = lm_eval.simple_evaluate(
         model="hf", model_args=f"pretrained={model},dtype=float32", device="cpu", batch_size=4,
