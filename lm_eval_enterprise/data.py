@@ -117,6 +117,37 @@ def read_jsonl(path: Path, dataset: str) -> list[dict]:
     return rows
 
 
+MC_LETTERS = "ABCDEFGHIJ"  # option letters of multiple-choice records ([ACC]: A–J, assigned by position)
+
+
+def mc_fields(record: dict) -> dict:
+    """The fields the ``multiple_choice`` task family needs, added to a multiple-choice record
+    ``{id, question, choices, answer}`` (DATASETS.md §Common conventions; ``Source.task_type == "mc"``):
+
+    * ``label_names`` = the option letters ``["A", …]`` (one per choice): the ``AnswerFilter`` verbaliser set;
+    * ``answer_letter`` = the letter of ``answer`` (0-based index into ``choices``): compared with the filtered
+      letter by :func:`lm_eval_enterprise.hooks.multiple_choice` and used as the YAML's ``doc_to_target``;
+    * ``n_options`` = ``len(choices)`` (k of the uniform accuracy baseline 1/k).
+
+    ``{"choices": ["x", "y", "z"], "answer": 2}`` → ``label_names ["A", "B", "C"]``, ``answer_letter "C"``,
+    ``n_options 3``. Raises ``ValueError`` for more than 10 choices or an answer outside the choices.
+    """
+    import operator
+
+    choices, answer = record["choices"], record["answer"]
+    k = len(choices)
+    if not 1 <= k <= len(MC_LETTERS):
+        raise ValueError(f"multiple-choice record {record.get('id')!r}: {k} choices (1–{len(MC_LETTERS)} allowed)")
+    try:
+        answer = operator.index(answer) if not isinstance(answer, bool) else None  # int, numpy int; not bool/str
+    except TypeError:
+        answer = None
+    if answer is None or not 0 <= answer < k:
+        raise ValueError(f"multiple-choice record {record.get('id')!r}: answer {record['answer']!r} is not an "
+                         f"index of its {k} choices")
+    return {**record, "label_names": list(MC_LETTERS[:k]), "answer_letter": MC_LETTERS[answer], "n_options": k}
+
+
 class Source:
     """Base class of a dataset's loader. Subclasses set the class attributes and implement :meth:`convert`.
 
@@ -136,6 +167,9 @@ class Source:
     subtasks: tuple[str, ...] = ()      # datasets made of several tasks (gold_news)
     eval_split: str = "test"
     fewshot_source_split: str = "train"
+    # True: convert() already chose the shots and returns the pool split in [BAL] selection order (e.g. a dataset
+    # whose few-shot pool is "k rows chosen by [BAL] from all rows"); the fewshot split keeps that order as is
+    fewshot_preordered: bool = False
 
     # -- what subclasses implement ------------------------------------------------------------------------------
     def download(self, dest: Path, progress: bool = True) -> None:
@@ -169,6 +203,8 @@ class Source:
             record = {**record, "label_names": list(self.labels)}
             if self.positive_label is not None:
                 record["positive_label"] = self.positive_label
+        elif self.task_type == "mc":
+            record = mc_fields(record)
         return record
 
     def fewshot_transform(self, record: dict) -> dict:
@@ -317,7 +353,8 @@ def load_records(dataset: str, subtask: str | None = None, data_root: str | None
     pool = out.get(src.fewshot_source_split, [])
     if not pool:
         raise DataError(dataset, d, f"few-shot pool split '{src.fewshot_source_split}' is empty or missing")
-    ordered = helm_balanced(pool, src.fewshot_key, min(len(pool), FEWSHOT_POOL_MAX))
+    ordered = (pool[:FEWSHOT_POOL_MAX] if src.fewshot_preordered
+               else helm_balanced(pool, src.fewshot_key, min(len(pool), FEWSHOT_POOL_MAX)))
     out["fewshot"] = [src.fewshot_transform(r) for r in ordered]
     return out
 

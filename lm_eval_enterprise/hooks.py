@@ -227,5 +227,12 @@ def summarization(doc: dict, results: Sequence[Any]) -> dict:
 
 # ------------------------------------------------------------------------------------------------ multiple choice
 def multiple_choice(doc: dict, results: Sequence[Any]) -> dict:
+    """[ACC] on a generated letter: correct iff the filtered letter equals ``doc["answer_letter"]``.
+
+    The record needs ``answer_letter`` and ``label_names`` = the option letters (``data.mc_fields``, added for every
+    ``task_type = "mc"`` source). The template regex does the [ACC] parsing and must be **case-sensitive**
+    (e.g. ``^\s*\(?([A-E])``): the verbaliser compares after [NORM] (lower-case), so a case-insensitive regex
+    would turn ``b`` into ``B``. A wrong letter is wrong; no letter is wrong and a format failure.
+    """
     pred = _answer(results)
     return {"accuracy": float(pred != M.INVALID and pred == doc["answer_letter"]), "format_failure": _failure(pred)}

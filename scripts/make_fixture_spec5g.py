@@ -1,0 +1,158 @@
+#!/usr/bin/env python
+"""Write the synthetic SPEC5G fixtures (the sentences and rewrites are invented for lm-eval-enterprise; nothing is
+copied from SPEC5G):
+
+* ``lm_eval_enterprise/fixtures/spec5g_cls/5GSC.csv`` — columns ``text,label`` (0 = not security related,
+  1 = security related, 2 = procedure), 20 sentences per class, shuffled with ``Random(7)``;
+* ``lm_eval_enterprise/fixtures/spec5g_sum/simplification_dataset.csv`` — columns ``Paragraph,Simplification``,
+  58 two-sentence paragraphs with plain-language rewrites (some paragraphs contain line breaks) plus two rows with
+  an empty field (rows 17 and 40) that the loader drops.
+
+    .venv/bin/python scripts/make_fixture_spec5g.py
+"""
+import csv
+import random
+from pathlib import Path
+
+FIX = Path(__file__).resolve().parents[1] / "lm_eval_enterprise" / "fixtures"
+rng = random.Random(7)
+nfs = ["AMF", "SMF", "UPF", "AUSF", "UDM", "SEAF", "gNB", "UE", "NRF", "PCF"]
+sec = [
+ "The {a} shall verify the integrity of the received NAS message with the NAS integrity key before processing it.",
+ "If the integrity check of the message fails, the {a} shall discard the message and shall not forward it.",
+ "The {a} shall not send the SUPI in clear text over the radio interface; the concealed SUCI is used instead.",
+ "Ciphering of user plane data between the UE and the {a} is activated with the AS security mode command.",
+ "The {a} derives the key KAMF from KSEAF and the ABBA parameter as specified in the key derivation annex.",
+ "A replayed authentication request shall be detected by the {a} through the sequence number check.",
+ "The {a} shall protect the confidentiality of the subscriber identity against passive eavesdroppers.",
+ "Null integrity protection algorithms shall only be used by the {a} for unauthenticated emergency sessions.",
+ "The {a} shall reject the registration if the MAC in the authentication vector cannot be verified.",
+ "Keys shared between the {a} and the home network shall never leave the secure environment in plain form.",
+ "The {a} shall use mutual TLS to authenticate peer network functions over the service based interface.",
+ "An attacker able to modify the RRC messages must not be able to downgrade the {a} to a weaker algorithm.",
+ "The {a} shall start a new primary authentication when the key set identifier is unknown.",
+ "Security context mismatches detected by the {a} lead to a re-keying procedure before any further signalling.",
+ "The {a} shall check that the OAuth 2.0 access token presented by the consumer is valid and not expired.",
+ "Integrity protected RRC signalling prevents a false base station from injecting commands towards the {a}.",
+ "The {a} shall store the anchor key only for the lifetime of the current security context.",
+ "The {a} shall verify that the serving network name in the request matches the visited network.",
+ "Secure storage of the long-term key K is required at the {a} and in the UICC.",
+ "The {a} shall rate limit failed authentication attempts to mitigate brute force attacks.",
+]
+proc = [
+ "Upon reception of the REGISTRATION REQUEST message, the {a} shall start timer T3550 and send a REGISTRATION ACCEPT message.",
+ "The {a} initiates the PDU session establishment procedure by sending a PDU SESSION ESTABLISHMENT REQUEST.",
+ "After the handover command is received, the {a} detaches from the source cell and synchronises to the target cell.",
+ "The {a} shall send a SERVICE REQUEST message when uplink user data is pending in idle mode.",
+ "On expiry of timer T3510, the {a} shall abort the registration procedure and enter the state 5GMM-DEREGISTERED.",
+ "The {a} forwards the N2 SM information to the gNB in the PDU SESSION RESOURCE SETUP REQUEST.",
+ "When the paging message is received, the {a} initiates the service request procedure.",
+ "The {a} shall respond with a CONFIGURATION UPDATE COMPLETE message after applying the new parameters.",
+ "The deregistration procedure is initiated by the {a} by sending a DEREGISTRATION REQUEST message.",
+ "Upon successful completion of the Xn handover, the target gNB sends a PATH SWITCH REQUEST to the {a}.",
+ "The {a} selects a UPF for the session based on the DNN, the S-NSSAI and the UE location.",
+ "If the network slice is not available, the {a} includes the rejected NSSAI in the REGISTRATION ACCEPT.",
+ "The {a} shall release the RRC connection after the inactivity timer expires.",
+ "The {a} sends a Nudm_UECM_Registration request to register as the serving function for the UE.",
+ "The periodic registration update is triggered in the {a} when timer T3512 expires.",
+ "During the mobility registration update, the {a} retrieves the UE context from the old AMF.",
+ "The {a} performs a random access procedure to obtain uplink synchronisation with the cell.",
+ "The {a} shall acknowledge the downlink NAS transport message with an UPLINK NAS TRANSPORT message.",
+ "The {a} modifies the QoS flow by sending an N4 session modification request.",
+ "When the UE moves out of the tracking area list, the {a} starts a mobility registration update.",
+]
+other = [
+ "The {a} supports carrier frequencies in both frequency range 1 and frequency range 2.",
+ "This clause defines the abbreviations used in the present document for the {a}.",
+ "The maximum transmission bandwidth configuration of the {a} depends on the subcarrier spacing.",
+ "Table 5.3.2-1 lists the channel bandwidths supported by the {a} for each NR operating band.",
+ "The {a} reports its radio capabilities in the UE capability information container.",
+ "The present document specifies the stage 2 architecture of the {a} in the 5G system.",
+ "The {a} may be deployed as a virtualised network function in a cloud environment.",
+ "Reference signal received power is measured by the {a} on the synchronisation signal blocks.",
+ "The numerology of the {a} is defined by the subcarrier spacing and the cyclic prefix.",
+ "The {a} provides charging data records to the charging function for offline charging.",
+ "For the purpose of the present document, the terms given in TR 21.905 apply to the {a}.",
+ "The {a} supports up to eight bandwidth parts per serving cell in the downlink.",
+ "The service based interface exposed by the {a} uses HTTP/2 with JSON encoded payloads.",
+ "Void.",
+ "The {a} can be co-located with other network functions in the same physical node.",
+ "The timing advance group of the {a} contains serving cells with the same uplink timing.",
+ "The {a} reports the measured channel state information with a configurable periodicity.",
+ "Annex B gives examples of deployment scenarios for the {a}.",
+ "The spectrum emission mask of the {a} applies at frequencies outside the channel bandwidth.",
+ "The {a} uses the physical downlink control channel to carry downlink control information.",
+]
+rows = []
+for lab, pool in ((1, sec), (2, proc), (0, other)):
+    for t in pool:
+        rows.append((t.format(a=rng.choice(nfs)), lab))
+rng.shuffle(rows)
+with open(FIX / "spec5g_cls" / "5GSC.csv", "w", newline="") as f:
+    w = csv.writer(f); w.writerow(["text", "label"]); w.writerows(rows)
+print(len(rows))
+
+# ---- spec5g_sum (a fresh Random(7))
+rng = random.Random(7)
+simp_sec = [
+ "The {a} checks that the message was not tampered with before using it.",
+ "Messages that fail the check are thrown away.",
+ "The permanent user identity is hidden; only an encrypted form is sent.",
+ "User data is encrypted once security is switched on.",
+ "The {a} computes its own key from a higher-level key.",
+ "Old, replayed login messages are caught by a counter check.",
+ "The {a} keeps the user's identity secret from eavesdroppers.",
+ "Unprotected mode is only allowed for emergency calls.",
+ "Registration is refused if the login data cannot be checked.",
+ "Secret keys never leave protected storage unencrypted.",
+ "Network functions prove who they are to each other using TLS.",
+ "Attackers must not be able to force weaker encryption.",
+ "An unknown key number makes the {a} run authentication again.",
+ "If security settings do not match, new keys are agreed first.",
+ "The {a} checks the access token is valid before serving a request.",
+ "Protected radio messages stop fake base stations from sending commands.",
+ "The {a} keeps the main key only while the session lasts.",
+ "The {a} checks that the request comes from the right network.",
+ "The long-term key is kept in secure storage.",
+ "The {a} limits repeated failed logins to stop guessing attacks.",
+]
+simp_proc = [
+ "When a phone asks to register, the {a} starts a timer and accepts it.",
+ "The {a} asks for a data session to be set up.",
+ "During handover the device leaves the old cell and joins the new one.",
+ "An idle device asks for service when it has data to send.",
+ "If a timer runs out, registration is given up.",
+ "The {a} passes session details on to the base station.",
+ "A device that is paged asks the network for service.",
+ "The {a} confirms that it applied the new settings.",
+ "The {a} starts signing off from the network.",
+ "After handover the new base station tells the {a} to switch the data path.",
+ "The {a} picks a user plane function for the session.",
+ "If a slice is unavailable the device is told which slices were refused.",
+ "The radio connection is closed after a period of inactivity.",
+ "The {a} registers itself as the function serving the device.",
+ "The device regularly re-registers when a timer runs out.",
+ "The {a} fetches the device's details from the previous AMF.",
+ "The device runs random access to line up its uplink timing.",
+ "The {a} confirms downlink messages with an uplink message.",
+ "The {a} changes the quality of service of a data flow.",
+ "Leaving the known area makes the {a} update its registration.",
+]
+src = list(zip(sec, simp_sec)) + list(zip(proc, simp_proc))
+rows = []
+seen = set()
+while len(rows) < 58:
+    i, j = rng.sample(range(len(src)), 2)
+    if (i, j) in seen:
+        continue
+    seen.add((i, j))
+    a, b = rng.choice(nfs), rng.choice(nfs)
+    para = src[i][0].format(a=a) + "  " + src[j][0].format(a=b)
+    if len(rows) % 9 == 4:
+        para = para.replace(". ", ".\n", 1)  # line breaks inside a paragraph, as in spec text
+    rows.append([para, src[i][1].format(a=a) + " " + src[j][1].format(a=b)])
+rows.insert(17, ["The AMF shall release the N2 connection.", ""])       # empty summary: dropped
+rows.insert(40, ["", "Nothing to summarise."])                           # empty paragraph: dropped
+with open(FIX / "spec5g_sum" / "simplification_dataset.csv", "w", newline="") as f:
+    w = csv.writer(f); w.writerow(["Paragraph", "Simplification"]); w.writerows(rows)
+print(len(rows))

@@ -1,0 +1,119 @@
+"""wildfire_tweets — "Tweets about Wildfire and climate change", HF ``rubrix/wildfire_tweets`` (Apache-2.0).
+
+**Provisional** (DATASETS.md DECISION): fewer than 100 eval rows, so probably not the paper's exact source.
+
+Source layout: the repo's parquet file ``data/train-00000-of-00001.parquet`` (listed with the hub API, pinned to
+commit a28e393; the ``data/unlabelled-*`` file is not downloaded), 104 rows with columns ``text`` and ``label``
+(ClassLabel ``["against", "favor", "none"]``, stored as integers; the names are read from the file's
+``huggingface`` schema metadata when present). Recipe:
+
+* drop ``none``; records ``{id: row index in the file, text, label}`` with labels ``favor`` / ``against``;
+* few-shot pool = 5 rows chosen by [BAL] (``random.Random(0)``) from all labelled rows, kept in selection order
+  (``train``); eval = every other labelled row in file order (``test``).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lm_eval_enterprise.data import (MANIFEST, DataError, HFParquetSource, hf_class_names, map_rows,
+                                     read_parquet_rows)
+from lm_eval_enterprise.fewshot import helm_balanced
+
+HF_REPO = "rubrix/wildfire_tweets"
+HF_COMMIT = "a28e393ac0dac81655bd2076743b29697fca827d"  # "Upload dataset_infos.json" (main, 2022-08)
+CLASS_NAMES = ("against", "favor", "none")  # dataset_infos.json ClassLabel order
+LABELS = ("favor", "against")
+DROPPED = "none"
+N_SHOTS = 5
+SOURCE_ROWS = 104  # dataset_infos.json: train num_examples
+
+
+def label_name(value, names) -> str:
+    """The ``label`` cell (ClassLabel index, or already a name) → class name; anything else → ValueError."""
+    if isinstance(value, str) and value in names:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
+        return names[value]
+    raise ValueError(f"label {value!r} is not one of {list(names)} or their indices")
+
+
+def to_record(row: dict, index: int, names, where: str) -> dict | None:
+    """One source row → ``{id, text, label}``; ``None`` for the dropped class ``none``."""
+    try:
+        label = label_name(row["label"], names)
+        text = row["text"]
+    except (KeyError, ValueError) as exc:
+        raise DataError("wildfire_tweets", where, f"bad row {index} ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(text, str) or not text.strip():
+        raise DataError("wildfire_tweets", where, f"row {index}: empty 'text'")
+    if label == DROPPED:
+        return None
+    return {"id": str(index), "text": text, "label": label}
+
+
+def split_records(records: list[dict], k: int = N_SHOTS) -> dict[str, list[dict]]:
+    """[BAL] picks ``k`` shots from all labelled records (selection order kept); the rest, in order, is eval."""
+    shots = helm_balanced(records, lambda r: r["label"], k)
+    chosen = {r["id"] for r in shots}
+    return {"train": shots, "test": [r for r in records if r["id"] not in chosen]}
+
+
+class WildfireTweets(HFParquetSource):
+    id = "wildfire_tweets"
+    domain = "climate"
+    task_type = "classification"
+    hf_repo = HF_REPO
+    hf_revision = HF_COMMIT
+    hf_prefix = "data"
+    hf_splits = ("train",)
+    hf_layout_hint = "{prefix}{split}-*.parquet"
+    expected_rows = {"train": N_SHOTS}  # the eval size depends on the (uncounted) share of `none`
+    row_tolerance = 0.0
+    labels = LABELS
+    fewshot_preordered = True  # convert() made the [BAL] selection over all labelled rows
+
+    def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
+        records = []
+        index = 0
+        for path in self.parquet_files(raw_dir, "train"):
+            names = hf_class_names(path, "label") or list(CLASS_NAMES)
+            if set(names) != set(CLASS_NAMES):
+                raise DataError(self.id, path, f"label classes {names}, expected {list(CLASS_NAMES)}")
+            for row in read_parquet_rows([path], self.id, ("text", "label")):
+                rec = to_record(row, index, names, str(path))
+                index += 1
+                if rec is not None:
+                    records.append(rec)
+        return split_records(records)
+
+    def source_row_count(self, data_dir: Path) -> int:
+        import pyarrow.parquet as pq
+
+        return sum(pq.ParquetFile(p).metadata.num_rows for p in self.parquet_files(data_dir, "train"))
+
+    def check_rows(self, splits: dict[str, list[dict]], data_dir: Path) -> None:
+        """The spec's check plus the file's own size: 104 rows before dropping ``none`` (``MANIFEST.json`` may
+        set ``expected_source_rows``), since the eval size after the drop is not known in advance."""
+        super().check_rows(splits, data_dir)
+        expected = SOURCE_ROWS
+        manifest = data_dir / MANIFEST
+        if manifest.exists():
+            expected = int(json.loads(manifest.read_text()).get("expected_source_rows", expected))
+        n = self.source_row_count(data_dir)
+        if n != expected:
+            raise DataError(self.id, data_dir, f"the train parquet file has {n:,} rows, expected {expected:,}; "
+                            "the source file is incomplete or changed")
+
+    def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
+        """``train/test.jsonl`` already split (train = the shots in selection order), rows ``{id?, text, label}``
+        with ``label`` a class name or ClassLabel index; ``id`` defaults to the row's position in its file."""
+        out = {}
+        for split, rs in rows.items():
+            out[split] = map_rows(
+                [{**r, "_i": r.get("id", i)} for i, r in enumerate(rs)],
+                lambda r, s=split: to_record(r, r["_i"], CLASS_NAMES, f"{data_dir}/{s}.jsonl"), self.id, split)
+        return out
+
+
+SOURCE = WildfireTweets()

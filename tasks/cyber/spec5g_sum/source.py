@@ -1,0 +1,39 @@
+"""spec5g_sum — SPEC5G summarization "5GSum" (Karim et al., AACL 2023).
+
+Source layout: ``simplification_dataset.csv`` from the SPEC5G Google Drive folder, columns ``Paragraph`` (3GPP
+specification text) → ``Simplification`` (plain-language summary). The download (optional ``gdown`` client, or
+the file placed by hand), the CSV reader and the seeded split are shared with spec5g_cls
+(:class:`~lm_eval_enterprise.tasks.cyber.spec5g_cls.source.SPEC5GDriveSource`).
+
+Split: ``test = df.sample(frac=0.15, random_state=0)`` on the whole file (evaluated in that order); the rest is the
+(unused at 0 shots) pool. Records ``{id: row index, document: Paragraph, summary: Simplification}``, both
+whitespace-collapsed; rows with either field empty are dropped after the split (counted in the log).
+"""
+from __future__ import annotations
+
+from lm_eval_enterprise.tasks.cyber.spec5g_cls.source import SPEC5GDriveSource
+
+CSV_NAME = "simplification_dataset.csv"
+DOCUMENT, SUMMARY = "Paragraph", "Simplification"
+
+
+def collapse(text) -> str:
+    return " ".join(str(text).split())
+
+
+class Spec5GSum(SPEC5GDriveSource):
+    id = "spec5g_sum"
+    domain = "cyber"
+    task_type = "summarization"
+    csv_name = CSV_NAME
+    csv_columns = (DOCUMENT, SUMMARY)
+    expected_rows: dict[str, int] = {}  # DATASETS.md states no size for 5GSum; a MANIFEST.json can pin counts
+
+    def to_record(self, row: dict, where: str) -> dict | None:
+        document, summary = collapse(row[DOCUMENT]), collapse(row[SUMMARY])
+        if not document or not summary:
+            return None
+        return {"id": str(row["_row"]), "document": document, "summary": summary}
+
+
+SOURCE = Spec5GSum()

@@ -1,0 +1,38 @@
+"""Instruction templates of spec5g_sum (t1 = DATASETS.md template 1).
+
+0 shots, greedy, at most 128 new tokens, stop at a blank line. Every answer regex takes the whole stripped
+completion but requires at least one word character (an output of only symbols is a format failure, scored 0).
+"""
+from lm_eval_enterprise.templating import DatasetTasks, Template
+
+SUMMARY = r"(?s)^(.*?\w.*)$"  # whole completion, at least one word character
+
+TEMPLATES = [
+    Template("t1",
+             description="Summarize the following text from a 5G protocol specification in plain language.\n\n",
+             doc_to_text="Text: {{document}}\nSummary:",
+             regex=SUMMARY, axes=("spec",), note="DATASETS.md template 1: input noun Text, output noun Summary."),
+    Template("t2",
+             description="Rewrite this 3GPP specification paragraph so that a reader without telecom training "
+                         "can understand it.\n\n",
+             doc_to_text="Paragraph: {{document}}\nSimplified version:",
+             regex=SUMMARY, axes=("instruction_wording", "field_labels")),
+    Template("t3",
+             description="Explain in one or two simple sentences what the following 5G standard text says. "
+                         "Write on a single line.\n\n",
+             doc_to_text="Specification: {{document}}\nExplanation:",
+             regex=SUMMARY, axes=("instruction_wording", "field_labels", "answer_format")),
+    Template("t4",
+             doc_to_text="5G specification text: {{document}}\nIn plain language, this means:",
+             regex=SUMMARY, axes=("no_instruction", "field_labels")),
+    Template("t5",
+             description="You are a network engineer explaining mobile standards to a newcomer. Summarize the text "
+                         "below in plain language, in at most three sentences.\n\n",
+             doc_to_text="Text: {{document}}\nPlain summary:",
+             regex=SUMMARY, axes=("persona", "field_labels", "answer_format")),
+]
+
+TASKS = DatasetTasks(
+    dataset="spec5g_sum", domain="cyber", family="summarization", primary_metric="rouge_l",
+    templates=TEMPLATES, num_fewshot=0, doc_to_target="{{summary}}", until=("\n\n",), max_gen_toks=128,
+)

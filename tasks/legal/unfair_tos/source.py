@@ -1,0 +1,135 @@
+"""unfair_tos — UNFAIR-ToS (Lippi et al. 2019) in its LegalBench form (single-label, 8 unfair types + Other).
+
+Source layout (two origins, as DATASETS.md prescribes):
+
+* test: the hub's auto-converted parquet files of the script-based HF dataset ``nguha/legalbench`` (revision
+  ``refs/convert/parquet``), config ``unfair_tos``: ``unfair_tos/test/*.parquet`` (listed with the hub API, shard
+  names not hard-coded), columns ``text``, ``answer``, ``index``; 3,813 rows;
+* train: ``train.tsv`` of GitHub ``HazyResearch/legalbench`` ``tasks/unfair_tos/train.tsv`` (pinned commit),
+  tab-separated with a header ``text, answer, index``; 9 rows, one per class = the few-shot pool.
+
+Records (classification schema): ``{id: f"{split}-{index}", text (as stored, whitespace kept), label: answer}``;
+``answer`` must be one of the 9 labels (matched after [NORM] and returned in the canonical spelling).
+Pre-split layout (``train.jsonl``/``test.jsonl`` rows with ``text``, ``answer``, ``index``, as in
+``../shared/data/unfair_tos``) goes through the same :func:`to_record`.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, DataError, HFParquetSource, RemoteFile, download_url,
+                                     map_rows, read_parquet_rows)
+from lm_eval_enterprise.text import norm
+
+HF_REPO = "nguha/legalbench"
+CONFIG = "unfair_tos"
+GITHUB_COMMIT = "ce482446b8eac4403b6db2c17223af4514bb24e3"
+TRAIN_TSV = "train.tsv"
+TRAIN_URL = f"https://raw.githubusercontent.com/HazyResearch/legalbench/{GITHUB_COMMIT}/tasks/unfair_tos/{TRAIN_TSV}"
+COLUMNS = ("text", "answer", "index")
+LABELS = ("Arbitration", "Unilateral change", "Content removal", "Jurisdiction", "Choice of law",
+          "Limitation of liability", "Unilateral termination", "Contract by using", "Other")
+_BY_NORM = {norm(label): label for label in LABELS}
+
+
+def canonical_label(value, where: str) -> str:
+    """The class name of ``answer`` in the spec's spelling (``" choice of law "`` → ``"Choice of law"``)."""
+    label = _BY_NORM.get(norm(value)) if isinstance(value, str) else None
+    if label is None:
+        raise DataError("unfair_tos", where, f"answer {value!r} is not one of {list(LABELS)}")
+    return label
+
+
+def row_index(value, where: str) -> int:
+    """The ``index`` column as an int (parquet int64, TSV/JSON string or int)."""
+    if isinstance(value, bool):
+        raise DataError("unfair_tos", where, f"index {value!r} is not an integer")
+    try:
+        idx = int(value) if isinstance(value, int) else int(str(value).strip())
+    except (TypeError, ValueError):
+        raise DataError("unfair_tos", where, f"index {value!r} is not an integer") from None
+    return idx
+
+
+def to_record(row: dict, split: str, where: str) -> dict:
+    """One LegalBench row → ``{id: f"{split}-{index}", text, label}`` (text kept as stored)."""
+    missing = [c for c in COLUMNS if c not in row]
+    if missing:
+        raise DataError("unfair_tos", where, f"row lacks columns {missing} (has {sorted(row)})")
+    text = row["text"]
+    if not isinstance(text, str) or not text.strip():
+        raise DataError("unfair_tos", where, f"empty clause text (index {row['index']!r})")
+    return {"id": f"{split}-{row_index(row['index'], where)}", "text": text,
+            "label": canonical_label(row["answer"], where)}
+
+
+def read_tsv(path: Path) -> list[dict]:
+    """Rows of LegalBench's ``train.tsv`` (tab-separated, header line, csv quoting as ``pandas.read_csv``)."""
+    try:
+        content = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError("unfair_tos", path, f"cannot read ({type(exc).__name__})") from exc
+    reader = csv.DictReader(io.StringIO(content, newline=""), delimiter="\t")
+    header = reader.fieldnames or []
+    lacking = [c for c in COLUMNS if c not in header]
+    if lacking:
+        raise DataError("unfair_tos", path, f"missing columns {lacking} (header {header})")
+    return [row for row in reader if any((v or "").strip() for v in row.values())]
+
+
+def _check_unique(records: list[dict], where) -> None:
+    seen = set()
+    for r in records:
+        if r["id"] in seen:
+            raise DataError("unfair_tos", where, f"duplicate index in {r['id']!r}")
+        seen.add(r["id"])
+
+
+class UnfairTos(HFParquetSource):
+    id = "unfair_tos"
+    domain = "legal"
+    task_type = "classification"
+    hf_repo = HF_REPO
+    hf_revision = HF_CONVERTED_REVISION
+    hf_prefix = CONFIG
+    hf_splits = ("test",)  # the train split comes from GitHub (train.tsv)
+    train_file = RemoteFile(TRAIN_TSV, TRAIN_URL)
+    expected_rows = {"train": 9, "test": 3813}
+    labels = LABELS
+
+    @property
+    def files(self) -> tuple[RemoteFile, ...]:  # type: ignore[override]
+        return super().files + (self.train_file,)
+
+    def download(self, dest: Path, progress: bool = True) -> None:
+        super().download(dest, progress)
+        download_url(self.train_file.url, dest / self.train_file.name, self.id, progress=progress)
+
+    def has_source_layout(self, d: Path) -> bool:
+        return super().has_source_layout(d) and (d / TRAIN_TSV).is_file()
+
+    def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
+        test = []
+        for path in self.parquet_files(raw_dir, "test"):
+            rows = read_parquet_rows([path], self.id, COLUMNS)
+            test += [to_record(r, "test", f"{path}:row {i}") for i, r in enumerate(rows)]
+        tsv = raw_dir / TRAIN_TSV
+        # line n + 2: the header is line 1 (rows with quoted newlines would shift this; none in LegalBench)
+        train = [to_record(r, "train", f"{tsv}:line {i + 2}") for i, r in enumerate(read_tsv(tsv))]
+        _check_unique(test, raw_dir / self.hf_prefix)
+        _check_unique(train, tsv)
+        return {"train": train, "test": test}
+
+    def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
+        """``train.jsonl``/``test.jsonl`` holding LegalBench rows (``text``, ``answer``, ``index``; extra fields such
+        as the sample's ``label`` copy are ignored)."""
+        out = {}
+        for split, rs in rows.items():
+            out[split] = map_rows(rs, lambda r, s=split: to_record(r, s, f"{data_dir}/{s}.jsonl"), self.id, split)
+            _check_unique(out[split], data_dir / f"{split}.jsonl")
+        return out
+
+
+SOURCE = UnfairTos()

@@ -1,0 +1,184 @@
+"""cti_to_mitre: STIX technique table, HELM 70/30 split (fixture), 10-option draws, [BAL] shots by gold name,
+the multiple_choice hook, errors, templates, end to end (no real sample exists: the fixture is used)."""
+import json
+import math
+import random
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
+from lm_eval_enterprise import hooks
+from lm_eval_enterprise.data import DataError, get_source, load_records
+from lm_eval_enterprise.filters import extract_answer
+from lm_eval_enterprise.tasks.cyber.cti_to_mitre import source as S
+from lm_eval_enterprise.tasks.cyber.cti_to_mitre.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.testing import GARBAGE
+
+SRC = get_source("cti_to_mitre")
+FIX = Path(FIXTURES_DIR) / "cti_to_mitre"
+LETTERS = list("ABCDEFGHIJ")
+
+
+def _bundle():
+    return json.loads((FIX / S.STIX_NAME).read_text())
+
+
+def _csv():
+    import csv
+
+    with open(FIX / S.CSV_NAME, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+# ----------------------------------------------------------------------------------------------- technique table
+def test_technique_table_from_stix():
+    names = S.technique_names(_bundle(), "w")
+    assert len(names) == 12
+    assert names["T1055"] == "Process Injection" and names["T1053"] == "Scheduled Task/Job"
+    assert "T1083" in names  # x_mitre_is_subtechnique absent -> a technique (DATASETS.md)
+    assert not any("." in k for k in names)  # sub-techniques excluded
+    bad = {"objects": [{"type": "attack-pattern", "id": "x", "name": "n", "external_references": [
+        {"source_name": "mitre-attack", "external_id": "T1"}, {"source_name": "mitre-attack", "external_id": "T2"}]}]}
+    with pytest.raises(DataError, match=r"^\[cti_to_mitre\] w: attack-pattern x has 2 mitre-attack ids"):
+        S.technique_names(bad, "w")
+    with pytest.raises(DataError, match="not a STIX bundle"):
+        S.technique_names([], "w")
+
+
+# ----------------------------------------------------------------------------------------------- split + options
+def test_convert_fixture_is_the_helm_split():
+    n = len(_csv())
+    assert n == 30
+    splits = SRC.convert(FIX)
+    # pandas sample(frac, random_state=42) == RandomState(42).permutation(n)[:round(frac n)] (computed independently)
+    train_pos = np.random.RandomState(42).permutation(n)[:round(0.7 * n)].tolist()
+    rest = [i for i in range(n) if i not in train_pos]
+    test_pos = [rest[j] for j in np.random.RandomState(42).permutation(len(rest))]
+    assert [r["id"] for r in splits["train"]] == [str(i) for i in train_pos]
+    assert [r["id"] for r in splits["test"]] == [str(i) for i in test_pos]
+    assert (len(splits["train"]), len(splits["test"])) == (21, 9)
+    assert SRC.convert(FIX) == splits  # deterministic
+
+
+def test_options_follow_the_documented_draw_order():
+    rows, names = _csv(), S.technique_names(_bundle(), "w")
+    splits = SRC.convert(FIX)
+    sorted_names = [names[k] for k in sorted(names)]
+    rng = random.Random(42)  # one RNG, train first then test, in split order
+    for split in ("train", "test"):
+        for rec in splits[split]:
+            gold = names[rows[int(rec["id"])]["label_tec"]]
+            picks = rng.sample([x for x in sorted_names if x != gold], 8)
+            opts = picks + [gold]
+            rng.shuffle(opts)
+            assert rec["choices"] == opts + ["Others"]
+            assert rec["choices"][rec["answer"]] == gold and rec["question"] == rows[int(rec["id"])]["sentence"]
+            assert len(set(rec["choices"])) == 10 and rec["technique_id"] == rows[int(rec["id"])]["label_tec"]
+    assert len({tuple(r["choices"]) for r in splits["test"]}) == len(splits["test"])  # fresh draw per instance
+
+
+def test_records_carry_letters_and_balanced_shots():
+    recs = load_records("cti_to_mitre", data_root=FIXTURES_DIR)
+    for rec in recs["test"] + recs["fewshot"]:
+        assert rec["label_names"] == LETTERS and rec["n_options"] == 10
+        assert rec["answer_letter"] == LETTERS[rec["answer"]] and rec["choices"][-1] == "Others"
+    golds = [r["choices"][r["answer"]] for r in recs["fewshot"][:10]]
+    assert len(set(golds)) == 10  # [BAL] by gold technique name: 10 distinct techniques before any repeat
+    assert {r["id"] for r in recs["fewshot"]} == {r["id"] for r in recs["train"]}
+    assert TASKS.num_fewshot == 10 and TASKS.max_gen_toks == 1 and TASKS.until == ("\n",)
+
+
+def test_multiple_choice_hook():
+    doc = {"answer_letter": "C"}
+    assert hooks.multiple_choice(doc, ["C"]) == {"accuracy": 1.0, "format_failure": 0.0}
+    assert hooks.multiple_choice(doc, ["B"]) == {"accuracy": 0.0, "format_failure": 0.0}
+    assert hooks.multiple_choice(doc, ["[invalid]"]) == {"accuracy": 0.0, "format_failure": 1.0}
+    assert hooks.multiple_choice(doc, [["C"]]) == {"accuracy": 1.0, "format_failure": 0.0}
+
+
+# ----------------------------------------------------------------------------------------------- errors
+def test_wrong_row_count_is_one_line_error(tmp_path):
+    d = tmp_path / "cti_to_mitre"
+    shutil.copytree(FIX, d)
+    man = json.loads((d / "MANIFEST.json").read_text())
+    man["expected_rows"]["train"] = 22
+    (d / "MANIFEST.json").write_text(json.dumps(man))
+    with pytest.raises(DataError) as e:
+        load_records("cti_to_mitre", data_root=str(tmp_path))
+    msg = str(e.value)
+    assert msg.startswith(f"[cti_to_mitre] {d}:") and "split 'train' has 21 rows after conversion, expected 22" in msg
+    assert "\n" not in msg
+
+
+def test_source_errors_name_the_file(tmp_path):
+    shutil.copy(FIX / S.STIX_NAME, tmp_path / S.STIX_NAME)
+    shutil.copy(FIX / S.CSV_NAME, tmp_path / S.CSV_NAME)
+    # without a manifest the technique count must be ATT&CK v10.1's 199
+    with pytest.raises(DataError, match=r"enterprise-attack\.json: 12 techniques, expected 199 \(ATT&CK v10\.1\)"):
+        SRC.convert(tmp_path)
+    (tmp_path / "MANIFEST.json").write_text(json.dumps({"expected_rows": {}, "expected_techniques": 12}))
+    assert len(SRC.convert(tmp_path)["test"]) == 9
+    text = (tmp_path / S.CSV_NAME).read_text().replace(",T1003,", ",T9999,", 1)
+    (tmp_path / S.CSV_NAME).write_text(text)
+    with pytest.raises(DataError, match=r"dataset\.csv: row \d+: technique 'T9999' is not in the ATT&CK technique"):
+        SRC.convert(tmp_path)
+    (tmp_path / S.CSV_NAME).write_text("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 1\n")
+    with pytest.raises(DataError, match=r"dataset\.csv: is a Git LFS pointer"):
+        SRC.convert(tmp_path)
+    (tmp_path / S.CSV_NAME).write_text("text,label_tec\nx,T1055\n")
+    with pytest.raises(DataError, match=r"dataset\.csv: missing columns \['sentence'\]"):
+        SRC.convert(tmp_path)
+
+
+def test_source_urls_are_helms():
+    assert [f.url for f in SRC.files] == [
+        "https://github.com/dessertlab/cti-to-mitre-with-nlp/raw/a8cacf3185d098c686e0d88768a619a03a4d76d1/data/"
+        "dataset.csv",
+        "https://github.com/mitre/cti/raw/refs/tags/ATT&CK-v10.1/enterprise-attack/enterprise-attack.json"]
+
+
+# ----------------------------------------------------------------------------------------------- templates
+def test_templates_parse_letters():
+    assert TEMPLATES[0].description == ("Classify the following situation by the type of security attack. Answer "
+                                        "with only a single letter.\n\n")
+    for t in TEMPLATES:
+        pat = re.compile(t.regex)
+        for good, letter in ((" C", "C"), ("J", "J"), (" (B)", "B"), (" D. Process Injection", "D"), ("A\nB", "A")):
+            assert extract_answer(good, pat, "\n", LETTERS) == letter, (t.id, good)
+        for bad in (GARBAGE, " c", " K", "", " the answer is B"):
+            assert extract_answer(bad, pat, "\n", LETTERS) == "[invalid]", (t.id, bad)
+    # [ACC] (t1, t5): the first character decides; t2-t4 require the letter to stand alone
+    assert extract_answer(" Answer: B", re.compile(TEMPLATES[0].regex), "\n", LETTERS) == "A"
+    assert extract_answer(" Answer: B", re.compile(TEMPLATES[1].regex), "\n", LETTERS) == "[invalid]"
+
+
+# ----------------------------------------------------------------------------------------------- end to end
+def test_end_to_end_fixture_tiny_model(tiny_model_dir):
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+
+    tasks = ["ent_cti_to_mitre__t1", "ent_cti_to_mitre__t3"]
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": FIXTURES_DIR})
+    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32",
+                                  device="cpu", tasks=tasks, task_manager=tm, limit=2, log_samples=True,
+                                  bootstrap_iters=0)
+    recs = load_records("cti_to_mitre", data_root=FIXTURES_DIR)
+    for t in tasks:
+        row = res["results"][t]
+        for key in ("accuracy,answer", "format_failure,answer"):
+            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0
+        assert res["configs"][t]["num_fewshot"] == 10
+        assert res["samples"][t][0]["target"] == recs["test"][0]["answer_letter"]
+
+    def block(r):
+        return f"Situation: {r['question']}\n" + "".join(f"{L}. {c}\n" for L, c in zip(LETTERS, r["choices"])) + \
+            "Answer:"
+
+    prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
+    shots = "".join(block(r) + f" {r['answer_letter']}\n\n" for r in recs["fewshot"][:10])
+    assert prompt == TEMPLATES[0].description + shots + block(recs["test"][0])
+    assert prompt.count("J. Others\n") == 11

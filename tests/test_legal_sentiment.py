@@ -1,0 +1,189 @@
+"""legal_sentiment: HELM's xlsx layout and label mapping (fixture), errors, [BAL] shots, templates, end to end.
+
+No real sample exists (../shared/data has no legal_sentiment): the loader is tested on the fixture (two .xlsx files
+with the real column names, written by scripts/make_fixture_legal_sentiment.py) and on files built in tmp_path.
+"""
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from openpyxl import Workbook, load_workbook
+
+from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
+from lm_eval_enterprise.data import DataError, get_source, load_records
+from lm_eval_enterprise.fewshot import helm_balanced
+from lm_eval_enterprise.filters import extract_answer
+from lm_eval_enterprise.tasks.legal.legal_sentiment import source as S
+from lm_eval_enterprise.tasks.legal.legal_sentiment.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.testing import GARBAGE
+
+SRC = get_source("legal_sentiment")
+FIX = Path(FIXTURES_DIR) / "legal_sentiment"
+
+
+def _xlsx(path: Path, header, rows) -> Path:
+    wb = Workbook()
+    ws = wb.active
+    ws.append(list(header))
+    for r in rows:
+        ws.append(list(r))
+    wb.save(path)
+    return path
+
+
+def _raw(path: Path) -> list[tuple]:
+    ws = load_workbook(path).active
+    return [tuple(c.value for c in row) for row in ws.iter_rows()]
+
+
+# ----------------------------------------------------------------------------------------------- mapping
+@pytest.mark.parametrize("value,label", [(0, "positive"), (1, "negative"), (2, "neutral"), (2.0, "neutral"),
+                                         ("1", "negative"), (" 0 ", "positive")])
+def test_label_index_mapping_is_helms(value, label):
+    # HELM SENTIMENT_CLASSES = ["positive", "negative", "neutral"]; int(label) indexes it
+    assert S.label_name(value) == label
+
+
+@pytest.mark.parametrize("value", [3, -1, 1.5, "x", None, True, float("nan")])
+def test_bad_label_values_raise(value):
+    with pytest.raises(ValueError):
+        S.label_name(value)
+
+
+def test_metric_label_list_differs_from_index_order():
+    assert S.INDEX_TO_LABEL == ("positive", "negative", "neutral")
+    assert SRC.labels == ("positive", "neutral", "negative")  # [WF1] labels of the spec
+
+
+# ----------------------------------------------------------------------------------------------- fixture
+def test_fixture_has_the_real_column_names():
+    assert _raw(FIX / "train.xlsx")[0] == ("Phrase", "Label")
+    assert _raw(FIX / "test.xlsx")[0] == ("sentence", "label")
+
+
+def test_convert_fixture():
+    splits = SRC.convert(FIX)
+    assert {k: len(v) for k, v in splits.items()} == {"train": 12, "test": 12}
+    for split, name in (("train", "train.xlsx"), ("test", "test.xlsx")):
+        raw = _raw(FIX / name)[1:]
+        assert [r["id"] for r in splits[split]] == [str(i) for i in range(len(raw))]
+        assert [r["text"] for r in splits[split]] == [t for t, _ in raw]
+        assert [r["label"] for r in splits[split]] == [["positive", "negative", "neutral"][lab] for _, lab in raw]
+    assert splits["test"][1] == {"id": "1", "label": "negative",
+                                 "text": "The agency's decision was arbitrary and ignored the evidence before it."}
+    assert SRC.convert(FIX) == splits
+
+
+def test_load_records_adds_label_names_and_balanced_fewshot():
+    recs = load_records("legal_sentiment", data_root=FIXTURES_DIR)
+    assert recs["test"][0]["label_names"] == ["positive", "neutral", "negative"]
+    expected = helm_balanced(recs["train"], lambda r: r["label"], len(recs["train"]))
+    assert [r["id"] for r in recs["fewshot"]] == [r["id"] for r in expected]
+    assert {r["label"] for r in recs["fewshot"][:5]} == {"positive", "neutral", "negative"}
+    again = load_records("legal_sentiment", data_root=FIXTURES_DIR)
+    assert [r["id"] for r in again["fewshot"]] == [r["id"] for r in recs["fewshot"]]
+    assert SRC.task_metadata(recs) == {"source_rows": {"train": 12, "test": 12}}
+
+
+def test_source_urls_are_helms():
+    assert [(f.name, f.url) for f in SRC.files] == [("train.xlsx", "https://osf.io/download/hfn62/"),
+                                                    ("test.xlsx", "https://osf.io/download/q4adh/")]
+
+
+# ----------------------------------------------------------------------------------------------- errors
+def _write_pair(d: Path, train_rows, test_rows, train_header=("Phrase", "Label"), test_header=("sentence", "label")):
+    d.mkdir(parents=True, exist_ok=True)
+    _xlsx(d / "train.xlsx", train_header, train_rows)
+    _xlsx(d / "test.xlsx", test_header, test_rows)
+
+
+def test_blank_rows_dropped_numeric_text_kept(tmp_path):
+    _write_pair(tmp_path, [("a", 0), (None, None), ("b", 2.0)], [(12345, 1), ("c", "2")])
+    splits = SRC.convert(tmp_path)
+    assert splits["train"] == [{"id": "0", "text": "a", "label": "positive"},
+                               {"id": "2", "text": "b", "label": "neutral"}]
+    assert splits["test"] == [{"id": "0", "text": "12345", "label": "negative"},
+                              {"id": "1", "text": "c", "label": "neutral"}]
+
+
+def test_errors_name_dataset_and_file(tmp_path):
+    _write_pair(tmp_path, [("a", 0)], [("b", 3)])
+    with pytest.raises(DataError, match=r"^\[legal_sentiment\] .*test\.xlsx: row 0: label index 3 outside 0\.\.2$"):
+        SRC.convert(tmp_path)
+    _write_pair(tmp_path, [("a", 0), (None, 1)], [("b", 1)])
+    with pytest.raises(DataError, match=r"train\.xlsx: row 1: empty text"):
+        SRC.convert(tmp_path)
+    # HELM's test columns in the train file: wrong layout
+    _write_pair(tmp_path, [("a", 0)], [("b", 1)], train_header=("sentence", "label"))
+    with pytest.raises(DataError, match=r"train\.xlsx: missing columns \['Phrase', 'Label'\]"):
+        SRC.convert(tmp_path)
+    (tmp_path / "test.xlsx").write_text("sentence,label\nb,1\n")  # a CSV saved under the xlsx name
+    _xlsx(tmp_path / "train.xlsx", ("Phrase", "Label"), [("a", 0)])
+    with pytest.raises(DataError, match=r"test\.xlsx: not a readable xlsx file"):
+        SRC.convert(tmp_path)
+    _write_pair(tmp_path, [("a", 0)], [])
+    with pytest.raises(DataError, match=r"test\.xlsx: no rows"):
+        SRC.convert(tmp_path)
+
+
+def test_wrong_row_count_is_one_line_error(tmp_path):
+    d = tmp_path / "legal_sentiment"
+    _write_pair(d, [("a", 0), ("b", 1)], [("c", 2)])
+    (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 2, "test": 2}, "tolerance": 0}))
+    with pytest.raises(DataError) as e:
+        load_records("legal_sentiment", data_root=str(tmp_path))
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith("[legal_sentiment]") and str(d) in msg
+    assert "split 'test' has 1 rows after conversion, expected 2" in msg
+
+
+def test_no_presplit_layout(tmp_path):
+    d = tmp_path / "legal_sentiment"
+    d.mkdir()
+    (d / "test.jsonl").write_text('{"sentence": "x", "label": 0}\n')
+    with pytest.raises(DataError, match="no pre-split layout"):
+        load_records("legal_sentiment", data_root=str(tmp_path))
+
+
+# ----------------------------------------------------------------------------------------------- templates
+def test_templates_accept_gold_and_reject_garbage():
+    assert len(TEMPLATES) >= 5 and TASKS.num_fewshot == 5 and TASKS.max_gen_toks == 5
+    t1 = TEMPLATES[0]
+    assert t1.description == ("Classify the sentences into one of the 3 sentiment categories. Possible labels: "
+                              "positive, neutral, negative.\n\n")
+    assert t1.doc_to_text == "{{text}}\nLabel:"
+    labels = list(SRC.labels)
+    for t in TEMPLATES:
+        p = re.compile(t.regex)
+        for gold in labels:
+            assert extract_answer(" " + gold, p, "\n", labels) == gold
+            assert extract_answer(" " + gold.capitalize() + "\nSentence:", p, "\n", labels) == gold
+        assert extract_answer(GARBAGE, p, "\n", labels) == "[invalid]"
+        assert extract_answer(" positive and negative", p, "\n", labels) in ("positive", "[invalid]")
+    # t1 compares the full completion ([WF1]); a variant takes the first label word
+    assert extract_answer(" positive tone", re.compile(TEMPLATES[0].regex), "\n", labels) == "[invalid]"
+    assert extract_answer(" Negative.", re.compile(TEMPLATES[1].regex), "\n", labels) == "negative"
+
+
+# ----------------------------------------------------------------------------------------------- end to end
+def test_end_to_end_fixture_tiny_model(tiny_model_dir):
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+
+    tasks = ["ent_legal_sentiment__t1", "ent_legal_sentiment__t4"]
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": FIXTURES_DIR})
+    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32",
+                                  device="cpu", tasks=tasks, task_manager=tm, limit=2, log_samples=True,
+                                  bootstrap_iters=0)
+    recs = load_records("legal_sentiment", data_root=FIXTURES_DIR)
+    for t in tasks:
+        row = res["results"][t]
+        for key in ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"):
+            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
+        assert res["configs"][t]["num_fewshot"] == 5
+        assert res["samples"][t][0]["target"] == recs["test"][0]["label"]
+    shots = "".join(f"{r['text']}\nLabel: {r['label']}\n\n" for r in recs["fewshot"][:5])
+    t1_prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
+    assert t1_prompt == TEMPLATES[0].description + shots + recs["test"][0]["text"] + "\nLabel:"
