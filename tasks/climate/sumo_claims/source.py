@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from lm_eval_enterprise.splits import pandas_frac_split
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows
 
 COMMIT = "5c39fb0b28f91eea0d9d0a92ef209c0338ecaf87"
@@ -52,9 +53,7 @@ def helm_split(df):
         raise KeyError(", ".join(missing))
     df = df.dropna(subset=[TITLE, DOC])
     df = df.replace({r"_x000D_": ""}, regex=True)
-    train = df.sample(frac=TRAIN_FRAC, random_state=SEED)
-    test = df.drop(train.index).sample(frac=1, random_state=SEED)
-    return train, test
+    return pandas_frac_split(df, TRAIN_FRAC, SEED)
 
 
 def _id(value) -> str:

@@ -28,6 +28,7 @@ import json
 import random
 from pathlib import Path
 
+from lm_eval_enterprise.splits import pandas_frac_split
 from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, map_rows
 
 CTI_COMMIT = "a8cacf3185d098c686e0d88768a619a03a4d76d1"
@@ -95,9 +96,8 @@ def build_records(splits: dict[str, list[dict]], names: dict[str, str], where: s
 
 
 def helm_split(df):
-    train = df.sample(frac=TRAIN_FRAC, random_state=SPLIT_SEED)
-    test = df.drop(train.index).sample(frac=1, random_state=SPLIT_SEED)
-    return train, test
+    """HELM ``CtiToMitreScenario`` split (frac 0.7, seed 42)."""
+    return pandas_frac_split(df, TRAIN_FRAC, SPLIT_SEED)
 
 
 def _rows(part) -> list[dict]:

@@ -12,9 +12,9 @@ Records: ``{id, document: text (first 1,024 words), summary: answer}``; few-shot
 """
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
+from lm_eval_enterprise.splits import helm_ten_percent
 from lm_eval_enterprise.data import (DataError, HFParquetSource, download_hf_parquet, hf_parquet_files,
                                      local_parquet_files, read_parquet_rows)
 from lm_eval_enterprise.text import truncate_words
@@ -29,7 +29,7 @@ POOL_SPLITS = ("train", "valid", "validation")  # the few-shot pool if the hub e
 
 def helm_pool_indices(n: int, seed: int = SEED) -> set[int]:
     """HELM's 10 % rule: ``random.seed(0); random.sample(range(n), floor(n / 10))`` → few-shot pool rows."""
-    return set(random.Random(seed).sample(range(n), n // 10))
+    return helm_ten_percent(n, seed)
 
 
 def to_record(row: dict, where: str) -> dict:

@@ -7,10 +7,10 @@ Nine independent yes/no subtasks, one per label column; HELM split: ``random.see
 from __future__ import annotations
 
 import csv
-import random
 import zipfile
 from pathlib import Path
 
+from lm_eval_enterprise.splits import helm_ten_percent
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, download_url, map_rows
 
 CSV_NAME = "finalDataset_0208.csv"
@@ -44,7 +44,7 @@ def _yes_no(value, where: str) -> str:
 
 def helm_split(n: int, seed: int = 0) -> set[int]:
     """Row indices HELM moves to train: ``random.seed(0); random.sample(range(n), floor(n / 10))``."""
-    return set(random.Random(seed).sample(range(n), n // 10))
+    return helm_ten_percent(n, seed)
 
 
 class GoldNews(Source):

@@ -16,6 +16,7 @@ import json
 import re
 from pathlib import Path
 
+from lm_eval_enterprise.splits import pandas_frac_split
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows
 
 COMMIT = "9d203292eb188e13523366490863b0cc14c89017"
@@ -41,9 +42,7 @@ def helm_split(raw: dict):
     if missing:
         raise KeyError(", ".join(missing))
     df = df.dropna(subset=[TEXT, SUMMARY, UID])
-    train = df.sample(frac=TRAIN_FRAC, random_state=SEED)
-    test = df.drop(train.index).sample(frac=1, random_state=SEED)
-    return train, test
+    return pandas_frac_split(df, TRAIN_FRAC, SEED)
 
 
 def to_record(row: dict) -> dict:
