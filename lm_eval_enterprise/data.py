@@ -365,7 +365,23 @@ def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
 
     recs = load_records(dataset, subtask, data_root)
     _TASK_METADATA[(dataset, subtask, data_root)] = get_source(dataset).task_metadata(recs)
-    return datasets.DatasetDict({k: datasets.Dataset.from_list(v) for k, v in recs.items()})
+    return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()})
+
+
+def _from_records(records: list[dict]):
+    """``datasets.Dataset.from_list`` with a content fingerprint computed from the records' JSON (sha256) instead of
+    ``datasets``' dill hash of the whole Arrow table, which costs ~5x the conversion itself. The fingerprint only
+    names the in-memory dataset (cache keys of ``.map``); it still changes whenever the content changes."""
+    import datasets
+    import datasets.arrow_dataset as arrow_dataset
+
+    digest = hashlib.sha256(json.dumps(records, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    original = arrow_dataset.generate_fingerprint
+    arrow_dataset.generate_fingerprint = lambda _dataset: digest
+    try:
+        return datasets.Dataset.from_list(records)
+    finally:
+        arrow_dataset.generate_fingerprint = original
 
 
 _TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → Source.task_metadata of the cached data

@@ -484,3 +484,16 @@ def test_embedded_keyword_selects_package_fixtures(monkeypatch):
     assert resolve_data_dir(src, "embedded") == Path(FIXTURES_DIR) / "gold_news"
     monkeypatch.setenv("LM_EVAL_ENTERPRISE_DATA", "embedded")
     assert resolve_data_dir(src) == Path(FIXTURES_DIR) / "gold_news"
+
+
+def test_dataset_fingerprint_is_content_based_and_equal_data():
+    import datasets
+
+    from lm_eval_enterprise.data import _from_records
+
+    recs = [{"id": "1", "text": "a", "label": "Yes"}, {"id": "2", "text": "b", "label": "No"}]
+    a, b = _from_records(recs), _from_records([dict(r) for r in recs])
+    assert a._fingerprint == b._fingerprint
+    assert _from_records(recs[:1])._fingerprint != a._fingerprint
+    assert a.to_list() == datasets.Dataset.from_list(recs).to_list()
+    assert a.features == datasets.Dataset.from_list(recs).features
