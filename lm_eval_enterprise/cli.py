@@ -36,8 +36,14 @@ def _run(argv: list[str]) -> int:
     install()
     from lm_eval.__main__ import cli_evaluate
 
+    from .data import DataError
+
     sys.argv = ["lm-eval", "run"] + argv
-    cli_evaluate()
+    try:
+        cli_evaluate()
+    except DataError as exc:  # one clear line instead of lm-eval's traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

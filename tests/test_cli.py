@@ -167,3 +167,14 @@ def test_acceptance_lm_eval_enterprise_run(tmp_path):
            "--limit", "2", "--data-root", FIXTURES_DIR]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=ENV, timeout=600)
     _check_finance_output(proc)
+
+
+def test_run_offline_without_data_is_one_error_line(monkeypatch, tmp_path, capsys):
+    from lm_eval_enterprise import cli
+
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("LM_EVAL_ENTERPRISE_CACHE", str(tmp_path / "empty"))
+    rc = cli.main(["run", "--model", "dummy", "--tasks", "ent_kpi_edgar__t1"])
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert rc == 2
+    assert len(err) == 1 and err[0].startswith("error: [kpi_edgar]") and "prepare --dataset kpi_edgar" in err[0]
