@@ -518,3 +518,124 @@ def test_compare_selects_pairs(tmp_path):
     assert res["comparisons"][0]["mean_delta"] == pytest.approx(0.5175 - 0.6175)
     with pytest.raises(SharpeInputError, match="--compare"):
         aggregate([d], compare=["X,nobody"], **FAST)
+
+
+# ================================================================================================ review fixes
+def _news_subtasks(tmp_path, model="m", tids=(1, 2, 3)):
+    tasks = [mc_task(f"ent_news_{sub}", f"t{t}", counts(round((base + 0.05 * t) * 20), 20), k=2, dataset="news",
+                     subtask=sub) for sub, base in (("up", 0.7), ("down", 0.5)) for t in tids]
+    return write_run(tmp_path, model, tasks)
+
+
+@pytest.mark.parametrize("name", ["ent_news", "news"])
+def test_exclude_template_by_dataset_name_applies_to_every_subtask(tmp_path, name):
+    _news_subtasks(tmp_path)
+    res = aggregate([tmp_path], exclude_templates=[f"{name}:t3"], **FAST)
+    row = by(res, "m", "ent_news")
+    assert row["templates"] == ["t1", "t2"] and row["flag_details"]["excluded_templates"] == ["t3"]
+    for sub in ("up", "down"):
+        r = by(res, "m", f"ent_news_{sub}", level="variant_group")
+        assert r["templates"] == ["t1", "t2"] and r["flag_details"]["excluded_templates"] == ["t3"]
+        assert f"group ent_news_{sub}: template t3 excluded by --exclude-template (flag excluded_templates)" \
+            in res["messages"]
+    assert any(m.startswith(f"--exclude-template {name}:t3: applies to 2 variant group(s)") for m in res["messages"])
+    # the same scores as a run without t3 at all
+    other = tmp_path / "without_t3"
+    _news_subtasks(other, tids=(1, 2))
+    ref = by(aggregate([other], **FAST), "m", "ent_news")
+    assert row["template_scores"] == ref["template_scores"] and row["sharpe"] == pytest.approx(ref["sharpe"])
+
+
+@pytest.mark.parametrize("spec,why", [("ent_news:t9", "ent_news has no template t9 (templates: t1, t2, t3)"),
+                                      ("ent_news_up:t9", "ent_news_up has no template t9"),
+                                      ("nope:t1", "no variant group or dataset named nope")])
+def test_exclude_template_matching_nothing_is_reported(tmp_path, capsys, spec, why):
+    _news_subtasks(tmp_path)
+    res = aggregate([tmp_path], exclude_templates=[spec], **FAST)
+    msgs = [m for m in res["messages"] if m.startswith(f"--exclude-template {spec}: matches nothing")]
+    assert len(msgs) == 1 and why in msgs[0] and msgs[0].endswith("; ignored")
+    row = by(res, "m", "ent_news")
+    assert row["templates"] == ["t1", "t2", "t3"] and "excluded_templates" not in row["flags"]
+    with pytest.raises(SharpeInputError, match="matches nothing"):
+        aggregate([tmp_path], exclude_templates=[spec], strict=True, **FAST)
+    assert cli.main([str(tmp_path), "--exclude-template", spec, "--strict", "--bootstrap", "0",
+                     "--no-progress"]) == 2
+    assert "matches nothing" in capsys.readouterr().err
+    with pytest.raises(SharpeInputError, match="expected GROUP:TEMPLATE_ID"):
+        aggregate([tmp_path], exclude_templates=["ent_news"], **FAST)
+
+
+def _list_templates(results_path, group, tids):
+    """Rewrite group_subtasks as lm-eval writes it for a group task: ``{group: [group__t1, ...]}``."""
+    data = json.loads(Path(results_path).read_text())
+    data["group_subtasks"] = {group: [f"{group}__t{t}" for t in tids]}
+    Path(results_path).write_text(json.dumps(data))
+
+
+def test_template_listed_but_without_result_for_the_only_model(tmp_path, capsys):
+    p = write_run(tmp_path, "m", [mc_task("ent_x", f"t{t}", counts(50 + 10 * t)) for t in (1, 2, 4)])
+    res = aggregate([tmp_path], **FAST)  # no listing: nothing to detect
+    assert "templates_missing" not in by(res, "m")["flags"]
+    _list_templates(p, "ent_x", (1, 2, 3, 4))
+    res = aggregate([tmp_path], **FAST)
+    r = by(res, "m")
+    assert r["templates"] == ["t1", "t2", "t4"] and r["flag_details"]["templates_missing"] == ["t3"]
+    assert ("group ent_x: model m has no result for template(s) t3 listed in its results file (group_subtasks); "
+            "scored on t1, t2, t4 only (flag templates_missing)") in res["messages"]
+    with pytest.raises(SharpeInputError, match="no result for template.s. t3"):
+        aggregate([tmp_path], strict=True, **FAST)
+    assert cli.main([str(tmp_path), "--strict", "--bootstrap", "0", "--no-progress"]) == 2
+    assert "missing templates (--strict)" in capsys.readouterr().err
+    # an explicit exclusion of the missing template is applied and silences the flag
+    res = aggregate([tmp_path], exclude_templates=["ent_x:t3"], strict=True, **FAST)
+    r = by(res, "m")
+    assert "templates_missing" not in r["flags"] and r["flag_details"]["excluded_templates"] == ["t3"]
+
+
+def test_template_listed_but_without_result_with_two_models(tmp_path):
+    # A has t1..t3, B lacks t3 although it lists it: the templates_dropped rule (t3 dropped for both) + B's flag
+    write_run(tmp_path, "A", [mc_task("ent_x", f"t{t}", counts(50 + 5 * t)) for t in (1, 2, 3)])
+    pb = write_run(tmp_path, "B", [mc_task("ent_x", f"t{t}", counts(40 + 3 * t)) for t in (1, 2)])
+    _list_templates(pb, "ent_x", (1, 2, 3))
+    res = aggregate([tmp_path], **FAST)
+    a, b = by(res, "A"), by(res, "B")
+    assert a["templates"] == b["templates"] == ["t1", "t2"]
+    assert a["flag_details"]["templates_dropped"]["missing"] == {"B": ["t3"]} and "templates_missing" not in a["flags"]
+    assert b["flag_details"]["templates_missing"] == ["t3"]
+    assert not any("has no result for template" in m for m in res["messages"])  # reported once, as dropped
+    # both models lack t3 (no model has it: the old rule saw nothing) → each model flagged, with a message
+    pa = write_run(tmp_path, "A", [mc_task("ent_x", f"t{t}", counts(50 + 5 * t)) for t in (1, 2)],
+                   timestamp="2026-02-01T00-00-00.000000")
+    _list_templates(pa, "ent_x", (1, 2, 3))
+    (tmp_path / "A" / "results_2026-01-01T00-00-00.000000.json").unlink()
+    res = aggregate([tmp_path], **FAST)
+    for m in ("A", "B"):
+        r = by(res, m)
+        assert r["templates"] == ["t1", "t2"] and r["flag_details"]["templates_missing"] == ["t3"]
+        assert "templates_dropped" not in r["flags"]
+        assert any(f"model {m} has no result for template(s) t3" in x for x in res["messages"])
+
+
+def test_template_missing_in_one_subtask_is_named_per_group(tmp_path):
+    tasks = [mc_task(f"ent_news_{sub}", f"t{t}", counts(10 + t, 20), k=2, dataset="news", subtask=sub)
+             for sub in ("up", "down") for t in (1, 2, 3) if (sub, t) != ("down", 2)]
+    p = write_run(tmp_path, "m", tasks)
+    data = json.loads(p.read_text())
+    data["group_subtasks"] = {"ent_news": ["ent_news_up", "ent_news_down"],
+                              **{f"ent_news_{s}": [f"ent_news_{s}__t{t}" for t in (1, 2, 3)] for s in ("up", "down")}}
+    p.write_text(json.dumps(data))
+    res = aggregate([tmp_path], **FAST)
+    row = by(res, "m", "ent_news")
+    assert row["templates"] == ["t1", "t3"] and row["flag_details"]["templates_missing"] == {"ent_news_down": ["t2"]}
+    assert by(res, "m", "ent_news_down", level="variant_group")["flag_details"]["templates_missing"] == ["t2"]
+    assert "templates_missing" not in by(res, "m", "ent_news_up", level="variant_group")["flags"]
+    assert any("group ent_news_down: model m has no result for template(s) t2" in x for x in res["messages"])
+
+
+def test_exact_group_name_wins_over_dataset_alias(tmp_path):
+    # ent_y (dataset "y") and ent_y_gen (metadata.dataset "ent_y"): ent_y:t2 means the group ent_y only
+    write_run(tmp_path, "m", [mc_task("ent_y", f"t{t}", counts(50 + 10 * t)) for t in (1, 2, 3)]
+              + [mc_task("ent_y_gen", f"t{t}", counts(40 + 10 * t), dataset="ent_y") for t in (1, 2, 3)])
+    res = aggregate([tmp_path], exclude_templates=["ent_y:t2"], **FAST)
+    assert by(res, "m", "ent_y")["templates"] == ["t1", "t3"]
+    assert by(res, "m", "ent_y_gen")["templates"] == ["t1", "t2", "t3"]

@@ -82,3 +82,25 @@ def test_names(tmp_path):
     y = tmp_path / "names.yaml"
     y.write_text("a/b: B\n")
     assert load_name_map(str(y)) == {"a/b": "B"}
+
+
+def test_listed_templates_from_group_subtasks(tmp_path):
+    from lm_eval_enterprise.sharpe.io import DEFAULT_VARIANT_PATTERN, listed_templates, task_runs
+
+    meta = {"variant_group": "ent_kpi", "template_id": "t1", "primary_metric": "f1"}
+    data = {"results": {"ent_kpi__t1": {"f1,answer": 0.5}, "arc_like": {"acc,none": 0.3}},
+            "configs": {"ent_kpi__t1": {"metadata": meta}, "arc_like": {},
+                        "ent_kpi__t5": {"metadata": dict(meta, template_id="t5")}},  # config, no results row
+            "group_subtasks": {"ent_kpi": ["ent_kpi__t1", "ent_kpi__t2", "ent_kpi__t5"],   # t2: name only
+                               "ent_news": ["ent_news_up"], "ent_news_up": ["ent_news_up__t03"],  # nested group
+                               "arc_like": [], "lost_task": []}}                 # standalone leaves
+    p = tmp_path / "results_2026.json"
+    p.write_text(json.dumps(data))
+    rf = read_results_file(p)
+    msgs = []
+    runs = task_runs(rf, DEFAULT_VARIANT_PATTERN, msgs)
+    listed, unresolved = listed_templates(rf, runs, DEFAULT_VARIANT_PATTERN)
+    assert listed == {"ent_kpi": {"t1", "t2", "t5"}, "ent_news_up": {"t3"}}
+    assert unresolved == ["lost_task"]          # arc_like has a result (not a variant): not reported here
+    rf.data["group_subtasks"] = None
+    assert listed_templates(rf, runs, DEFAULT_VARIANT_PATTERN) == ({}, [])

@@ -2,7 +2,8 @@
 instruction templates, from lm-eval output folders (SHARPE.md).
 
 Exit codes: 0 ok; 2 inconsistent or unreadable inputs (missing template/metric under --strict, missing metric,
-doc-set mismatch under --strict, mixed chat settings under --strict, malformed JSON, no template variants).
+doc-set mismatch under --strict, mixed chat settings under --strict, --exclude-template matching nothing under
+--strict, malformed JSON, no template variants).
 """
 from __future__ import annotations
 
@@ -45,7 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--variant-pattern", default=DEFAULT_VARIANT_PATTERN,
                     help="fallback grouping for tasks without metadata (named groups 'group' and 'tid')")
     ap.add_argument("--exclude-template", action="append", default=[], metavar="GROUP:TID",
-                    help="exclude a template explicitly (repeatable; reported)")
+                    help="exclude a template explicitly (repeatable; reported); GROUP may be a variant group or a "
+                         "dataset name (applies to all its subtask groups); matching nothing is reported "
+                         "(--strict: exit 2)")
     ap.add_argument("--strict", action="store_true",
                     help="exit 2 on any inconsistency (doc-set mismatch, missing templates, mixed settings)")
     ap.add_argument("--fail-threshold", type=float, default=0.2, help="format-failure flag threshold")

@@ -5,8 +5,10 @@ Flow (:func:`aggregate`):
 1. read every results file (:mod:`.io`), keep template variants (metadata, else ``--variant-pattern``), newest run
    per (model, task); one model name run with different settings is split (``--strict``: exit 2);
 2. per variant group: the metric(s), the templates every model has (a template missing for some model is dropped
-   for all, flagged), settings checks (§6), samples of the primary filter, pairing by document key (``doc.id`` →
-   ``doc_hash`` → ``doc_id``; ranking: query id) on the intersection of all models and templates;
+   for all, flagged; a template listed in a model's ``group_subtasks`` without a result is flagged
+   ``templates_missing``; ``--exclude-template`` by group or dataset name, never silent), settings checks (§6),
+   samples of the primary filter, pairing by document key (``doc.id`` → ``doc_hash`` → ``doc_id``; ranking:
+   query id) on the intersection of all models and templates;
 3. per (model, template, metric, scoring mode) a :class:`~.scoring.Scorer` recomputes s_t from the samples (checked
    against the results file); the baseline (§3) is computed on the same documents;
 4. dataset rows: a dataset with subtasks (``metadata.subtask``) gets s_t(dataset) = mean over subtasks (§6);
@@ -34,7 +36,8 @@ from . import baselines as BL
 from . import bootstrap as BS
 from . import stats as ST
 from .io import (DEFAULT_VARIANT_PATTERN, SampleTable, SharpeInputError, TaskRun, assign_models,
-                 find_results_files, load_name_map, read_results_file, read_samples, select_newest, task_runs)
+                 find_results_files, listed_templates, load_name_map, read_results_file, read_samples, select_newest,
+                 task_runs)
 from .scoring import (RANKING_FAMILIES, ScoringError, aggregation_of, build_doc_scorer, build_query_scorer,
                       ranking_aggregation)
 
@@ -173,7 +176,34 @@ def _load(paths: Sequence[str], opts: Options, messages: list[str], progress: _P
         raise SharpeInputError("no template-variant tasks in the inputs (tasks need configs[task].metadata with "
                                "variant_group and template_id, or names matching --variant-pattern)")
     assign_models(runs, load_name_map(opts.model_names), opts.strict, messages)
-    return rfs, select_newest(runs, opts.run)
+    selected = select_newest(runs, opts.run)
+    return rfs, selected, _listed_by_model(runs, selected, opts, messages)
+
+
+def _listed_by_model(runs: list[TaskRun], selected: list[TaskRun], opts: Options,
+                     messages: list[str]) -> dict[str, dict[str, set[str]]]:
+    """model → variant group → template ids listed in ``group_subtasks`` of the model's results files in use
+    (those of the selected runs), so that a template without a result is detected even when no other model has it
+    (see :func:`.io.listed_templates`)."""
+    by_file: dict[int, list[TaskRun]] = defaultdict(list)
+    for r in runs:
+        by_file[id(r.source)].append(r)
+    files: dict[str, dict[int, Any]] = defaultdict(dict)
+    for r in selected:
+        files[r.model][id(r.source)] = r.source
+    listed: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for model, fs in files.items():
+        for key, rf in fs.items():
+            found, unresolved = listed_templates(rf, by_file[key], opts.variant_pattern)
+            for vg, tids in found.items():
+                listed[model][vg] |= tids
+            if unresolved:
+                msg = (f"{rf.path}: task(s) {', '.join(sorted(unresolved))} listed in group_subtasks have no results "
+                       f"row and no template metadata (model {model})")
+                if opts.strict:
+                    raise SharpeInputError(msg + "; missing results (--strict)")
+                messages.append(msg + "; they are not part of any score")
+    return listed
 
 
 def _metric_specs(runs: list[TaskRun], group: str, opts: Options) -> list[MetricSpec]:
@@ -236,22 +266,76 @@ def _check_settings(g: Group, opts: Options, messages: list[str]) -> None:
                 g.model_flags.setdefault(model, {})["inconsistent_settings"] = label
 
 
-def _build_groups(runs: list[TaskRun], opts: Options, messages: list[str]) -> list[Group]:
+def _group_aliases(name: str, rs: list[TaskRun]) -> set[str]:
+    """Names under which ``--exclude-template`` reaches a variant group: the group itself, its dataset
+    (``metadata.dataset``) and, for a subtask group ``<base>_<subtask>``, the dataset row name ``<base>``."""
+    out = {name} | {r.dataset for r in rs}
+    for r in rs:
+        if r.subtask and name.endswith("_" + r.subtask):
+            out.add(name[: -len(r.subtask) - 1])
+    return out
+
+
+def _exclusions(by_group: dict[str, list[TaskRun]], opts: Options, messages: list[str],
+                listed: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
+    """``--exclude-template NAME:TID`` → variant group → excluded template ids. NAME is a variant group (an exact
+    match wins) or a dataset (row name or ``metadata.dataset``), which applies to all its variant groups. An
+    exclusion matching no template of the inputs is reported (``--strict``: exit 2), never silently ignored. A
+    template listed in ``group_subtasks`` without a result counts as a template of the group (excluding it
+    silences ``templates_missing``)."""
+    aliases = {name: _group_aliases(name, rs) for name, rs in by_group.items()}
+    tids_of = {name: {r.template_id for r in rs} | set().union(*(lst.get(name, set()) for lst in listed.values()))
+               for name, rs in by_group.items()}
+    excluded: dict[str, set[str]] = defaultdict(set)
+    for spec in opts.exclude_templates:
+        grp, _, tid = spec.partition(":")
+        grp, tid = grp.strip(), tid.strip()
+        if not grp or not tid:
+            raise SharpeInputError(f"--exclude-template {spec!r}: expected GROUP:TEMPLATE_ID")
+        targets = [grp] if grp in by_group else sorted(n for n, a in aliases.items() if grp in a)
+        hits = [n for n in targets if tid in tids_of[n]]
+        if not hits:
+            if targets:
+                have = sorted(set().union(*(tids_of[n] for n in targets)), key=natural_key)
+                why = f"{grp} has no template {tid} (templates: {', '.join(have)})"
+            else:
+                why = (f"no variant group or dataset named {grp} (groups: "
+                       f"{', '.join(sorted(by_group)[:20])}{', ...' if len(by_group) > 20 else ''})")
+            msg = f"--exclude-template {spec}: matches nothing: {why}"
+            if opts.strict:
+                raise SharpeInputError(msg + " (--strict)")
+            messages.append(msg + "; ignored")
+            continue
+        if hits != [grp]:
+            messages.append(f"--exclude-template {spec}: applies to {len(hits)} variant group(s) "
+                            f"{', '.join(hits)}")
+        for n in hits:
+            excluded[n].add(tid)
+    return excluded
+
+
+def _build_groups(runs: list[TaskRun], opts: Options, messages: list[str],
+                  listed: dict[str, dict[str, set[str]]] | None = None) -> list[Group]:
     by_group: dict[str, list[TaskRun]] = defaultdict(list)
     for r in runs:
         by_group[r.variant_group].append(r)
-    excluded = defaultdict(set)
-    for spec in opts.exclude_templates:
-        grp, _, tid = spec.partition(":")
-        if not tid:
-            raise SharpeInputError(f"--exclude-template {spec!r}: expected GROUP:TEMPLATE_ID")
-        excluded[grp].add(tid)
+    listed = listed or {}
+    excluded = _exclusions(by_group, opts, messages, listed)
     groups = []
     for name in sorted(by_group):
         rs = by_group[name]
-        for tid in sorted(excluded.get(name, ())):
-            messages.append(f"group {name}: template {tid} excluded by --exclude-template")
+        for tid in sorted(excluded.get(name, ()), key=natural_key):
+            messages.append(f"group {name}: template {tid} excluded by --exclude-template (flag excluded_templates)")
         rs = [r for r in rs if r.template_id not in excluded.get(name, ())]
+        present = {r.model for r in rs}
+        for m in sorted(listed):
+            want = listed[m].get(name, set()) - excluded.get(name, set())
+            if want and m not in present:
+                msg = (f"group {name}: model {m} has no result for any of its listed templates "
+                       f"{', '.join(sorted(want, key=natural_key))} (group_subtasks)")
+                if opts.strict:
+                    raise SharpeInputError(msg + "; missing templates (--strict)")
+                messages.append(msg + "; no record for this model")
         if not rs:
             continue
         first = rs[0]
@@ -280,6 +364,20 @@ def _build_groups(runs: list[TaskRun], opts: Options, messages: list[str]) -> li
                             f"are scored on the same templates (flag templates_dropped)")
             g.flags["templates_dropped"] = {"templates": dropped, "missing": missing}
         g.templates = sorted(common, key=natural_key)
+        for m in sorted(by_model):
+            want = listed.get(m, {}).get(name, set()) - excluded.get(name, set())
+            lack = sorted(want - set(by_model[m]), key=natural_key)
+            if not lack:
+                continue
+            g.model_flags.setdefault(m, {})["templates_missing"] = lack
+            new = [t for t in lack if t not in all_t]   # others are already reported as templates_dropped
+            if new:
+                msg = (f"group {name}: model {m} has no result for template(s) {', '.join(new)} listed in its "
+                       f"results file (group_subtasks)")
+                if opts.strict:
+                    raise SharpeInputError(msg + "; missing templates (--strict)")
+                messages.append(f"{msg}; scored on {', '.join(g.templates) or 'no template'} only "
+                                f"(flag templates_missing)")
         if not g.templates:
             messages.append(f"group {name}: no template is shared by all models; skipped")
             continue
@@ -1188,8 +1286,8 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
     t0 = time.perf_counter()
     messages: list[str] = []
     progress = _Progress(opts.progress)
-    rfs, runs = _load(paths, opts, messages, progress)
-    groups = _build_groups(runs, opts, messages)
+    rfs, runs, listed = _load(paths, opts, messages, progress)
+    groups = _build_groups(runs, opts, messages, listed)
     table = _table_baselines(base_method[6:]) if base_method.startswith("table:") else {}
     rows = _build_rows(groups, messages)
     rows = _run_rows(rows, opts, table, progress, messages)
@@ -1247,7 +1345,10 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
                         flags = dict(row.flags)
                         for g in row.groups:
                             for k, v in g.model_flags.get(model, {}).items():
-                                flags.setdefault(k, v)
+                                if k == "templates_missing":   # per subtask group: {group: [tids]}
+                                    flags.setdefault(k, {})[g.name] = v
+                                else:
+                                    flags.setdefault(k, v)
                             for k, v in g.flags.items():
                                 flags.setdefault(k, v)
                         boot = {}

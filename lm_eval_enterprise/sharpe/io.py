@@ -194,6 +194,54 @@ def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str]) -> lis
     return out
 
 
+def listed_templates(rf: ResultsFile, runs: Sequence[TaskRun], variant_pattern: str
+                     ) -> tuple[dict[str, set[str]], list[str]]:
+    """The template variants a results file *lists* in ``group_subtasks`` (variant group → template ids), whether
+    or not they have a results row, plus the listed leaf tasks whose variant cannot be told.
+
+    A leaf is a task listed under a group that is not itself a group with subtasks (lm-eval writes standalone
+    tasks as ``{task: []}``). Its variant is taken from its TaskRun (``runs``: the TaskRuns of ``rf``), else from
+    ``configs[task].metadata``, else from ``variant_pattern`` on its name (the variant group then comes from its
+    sibling tasks when they agree on one, else from the pattern). Used to detect templates that were requested but
+    have no result (a crashed or partially merged run)."""
+    gs = rf.data.get("group_subtasks")
+    out: dict[str, set[str]] = {}
+    unresolved: list[str] = []
+    if not isinstance(gs, dict):
+        return out, unresolved
+    known = {r.task: r for r in runs}
+    pattern = re.compile(variant_pattern)
+    configs = rf.data.get("configs") or {}
+    seen: set[str] = set()
+    for parent, subs in gs.items():
+        if not isinstance(subs, list):
+            continue
+        for task in subs or [parent]:   # a standalone task is written as {task: []}
+            task = str(task)
+            if task in seen or (isinstance(gs.get(task), list) and gs[task]):
+                continue  # already handled / a (sub)group, not a leaf
+            seen.add(task)
+            if task in known:
+                vg, tid = known[task].variant_group, known[task].template_id
+            else:
+                meta = ((configs.get(task) or {}).get("metadata") or {}) if isinstance(configs.get(task),
+                                                                                        dict) else {}
+                m = pattern.search(task)
+                if meta.get("variant_group") and meta.get("template_id"):
+                    vg, tid = str(meta["variant_group"]), str(meta["template_id"])
+                elif m:
+                    sib = {known[s].variant_group for s in subs if s in known}
+                    vg = sib.pop() if len(sib) == 1 else m.group("group")
+                    tid = m.group("tid")
+                    tid = tid if not tid.isdigit() else f"t{int(tid)}"
+                else:
+                    if task not in (rf.data.get("results") or {}):  # no result and no way to tell its variant
+                        unresolved.append(task)
+                    continue
+            out.setdefault(vg, set()).add(tid)
+    return out, unresolved
+
+
 def display_name(model_name: str, names: dict[str, str] | None = None) -> str:
     """Display name: the name map's entry, else the basename of a local path, else the model name."""
     if names:
