@@ -18,14 +18,27 @@ Behaviour per evaluation document (``n`` = ``num_fewshot``):
 
 1. Take the first ``n`` items of the few-shot split (exactly lm-eval's ``first_n``; the eval document is removed
    from the pool only when the few-shot split is the test split, as ``first_n`` does).
-2. Estimate the prompt size: description (+ system instruction) + every shot (``doc_to_text`` + target
-   delimiter + ``doc_to_target`` + few-shot delimiter) + the eval ``doc_to_text`` + ``max_gen_toks`` of the
-   task's ``generation_kwargs`` (lm-eval's default 256 when unset) + a per-message overhead under a chat
-   template. Keep the largest prefix of shots (drop TRAILING shots) that fits ``max_context_tokens``.
-3. The assembled prompt is counted again as one string; a shot more is dropped while it still does not fit.
+2. Plan the number of shots ONCE PER DOCUMENT FOR ALL TEMPLATE VARIANTS of the dataset, so that variants never
+   differ in data or shots (the Sharpe score's σ across templates must measure wording only). For every
+   template ``t`` of the task's template table (:func:`sibling_templates`: the ``templates.py`` of the dataset
+   named by the task's ``metadata.domain`` / ``metadata.dataset`` and ``dataset_kwargs.dataset_id``; the task's
+   own template is always included) the prompt size is estimated by parts: description (+ system instruction)
+   + every shot (``doc_to_text`` + target delimiter + ``doc_to_target`` + few-shot delimiter) + the eval
+   ``doc_to_text`` + ``max_gen_toks`` of the task's ``generation_kwargs`` (lm-eval's default 256 when unset) +
+   a per-message overhead under a chat template. For each ``t`` the largest prefix of shots (drop TRAILING
+   shots) that fits ``max_context_tokens`` is computed; the plan is the MINIMUM over the templates, i.e. the
+   per-dataset allowance for instructions/labels is that of the most demanding template, exactly, per
+   document. The plan depends only on the document, the shot pool, the dataset's template table and the run
+   settings, never on which variant is being built. A task without a template table (any non-enterprise task)
+   is planned from its own template alone.
+3. Last resort, per template: the assembled prompt is counted again as one string (e.g. a tokenizer merges
+   differently than by parts, or the chat markup is longer than ``chat_overhead_tokens``); a further shot is
+   dropped while it still does not fit. Such drops are counted per document (``prompt_cut`` = 1) and in the
+   metadata summary (``prompts_over_plan``) and logged as a warning: never silent.
 4. If no shot is left and it still does not fit, the eval document's text field (``context_truncate_field``,
-   default ``text``) is truncated word-wise keeping its BEGINNING ([TRUNC]) until it fits. The logged ``doc``
-   and its ``doc_hash`` are unchanged (the truncated copy is only used for the prompt).
+   default ``text``) is truncated word-wise keeping its BEGINNING ([TRUNC]) until the prompt fits under EVERY
+   template of the table (so the truncated text is also the same for every variant) and the assembled prompt
+   fits. The logged ``doc`` and its ``doc_hash`` are unchanged (the truncated copy is only used for the prompt).
 
 When everything fits, the prompt is byte-identical to ``first_n``'s.
 
@@ -46,7 +59,7 @@ Settings (task ``metadata``; ``--metadata '{...}'`` overrides them for a run):
 Reporting: the per-doc metrics ``shots_used`` (shots in the prompt) and ``prompt_cut`` (1 when shots were dropped
 or the text truncated) — results report their means per task — and a summary in the task's metadata
 (``results["configs"][task]["metadata"]["prompt_budget"]``: settings, number of prompts, prompts cut, prompts
-truncated, min/mean shots used).
+truncated, prompts over plan (step 3), the template ids the plan was made over, min/mean shots used).
 
 How it hooks into lm-eval 0.4.13 (``api/task.py``, ``api/samplers.py``): ``ConfigurableTask.__init__`` builds
 the sampler as ``sampler_cls(fewshot_docs, rnd=None)`` and ``fewshot_context`` calls
@@ -178,6 +191,59 @@ class BudgetSettings:
                    str(meta.get("context_truncate_field", DEFAULT_TRUNCATE_FIELD)))
 
 
+# ------------------------------------------------------------------------------------------------ template table
+@dataclass(frozen=True)
+class TemplateText:
+    """The template-dependent prompt parts of one variant: id, ``description`` and ``doc_to_text`` (Jinja)."""
+    id: str
+    description: str
+    doc_to_text: str
+
+
+def sibling_templates(task) -> list[TemplateText]:
+    """Every template variant of ``task``'s dataset table (the task's own template first, then the others of
+    its ``templates.py`` in table order), as rendered into the generated YAMLs (subtask variables filled in).
+
+    Found from the generated config: ``metadata.domain``, ``metadata.dataset`` (the table id),
+    ``metadata.subtask`` and ``dataset_kwargs.dataset_id``. Returns only the task's own template when the task
+    has no such table (e.g. a hand-written YAML) or the table cannot be imported (logged)."""
+    cfg = task.config
+    meta = cfg.metadata if isinstance(cfg.metadata, dict) else {}
+    own = TemplateText(str(meta.get("template_id", "own")), cfg.description or "", cfg.doc_to_text)
+    if not isinstance(own.doc_to_text, str):
+        return [own]
+    dataset_id = (cfg.dataset_kwargs or {}).get("dataset_id")
+    domain, table = meta.get("domain"), meta.get("dataset")
+    if not (dataset_id and domain and table):
+        return [own]
+    try:
+        from .templating import _fill, load_specs
+
+        spec = next(s for s in load_specs(None, domain, dataset_id) if s.table_id == table)
+    except Exception as exc:  # noqa: BLE001 — plan from the own template, but say so
+        log.warning("[%s] template table %s/%s not found (%s); shots planned from this template only",
+                    cfg.task, domain, table, exc)
+        return [own]
+    variables = dict(spec.subtasks.get(meta.get("subtask"), {})) if meta.get("subtask") else {}
+    out = [own]
+    for tpl in spec.templates:
+        t = TemplateText(tpl.id, _fill(tpl.description, variables) if tpl.description else "",
+                         _fill(tpl.doc_to_text, variables))
+        if (t.description, t.doc_to_text) != (own.description, own.doc_to_text):
+            out.append(t)
+    return out
+
+
+def _render(template: str, doc: dict) -> str:
+    from lm_eval.utils import apply_template
+
+    if not template:
+        return ""
+    if template in doc:  # a bare field name, as lm-eval's doc_to_text / resolve_field treat it
+        return str(doc[template])
+    return apply_template(template, doc)
+
+
 # ------------------------------------------------------------------------------------------------ lm-eval glue
 def find_calling_task(max_depth: int = 8):
     """The lm-eval ``Task`` instance among the callers' ``self`` (nearest first), or ``None``."""
@@ -199,6 +265,7 @@ class _Record:
     shots_used: int
     shots_requested: int
     truncated: bool
+    over_plan: int = 0  # shots dropped by the last-resort check of the assembled prompt (step 3)
 
     @property
     def cut(self) -> bool:
@@ -212,7 +279,8 @@ class BudgetFewshotSampler(FirstNSampler):
         super().__init__(df, rnd=rnd, fewshot_indices=fewshot_indices, **kwargs)
         self._plan_k: int | None = None
         self._records: dict[str, _Record] = {}
-        self._stats = {"prompts": 0, "cut": 0, "truncated": 0, "shots": 0, "min": float("inf")}
+        self._stats = {"prompts": 0, "cut": 0, "truncated": 0, "over_plan": 0, "shots": 0, "min": float("inf")}
+        self._templates: list[TemplateText] | None = None
         self._shot_cache: dict[tuple, int] = {}
         self.task = find_calling_task()
         if self.task is None:
@@ -286,23 +354,40 @@ class BudgetFewshotSampler(FirstNSampler):
             text = p if isinstance(p, str) else "".join(p)
             return count(text) + count.special_tokens + max_gen
 
-        desc = task.resolve_field(doc, task.config.description) or ""
-        fixed = (count(desc) + (count(system) if system else 0) + count(str(task.doc_to_text(doc)))
-                 + max_gen + count.special_tokens + per_msg * (2 if (desc or system) else 1))
-        shot_tokens = [self._shot_tokens(task, s, count) + 2 * per_msg for s in pool]
-        k = fit_prefix(fixed, shot_tokens, budget)
+        templates = self._sibling_templates(task)
+        fixed_extra = (count(system) if system else 0) + max_gen + count.special_tokens
 
+        def fixed_tokens(t: TemplateText, d: dict) -> int:
+            desc = _render(t.description, d)
+            return (count(desc) + count(_render(t.doc_to_text, d)) + fixed_extra
+                    + per_msg * (2 if (desc or system) else 1))
+
+        def plan(d: dict) -> int:  # the same for every template of the table (step 2)
+            return min(fit_prefix(fixed_tokens(t, d),
+                                  [self._shot_tokens(task, t, s, count) + 2 * per_msg for s in pool], budget)
+                       for t in templates)
+
+        k = planned = plan(doc)
         prompt = render(doc, k)
-        while k > 0 and prompt_tokens(prompt) > budget:  # the estimate by parts was too low: one shot less
+        while k > 0 and prompt_tokens(prompt) > budget:  # last resort (step 3): reported as prompts_over_plan
             k -= 1
             prompt = render(doc, k)
+        if k < planned:
+            log.warning("[%s] assembled prompt exceeds %d tokens: %d shot(s) dropped beyond the template-"
+                        "independent plan of %d", task.config.task, budget, planned - k, planned)
         truncated = False
-        if k == 0 and prompt_tokens(prompt) > budget:
-            prompt, truncated = self._truncate(render, doc, budget, prompt_tokens, settings, task)
-        self._record(task, doc, _Record(k, n, truncated), settings)
+        if k == 0 and (prompt_tokens(prompt) > budget or any(fixed_tokens(t, doc) > budget for t in templates)):
+            prompt, truncated = self._truncate(render, doc, budget, prompt_tokens, settings, task,
+                                               lambda d: all(fixed_tokens(t, d) <= budget for t in templates))
+        self._record(task, doc, _Record(k, n, truncated, planned - k), settings)
         return prompt
 
-    def _truncate(self, render, doc, budget, prompt_tokens, settings, task):
+    def _sibling_templates(self, task) -> list[TemplateText]:
+        if self._templates is None:
+            self._templates = sibling_templates(task)
+        return self._templates
+
+    def _truncate(self, render, doc, budget, prompt_tokens, settings, task, all_fit=lambda d: True):
         field = settings.truncate_field
         value = doc.get(field)
         if not isinstance(value, str):
@@ -310,8 +395,9 @@ class BudgetFewshotSampler(FirstNSampler):
                         "%r to truncate; sent as is", task.config.task, budget, field)
             return render(doc, 0), False
 
-        def fits(text: str) -> bool:
-            return prompt_tokens(render({**doc, field: text}, 0)) <= budget
+        def fits(text: str) -> bool:  # under every template (same text for all variants) and as assembled
+            short_doc = {**doc, field: text}
+            return all_fit(short_doc) and prompt_tokens(render(short_doc, 0)) <= budget
 
         short = truncate_words_to_fit(value, fits)
         return render({**doc, field: short}, 0), True
@@ -324,8 +410,10 @@ class BudgetFewshotSampler(FirstNSampler):
             pool = list(self.rm_eval_doc(doc, pool))
         return pool
 
-    def _shot_tokens(self, task, shot: dict, count: TokenCounter) -> int:
-        key = (id(task), doc_key(shot), count.describe())
+    def _shot_tokens(self, task, template: TemplateText, shot: dict, count: TokenCounter) -> int:
+        """Tokens of ``shot`` rendered with ``template``'s ``doc_to_text`` (target and delimiters: the task's,
+        which are shared by every template of a table)."""
+        key = (id(task), template, doc_key(shot), count.describe())
         if key not in self._shot_cache:
             cfg = task.fewshot_cfg
             target = task.doc_to_target(shot, cfg.doc_to_target)
@@ -333,7 +421,7 @@ class BudgetFewshotSampler(FirstNSampler):
                 target = target[0] if target else ""
             if isinstance(target, int) and cfg.doc_to_choice is not None:
                 target = task.doc_to_choice(shot, cfg.doc_to_choice)[target]
-            text = (str(task.doc_to_text(shot, cfg.doc_to_text)) + str(cfg.target_delimiter or "")
+            text = (_render(template.doc_to_text, shot) + str(cfg.target_delimiter or "")
                     + str(target) + str(cfg.fewshot_delimiter or ""))
             self._shot_cache[key] = count(text)
         return self._shot_cache[key]
@@ -345,12 +433,14 @@ class BudgetFewshotSampler(FirstNSampler):
             self._stats["prompts"] -= 1
             self._stats["cut"] -= old.cut
             self._stats["truncated"] -= old.truncated
+            self._stats["over_plan"] -= bool(old.over_plan)
             self._stats["shots"] -= old.shots_used
         self._records[key] = rec
         st = self._stats
         st["prompts"] += 1
         st["cut"] += rec.cut
         st["truncated"] += rec.truncated
+        st["over_plan"] += bool(rec.over_plan)
         st["shots"] += rec.shots_used
         st["min"] = min(st["min"], rec.shots_used) if old is None else min(r.shots_used for r in self._records.values())
         if rec.cut:
@@ -366,6 +456,8 @@ class BudgetFewshotSampler(FirstNSampler):
                 "prompts": st["prompts"],
                 "prompts_cut": st["cut"],
                 "prompts_truncated": st["truncated"],
+                "prompts_over_plan": st["over_plan"],
+                "planned_over_templates": [t.id for t in self._sibling_templates(task)],
                 "min_shots_used": st["min"],
                 "mean_shots_used": st["shots"] / st["prompts"],
             }

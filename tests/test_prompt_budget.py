@@ -178,6 +178,7 @@ def test_budget_drops_trailing_shots_then_truncates_the_document(task_dir):
     meta = res["configs"]["pb_budget"]["metadata"]["prompt_budget"]
     assert meta == {"max_context_tokens": 77, "token_counter": "chars/3", "max_gen_toks": 10,
                     "shots_requested": 5, "prompts": 2, "prompts_cut": 2, "prompts_truncated": 1,
+                    "prompts_over_plan": 0, "planned_over_templates": ["own"],
                     "min_shots_used": 0, "mean_shots_used": 1.0}
     assert lm.prompts == [s["arguments"][0][0] for s in res["samples"]["pb_budget"]]
 
@@ -259,3 +260,70 @@ def test_rebuilding_a_prompt_replaces_its_record(task_dir):
     assert (meta["prompts"], meta["prompts_cut"], meta["min_shots_used"], meta["mean_shots_used"]) == (1, 1, 2, 2.0)
     out = task.process_results(doc, [" L0"])
     assert out == {"exact_match": 1.0, "shots_used": 2.0, "prompt_cut": 1.0}
+
+
+# ------------------------------------------------------------------------------------------------ template independence
+def test_pathological_template_drops_shots_as_last_resort_and_reports_it(task_dir, caplog):
+    # the plan is made from the task's own parts; a chat markup longer than chat_overhead_tokens=0 is only
+    # seen in the assembled prompt → shots dropped beyond the plan, counted in prompt_cut and the summary
+    from lm_eval_enterprise.models import build_tiny_model
+
+    chat_model = build_tiny_model(task_dir / "tiny-chat", chat=True)
+    tm = TaskManager(include_path=str(task_dir), include_defaults=False,
+                     metadata={"max_context_tokens": 120, "chat_overhead_tokens": 0})
+    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={chat_model},dtype=float32", device="cpu",
+                                  tasks=["pb_budget"], task_manager=tm, log_samples=True, bootstrap_iters=0,
+                                  apply_chat_template=True, gen_kwargs="max_gen_toks=2")
+    meta = res["configs"]["pb_budget"]["metadata"]["prompt_budget"]
+    assert meta["prompts_over_plan"] >= 1 and meta["prompts_cut"] == 2
+    assert "beyond the template-independent plan" in caplog.text
+    for s in res["samples"]["pb_budget"]:
+        assert PB.TokenCounter()(s["arguments"][0][0]) + 1 + 2 <= 120
+
+
+def _real_template_runs(dataset, data_root, limit):
+    from lm_eval_enterprise import TASK_DIR
+
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": data_root})
+    names = [f"ent_{dataset}__t{i}" for i in range(1, 6)]
+    res = lm_eval.simple_evaluate(model=RecordingLM(), tasks=names, task_manager=tm, log_samples=True,
+                                  bootstrap_iters=0, limit=limit)
+    return names, res
+
+
+@pytest.mark.parametrize("dataset", ["kpi_edgar", "credit_risk_ner"])
+def test_shots_used_is_identical_across_templates_on_the_real_sample(dataset):
+    from conftest import SHARED_DATA, shared_sample
+
+    shared_sample(dataset)  # skips when the real sample is absent
+    names, res = _real_template_runs(dataset, str(SHARED_DATA), limit=40)
+    per_template = {n: {s["doc_hash"]: s["shots_used"] for s in res["samples"][n]} for n in names}
+    reference = per_template[names[0]]
+    assert len(reference) == 40
+    for n in names:
+        assert per_template[n] == reference, n                      # same documents, same shots, every doc
+        meta = res["configs"][n]["metadata"]["prompt_budget"]
+        assert meta["prompts_over_plan"] == 0, n                    # no template needed the last resort
+        assert meta["planned_over_templates"][0] == res["configs"][n]["metadata"]["template_id"]
+        assert sorted(meta["planned_over_templates"]) == ["t1", "t2", "t3", "t4", "t5"]
+    # the budget really binds on these samples (else the test would prove nothing)
+    assert min(reference.values()) < 20
+    for s in res["samples"][names[0]]:  # and every prompt of every template fits the default budget
+        assert all(PB.TokenCounter()(x["arguments"][0][0]) + 1 + 100 <= 2048
+                   for n in names for x in res["samples"][n] if x["doc_hash"] == s["doc_hash"])
+
+
+def test_sibling_templates_of_a_generated_task_and_of_a_plain_task(task_dir):
+    from conftest import SHARED_DATA, shared_sample
+
+    from lm_eval_enterprise import TASK_DIR
+
+    shared_sample("kpi_edgar")
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(SHARED_DATA)})
+    task = leaf_tasks(get_task_dict(["ent_kpi_edgar__t3"], tm))["ent_kpi_edgar__t3"]
+    sib = PB.sibling_templates(task)
+    assert [t.id for t in sib] == ["t3", "t1", "t2", "t4", "t5"]
+    assert sib[0].doc_to_text == task.config.doc_to_text and sib[0].description == (task.config.description or "")
+    plain = leaf_tasks(get_task_dict(["pb_budget"], TaskManager(include_path=str(task_dir),
+                                                                include_defaults=False)))["pb_budget"]
+    assert [t.id for t in PB.sibling_templates(plain)] == ["own"]
