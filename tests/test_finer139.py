@@ -307,7 +307,10 @@ def test_end_to_end_tiny_model_on_fixture(tiny_model_dir):
     for m in ("entity_f1", "entity_precision", "entity_recall", "format_failure", "prompt_cut"):
         v = row[f"{m},answer"]
         assert math.isfinite(v) and 0.0 <= v <= 1.0, (m, v)
-    assert row["shots_used,answer"] == 10.0
+    # the shot plan is shared by the five templates (the most demanding one decides): at most the 10 requested,
+    # and any shortfall is reported as a cut prompt
+    assert 1.0 <= row["shots_used,answer"] <= 10.0
+    assert (row["prompt_cut,answer"] > 0) == (row["shots_used,answer"] < 10.0)
 
 
 def test_string_tags_are_refused(tmp_path):
