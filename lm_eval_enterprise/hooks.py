@@ -20,7 +20,9 @@ from . import metrics as M
 FAMILY_METRICS: dict[str, dict[str, tuple[str, bool]]] = {
     # family: {metric: (aggregation function name in this module or "mean", higher_is_better)}
     "classification_weighted": {"weighted_f1": ("agg_weighted_f1", True), "accuracy": ("mean", True),
-                                "format_failure": ("mean", False)},
+                                "format_failure": ("mean", False),
+                                "weighted_precision": ("agg_weighted_precision", True),
+                                "weighted_recall": ("agg_weighted_recall", True)},
     "classification_macro": {"macro_f1": ("agg_macro_f1", True), "accuracy": ("mean", True),
                              "format_failure": ("mean", False)},
     "classification_binary": {"binary_f1": ("agg_binary_f1", True), "accuracy": ("mean", True),
@@ -61,7 +63,8 @@ def _classification(doc: dict, results: Sequence[Any]) -> tuple[str, str, dict]:
 
 def classification_weighted(doc: dict, results: Sequence[Any]) -> dict:
     gold, pred, common = _classification(doc, results)
-    return {"weighted_f1": {"gold": gold, "pred": pred, "labels": list(doc["label_names"])}, **common}
+    item = {"gold": gold, "pred": pred, "labels": list(doc["label_names"])}
+    return {"weighted_f1": item, **common, "weighted_precision": item, "weighted_recall": item}
 
 
 def classification_macro(doc: dict, results: Sequence[Any]) -> dict:
@@ -76,6 +79,14 @@ def classification_binary(doc: dict, results: Sequence[Any]) -> dict:
 
 def agg_weighted_f1(items: Sequence[dict]) -> float:
     return M.weighted_f1([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))
+
+
+def agg_weighted_precision(items: Sequence[dict]) -> float:
+    return M.weighted_precision_recall([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))[0]
+
+
+def agg_weighted_recall(items: Sequence[dict]) -> float:
+    return M.weighted_precision_recall([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))[1]
 
 
 def agg_macro_f1(items: Sequence[dict]) -> float:

@@ -89,6 +89,22 @@ def macro_f1(golds, preds, labels) -> float:
     return classification_f1(golds, preds, labels, "macro")
 
 
+def weighted_precision_recall(golds: Sequence[str], preds: Sequence[str], labels: Sequence[str]) -> tuple[float, float]:
+    """[WF1] "also report weighted precision/recall": on the same indicator rows as :func:`classification_f1`,
+    P_j = TP_j/(TP_j+FP_j), R_j = TP_j/(TP_j+FN_j) (0 when undefined), each averaged with weights n_j/Σn
+    (scikit-learn ``precision_recall_fscore_support(average="weighted", zero_division=0)``)."""
+    _require(golds, "weighted_precision")
+    if len(golds) != len(preds):
+        raise MetricInputError(f"{len(golds)} golds but {len(preds)} predictions")
+    from sklearn.metrics import precision_recall_fscore_support
+
+    y_true, y_pred = _indicators(golds, preds, labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p, r, _, _ = precision_recall_fscore_support(y_true, y_pred, average="weighted", zero_division=0)
+    return float(p), float(r)
+
+
 def binary_f1(golds: Sequence[str], preds: Sequence[str], positive: str) -> float:
     """[BF1]: F1 of the positive class c (compared after norm).
 

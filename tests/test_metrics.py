@@ -625,3 +625,17 @@ def test_norm_used_by_metrics_keeps_articles():
     # [NORM] = HELM normalize_text WITHOUT article removal: "the yes" is not "yes"
     assert M.exact_match("Yes", "the yes") == 0.0
     assert math.isclose(M.weighted_f1(["Yes"], ["The Yes"], ["Yes", "No"]), 0.0)
+
+
+def test_weighted_precision_recall_hand_worked():
+    from lm_eval_enterprise.metrics import weighted_precision_recall
+
+    # golds [pos, pos, neg, neg], preds [pos, neg, neg, [invalid]] (all-zero row for the last):
+    # pos: TP 1, FP 0, FN 1 → P 1,   R 1/2;  neg: TP 1, FP 1 (item 2), FN 1 (item 4) → P 1/2, R 1/2
+    # supports 2 and 2 → weighted P = (2·1 + 2·0.5)/4 = 0.75; weighted R = (2·0.5 + 2·0.5)/4 = 0.5
+    p, r = weighted_precision_recall(["pos", "pos", "neg", "neg"], ["pos", "neg", "neg", "[invalid]"], ["pos", "neg"])
+    assert p == pytest.approx(0.75) and r == pytest.approx(0.5)
+    from lm_eval_enterprise.metrics import MetricInputError
+
+    with pytest.raises(MetricInputError):
+        weighted_precision_recall([], [], ["pos"])

@@ -59,7 +59,8 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
     assert cfg["custom_dataset"] is D.load_task_dataset
     assert cfg["process_results"] is hooks.classification_weighted
     aggs = {m["metric"]: m["aggregation"] for m in cfg["metric_list"]}
-    assert aggs == {"weighted_f1": hooks.agg_weighted_f1, "accuracy": "mean", "format_failure": "mean"}
+    assert aggs == {"weighted_f1": hooks.agg_weighted_f1, "accuracy": "mean", "format_failure": "mean",
+                    "weighted_precision": hooks.agg_weighted_precision, "weighted_recall": hooks.agg_weighted_recall}
     filt, take = cfg["filter_list"][0]["filter"]
     assert cfg["filter_list"][0]["name"] == PRIMARY_FILTER
     assert filt["function"] is filters.AnswerFilter and take == {"function": "take_first"}
