@@ -105,6 +105,20 @@ def download_url(url: str, dest: Path, dataset: str, sha256: str | None = None, 
     return dest
 
 
+def fetch_json(url: str, dataset: str, headers: dict[str, str] | None = None, hint: str = "") -> Any:
+    """GET ``url`` and parse its JSON body (API listings, dataset info); any failure is one :class:`DataError`
+    line naming the dataset and URL, with ``hint`` saying how to provide the data by hand."""
+    import urllib.request
+
+    req = urllib.request.Request(url, headers={"User-Agent": "lm-eval-enterprise", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            return json.loads(resp.read())
+    except (OSError, ValueError) as exc:
+        raise DataError(dataset, url, f"cannot read {url.split('?')[0].rsplit('/', 1)[-1] or 'the response'} "
+                        f"({exc}){'; ' + hint if hint else ''}") from exc
+
+
 def read_jsonl(path: Path, dataset: str) -> list[dict]:
     rows = []
     with open(path, encoding="utf-8") as f:

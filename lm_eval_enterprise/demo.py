@@ -5,7 +5,6 @@ leaderboard across templates. Results and samples are written in lm-eval's layou
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path

@@ -497,3 +497,15 @@ def test_dataset_fingerprint_is_content_based_and_equal_data():
     assert _from_records(recs[:1])._fingerprint != a._fingerprint
     assert a.to_list() == datasets.Dataset.from_list(recs).to_list()
     assert a.features == datasets.Dataset.from_list(recs).features
+
+
+def test_fetch_json_reads_and_fails_as_one_line(tmp_path):
+    from lm_eval_enterprise.data import DataError, fetch_json
+
+    good = tmp_path / "info.json"
+    good.write_text('{"a": [1, 2]}')
+    assert fetch_json(good.as_uri(), "demo") == {"a": [1, 2]}
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(DataError, match=r"^\[demo\] .*bad.json: cannot read bad.json .*; put it there$"):
+        fetch_json(bad.as_uri(), "demo", hint="put it there")

@@ -19,6 +19,7 @@ import math
 from pathlib import Path
 
 from lm_eval_enterprise.splits import pandas_frac_split
+from lm_eval_enterprise.text import collapse_ws
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows
 
 COMMIT = "5c39fb0b28f91eea0d9d0a92ef209c0338ecaf87"
@@ -33,7 +34,7 @@ TEST_MIN_WORDS, TEST_MAX_WORDS = 100, 3700  # HELM run spec test_filter_min/max_
 
 def clean(text: str) -> str:
     """HELM ``_clean_and_truncate`` without truncation: every whitespace run → one space, stripped."""
-    return " ".join(str(text).split())
+    return collapse_ws(text)
 
 
 def word_count(text: str) -> int:

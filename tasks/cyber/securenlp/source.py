@@ -14,10 +14,9 @@ pool = train (9,435); dev (1,213) is converted and counted only.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from lm_eval_enterprise.data import ENV_DATA, DataError, RemoteFile, Source, download_url, map_rows
+from lm_eval_enterprise.data import ENV_DATA, DataError, RemoteFile, Source, download_url, fetch_json, map_rows
 
 REPO = "basel-a/secureNLP"
 COMMIT = "6438597d50f1110e4c1c00d53158ce7a4bf339e6"
@@ -85,19 +84,12 @@ class SecureNLP(Source):
 
     def download(self, dest: Path, progress: bool = True) -> None:
         """List each split folder with the GitHub contents API (pinned commit) and fetch every file raw."""
-        import urllib.request
-
         for split in SPLIT_DIRS:
             path = f"{REPO_DIR}/{split_folder(split)}"
             url = CONTENTS_API.format(repo=REPO, path=path, ref=COMMIT)
-            try:
-                req = urllib.request.Request(url, headers={"User-Agent": "lm-eval-enterprise",
-                                                           "Accept": "application/vnd.github+json"})
-                with urllib.request.urlopen(req, timeout=60) as resp:
-                    listing = json.loads(resp.read())
-            except (OSError, ValueError) as exc:
-                raise DataError(self.id, url, f"cannot list the folder ({exc}); download {REPO}@{COMMIT} "
-                                f"{path}/* by hand into ${ENV_DATA}/{self.id}/{split_folder(split)}/") from exc
+            listing = fetch_json(url, self.id, {"Accept": "application/vnd.github+json"},
+                                 hint=f"download {REPO}@{COMMIT} {path}/* by hand into "
+                                      f"${ENV_DATA}/{self.id}/{split_folder(split)}/")
             names = sorted(e["name"] for e in listing if isinstance(e, dict) and e.get("type") == "file")
             if not names:
                 raise DataError(self.id, url, "the folder listing has no files")

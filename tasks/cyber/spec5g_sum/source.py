@@ -12,13 +12,14 @@ whitespace-collapsed; rows with either field empty are dropped after the split (
 from __future__ import annotations
 
 from lm_eval_enterprise.tasks.cyber.spec5g_cls.source import SPEC5GDriveSource
+from lm_eval_enterprise.text import collapse_ws
 
 CSV_NAME = "simplification_dataset.csv"
 DOCUMENT, SUMMARY = "Paragraph", "Simplification"
 
 
 def collapse(text) -> str:
-    return " ".join(str(text).split())
+    return collapse_ws(text)
 
 
 class Spec5GSum(SPEC5GDriveSource):

@@ -32,7 +32,7 @@ from typing import Any, Iterator
 
 from lm_eval_enterprise.fewshot import top_k_labels
 from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, MANIFEST, DataError, HFParquetSource, ENV_DATA,
-                                     download_hf_parquet, hf_parquet_files, is_offline, local_parquet_files)
+                                     download_hf_parquet, fetch_json, hf_parquet_files, is_offline, local_parquet_files)
 
 log = logging.getLogger("lm_eval_enterprise.finer139")
 
@@ -352,18 +352,11 @@ class Finer139(HFParquetSource):
 def fetch_info_label_names(repo: str, config: str) -> list[str]:
     """``ner_tags`` names from the datasets-server ``/info`` endpoint (fallback when the parquet files carry no
     ``huggingface`` metadata)."""
-    import urllib.request
-
     url = INFO_URL.format(repo=repo, config=config)
     if is_offline():
         raise DataError("finer139", url, "offline: cannot fetch the label names; put label_names.json in "
                         f"${ENV_DATA}/finer139/")
-    try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers={"User-Agent": "lm-eval-enterprise"}),
-                                    timeout=60) as resp:
-            info = json.loads(resp.read())
-    except (OSError, ValueError) as exc:
-        raise DataError("finer139", url, f"cannot read the dataset info ({exc})") from exc
+    info = fetch_json(url, "finer139", hint=f"put label_names.json in ${ENV_DATA}/finer139/")
     names = info_label_names(info)
     if not names:
         raise DataError("finer139", url, "the dataset info has no ClassLabel names for ner_tags")

@@ -102,12 +102,12 @@ class KpiEdgar(Source):
         except (OSError, ValueError) as exc:
             raise DataError(self.id, path, f"not a readable JSON file ({exc})") from exc
         out: dict[str, list[dict]] = {s: [] for s in SPLITS}
-        for split, sid, words, annotations, where in iter_sentences(documents, path):
+        for split, sid, words, annos, where in iter_sentences(documents, path):
             if split is None:
                 continue
             if split not in out:
                 raise DataError(self.id, where, f"unknown split_type {split!r} (expected one of {SPLITS})")
-            rec = sentence_record(sid, words, annotations, where)
+            rec = sentence_record(sid, words, annos, where)
             if rec is not None:
                 out[split].append(rec)
         return out

@@ -29,7 +29,7 @@ def to_record(index: int, row: dict, where: str) -> dict:
         raise DataError("billsum", where, f"row {index}: empty or missing text")
     if not isinstance(summary, str) or not summary.strip():
         raise DataError("billsum", where, f"row {index}: empty or missing summary")
-    document = " ".join(text.replace("\n", " ").split())
+    document = collapse_ws(text)
     return {"id": str(index), "document": truncate_words(document, DOC_MAX_WORDS), "summary": collapse_ws(summary)}
 
 
