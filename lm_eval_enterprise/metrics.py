@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 import warnings
 from collections import Counter, defaultdict
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
-from .text import norm
+from .text import norm, norm_entity
 
 INVALID = "[invalid]"  # filter fallback: the answer regex did not match (a format failure)
 
@@ -129,36 +130,76 @@ def exact_match(gold: str, pred: str) -> float:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# NER: [EF1] entity F1 over "phrase (type), ..." lists
+# Answer lists (NER, KPI): the [PARSE] rules for lists, shared by parse_entities and parse_kpi
 
-EMPTY_ENTITY_ANSWERS = {"", "none", "no entities", "na"}
+EMPTY_LIST_ANSWERS = frozenset({"", "none", "no entities", "na"})
+
+
+def is_empty_list_answer(text: str) -> bool:
+    """[PARSE] lists: the completion says "no entities". True iff norm(text) ∈ {"", "none", "no entities", "na"}:
+    any case, an optional trailing period, ``n/a`` ([NORM] deletes the slash) and wrapping quotes or markdown
+    (``**None**``) included; ``"None found"`` is not empty-like."""
+    return norm(text) in EMPTY_LIST_ANSWERS
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# NER: [EF1] entity F1 over "phrase (type), ..." lists, phrases keyed by [NORM-E]
+
+TYPE_ALIASES = {"per": "person", "org": "organization", "organisation": "organization", "loc": "location",
+                "misc": "miscellaneous"}
 _ITEM_SPLIT = re.compile(r"\)\s*,")
 _ITEM = re.compile(r"^\s*(.+?)\s*\(([^()]*)\)\s*$", re.S)
 
 
-def parse_entities(text: str, type_names: Mapping[str, str]) -> list[tuple[str, str]] | None:
-    """Parse ``"<phrase> (<type>), <phrase> (<type>), ..."`` into [(norm(phrase), type), ...] ([EF1]).
+@lru_cache(maxsize=64)
+def _type_table(types: tuple[str, ...]) -> dict[str, str]:
+    table = {norm(t): t for t in types}
+    for alias, canonical in TYPE_ALIASES.items():
+        if canonical in types:
+            table.setdefault(alias, canonical)
+    return table
 
-    ``type_names`` maps norm(type or alias) → canonical type. If norm(text) is one of "", "none", "no entities",
-    "na" the list is empty. Otherwise split on ``\\)\\s*,`` (re-appending the ``)``) and match each item with
-    ``^\\s*(.+?)\\s*\\(([^()]*)\\)\\s*$``; items with an unknown type or without parentheses are dropped.
-    Returns ``None`` when the text is not empty-like and no item parses (a format failure).
+
+def entity_type_table(types: Sequence[str]) -> dict[str, str]:
+    """norm(type or alias) → canonical type, for the task's types and the [EF1] aliases of those types only."""
+    return dict(_type_table(tuple(types)))
+
+
+def parse_entities(text: str, types: Sequence[str] | Mapping[str, str]) -> list[tuple[str, str]] | None:
+    """Read a ``"<phrase> (<type>), <phrase> (<type>), ..."`` answer into [(norm_entity(phrase), type), ...].
+
+    ``types``: the task's canonical entity types (``doc["entity_types"]``; the [EF1] aliases of those types are
+    accepted too) or a ready table norm(type or alias) → canonical type (:func:`entity_type_table`).
+    Used for completions and references alike ([EF1]), on the stop-cut completion:
+
+    1. strip; an empty-like answer (:func:`is_empty_list_answer`: "", none, no entities, na, n/a) → ``[]``;
+    2. one trailing period is removed ([PARSE]), so ``"a (x), b (y)."`` keeps ``b``;
+    3. split on ``\\)\\s*,`` (re-appending the ``)``): a comma inside a phrase is no separator;
+    4. each item must match ``^\\s*(.+?)\\s*\\(([^()]*)\\)\\s*$``; its type is looked up after [NORM]; an item with
+       an unknown type, or without parentheses, is dropped;
+    5. the phrase is keyed by [NORM-E] (:func:`~lm_eval_enterprise.text.norm_entity`): ``$1.5`` → ``1.5``,
+       ``1.5`` ≠ ``15``, ``Acme, Inc.`` → ``acme, inc``.
+
+    Returns ``None`` — nothing readable, a format failure — when the answer is not empty-like and no item
+    matches step 4 (unknown types still count as read: ``"Acme (company)"`` → ``[]``, a wrong answer).
     """
-    if norm(text) in EMPTY_ENTITY_ANSWERS:
+    table = types if isinstance(types, Mapping) else _type_table(tuple(types))
+    text = str(text).strip()
+    if is_empty_list_answer(text):
         return []
+    if text.endswith("."):
+        text = text[:-1]
     pieces = _ITEM_SPLIT.split(text)
-    items = [p + ")" for p in pieces[:-1]] + [pieces[-1]]
-    out, parsed_any = [], False
-    for item in items:
+    out, read = [], False
+    for item in [p + ")" for p in pieces[:-1]] + [pieces[-1]]:
         m = _ITEM.match(item)
         if not m:
             continue
-        parsed_any = True
-        etype = type_names.get(norm(m.group(2)))
-        if etype is None:
-            continue
-        out.append((norm(m.group(1)), etype))
-    return out if parsed_any else None
+        read = True
+        etype = table.get(norm(m.group(2)))
+        if etype is not None:
+            out.append((norm_entity(m.group(1)), etype))
+    return out if read else None
 
 
 def entity_prf(gold_lists: Sequence[Sequence[tuple[str, str]]],
@@ -191,7 +232,9 @@ def entity_prf(gold_lists: Sequence[Sequence[tuple[str, str]]],
     return out
 
 
-def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
+def _prf(tp: float, fp: float, fn: float) -> dict[str, float]:
+    """P = tp/(tp+fp), R = tp/(tp+fn), F1 = 2·P·R/(P+R), each 0 when undefined (this operation order is also
+    IBM's ``compute_prrcf1``, so the KPI metrics below reproduce its floats exactly)."""
     p = tp / (tp + fp) if tp + fp else 0.0
     r = tp / (tp + fn) if tp + fn else 0.0
     f = 2 * p * r / (p + r) if p + r else 0.0
@@ -199,67 +242,149 @@ def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# KPI-Edgar: [KPIF1] adjusted F1 in IBM's orientation
+# KPI-Edgar: [KPIF1]. Primary = the authors' metric code (IBM's HELM fork, kpi_edgar_metrics.py), parser included;
+# *_helm = HELM's strict regex parser and HELM's formulas (paper parity).
 
 KPI_TAGS = ("kpi", "cy", "py", "py1")
-_KPI_ITEM = re.compile(r"(?:^|(?<=\],))([^\[\]]+)\[([0-9a-z]+)\](?:$|(?=,))")
+_KPI_SPLIT = re.compile(r"(?<=\]),")  # IBM: split on "]," keeping the "]"
+_KPI_HELM_ITEM = re.compile(r"(?:^|(?<=\],))([^\[\]]+)\[([0-9a-z]+)\](?:$|(?=,))")
 
 
-def parse_kpi(text: str) -> list[tuple[str, str]]:
-    """Parse ``"phrase [tag], phrase [tag]"`` with the [KPIF1] regex on ``text.strip()``; unknown tags dropped."""
-    return [(m.group(1).strip(), m.group(2)) for m in _KPI_ITEM.finditer(str(text).strip())
+def parse_kpi(text: str) -> list[tuple[str, str]] | None:
+    """[KPIF1] primary reading of ``"phrase [tag], phrase [tag]"`` — IBM's parser (our implementation):
+
+    1. strip; an empty-like answer (:func:`is_empty_list_answer`) → ``[]``;
+    2. split at every comma that directly follows ``]`` (``"],"``; ``"] ,"`` does not split); strip each piece;
+    3. in each piece, on its first line only, take the last ``]`` and the last ``[`` before it: the tag is the
+       text between them, stripped, the phrase everything before that ``[``, stripped (a prefix match: text after
+       the last ``]`` — a trailing period, an explanation — is ignored; leading prose stays in the phrase);
+       a piece without such a pair, or with an empty tag, reads nothing;
+    4. tags other than kpi, cy, py, py1 (case-sensitive) are dropped.
+
+    Returns the (phrase, tag) list, or ``None`` when the answer is not empty-like and no piece has a bracketed,
+    non-empty tag (nothing readable: a format failure; IBM's code scores such a completion as no entities, so
+    the score is the same either way). A piece with an unknown tag only (``"5 [revenue]"``) is read, then
+    dropped: ``[]``, a wrong answer, not a format failure. No trailing-period handling is needed (step 3).
+    """
+    s = str(text).strip()
+    if is_empty_list_answer(s):
+        return []
+    out, read = [], False
+    for piece in _KPI_SPLIT.split(s):
+        line = piece.strip().split("\n", 1)[0]
+        close = line.rfind("]")
+        start = line.rfind("[", 0, close) if close > 0 else -1
+        tag = line[start + 1:close].strip() if start >= 0 else ""
+        if not tag:
+            continue
+        read = True
+        if tag in KPI_TAGS:
+            out.append((line[:start].strip(), tag))
+    return out if read else None
+
+
+def parse_kpi_helm(text: str) -> list[tuple[str, str]]:
+    """HELM's strict reading (``*_helm`` metrics): ``re.findall`` of
+    ``(?:^|(?<=\\],))([^\\[\\]]+)\\[([0-9a-z]+)\\](?:$|(?=,))`` on ``text.strip()`` → (phrase.strip(), tag); tags
+    other than kpi, cy, py, py1 are dropped (HELM itself would raise on them). An item followed by anything but
+    ``,`` or the end (``"5 [cy]."``, ``"5 [cy] , 6 [py]"``) is not read. Never ``None``."""
+    return [(m.group(1).strip(), m.group(2)) for m in _KPI_HELM_ITEM.finditer(str(text).strip())
             if m.group(2) in KPI_TAGS]
 
 
-def kpi_word_counts(gold: str, pred: str) -> dict[str, tuple[int, int, int]]:
-    """Per tag t: (O_t, P_t, G_t) for one item, with W_p(t), W_g(t) the sets of whitespace words of all
-    predicted / gold phrases tagged t (case-sensitive): O = |W_p ∩ W_g|, P = |W_p|, G = |W_g|."""
+# reader → (parse function, phrase → words): IBM splits on single spaces (so "a  b" has an empty word), HELM on
+# whitespace runs
+KPI_READERS = {"ibm": (parse_kpi, lambda phrase: phrase.split(" ")), "helm": (parse_kpi_helm, str.split)}
+
+
+def kpi_word_counts(gold: str, pred: str, reader: str = "ibm") -> dict[str, tuple[int, int, int]]:
+    """Per tag t: (O_t, P_t, G_t) for one item, where W_p(t), W_g(t) are the SETS of words of all predicted / gold
+    phrases tagged t (case-sensitive, no positions), read with ``reader`` ("ibm" or "helm", :data:`KPI_READERS`):
+    O = |W_p ∩ W_g|, P = |W_p|, G = |W_g|. ``pred`` = :data:`INVALID` or unreadable → no words.
+    An unreadable gold string raises :class:`MetricInputError`."""
+    parse, words = KPI_READERS[reader]
+    gold_items = parse(gold)
+    if gold_items is None:
+        raise MetricInputError(f"unparsable gold KPI string {gold!r}")
     wp: dict[str, set[str]] = {t: set() for t in KPI_TAGS}
     wg: dict[str, set[str]] = {t: set() for t in KPI_TAGS}
-    for phrase, tag in parse_kpi(pred):
-        wp[tag].update(phrase.split())
-    for phrase, tag in parse_kpi(gold):
-        wg[tag].update(phrase.split())
+    for phrase, tag in (parse(pred) or []) if pred != INVALID else []:
+        wp[tag].update(words(phrase))
+    for phrase, tag in gold_items:
+        wg[tag].update(words(phrase))
     return {t: (len(wp[t] & wg[t]), len(wp[t]), len(wg[t])) for t in KPI_TAGS}
 
 
-def kpi_f1_from_counts(counts: Mapping[str, tuple[int, int, int]]) -> dict[str, float]:
-    """[KPIF1] from summed counts {tag: (O, P, G)}; always averaged over the 4 tags kpi, cy, py, py1.
-
-    word F1_t = 2O / (2O + (P − O) + (G − O)) (0 if the denominator is 0).
-    adjusted (IBM): r = O/G (0 if G = 0), q = (P − O)/P (0 if P = 0); F1adj_t = 2r / (2r + q + (1 − r)), 0 if G = 0
-    or the denominator is 0 — i.e. 2R/(R + 2 − Pr) with recall R and precision Pr.
-    HELM parity variant swaps the roles (2Pr/(Pr + 2 − R)): ``adjusted_macro_f1_helm``.
-    """
-    word, adj, helm = [], [], []
-    for t in KPI_TAGS:
-        o, p, g = counts.get(t, (0, 0, 0))
-        den = 2 * o + (p - o) + (g - o)
-        word.append(2 * o / den if den else 0.0)
-        adj.append(_adjusted(o, p, g))
-        helm.append(_adjusted(o, g, p))  # HELM passes (reference, completion) as (prediction, gold)
-    return {"adjusted_macro_f1": sum(adj) / 4, "word_macro_f1": sum(word) / 4,
-            "adjusted_macro_f1_helm": sum(helm) / 4}
+def kpi_adjusted_tag_f1(o: int, p: int, g: int) -> float:
+    """IBM adjusted F1 of one tag from summed counts: rates tp = O/G (0 if G = 0), fn = 1 − tp,
+    fp = (P − O)/P (0 if P = 0); then precision tp/(tp+fp), recall tp/(tp+fn), F1 = 2·Pr·R/(Pr+R) (0 when
+    undefined) — i.e. 2r/(1 + r + q) with r = O/G, q = (P − O)/P, = 2R/(R + 2 − Pr) in precision Pr, recall R."""
+    tp = o / g if g else 0.0
+    fp = (p - o) / p if p else 0.0
+    return _prf(tp, fp, 1.0 - tp)["f1"]
 
 
-def _adjusted(o: int, p: int, g: int) -> float:
-    if g == 0:
-        return 0.0
-    r = o / g
-    q = (p - o) / p if p else 0.0
-    den = 2 * r + q + (1 - r)
-    return 2 * r / den if den else 0.0
+def kpi_word_tag_f1(o: int, p: int, g: int) -> float:
+    """IBM word F1 of one tag ("modified adjusted": tp = O, fp = P − O, fn = G − O) = 2O/(P + G), 0 if O = 0."""
+    return _prf(o, p - o, g - o)["f1"]
+
+
+def _helm_f1(tp: float, fp: float, fn: float) -> float:
+    return (2 * tp) / (2 * tp + fp + fn) if tp + fp + fn > 0 else 0.0
+
+
+def kpi_adjusted_tag_f1_helm(o: int, p: int, g: int) -> float:
+    """HELM's adjusted F1 of one tag. HELM passes (reference, completion) as (prediction, gold), so its rates are
+    tp = O/P, fn = 1 − O/P (both 0 if P = 0), fp = (G − O)/G (0 if G = 0); F1 = 2tp/(2tp + fp + fn) (0 if
+    tp + fp + fn = 0) — 2Pr/(Pr + 2 − R), IBM's formula with precision and recall swapped."""
+    tp = o / p if p > 0 else 0.0
+    fn = 1 - (o / p) if p > 0 else 0.0
+    fp = (g - o) / g if g > 0 else 0.0
+    return _helm_f1(tp, fp, fn)
+
+
+def kpi_word_tag_f1_helm(o: int, p: int, g: int) -> float:
+    """HELM word F1 of one tag: 2O/(2O + (G − O) + (P − O)), 0 if the denominator is 0."""
+    return _helm_f1(o, g - o, p - o)
+
+
+def _ibm_mean(values: Sequence[float]) -> float:
+    return float(statistics.mean(values))  # IBM: statistics.mean (exact, correctly rounded)
+
+
+def _helm_mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)  # HELM: np.mean (for 4 values the same sequential sum / n)
+
+
+# metric → (reader, per-tag F1 from summed (O, P, G), macro mean over tags); all four are reported for kpi_edgar
+KPI_METRICS = {
+    "adjusted_macro_f1": ("ibm", kpi_adjusted_tag_f1, _ibm_mean),
+    "word_macro_f1": ("ibm", kpi_word_tag_f1, _ibm_mean),
+    "adjusted_macro_f1_helm": ("helm", kpi_adjusted_tag_f1_helm, _helm_mean),
+    "word_macro_f1_helm": ("helm", kpi_word_tag_f1_helm, _helm_mean),
+}
+
+
+def kpi_macro(counts: Mapping[str, Sequence[int]], metric: str, tags: Sequence[str] = KPI_TAGS) -> float:
+    """Macro average over ``tags`` (always the 4 KPI tags in the task; a tag without counts is (0, 0, 0) → 0) of
+    the per-tag F1 of ``metric`` (:data:`KPI_METRICS`) on summed counts {tag: (O, P, G)}."""
+    _reader, tag_f1, mean = KPI_METRICS[metric]
+    return mean([tag_f1(*counts.get(t, (0, 0, 0))) for t in tags])
 
 
 def kpi_adjusted_f1(golds: Sequence[str], preds: Sequence[str]) -> dict[str, float]:
-    """Sum :func:`kpi_word_counts` over items, then :func:`kpi_f1_from_counts`."""
+    """[KPIF1] corpus scores: for each reader, :func:`kpi_word_counts` summed over items (micro counts; never
+    averaged per item), then :func:`kpi_macro` for every metric of :data:`KPI_METRICS`."""
     _require_pairs(golds, preds, "adjusted_macro_f1")
-    total = {t: [0, 0, 0] for t in KPI_TAGS}
-    for g, p in zip(golds, preds):
-        for t, c in kpi_word_counts(g, "" if p == INVALID else p).items():
-            for j in range(3):
-                total[t][j] += c[j]
-    return kpi_f1_from_counts({t: tuple(v) for t, v in total.items()})
+    totals = {}
+    for reader in KPI_READERS:
+        total = {t: [0, 0, 0] for t in KPI_TAGS}
+        for g, p in zip(golds, preds):
+            for t, c in kpi_word_counts(g, p, reader).items():
+                for j in range(3):
+                    total[t][j] += c[j]
+        totals[reader] = total
+    return {m: kpi_macro(totals[spec[0]], m) for m, spec in KPI_METRICS.items()}
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -16,6 +16,19 @@ def norm(text: str) -> str:
     return _WS.sub(" ", str(text).lower().translate(_PUNCT_TABLE)).strip()
 
 
+_EDGE = string.punctuation + " "
+
+
+def norm_entity(text: str) -> str:
+    """[NORM-E] entity-phrase key: lower-case, collapse whitespace, strip leading/trailing ``string.punctuation``
+    and whitespace (repeatedly, until stable); characters inside the phrase are kept.
+
+    ``norm_entity(" $1.5 ") == "1.5"``, ``norm_entity("15") != norm_entity("1.5")``,
+    ``norm_entity("Acme,  Inc.") == "acme, inc"`` (unlike [NORM], which would give ``"15"`` and ``"acme inc"``).
+    """
+    return _WS.sub(" ", str(text).lower()).strip(_EDGE)
+
+
 def collapse_ws(text: str) -> str:
     """Replace every whitespace run by one space and strip (``re.sub(r"\\s+", " ", s).strip()``)."""
     return _WS.sub(" ", str(text)).strip()

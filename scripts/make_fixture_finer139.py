@@ -1,24 +1,35 @@
 #!/usr/bin/env python
-"""Write the synthetic FiNER-139 fixture ``lm_eval_enterprise/fixtures/finer139/finer-139/{train,test}/0000.parquet``.
+"""Write the synthetic FiNER-139 fixture ``lm_eval_enterprise/fixtures/finer139/`` in both published layouts.
 
-Same layout and schema as the hub's auto-converted parquet files of ``nlpaueb/finer-139`` (revision
-``refs/convert/parquet``, config folder ``finer-139``): columns ``id`` (string), ``tokens`` (list of strings),
-``ner_tags`` (list of ClassLabel ids over the 279 IOB2 labels below). Written with ``datasets`` so that, as on the
-hub, the ClassLabel names are stored in each file's ``huggingface`` schema metadata — no separate names file is
-needed (the loader also accepts a ``label_names.json`` beside the files, for copies without that metadata).
+1. As published on the hub's main branch of ``nlpaueb/finer-139``: ``finer139.zip`` holding ``train.jsonl``,
+   ``validation.jsonl`` and ``test.jsonl`` at the archive root — one JSON object per line,
+   ``{"id": <int>, "tokens": [...], "ner_tags": ["O", "B-<XbrlTag>", ...]}`` with the tags as IOB2 **strings** —
+   plus ``dataset_infos.json`` beside it (``{"finer-139": {"features": ..., "splits": ...}}`` in the
+   ``datasets`` 2.x serialisation: ``ner_tags`` a ``Sequence`` of a ``ClassLabel`` with the 279 names below, and
+   each split's ``num_examples``).
+2. The hub's auto-converted parquet files (revision ``refs/convert/parquet``, config folder ``finer-139``):
+   ``finer-139/{train,test}/0000.parquet`` with columns ``id`` (string), ``tokens`` (list of strings),
+   ``ner_tags`` (list of ClassLabel ids over the 279 IOB2 labels), written with ``datasets`` so that, as on the
+   hub, the ClassLabel names are stored in each file's ``huggingface`` schema metadata (the loader also accepts a
+   ``label_names.json`` or ``dataset_infos.json`` beside the files, for copies without that metadata).
 
-The sentences and figures are invented for lm-eval-enterprise (nothing copied from FiNER-139). The train tag
-counts are chosen so that the top-10 reduction is deterministic and exercises every rule: two ties broken by
-name (DebtInstrumentBasisSpreadOnVariableRate1 before LineOfCreditFacilityMaximumBorrowingCapacity at 5 spans;
+Both layouts hold the same sentences, so they must give the same records. The sentences and figures are
+invented for lm-eval-enterprise (nothing copied from FiNER-139). The train tag counts are chosen so that the
+top-10 reduction is deterministic and exercises every rule: two ties broken by name
+(DebtInstrumentBasisSpreadOnVariableRate1 before LineOfCreditFacilityMaximumBorrowingCapacity at 5 spans;
 Goodwill in and Revenues out at 2 spans), a multi-token span (B + I), an I- tag without B- (a span of its own),
 sentences without kept entities (dropped) and a type removed from a kept sentence. Test ids cross a digit
-boundary (95..108) so sorting by id must be numeric.
+boundary (95..108) so sorting by id must be numeric. Deterministic (fixed zip timestamps).
 
     .venv/bin/python scripts/make_fixture_finer139.py
 """
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "lm_eval_enterprise" / "fixtures" / "finer139" / "finer-139"
+import json
+import zipfile
+
+ROOT = Path(__file__).resolve().parents[1] / "lm_eval_enterprise" / "fixtures" / "finer139"
+OUT = ROOT / "finer-139"
 
 # ClassLabel names of ner_tags (O, then B-/I- of the 139 XBRL tags; the hub's label inventory)
 LABEL_NAMES = """
@@ -252,7 +263,47 @@ def write(split: str, sentences: list[str], first_id: int) -> None:
     ds.to_parquet(str(path))
 
 
+VALIDATION = [
+    "The notes carry a fixed coupon of 6.25@IR % .",
+    "Goodwill increased to $ 88@GW million .",
+    "No borrowings were outstanding at the end of the period .",
+]
+IDS = {"train": 0, "validation": 50, "test": 95}  # first id of each split
+
+
+def jsonl_lines(sentences: list[str], first_id: int) -> str:
+    out = []
+    for i, sentence in enumerate(sentences):
+        tokens, tags = parse(sentence)
+        out.append(json.dumps({"id": first_id + i, "tokens": tokens, "ner_tags": [LABEL_NAMES[t] for t in tags]}))
+    return "\n".join(out) + "\n"
+
+
+def write_published() -> None:
+    """finer139.zip (the three JSONL files at its root) + dataset_infos.json, as on the hub's main branch."""
+    splits = {"train": TRAIN, "validation": VALIDATION, "test": TEST}
+    with zipfile.ZipFile(ROOT / "finer139.zip", "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for split, sentences in splits.items():
+            info = zipfile.ZipInfo(f"{split}.jsonl", date_time=(2022, 3, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, jsonl_lines(sentences, IDS[split]))
+    seq = {"length": -1, "id": None, "_type": "Sequence"}
+    infos = {"finer-139": {
+        "description": "Synthetic stand-in for FiNER-139 written by lm-eval-enterprise (not the real data).",
+        "citation": "", "homepage": "https://github.com/nlpaueb/finer", "license": "cc-by-sa-4.0",
+        "features": {
+            "id": {"dtype": "int32", "id": None, "_type": "Value"},
+            "tokens": {"feature": {"dtype": "string", "id": None, "_type": "Value"}, **seq},
+            "ner_tags": {"feature": {"num_classes": len(LABEL_NAMES), "names": LABEL_NAMES, "id": None,
+                                     "_type": "ClassLabel"}, **seq}},
+        "builder_name": "finer139", "config_name": "finer-139",
+        "splits": {split: {"name": split, "num_examples": len(sentences), "dataset_name": "finer139"}
+                   for split, sentences in splits.items()}}}
+    (ROOT / "dataset_infos.json").write_text(json.dumps(infos, indent=2) + "\n")
+
+
 if __name__ == "__main__":
     assert len(LABEL_NAMES) == 279 and len(set(LABEL_NAMES)) == 279
-    write("train", TRAIN, 0)
-    write("test", TEST, 95)
+    write("train", TRAIN, IDS["train"])
+    write("test", TEST, IDS["test"])
+    write_published()

@@ -1,6 +1,7 @@
-"""finer139: IOB2 decoding, top-10 reduction, seeded sample, label names, hub layout, errors, end to end.
+"""finer139: IOB2 decoding, top-10 reduction, seeded sample, label names, both hub layouts, errors, end to end.
 
-No real sample exists for FiNER-139: everything runs on the parquet fixture (hub schema) or on parquet files
+No real sample exists for FiNER-139: everything runs on the fixture (``finer139.zip`` + ``dataset_infos.json``
+as published on the hub's main branch, and the auto-converted parquet files with the same sentences) or on files
 written in tmp_path.
 """
 import json
@@ -8,6 +9,7 @@ import math
 import random
 import re
 import shutil
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -94,6 +96,13 @@ def test_seeded_eval_sample_sorted_numerically():
     assert [r["id"] for r in S.sample_eval([{"id": "b"}, {"id": "a"}])] == ["a", "b"]
 
 
+def _parquet_only(tmp_path) -> Path:
+    d = tmp_path / "finer139"
+    shutil.copytree(FIX / "finer-139", d / "finer-139")
+    shutil.copy(FIX / "MANIFEST.json", d / "MANIFEST.json")
+    return d
+
+
 # ------------------------------------------------------------------------------------------------ fixture
 def test_fixture_is_the_hub_schema():
     import pyarrow.parquet as pq
@@ -155,8 +164,13 @@ def test_sequence_class_names_all_serialisations():
     assert S.sequence_class_names({"feature": cl, "_type": "List"}) == ["O", "B-X"]       # datasets 4+
     assert S.sequence_class_names([cl]) == ["O", "B-X"]
     assert S.sequence_class_names({"dtype": "int64", "_type": "Value"}) is None
-    info = {"dataset_info": {"features": {"ner_tags": {"feature": cl, "_type": "Sequence"}}}}
-    assert S.info_label_names(info) == ["O", "B-X"]
+    assert S.sequence_class_names({"feature": {"names": ["O", "B-X"]}}) == ["O", "B-X"]  # hand-written, no _type
+
+
+def test_dataset_infos_names_and_split_sizes():
+    names, rows = S.read_dataset_infos(FIX / "dataset_infos.json")
+    assert names == NAMES                                   # the same 279 names as the parquet metadata
+    assert rows == {"train": 25, "validation": 3, "test": 14}
 
 
 def _copy_without_metadata(tmp_path):
@@ -183,6 +197,124 @@ def test_label_names_file_fallback_and_errors(tmp_path):
         SRC.convert(d)
 
 
+def test_parquet_without_metadata_takes_names_from_dataset_infos(tmp_path):
+    d = _copy_without_metadata(tmp_path)
+    shutil.copy(FIX / "dataset_infos.json", d / "dataset_infos.json")
+    assert SRC.convert(d) == SRC.convert(FIX)
+
+
+# ------------------------------------------------------------------------------------------------ published layout
+def test_published_zip_and_parquet_give_the_same_records(tmp_path):
+    # FIX holds both layouts; the zip is read first. Same sentences → identical records (ids: JSON ints → "95")
+    assert S.JsonlSplits.find(FIX).archive == FIX / "finer139.zip"
+    assert SRC.convert(FIX) == SRC.convert(_parquet_only(tmp_path))
+
+
+@pytest.mark.parametrize("sub", ["", "finer139"])
+def test_unzipped_layout_top_level_or_one_folder(tmp_path, sub):
+    d = tmp_path / "finer139"
+    with zipfile.ZipFile(FIX / "finer139.zip") as zf:
+        zf.extractall(d / sub)
+    shutil.copy(FIX / "MANIFEST.json", d / "MANIFEST.json")  # without dataset_infos.json: string tags need none
+    assert SRC.has_source_layout(d) and not (d / "finer139.zip").exists()
+    assert S.JsonlSplits.find(d).root == d / sub
+    assert load_records("finer139", data_root=str(tmp_path))["test"] == SRC.convert(FIX)["test"]
+
+
+def _zip_variant(tmp_path, edit=None, infos=True) -> Path:
+    """A copy of the published fixture whose train.jsonl lines went through ``edit(lines) -> lines``."""
+    d = tmp_path / "finer139"
+    d.mkdir(parents=True)
+    shutil.copy(FIX / "MANIFEST.json", d / "MANIFEST.json")
+    if infos:
+        shutil.copy(FIX / "dataset_infos.json", d / "dataset_infos.json")
+    with zipfile.ZipFile(FIX / "finer139.zip") as src, zipfile.ZipFile(d / "finer139.zip", "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name == "train.jsonl" and edit is not None:
+                data = b"\n".join(edit(data.rstrip(b"\n").split(b"\n"))) + b"\n"
+            dst.writestr(name, data)
+    return d
+
+
+def _rows(lines):
+    return [json.loads(x) for x in lines]
+
+
+def _dump(rows):
+    return [json.dumps(r).encode() for r in rows]
+
+
+def test_jsonl_class_label_ids_need_the_infos_names(tmp_path):
+    def to_ids(lines):
+        rows = _rows(lines)
+        for r in rows:
+            r["ner_tags"] = [NAMES.index(t) for t in r["ner_tags"]]
+        return _dump(rows)
+
+    d = _zip_variant(tmp_path, to_ids)
+    assert SRC.convert(d) == SRC.convert(FIX)              # ids mapped through dataset_infos.json's names
+    (d / "dataset_infos.json").unlink()
+    with pytest.raises(DataError, match=r"^\[finer139\] .*finer139.zip!train.jsonl:1: ner_tags are ClassLabel ids "
+                                        r"but there is no dataset_infos.json"):
+        SRC.convert(d)
+
+
+def test_jsonl_missing_id_is_the_line_index(tmp_path):
+    def drop_ids(lines):
+        rows = _rows(lines)
+        for r in rows:
+            del r["id"]
+        return _dump(rows)
+
+    train = SRC.convert(_zip_variant(tmp_path, drop_ids))["train"]
+    # fixture train ids are 0..24 in file order = the 0-based line index
+    assert [r["id"] for r in train] == [r["id"] for r in SRC.convert(FIX)["train"]]
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda ls: ls[:2] + [b'{"id": 2, "tokens": ["a"'] + ls[3:], r"train.jsonl:3: invalid JSON line"),
+    (lambda ls: ls[:4] + [b'{"id": 4, "tokens": ["a", "b"], "ner_tags": ["O"]}'] + ls[5:],
+     r"train.jsonl:5: 2 tokens but 1 ner_tags"),
+    (lambda ls: [b'{"id": 0, "tokens": ["5"], "ner_tags": ["B-NotAnXbrlTag"]}'] + ls[1:],
+     r"train.jsonl:1: unknown ner_tags \['B-NotAnXbrlTag'\]"),
+    (lambda ls: [b'{"id": 0, "tokens": ["5"], "ner_tags": ["PERCENT"]}'] + ls[1:],
+     r"train.jsonl:1: unknown ner_tags \['PERCENT'\]"),
+    (lambda ls: ls[:1] + [b'{"id": 1, "tokens": ["caf\xe9"], "ner_tags": ["O"]}'] + ls[2:],
+     r"train.jsonl:2: not UTF-8"),
+    (lambda ls: [b'["a", "list"]'] + ls[1:], r"train.jsonl:1: expected an object with 'tokens' and 'ner_tags'"),
+])
+def test_jsonl_bad_lines_are_one_line_errors_naming_file_and_line(tmp_path, edit, problem):
+    d = _zip_variant(tmp_path, edit)
+    with pytest.raises(DataError) as e:
+        SRC.convert(d)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(f"[finer139] {d / 'finer139.zip'}!") and re.search(problem, msg), msg
+
+
+def test_jsonl_split_size_must_match_dataset_infos(tmp_path):
+    d = _zip_variant(tmp_path, lambda ls: ls[:-1])          # the last train sentence lost
+    with pytest.raises(DataError, match=r"finer139.zip!train.jsonl: 24 sentences, but dataset_infos.json says 25 "
+                                        r"for 'train'"):
+        SRC.convert(d)
+    # without dataset_infos.json the MANIFEST/spec count applies (25 expected here, tolerance 0)
+    d2 = _zip_variant(tmp_path / "b", lambda ls: ls[:-1], infos=False)
+    with pytest.raises(DataError, match=r"split 'train' has 24 sentences in the source files, expected 25"):
+        SRC.convert(d2)
+
+
+def test_zip_without_a_split_or_broken_is_an_error(tmp_path):
+    d = tmp_path / "finer139"
+    d.mkdir()
+    with zipfile.ZipFile(d / "finer139.zip", "w") as zf:
+        zf.writestr("train.jsonl", "")
+    with pytest.raises(DataError, match=r"finer139.zip: expected one test.jsonl in the archive, found 0"):
+        SRC.convert(d)
+    (d / "finer139.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(DataError, match=r"finer139.zip: not a readable zip archive"):
+        SRC.convert(d)
+
+
 def test_wrong_row_count_is_one_line_error(tmp_path):
     d = tmp_path / "finer139"
     shutil.copytree(FIX, d)
@@ -194,7 +326,7 @@ def test_wrong_row_count_is_one_line_error(tmp_path):
     assert "\n" not in msg and msg.startswith(f"[finer139] {d}:") and "split 'train' has 25 sentences" in msg
     # without a manifest the spec's counts apply (raw 900,384 / 108,378 ± 1 %)
     (d / "MANIFEST.json").unlink()
-    with pytest.raises(DataError, match=r"split 'train' has 25 sentences in the parquet files, expected 900,384"):
+    with pytest.raises(DataError, match=r"split 'train' has 25 sentences in the source files, expected 900,384"):
         SRC.convert(d)
 
 
@@ -214,59 +346,46 @@ def test_bad_tag_id_names_the_file(tmp_path):
 
 # ------------------------------------------------------------------------------------------------ download
 class FakeHub:
-    """``HfApi`` stand-in: lists the converted revision and 'downloads' from the fixture."""
+    """``HfApi`` stand-in: 'downloads' the published files of the main branch from the fixture."""
 
-    def __init__(self, config="finer-139"):
-        self.config = config
-        self.calls = []
-
-    def list_repo_files(self, repo_id, repo_type=None, revision=None):
-        self.calls.append(("list", repo_id, revision))
-        return [".gitattributes"] + [f"{self.config}/{s}/0000.parquet" for s in ("train", "validation", "test")]
+    def __init__(self, fail: str | None = None):
+        self.calls, self.fail = [], fail
 
     def hf_hub_download(self, repo_id, filename, repo_type=None, revision=None, local_dir=None):
-        self.calls.append(("get", filename, revision))
-        split = filename.split("/")[1]
+        self.calls.append((repo_id, filename, repo_type, revision))
+        if filename == self.fail:
+            raise OSError("404 Client Error: Entry Not Found")
         dest = Path(local_dir) / filename
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(FIX / "finer-139" / split / "0000.parquet", dest)
+        shutil.copy(FIX / filename, dest)
         return str(dest)
 
 
-def test_download_converted_parquet_of_the_config(tmp_path, monkeypatch):
+def _online(monkeypatch):
     for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "LM_EVAL_ENTERPRISE_OFFLINE"):
         monkeypatch.delenv(var, raising=False)
-    api = FakeHub("finer-139")
+
+
+def test_download_fetches_the_published_zip_and_infos(tmp_path, monkeypatch):
+    _online(monkeypatch)
+    api = FakeHub()
     SRC.download(tmp_path, api=api)
-    assert ("list", "nlpaueb/finer-139", "refs/convert/parquet") in api.calls
-    assert sorted(c[1] for c in api.calls if c[0] == "get") == ["finer-139/test/0000.parquet",
-                                                               "finer-139/train/0000.parquet"]  # no validation
-    assert SRC.has_source_layout(tmp_path) and not (tmp_path / S.LABEL_NAMES_FILE).exists()
+    # hf_hub_download of the main branch's two files (no parquet listing, no converted revision)
+    assert api.calls == [("nlpaueb/finer-139", "finer139.zip", "dataset", None),
+                         ("nlpaueb/finer-139", "dataset_infos.json", "dataset", None)]
+    assert [f.name for f in SRC.files] == ["finer139.zip", "dataset_infos.json"]
+    assert SRC.files[0].url == "https://huggingface.co/datasets/nlpaueb/finer-139/resolve/main/finer139.zip"
+    shutil.copy(FIX / "MANIFEST.json", tmp_path / "MANIFEST.json")   # fixture-sized row counts
+    assert SRC.has_source_layout(tmp_path) and len(SRC.convert(tmp_path)["test"]) == 12
 
 
-def test_download_writes_label_names_when_files_lack_them(tmp_path, monkeypatch):
-    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "LM_EVAL_ENTERPRISE_OFFLINE"):
-        monkeypatch.delenv(var, raising=False)
-    bare = _copy_without_metadata(tmp_path / "src")
-    api = FakeHub("default")
-    monkeypatch.setattr(api, "hf_hub_download", lambda repo_id, filename, repo_type=None, revision=None,
-                        local_dir=None: str(shutil.copy(bare / "finer-139" / filename.split("/")[1] / "0000.parquet",
-                                                        _mk(Path(local_dir) / filename))))
-    monkeypatch.setattr(S, "fetch_info_label_names", lambda repo, config: NAMES if config == "default" else None)
-    out = tmp_path / "out"
-    SRC.download(out, api=api)
-    assert json.loads((out / S.LABEL_NAMES_FILE).read_text()) == NAMES
-    assert SRC.config_dir(out) == "default"
-
-
-def _mk(path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def test_offline_download_is_one_line_error(tmp_path):
-    with pytest.raises(DataError, match=r"^\[finer139\] hf://datasets/nlpaueb/finer-139@refs/convert/parquet: "
-                                        r"cannot list the hub files: offline"):
+def test_download_failure_and_offline_are_one_line_errors(tmp_path, monkeypatch):
+    _online(monkeypatch)
+    with pytest.raises(DataError, match=r"^\[finer139\] hf://datasets/nlpaueb/finer-139/dataset_infos.json: download "
+                                        r"failed \(OSError: 404 Client Error: Entry Not Found\); download https://"):
+        SRC.download(tmp_path, api=FakeHub(fail="dataset_infos.json"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(DataError, match=r"^\[finer139\] hf://datasets/nlpaueb/finer-139: cannot download: offline"):
         SRC.download(tmp_path)
 
 

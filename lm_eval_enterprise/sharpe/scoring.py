@@ -250,19 +250,21 @@ def _adjusted_vec(o: np.ndarray, p: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 def kpi_scorer(items: Sequence[dict], which: str) -> Scorer:
-    """[KPIF1] from per-document (O, P, G) word counts per tag (:func:`metrics.kpi_word_counts`)."""
+    """[KPIF1] from per-document (O, P, G) word counts per tag (:func:`metrics.kpi_word_counts`, read with the
+    metric's own parser: ``metrics.KPI_METRICS[which][0]``)."""
     if not items:
         raise ScoringError("no items")
     tags = M.KPI_TAGS
+    reader = M.KPI_METRICS[which][0] if which in M.KPI_METRICS else "ibm"
     rows = []
     for it in items:
-        c = M.kpi_word_counts(it["gold"], "" if it["pred"] == M.INVALID else it["pred"])
+        c = M.kpi_word_counts(it["gold"], it["pred"], reader)
         rows.append([v for t in tags for v in c[t]])
     feats = np.array(rows, dtype=float).reshape(-1, 3 * len(tags))
 
     def finalize(s: np.ndarray) -> np.ndarray:
         o, p, g = s[:, 0::3], s[:, 1::3], s[:, 2::3]
-        if which == "word_macro_f1":
+        if which in ("word_macro_f1", "word_macro_f1_helm"):
             den = 2 * o + (p - o) + (g - o)
             v = np.where(den > 0, 2 * o / np.where(den > 0, den, 1), 0.0)
         elif which == "adjusted_macro_f1":
@@ -305,6 +307,7 @@ FAST_AGGREGATIONS = {
     "agg_adjusted_macro_f1": lambda items, m: kpi_scorer(items, "adjusted_macro_f1"),
     "agg_word_macro_f1": lambda items, m: kpi_scorer(items, "word_macro_f1"),
     "agg_adjusted_macro_f1_helm": lambda items, m: kpi_scorer(items, "adjusted_macro_f1_helm"),
+    "agg_word_macro_f1_helm": lambda items, m: kpi_scorer(items, "word_macro_f1_helm"),
 }
 
 

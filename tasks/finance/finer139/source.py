@@ -1,12 +1,19 @@
 """finer139 — FiNER-139 numeric XBRL entity recognition (Loukas et al., ACL 2022), reduced to the top-10 tags.
 
-Source layout: the parquet files of the HF dataset ``nlpaueb/finer-139`` (a script-based dataset, so the hub's
-auto-converted revision ``refs/convert/parquet``): ``<config>/train/*.parquet`` and ``<config>/test/*.parquet``
-(config folder ``finer-139``; another single config folder is accepted). Columns ``id``, ``tokens`` (list of
-strings), ``ner_tags`` (list of ClassLabel ids: IOB2 over 139 XBRL tags, 279 labels with ``O``). The label
-names are read from the ``huggingface`` schema metadata that ``datasets`` writes into every parquet file (the
-ClassLabel ``names`` of ``features["ner_tags"]``); if a copy lacks it, from ``label_names.json`` beside the
-files (one JSON list, written by :meth:`Finer139.download` from the hub's dataset-info API).
+Source layouts of the HF dataset ``nlpaueb/finer-139`` (all give the same records), tried in this order:
+
+1. **as published** on the hub's main branch (what :meth:`Finer139.download` fetches with ``hf_hub_download``):
+   ``finer139.zip`` holding ``train.jsonl``, ``validation.jsonl``, ``test.jsonl`` — one JSON object per line with
+   ``id``, ``tokens`` (list of strings) and ``ner_tags`` (list of IOB2 tag **strings**, e.g.
+   ``B-DebtInstrumentInterestRateStatedPercentage``; ClassLabel ids are accepted too) — plus
+   ``dataset_infos.json`` beside it (the ClassLabel names of ``ner_tags``: 279 labels = ``O`` + B-/I- of 139 XBRL
+   tags, and the split sizes, checked exactly when present);
+2. the same archive **unzipped**: ``train.jsonl`` and ``test.jsonl`` in the dataset folder or in one sub-folder;
+3. the hub's auto-converted **parquet** files (revision ``refs/convert/parquet``): ``<config>/train/*.parquet``
+   and ``<config>/test/*.parquet`` (config folder ``finer-139``; another single config folder is accepted) with
+   ``ner_tags`` as ClassLabel ids; names from the files' ``huggingface`` schema metadata, else from
+   ``label_names.json`` (one JSON list) or ``dataset_infos.json`` beside them.
+Only train and test are read (validation is unused by the recipe).
 
 Recipe (DATASETS.md; k = 10, n = 1,000, seed 0 are the spec's DECISION):
 1. decode IOB2 spans: ``B-X`` starts a span, ``I-X`` continues a span of type X, an ``I-X`` after anything else
@@ -18,7 +25,9 @@ Recipe (DATASETS.md; k = 10, n = 1,000, seed 0 are the spec's DECISION):
    kept type (ties: type name).
 Types are verbalised by splitting the CamelCase name into lower-case words (digits become their own word):
 ``DebtInstrumentBasisSpreadOnVariableRate1`` → ``debt instrument basis spread on variable rate 1``.
-Train (900k sentences) is scanned column-wise with numpy; only kept sentences become Python records.
+Train (900k sentences) is scanned column-wise with numpy (parquet) or line by line (JSONL: one ``json.loads`` per
+line, every line validated; a second pass re-reads only the lines with a kept entity); only kept sentences become
+Python records.
 """
 from __future__ import annotations
 
@@ -26,13 +35,15 @@ import json
 import logging
 import random
 import re
+import zipfile
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
 from lm_eval_enterprise.fewshot import top_k_labels
-from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, MANIFEST, DataError, HFParquetSource, ENV_DATA,
-                                     download_hf_parquet, fetch_json, hf_parquet_files, is_offline, local_parquet_files)
+from lm_eval_enterprise.data import (ENV_DATA, HF_CONVERTED_REVISION, MANIFEST, DataError, HFParquetSource,
+                                     RemoteFile, _exc_line, is_offline, local_parquet_files)
 
 log = logging.getLogger("lm_eval_enterprise.finer139")
 
@@ -42,8 +53,11 @@ TOP_K = 10
 N_EVAL = 1000
 SEED = 0
 LABEL_NAMES_FILE = "label_names.json"
+ZIP_NAME = "finer139.zip"
+INFOS_NAME = "dataset_infos.json"
+HUB_URL = "https://huggingface.co/datasets/{repo}/resolve/main/{name}"
+SPLITS = ("train", "test")  # read; the published validation.jsonl is unused
 RAW_ROWS = {"train": 900_384, "test": 108_378}  # sentences before filtering (±1 %)
-INFO_URL = "https://datasets-server.huggingface.co/info?dataset={repo}&config={config}"
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -62,9 +76,10 @@ def sequence_class_names(feature: Any) -> list[str] | None:
     ClassLabel dict."""
     if isinstance(feature, list) and len(feature) == 1:
         feature = feature[0]
-    if isinstance(feature, dict) and feature.get("_type") in ("Sequence", "List", "LargeList"):
+    if isinstance(feature, dict) and "names" not in feature and \
+            feature.get("_type", "Sequence") in ("Sequence", "List", "LargeList"):
         feature = feature.get("feature")
-    if isinstance(feature, dict) and feature.get("_type") == "ClassLabel" and feature.get("names"):
+    if isinstance(feature, dict) and feature.get("_type", "ClassLabel") == "ClassLabel" and feature.get("names"):
         return [str(n) for n in feature["names"]]
     return None
 
@@ -82,12 +97,23 @@ def parquet_label_names(path: Path) -> list[str] | None:
         return None
 
 
-def info_label_names(info: dict) -> list[str] | None:
-    """``ner_tags`` names from a datasets-server ``/info`` response (``dataset_info.features.ner_tags``)."""
+def read_dataset_infos(path: Path) -> tuple[list[str] | None, dict[str, int]]:
+    """``dataset_infos.json`` as published beside ``finer139.zip``: ``{config: {"features": {"ner_tags":
+    Sequence(ClassLabel)}, "splits": {split: {"num_examples": n}}}}`` (config ``finer-139``, or the only one) →
+    (``ner_tags`` label names or ``None``, {split: num_examples})."""
     try:
-        return sequence_class_names(info["dataset_info"]["features"]["ner_tags"])
-    except (KeyError, TypeError):
-        return None
+        infos = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError("finer139", path, f"not a readable JSON file ({_exc_line(exc)})") from exc
+    info = infos.get(CONFIG) if isinstance(infos, dict) else None
+    if info is None and isinstance(infos, dict) and len(infos) == 1:
+        info = next(iter(infos.values()))
+    if not isinstance(info, dict):
+        raise DataError("finer139", path, f"no '{CONFIG}' configuration in the dataset infos")
+    names = sequence_class_names((info.get("features") or {}).get("ner_tags"))
+    splits = info.get("splits") or {}
+    rows = {s: int(v["num_examples"]) for s, v in splits.items() if isinstance(v, dict) and "num_examples" in v}
+    return names, rows
 
 
 def check_label_names(names: list[str], where) -> list[str]:
@@ -240,6 +266,150 @@ def sample_eval(records: list[dict], n: int = N_EVAL, seed: int = SEED) -> list[
     return sorted(chosen, key=_id_key([r["id"] for r in chosen]))
 
 
+# ------------------------------------------------------------------------------------------------ JSONL layout
+_IOB2_NAME = re.compile(r"O|[BI]-[A-Za-z0-9]+")
+
+
+class JsonlSplits:
+    """The published JSONL files of the splits, in ``finer139.zip`` (members found by file name, at any depth) or
+    unzipped in a folder; :meth:`lines` yields (line number, text) and names the file on a decoding error."""
+
+    def __init__(self, dataset: str, root: Path, members: dict[str, str], archive: Path | None):
+        self.dataset, self.root, self.members, self.archive = dataset, root, members, archive
+
+    @classmethod
+    def find(cls, d: Path) -> "JsonlSplits | None":
+        """``d/finer139.zip`` if present, else a folder (``d`` or one sub-folder) with train.jsonl and test.jsonl."""
+        zpath = d / ZIP_NAME
+        if zpath.is_file():
+            try:
+                with zipfile.ZipFile(zpath) as zf:
+                    names = [n for n in zf.namelist() if not n.endswith("/") and not n.startswith("__MACOSX/")]
+            except (OSError, zipfile.BadZipFile) as exc:
+                raise DataError("finer139", zpath, f"not a readable zip archive ({_exc_line(exc)})") from exc
+            members = {}
+            for split in SPLITS:
+                found = [n for n in names if n.rsplit("/", 1)[-1] == f"{split}.jsonl"]
+                if len(found) != 1:
+                    raise DataError("finer139", zpath, f"expected one {split}.jsonl in the archive, found "
+                                    f"{len(found)} (members: {names[:6]})")
+                members[split] = found[0]
+            return cls("finer139", d, members, zpath)
+        if not d.is_dir():
+            return None
+        folders = [d] + sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith("."))
+        found = [f for f in folders if all((f / f"{s}.jsonl").is_file() for s in SPLITS)]
+        if not found:
+            return None
+        if len(found) > 1:
+            raise DataError("finer139", d, f"several folders hold train.jsonl and test.jsonl: "
+                            f"{[str(f.relative_to(d)) or '.' for f in found]}")
+        return cls("finer139", found[0], {s: f"{s}.jsonl" for s in SPLITS}, None)
+
+    def where(self, split: str) -> str:
+        return f"{self.archive}!{self.members[split]}" if self.archive else str(self.root / self.members[split])
+
+    def lines(self, split: str) -> Iterator[tuple[int, str]]:
+        where = self.where(split)
+        try:
+            if self.archive:
+                with zipfile.ZipFile(self.archive) as zf, zf.open(self.members[split]) as f:
+                    yield from self._decoded(f, where)
+            else:
+                with open(self.root / self.members[split], "rb") as f:
+                    yield from self._decoded(f, where)
+        except (OSError, zipfile.BadZipFile, EOFError) as exc:  # truncated archive, CRC error, unreadable file
+            raise DataError(self.dataset, where, f"cannot read the file ({_exc_line(exc)})") from exc
+
+    def _decoded(self, f, where: str) -> Iterator[tuple[int, str]]:
+        for n, raw in enumerate(f, 1):
+            try:
+                yield n, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(self.dataset, f"{where}:{n}", f"not UTF-8 ({exc.reason} at byte {exc.start})") \
+                    from exc
+
+
+def jsonl_row(line: str, n: int, where: str, names: list[str] | None) -> tuple[str, list[str], list[str]] | None:
+    """One line → (id, tokens, tag names); ``None`` for a blank line. ``id`` defaults to the 0-based line index
+    (the key of the hub's loading script); ``ner_tags`` may be names or ClassLabel ids (ids need ``names``);
+    tag names must be ``names`` (when known) or IOB2-shaped. Anything else is a one-line :class:`DataError`."""
+    if not line.strip():
+        return None
+    loc = f"{where}:{n}"
+    try:
+        row = json.loads(line)
+    except ValueError as exc:
+        raise DataError("finer139", loc, f"invalid JSON line ({_exc_line(exc)})") from exc
+    tokens, tags = (row.get("tokens"), row.get("ner_tags")) if isinstance(row, dict) else (None, None)
+    if not isinstance(tokens, list) or not isinstance(tags, list):
+        raise DataError("finer139", loc, "expected an object with 'tokens' and 'ner_tags' lists")
+    if len(tokens) != len(tags):
+        raise DataError("finer139", loc, f"{len(tokens)} tokens but {len(tags)} ner_tags")
+    try:
+        distinct = set(tags)  # a handful per sentence: validate those, not 40M tags one by one
+    except TypeError:
+        raise DataError("finer139", loc, "ner_tags must be strings or integer ids") from None
+    if distinct and all(type(t) is int for t in distinct):
+        if names is None:
+            raise DataError("finer139", loc, f"ner_tags are ClassLabel ids but there is no {INFOS_NAME} with "
+                            "their names")
+        if min(distinct) < 0 or max(distinct) >= len(names):
+            raise DataError("finer139", loc, f"ner_tags id outside the {len(names)} label names")
+        tags = [names[t] for t in tags]
+    elif distinct != {"O"}:
+        unknown = {t for t in distinct if not isinstance(t, str) or not _IOB2_NAME.fullmatch(t)}
+        if names is not None:
+            unknown |= distinct - _name_set(tuple(names))
+        if unknown:
+            raise DataError("finer139", loc, f"unknown ner_tags {sorted(map(str, unknown))[:3]}")
+    if not set(map(type, tokens)) <= {str}:
+        raise DataError("finer139", loc, "tokens must be strings")
+    sid = row["id"] if row.get("id") is not None else n - 1
+    return str(sid), tokens, tags
+
+
+@lru_cache(maxsize=4)
+def _name_set(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(names)
+
+
+def jsonl_train_spans(splits: JsonlSplits, names: list[str] | None) -> tuple[Counter, int, dict[int, frozenset]]:
+    """Pass 1 over train: entity spans per type, the number of sentences, and per line with entities its types."""
+    counts: Counter = Counter()
+    rows, types_of_line = 0, {}
+    where = splits.where("train")
+    for n, line in splits.lines("train"):
+        row = jsonl_row(line, n, where, names)
+        if row is None:
+            continue
+        rows += 1
+        spans = iob2_spans(row[2]) if row[2].count("O") != len(row[2]) else ()
+        if spans:
+            counts.update(t for t, _, _ in spans)
+            types_of_line[n] = frozenset(t for t, _, _ in spans)
+    return counts, rows, types_of_line
+
+
+def jsonl_kept_rows(splits: JsonlSplits, split: str, names: list[str] | None, keep: set[str],
+                    lines: set[int] | None = None) -> tuple[list[tuple], int]:
+    """(id, tokens, tags) of the sentences with >= 1 token of a kept type, in file order, and the number of
+    sentences read; ``lines``: parse only these line numbers (the train lines pass 1 found a kept type in)."""
+    out, rows = [], 0
+    where = splits.where(split)
+    for n, line in splits.lines(split):
+        if not line.strip():
+            continue
+        rows += 1
+        if lines is not None and n not in lines:
+            continue
+        row = jsonl_row(line, n, where, names)
+        tags = row[2]
+        if tags.count("O") != len(tags) and any(t != "O" and t[2:] in keep for t in tags):
+            out.append(row)
+    return out, rows
+
+
 class Finer139(HFParquetSource):
     id = "finer139"
     domain = "finance"
@@ -247,10 +417,11 @@ class Finer139(HFParquetSource):
     hf_repo = HF_REPO
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG
-    hf_splits = ("train", "test")
+    hf_splits = SPLITS
+    files = tuple(RemoteFile(name, HUB_URL.format(repo=HF_REPO, name=name)) for name in (ZIP_NAME, INFOS_NAME))
     expected_rows = {"test": N_EVAL}
 
-    # -- source layout: config folder found, not assumed ----------------------------------------------------
+    # -- source layouts: the published zip (or its unzipped files), else the converted parquet files --------------
     def config_dir(self, d: Path) -> str:
         """``finer-139`` if present, else the single folder holding train/ and test/ parquet files."""
         if local_parquet_files(d, CONFIG).get("train"):
@@ -260,6 +431,8 @@ class Finer139(HFParquetSource):
         return found[0] if len(found) == 1 else CONFIG
 
     def has_source_layout(self, d: Path) -> bool:
+        if (d / ZIP_NAME).is_file() or JsonlSplits.find(d) is not None:
+            return True
         found = local_parquet_files(d, self.config_dir(d))
         return all(found.get(s) for s in self.hf_splits)
 
@@ -271,21 +444,33 @@ class Finer139(HFParquetSource):
         return files
 
     def download(self, dest: Path, progress: bool = True, api: Any = None) -> None:
-        """Fetch the train/test parquet shards of the single config folder (``finer-139``) of the converted
-        revision; write ``label_names.json`` only if the files carry no ClassLabel names (``api``: a
-        ``huggingface_hub.HfApi``-like object, for tests)."""
-        configs = hf_parquet_files(self.hf_repo, dataset=self.id, revision=self.hf_revision, api=api)  # by folder
-        config = CONFIG if CONFIG in configs else (next(iter(configs)) if len(configs) == 1 else None)
-        if config is None:
-            raise DataError(self.id, f"hf://datasets/{self.hf_repo}@{self.hf_revision}",
-                            f"several config folders {sorted(configs)} and none is '{CONFIG}'")
-        files = download_hf_parquet(self.hf_repo, dest, dataset=self.id, revision=self.hf_revision, prefix=config,
-                                    splits=self.hf_splits, api=api)
-        if parquet_label_names(files["train"][0]) is None:
-            names = fetch_info_label_names(self.hf_repo, config)
-            (dest / LABEL_NAMES_FILE).write_text(json.dumps(names))
+        """Fetch the files as published on the hub's main branch — ``finer139.zip`` and ``dataset_infos.json`` —
+        with ``huggingface_hub`` (``HfApi().hf_hub_download``: the hub's own cache, auth and retries) into ``dest``
+        (``api``: an ``HfApi``-like object, for tests)."""
+        where = f"hf://datasets/{self.hf_repo}"
+        if is_offline():
+            raise DataError(self.id, where, "cannot download: offline (HF_HUB_OFFLINE/HF_DATASETS_OFFLINE); put "
+                            f"{ZIP_NAME} and {INFOS_NAME} in ${ENV_DATA}/{self.id}/ by hand")
+        if api is None:
+            from huggingface_hub import HfApi
+
+            api = HfApi()
+        for f in self.files:
+            try:
+                api.hf_hub_download(repo_id=self.hf_repo, filename=f.name, repo_type="dataset", local_dir=str(dest))
+            except Exception as exc:  # network / auth / missing file: one actionable line
+                raise DataError(self.id, f"{where}/{f.name}", f"download failed ({_exc_line(exc)}); download "
+                                f"{f.url} by hand into ${ENV_DATA}/{self.id}/") from exc
 
     # -- conversion -----------------------------------------------------------------------------------------
+    def infos(self, d: Path) -> tuple[list[str] | None, dict[str, int], Path | None]:
+        """(label names, split sizes, path) of ``dataset_infos.json`` in ``d`` (``None``/``{}`` if absent)."""
+        path = d / INFOS_NAME
+        if not path.is_file():
+            return None, {}, None
+        names, rows = read_dataset_infos(path)
+        return (check_label_names(names, path) if names else None), rows, path
+
     def label_names(self, raw_dir: Path) -> list[str]:
         first = self.parquet_files(raw_dir, "train")[0]
         names = parquet_label_names(first)
@@ -299,25 +484,58 @@ class Finer139(HFParquetSource):
                 raise DataError(self.id, side, f"label names differ from the ClassLabel names in {first}")
             names = side_names
         if not names:
+            names = self.infos(raw_dir)[0]
+        if not names:
             raise DataError(self.id, first, "no ClassLabel names for ner_tags: the parquet file has no "
-                            f"'huggingface' schema metadata and there is no {LABEL_NAMES_FILE} beside it")
+                            f"'huggingface' schema metadata and there is no {LABEL_NAMES_FILE} or {INFOS_NAME} "
+                            "beside it")
         return check_label_names([str(n) for n in names], side if side.exists() else first)
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
+        jsonl = JsonlSplits.find(raw_dir)
+        if jsonl is not None:
+            return self._convert_jsonl(raw_dir, jsonl)
         names = self.label_names(raw_dir)
         train_files, test_files = self.parquet_files(raw_dir, "train"), self.parquet_files(raw_dir, "test")
         counts, n_train = count_train_spans(train_files, names)
+        keep = self._top_k(counts, raw_dir)
+        rows, raw_counts = {}, {}
+        for split, files in (("train", train_files), ("test", test_files)):
+            rows[split], raw_counts[split] = kept_rows(files, names, set(keep))
+        if raw_counts["train"] != n_train:
+            raise DataError(self.id, train_files[0].parent, "train files changed while reading")
+        return self._finish(rows, keep, raw_counts, raw_dir, {s: str(f[0].parent) for s, f in
+                                                            (("train", train_files), ("test", test_files))})
+
+    def _convert_jsonl(self, raw_dir: Path, jsonl: JsonlSplits) -> dict[str, list[dict]]:
+        names, info_rows, info_path = self.infos(raw_dir)
+        counts, n_train, types_of_line = jsonl_train_spans(jsonl, names)
+        keep = self._top_k(counts, raw_dir)
+        keep_set = set(keep)
+        wanted = {n for n, types in types_of_line.items() if types & keep_set}
+        rows, raw_counts = {}, {}
+        rows["train"], raw_counts["train"] = jsonl_kept_rows(jsonl, "train", names, keep_set, wanted)
+        rows["test"], raw_counts["test"] = jsonl_kept_rows(jsonl, "test", names, keep_set)
+        if raw_counts["train"] != n_train:
+            raise DataError(self.id, jsonl.where("train"), "train file changed while reading")
+        for split, n in raw_counts.items():  # the publisher's own split sizes, exactly
+            if split in info_rows and info_rows[split] != n:
+                raise DataError(self.id, jsonl.where(split), f"{n:,} sentences, but {INFOS_NAME} says "
+                                f"{info_rows[split]:,} for '{split}' ({info_path})")
+        return self._finish(rows, keep, raw_counts, raw_dir, {s: jsonl.where(s) for s in SPLITS})
+
+    def _top_k(self, counts: Counter, raw_dir: Path) -> list[str]:
         keep = top_k_types(counts)
         if len(keep) < TOP_K:
             raise DataError(self.id, raw_dir, f"train has only {len(keep)} entity types; top-{TOP_K} needs more")
         log.info("[finer139] top-%d train types: %s", TOP_K, ", ".join(f"{t} ({counts[t]})" for t in keep))
-        out, raw_counts = {}, {}
-        for split, files in (("train", train_files), ("test", test_files)):
-            rows, raw_counts[split] = kept_rows(files, names, set(keep))
-            where = str(files[0].parent)
-            out[split] = [sentence_record(sid, tokens, tags, keep, where) for sid, tokens, tags in rows]
-        if raw_counts["train"] != n_train:
-            raise DataError(self.id, train_files[0].parent, "train files changed while reading")
+        return keep
+
+    def _finish(self, rows: dict[str, list[tuple]], keep: list[str], raw_counts: dict[str, int], raw_dir: Path,
+                where: dict[str, str]) -> dict[str, list[dict]]:
+        """Kept rows → records; raw row counts checked; the seeded eval sample."""
+        out = {split: [sentence_record(sid, tokens, tags, keep, where[split]) for sid, tokens, tags in rs]
+               for split, rs in rows.items()}
         self._check_raw_rows(raw_counts, raw_dir)
         out["test"] = sample_eval(out["test"])
         return out
@@ -331,7 +549,7 @@ class Finer139(HFParquetSource):
         for split, n_exp in expected.items():
             n = counts.get(split, 0)
             if abs(n - n_exp) > tol * n_exp:
-                raise DataError(self.id, raw_dir, f"split '{split}' has {n:,} sentences in the parquet files, "
+                raise DataError(self.id, raw_dir, f"split '{split}' has {n:,} sentences in the source files, "
                                 f"expected {n_exp:,} (±{tol:.0%}); the download is incomplete or changed")
 
     def fewshot_key(self, record: dict) -> Any:
@@ -347,20 +565,6 @@ class Finer139(HFParquetSource):
         words = rec["entity_types"]
         by_words = {verbalise(x): x for x in xbrl}
         return {"top_k_types": words, "top_k_xbrl": [by_words.get(w) for w in words]}
-
-
-def fetch_info_label_names(repo: str, config: str) -> list[str]:
-    """``ner_tags`` names from the datasets-server ``/info`` endpoint (fallback when the parquet files carry no
-    ``huggingface`` metadata)."""
-    url = INFO_URL.format(repo=repo, config=config)
-    if is_offline():
-        raise DataError("finer139", url, "offline: cannot fetch the label names; put label_names.json in "
-                        f"${ENV_DATA}/finer139/")
-    info = fetch_json(url, "finer139", hint=f"put label_names.json in ${ENV_DATA}/finer139/")
-    names = info_label_names(info)
-    if not names:
-        raise DataError("finer139", url, "the dataset info has no ClassLabel names for ner_tags")
-    return names
 
 
 SOURCE = Finer139()
