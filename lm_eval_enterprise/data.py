@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .fewshot import helm_balanced
+from .leakage import drop_fewshot_duplicates
 
 log = logging.getLogger("lm_eval_enterprise.data")
 
@@ -361,6 +362,7 @@ def load_records(dataset: str, subtask: str | None = None, data_root: str | None
     src = get_source(dataset)
     d = resolve_data_dir(src, data_root, download=download)
     splits = src.select(_converted(dataset, str(d), _dir_mtime(d)), subtask)
+    splits, _DEDUP_FACTS[(dataset, subtask, data_root)] = drop_fewshot_duplicates(src, splits, d)  # [LEAK]
     if src.eval_split not in splits or not splits[src.eval_split]:
         raise DataError(dataset, d, f"evaluation split '{src.eval_split}' is empty or missing")
     out = {name: [src.finalize(r) for r in recs] for name, recs in splits.items()}
@@ -378,7 +380,8 @@ def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
     import datasets
 
     recs = load_records(dataset, subtask, data_root)
-    _TASK_METADATA[(dataset, subtask, data_root)] = get_source(dataset).task_metadata(recs)
+    _TASK_METADATA[(dataset, subtask, data_root)] = {**_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
+                                                     **get_source(dataset).task_metadata(recs)}
     return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()})
 
 
@@ -399,6 +402,7 @@ def _from_records(records: list[dict]):
 
 
 _TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → Source.task_metadata of the cached data
+_DEDUP_FACTS: dict[tuple, dict] = {}    # same key → facts of the last [LEAK] few-shot de-duplication (leakage.py)
 
 
 def _record_task_metadata(facts: dict | None) -> None:

@@ -3,8 +3,11 @@
 
 ``dataset.csv``: the columns of dessertlab's ``data/dataset.csv`` (``sentence,label_tec,label_subtec,tec_name``),
 30 threat-report sentences invented for lm-eval-enterprise. ``enterprise-attack.json``: a minimal ATT&CK STIX
-bundle in the shape of ``mitre/cti`` — 12 techniques (real IDs and names; T1083 without the
-``x_mitre_is_subtechnique`` flag), 4 sub-techniques, a tactic and a relationship; object ids are made up.
+bundle in the shape of ``mitre/cti`` — 13 techniques (real IDs and names, ``x_mitre_is_subtechnique: false``; one of
+them, T1064 "Scripting", deprecated as in v10.1, which still counts it), 4 sub-techniques, the quirks of the genuine
+bundles that are NOT techniques — two revoked attack-patterns without the flag (as the 129 revoked objects of v10.1)
+and one revoked object with the flag false (as in later ATT&CK releases) — a tactic and a relationship; object ids
+are made up.
 
     .venv/bin/python scripts/make_fixture_cti_to_mitre.py
 """
@@ -19,7 +22,8 @@ rng = random.Random(3)
 techs = [("T1003","OS Credential Dumping"),("T1027","Obfuscated Files or Information"),("T1055","Process Injection"),
  ("T1059","Command and Scripting Interpreter"),("T1071","Application Layer Protocol"),("T1082","System Information Discovery"),
  ("T1105","Ingress Tool Transfer"),("T1547","Boot or Logon Autostart Execution"),("T1566","Phishing"),
- ("T1070","Indicator Removal on Host"),("T1053","Scheduled Task/Job"),("T1083","File and Directory Discovery")]
+ ("T1070","Indicator Removal on Host"),("T1053","Scheduled Task/Job"),("T1083","File and Directory Discovery"),
+ ("T1064","Scripting")]
 subs = [("T1055.001","Dynamic-link Library Injection"),("T1059.001","PowerShell"),("T1566.001","Spearphishing Attachment"),
  ("T1053.005","Scheduled Task")]
 def uid(k): return "attack-pattern--" + str(uuid.UUID(int=random.Random(k).getrandbits(128)))
@@ -33,9 +37,17 @@ for i,(tid,name) in enumerate(techs):
          "external_references":[{"source_name":"mitre-attack","external_id":tid,"url":f"https://attack.mitre.org/techniques/{tid}"},
                                 {"source_name":"capec","external_id":f"CAPEC-{100+i}"}],
          "x_mitre_version":"1.0","spec_version":"2.1","x_mitre_domains":["enterprise-attack"]}
-    if tid != "T1083":  # one object without the flag: absent counts as a technique
-        o["x_mitre_is_subtechnique"] = False
+    o["x_mitre_is_subtechnique"] = False
+    if tid == "T1064":  # deprecated but not revoked: still one of v10.1's 199 techniques
+        o["x_mitre_deprecated"] = True
     objs.append(o)
+# revoked objects: v10.1 style (no x_mitre_is_subtechnique at all) and later style (flag false); never techniques
+for tid, name, extra in (("T1066", "Indicator Removal from Tools", {}), ("T1088", "Bypass User Account Control", {}),
+                         ("T1086", "PowerShell", {"x_mitre_is_subtechnique": False})):
+    objs.append({"type":"attack-pattern","id":uid(tid),"created":"2017-05-31T21:30:54.176Z",
+                 "modified":"2020-03-20T15:22:53.835Z","name":name,"revoked":True,**extra,
+                 "external_references":[{"source_name":"mitre-attack","external_id":tid,
+                                         "url":f"https://attack.mitre.org/techniques/{tid}"}]})
 for tid,name in subs:
     objs.append({"type":"attack-pattern","id":uid(tid),"name":name,"x_mitre_is_subtechnique":True,
                  "external_references":[{"source_name":"mitre-attack","external_id":tid,

@@ -2,8 +2,9 @@
 """Write lm_eval_enterprise/fixtures/legal_sentiment/{train,test}.xlsx + MANIFEST.json.
 
 Synthetic sentences in the style of appellate-opinion excerpts, written for lm-eval-enterprise (not from the
-real OSF files), in the real files' layout: train.xlsx columns ``Phrase``, ``Label``; test.xlsx columns
-``sentence``, ``label``; label index 0 = positive, 1 = negative, 2 = neutral (HELM's mapping).
+real OSF files), in the real files' layout: train.xlsx columns ``Phrase``, ``Label``, ``Sentiment`` (−1/0/1,
+``Label == Sentiment + 1``, as in the genuine sheet); test.xlsx columns ``sentence``, ``label``; label index
+0 = negative, 1 = neutral, 2 = positive (the authors' mapping; not HELM's).
 """
 import json
 from pathlib import Path
@@ -13,53 +14,59 @@ from openpyxl import Workbook
 OUT = Path(__file__).resolve().parents[1] / "lm_eval_enterprise" / "fixtures" / "legal_sentiment"
 
 TRAIN = [
-    ("The trial court carefully weighed the evidence and its findings are well supported by the record.", 0),
-    ("We find no merit in the appellant's remaining contentions.", 1),
-    ("The petitioner filed the motion on March 3, and the hearing was held two weeks later.", 2),
-    ("Counsel for the respondent presented a thorough and persuasive argument on the statutory question.", 0),
-    ("The lower court plainly erred in admitting the unsworn statement.", 1),
-    ("The statute in question was enacted in 1998 and amended twice thereafter.", 2),
-    ("The jury's verdict is a sound application of the governing law to these facts.", 0),
-    ("The defendant's argument is wholly unpersuasive and contradicts his own testimony.", 1),
-    ("The parties stipulated to the authenticity of the shipping records.", 2),
-    ("The magistrate's reasoning is clear, careful and entirely correct.", 0),
-    ("The prosecution's failure to disclose the report deprived the defendant of a fair trial.", 1),
-    ("The appeal was submitted on the briefs without oral argument.", 2),
+    ("The trial court carefully weighed the evidence and its findings are well supported by the record.", "positive"),
+    ("We find no merit in the appellant's remaining contentions.", "negative"),
+    ("The petitioner filed the motion on March 3, and the hearing was held two weeks later.", "neutral"),
+    ("Counsel for the respondent presented a thorough and persuasive argument on the statutory question.", "positive"),
+    ("The lower court plainly erred in admitting the unsworn statement.", "negative"),
+    ("The statute in question was enacted in 1998 and amended twice thereafter.", "neutral"),
+    ("The jury's verdict is a sound application of the governing law to these facts.", "positive"),
+    ("The defendant's argument is wholly unpersuasive and contradicts his own testimony.", "negative"),
+    ("The parties stipulated to the authenticity of the shipping records.", "neutral"),
+    ("The magistrate's reasoning is clear, careful and entirely correct.", "positive"),
+    ("The prosecution's failure to disclose the report deprived the defendant of a fair trial.", "negative"),
+    ("The appeal was submitted on the briefs without oral argument.", "neutral"),
 ]
 TEST = [
-    ("The district court correctly concluded that the contract was enforceable.", 0),
-    ("The agency's decision was arbitrary and ignored the evidence before it.", 1),
-    ("The plaintiff is a corporation organized under the laws of Ohio.", 2),
-    ("We commend the trial judge for the careful attention given to the jury instructions.", 0),
-    ("The instruction misstated the law and the error was not harmless.", 1),
-    ("The case was transferred to the Northern District in the spring of 2011.", 2),
-    ("The board properly exercised its discretion in granting the variance.", 0),
-    ("The appellant's brief fails to cite any authority for this proposition.", 1),
-    ("The lease provides for a term of five years with an option to renew.", 2),
-    ("The findings of the hearing officer are amply supported and we affirm.", 0),
-    ("The officer's testimony was inconsistent and the court should not have credited it.", 1),
-    ("Both parties moved for summary judgment on the same day.", 2),
+    ("The district court correctly concluded that the contract was enforceable.", "positive"),
+    ("The agency's decision was arbitrary and ignored the evidence before it.", "negative"),
+    ("The plaintiff is a corporation organized under the laws of Ohio.", "neutral"),
+    ("We commend the trial judge for the careful attention given to the jury instructions.", "positive"),
+    ("The instruction misstated the law and the error was not harmless.", "negative"),
+    ("The case was transferred to the Northern District in the spring of 2011.", "neutral"),
+    ("The board properly exercised its discretion in granting the variance.", "positive"),
+    ("The appellant's brief fails to cite any authority for this proposition.", "negative"),
+    ("The lease provides for a term of five years with an option to renew.", "neutral"),
+    ("The findings of the hearing officer are amply supported and we affirm.", "positive"),
+    ("The officer's testimony was inconsistent and the court should not have credited it.", "negative"),
+    ("Both parties moved for summary judgment on the same day.", "neutral"),
 ]
 
 
-def write(path: Path, header: tuple[str, str], rows) -> None:
+LABEL_INDEX = {"negative": 0, "neutral": 1, "positive": 2}  # the source files' Label/label column
+
+
+def write(path: Path, header: tuple[str, ...], rows) -> None:
+    """One sheet: text, Label index and, when the header has a third column, Sentiment = Label − 1."""
     wb = Workbook()
     ws = wb.active
     ws.title = "Sheet1"
     ws.append(list(header))
-    for text, label in rows:
-        ws.append([text, label])
+    for text, name in rows:
+        label = LABEL_INDEX[name]
+        ws.append([text, label, label - 1][:len(header)])
     wb.save(path)
 
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    write(OUT / "train.xlsx", ("Phrase", "Label"), TRAIN)
+    write(OUT / "train.xlsx", ("Phrase", "Label", "Sentiment"), TRAIN)
     write(OUT / "test.xlsx", ("sentence", "label"), TEST)
     manifest = {"dataset": "legal_sentiment",
                 "note": "Synthetic appellate-opinion sentences written for lm-eval-enterprise (not from the OSF "
-                        "files), in the layout of HELM's train.xlsx (Phrase, Label) and test.xlsx (sentence, label); "
-                        "label index 0=positive, 1=negative, 2=neutral; 4 rows per class in each file. Generated by "
+                        "files), in the layout of the genuine train.xlsx (Phrase, Label, Sentiment = Label - 1) and "
+                        "test.xlsx (sentence, label); label index 0=negative, 1=neutral, 2=positive; 4 rows per class "
+                        "in each file. Generated by "
                         "scripts/make_fixture_legal_sentiment.py.",
                 "expected_rows": {"train": len(TRAIN), "test": len(TEST)}, "tolerance": 0}
     (OUT / "MANIFEST.json").write_text(json.dumps(manifest) + "\n")

@@ -4,7 +4,9 @@
 Same format as the MalwareTextDB-2.0 token files vendored in ``basel-a/secureNLP``: one ``token TAG`` line per
 token (IOB over Entity/Action/Modifier, or ``O``), a blank line between sentences, one file per report. The
 sentences and report names are invented for lm-eval-enterprise (nothing copied from MalwareTextDB). In the source
-strings below ``word@TAG`` marks a tagged token, other tokens are ``O``. Deterministic.
+strings below ``word@TAG`` marks a tagged token, other tokens are ``O``; ``word@<empty>`` writes the token followed
+by a space and no tag, the quirk of the genuine release (``NN `` inside an entity span of a train report), which
+the loader reads as tag ``O`` with one warning. Deterministic.
 
     .venv/bin/python scripts/make_fixture_securenlp.py
 """
@@ -24,7 +26,7 @@ REPORTS = {
    "The remainder of this paper is organised in four sections .",
   ],
   "Imaginary_Quillpig_Stealer_Analysis.tokens": [
-   "Quillpig@B-Entity steals@B-Action saved@B-Entity browser@I-Entity passwords@I-Entity .",
+   "Quillpig@B-Entity steals@B-Action saved@B-Entity browser@<empty> passwords@I-Entity .",
    "Figure 3 shows the timeline of the attacks .",
    "The@B-Entity loader@I-Entity downloads@B-Action additional@B-Entity modules@I-Entity from@B-Modifier a@B-Entity remote@I-Entity server@I-Entity .",
    "Contact our support desk if you believe you are affected .",
@@ -57,11 +59,14 @@ REPORTS = {
 }
 
 
+EMPTY_TAG = "<empty>"
+
+
 def token_lines(sentence: str) -> list[str]:
     out = []
     for word in sentence.split():
         token, _, tag = word.partition("@")
-        out.append(f"{token} {tag or 'O'}")
+        out.append(f"{token} " if tag == EMPTY_TAG else f"{token} {tag or 'O'}")
     return out
 
 

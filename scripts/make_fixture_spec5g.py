@@ -3,7 +3,8 @@
 copied from SPEC5G):
 
 * ``lm_eval_enterprise/fixtures/spec5g_cls/5GSC.csv`` — columns ``text,label`` (0 = not security related,
-  1 = security related, 2 = procedure), 20 sentences per class, shuffled with ``Random(7)``;
+  1 = security related, 2 = other: short context-dependent statements like the genuine class 2), 20 sentences per
+  class, shuffled with ``Random(7)``;
 * ``lm_eval_enterprise/fixtures/spec5g_sum/simplification_dataset.csv`` — columns ``Paragraph,Simplification``,
   58 two-sentence paragraphs with plain-language rewrites (some paragraphs contain line breaks) plus two rows with
   an empty field (rows 17 and 40) that the loader drops.
@@ -39,7 +40,7 @@ sec = [
  "Secure storage of the long-term key K is required at the {a} and in the UICC.",
  "The {a} shall rate limit failed authentication attempts to mitigate brute force attacks.",
 ]
-proc = [
+proc = [  # procedure sentences: spec5g_sum's paragraphs (and formerly 5GSC class 2)
  "Upon reception of the REGISTRATION REQUEST message, the {a} shall start timer T3550 and send a REGISTRATION ACCEPT message.",
  "The {a} initiates the PDU session establishment procedure by sending a PDU SESSION ESTABLISHMENT REQUEST.",
  "After the handover command is received, the {a} detaches from the source cell and synchronises to the target cell.",
@@ -60,6 +61,30 @@ proc = [
  "The {a} shall acknowledge the downlink NAS transport message with an UPLINK NAS TRANSPORT message.",
  "The {a} modifies the QoS flow by sending an N4 session modification request.",
  "When the UE moves out of the tracking area list, the {a} starts a mobility registration update.",
+]
+# class 2 has no published definition; the genuine class-2 sentences are mostly short statements that cannot be
+# judged without their context (many start with "This"/"It"/"Otherwise"), so the fixture's are of that kind
+unclear = [
+ "In this case the field is set to zero by the {a}.",
+ "This value is provided by the {a}.",
+ "Otherwise the element shall be omitted.",
+ "The same applies to the second carrier.",
+ "It is sent once per period.",
+ "This is indicated in the header.",
+ "Such a list may be empty.",
+ "The remaining bits are spare.",
+ "It applies to both directions.",
+ "These entries are ordered by priority at the {a}.",
+ "This is not required for the first instance.",
+ "The result is stored by the {a}.",
+ "Otherwise the default applies.",
+ "This step is repeated for each entry.",
+ "The length is given in octets.",
+ "It is then passed to the {a}.",
+ "This option is not used here.",
+ "The value range is implementation specific.",
+ "In that case no response is expected.",
+ "This field follows the previous one.",
 ]
 other = [
  "The {a} supports carrier frequencies in both frequency range 1 and frequency range 2.",
@@ -84,7 +109,7 @@ other = [
  "The {a} uses the physical downlink control channel to carry downlink control information.",
 ]
 rows = []
-for lab, pool in ((1, sec), (2, proc), (0, other)):
+for lab, pool in ((1, sec), (2, unclear), (0, other)):
     for t in pool:
         rows.append((t.format(a=rng.choice(nfs)), lab))
 rng.shuffle(rows)

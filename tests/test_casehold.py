@@ -130,7 +130,7 @@ def test_presplit_jsonl_rows_use_the_same_row_code(tmp_path):
     d = tmp_path / "casehold"
     d.mkdir()
     (d / "train.jsonl").write_text(json.dumps(_row(1, "0")) + "\n" + json.dumps(_row(2, "3")) + "\n")
-    (d / "test.jsonl").write_text(json.dumps(_row(3, "4")) + "\n")
+    (d / "test.jsonl").write_text(json.dumps(_row(3, "4", citing_prompt="See Poe v. Coe (<HOLDING>).")) + "\n")
     recs = load_records("casehold", data_root=str(tmp_path))
     assert [(r["id"], r["answer_letter"]) for r in recs["train"]] == [("id1", "A"), ("id2", "D")]
     assert recs["test"][0]["answer_letter"] == "E"

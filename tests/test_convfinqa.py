@@ -109,11 +109,13 @@ def test_shot_truncation_only_touches_the_table_block_of_shots(tmp_path):
     long_table = [["year", "value", "note"]] + [[str(1900 + i), f"{i}.5", "restated amount"] for i in range(200)]
     long_turn = _turn(["what was the value in 1950?", "and in 1951?"], [50.5, 51.5],
                       facts={"text_1": "values are restated ."}, table=long_table, tid="Single_LONG/2020/p.pdf-1")
-    d = _write_zip(tmp_path / "convfinqa", [long_turn], [long_turn])
+    eval_turn = _turn(["what was the value in 1960?"], [60.5], facts={"text_1": "values are restated ."},
+                      table=long_table, tid="Single_LONG/2020/p.pdf-2")  # not a repeat of the shot
+    d = _write_zip(tmp_path / "convfinqa", [long_turn], [eval_turn])
     (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 1, "valid": 1}, "tolerance": 0}))
     recs = load_records("convfinqa", data_root=str(tmp_path))
     full, shot = recs["valid"][0]["context"], recs["fewshot"][0]["context"]
-    assert full == S.render_context(long_turn)  # the eval item is never truncated
+    assert full == S.render_context(eval_turn)  # the eval item is never truncated
     head, dialogue = shot.split("\n\nQuestion: ", 1)
     assert len(head.split()) == S.FEWSHOT_MAX_WORDS < len(full.split("\n\nQuestion: ")[0].split())
     assert full.startswith(head) or full.startswith(head.rsplit("\n", 1)[0])

@@ -37,11 +37,36 @@ def _csv():
 # ----------------------------------------------------------------------------------------------- technique table
 def test_technique_table_from_stix():
     names = S.technique_names(_bundle(), "w")
-    assert len(names) == 12
+    assert len(names) == 13
     assert names["T1055"] == "Process Injection" and names["T1053"] == "Scheduled Task/Job"
-    assert "T1083" in names  # x_mitre_is_subtechnique absent -> a technique (DATASETS.md)
     assert not any("." in k for k in names)  # sub-techniques excluded
-    bad = {"objects": [{"type": "attack-pattern", "id": "x", "name": "n", "external_references": [
+    assert names["T1064"] == "Scripting"  # deprecated, flag false: kept (11 of v10.1's 199 are deprecated)
+    # the fixture's revoked attack-patterns: two without the flag (v10.1 style), one with the flag false (later style)
+    revoked = {o["external_references"][0]["external_id"]: o for o in _bundle()["objects"] if o.get("revoked")}
+    assert sorted(revoked) == ["T1066", "T1086", "T1088"]
+    assert ["x_mitre_is_subtechnique" in revoked[t] for t in ("T1066", "T1086", "T1088")] == [False, True, False]
+    assert not set(revoked) & set(names)
+
+
+def test_technique_rule_flag_present_and_false_and_not_revoked():
+    def ap(tid, **kw):
+        return {"type": "attack-pattern", "id": f"attack-pattern--{tid}", "name": f"n{tid}",
+                "external_references": [{"source_name": "mitre-attack", "external_id": tid}], **kw}
+
+    objs = [ap("T1", x_mitre_is_subtechnique=False), ap("T2"),  # absent flag (revoked in v10.1): not a technique
+            ap("T3", revoked=True), ap("T4", x_mitre_is_subtechnique=False, revoked=True),
+            ap("T5", x_mitre_is_subtechnique=False, x_mitre_deprecated=True), ap("T6.001", x_mitre_is_subtechnique=True),
+            ap("T7", x_mitre_is_subtechnique=None), ap("T8", x_mitre_is_subtechnique=False, revoked=False),
+            {"type": "course-of-action", "id": "c", "name": "m", "x_mitre_is_subtechnique": False}]
+    # the old "false or absent" rule also took T2, T3, T4 and T7 (on genuine v10.1: 199 + 129 revoked = 328)
+    assert S.technique_names({"objects": objs}, "w") == {"T1": "nT1", "T5": "nT5", "T8": "nT8"}
+    with pytest.raises(DataError, match=r"^\[cti_to_mitre\] w: technique T1 appears twice \('nT1', 'other'\)$"):
+        S.technique_names({"objects": [objs[0], {**objs[0], "id": "y", "name": "other"}]}, "w")
+
+
+def test_technique_table_structure_errors():
+    bad = {"objects": [{"type": "attack-pattern", "id": "x", "name": "n", "x_mitre_is_subtechnique": False,
+                        "external_references": [
         {"source_name": "mitre-attack", "external_id": "T1"}, {"source_name": "mitre-attack", "external_id": "T2"}]}]}
     with pytest.raises(DataError, match=r"^\[cti_to_mitre\] w: attack-pattern x has 2 mitre-attack ids"):
         S.technique_names(bad, "w")
@@ -118,9 +143,9 @@ def test_source_errors_name_the_file(tmp_path):
     shutil.copy(FIX / S.STIX_NAME, tmp_path / S.STIX_NAME)
     shutil.copy(FIX / S.CSV_NAME, tmp_path / S.CSV_NAME)
     # without a manifest the technique count must be ATT&CK v10.1's 199
-    with pytest.raises(DataError, match=r"enterprise-attack\.json: 12 techniques, expected 199 \(ATT&CK v10\.1\)"):
+    with pytest.raises(DataError, match=r"enterprise-attack\.json: 13 techniques, expected 199 \(ATT&CK v10\.1\)"):
         SRC.convert(tmp_path)
-    (tmp_path / "MANIFEST.json").write_text(json.dumps({"expected_rows": {}, "expected_techniques": 12}))
+    (tmp_path / "MANIFEST.json").write_text(json.dumps({"expected_rows": {}, "expected_techniques": 13}))
     assert len(SRC.convert(tmp_path)["test"]) == 9
     text = (tmp_path / S.CSV_NAME).read_text().replace(",T1003,", ",T9999,", 1)
     (tmp_path / S.CSV_NAME).write_text(text)

@@ -133,7 +133,7 @@ def test_presplit_jsonl_rows_use_the_same_row_code(tmp_path):
     d.mkdir()
     rows = [dict(_row("positive", 4), date="2019-01-30"), dict(_row(0, 5), date="2019-01-30")]
     (d / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (d / "test.jsonl").write_text(json.dumps(rows[0]) + "\n")
+    (d / "test.jsonl").write_text(json.dumps({**rows[0], "para_no": 6, "text": "other " * 31}) + "\n")
     recs = load_records("earnings_call", data_root=str(tmp_path))
     assert [(r["id"], r["label"]) for r in recs["train"]] == [("ACME_2019-01-30_4", "positive"),
                                                               ("ACME_2019-01-30_5", "negative")]

@@ -79,8 +79,9 @@ def test_presplit_jsonl_rows_use_the_same_row_code(tmp_path):
     d.mkdir()
     row = {"_id": 17, "sentence": "HSBC shares slide", "target": "HSBC", "aspect": "Stock", "score": -0.3,
            "type": "headline"}
-    for split in ("train", "test"):
-        (d / f"{split}.jsonl").write_text(json.dumps(row) + "\n")
+    pool_row = {**row, "_id": 18, "sentence": "HSBC shares rise"}  # a pool repeat of the eval row would be removed
+    for split, r in (("train", pool_row), ("test", row)):
+        (d / f"{split}.jsonl").write_text(json.dumps(r) + "\n")
     recs = load_records("fiqa_sa", data_root=str(tmp_path))
     assert recs["test"] == [{"id": "17", "text": "HSBC shares slide", "target": "HSBC", "label": "negative",
                              "label_names": ["positive", "neutral", "negative"]}]

@@ -61,14 +61,19 @@ def test_bad_label_and_bad_line_name_the_file_and_line(tmp_path):
 def test_real_sample_presplit():
     d = shared_sample("iotspotter")
     recs = load_records("iotspotter", data_root=str(d.parent))
-    assert (len(recs["test"]), len(recs["train"])) == (300, 100)
-    assert sum(r["label"] == "iot" for r in recs["test"]) == 116  # SOURCE.md: 116 iot / 184 non-iot
+    # sample test row 123 (kr.co.aepel.smartlantern, non-iot) has an empty description, as has a pool row: it
+    # leaves by the few-shot de-duplication ([LEAK]); SOURCE.md's 116 iot / 184 non-iot are counted before it
+    assert (len(recs["test"]), len(recs["train"])) == (300 - 1, 100)
+    assert "kr.co.aepel.smartlantern" not in {r["id"] for r in recs["test"]}
+    assert sum(r["label"] == "iot" for r in recs["test"]) == 116
     assert sum(r["label"] == "iot" for r in recs["train"]) == 54
     assert recs["test"][0]["id"] == "me.skean.medionled" and recs["test"][0]["label"] == "iot"
     assert recs["test"][0]["text"].startswith("light control lights controlled via mobile app")
     assert recs["train"][0]["id"] == "com.kraftwerk9.sharprc"
     for split in ("train", "test"):
         raw = [json.loads(x) for x in (d / f"{split}.jsonl").open()]
+        raw = [r for r in raw if r["pkg_name"] != "kr.co.aepel.smartlantern"]
+        assert len(raw) == len(recs[split])
         for r, rec in zip(raw, recs[split]):  # the label comes from the source 0/1 kept in label_id
             assert (rec["id"], rec["text"], rec["label"]) == (r["pkg_name"], r["description"], r["label"])
             assert rec["label"] == ("iot" if r["label_id"] == 1 else "non-iot")

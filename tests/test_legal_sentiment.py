@@ -1,4 +1,5 @@
-"""legal_sentiment: HELM's xlsx layout and label mapping (fixture), errors, [BAL] shots, templates, end to end.
+"""legal_sentiment: HELM's xlsx layout, the authors' label mapping + Sentiment check (fixture), errors, [BAL] shots,
+templates, end to end.
 
 No real sample exists (../shared/data has no legal_sentiment): the loader is tested on the fixture (two .xlsx files
 with the real column names, written by scripts/make_fixture_legal_sentiment.py) and on files built in tmp_path.
@@ -39,10 +40,10 @@ def _raw(path: Path) -> list[tuple]:
 
 
 # ----------------------------------------------------------------------------------------------- mapping
-@pytest.mark.parametrize("value,label", [(0, "positive"), (1, "negative"), (2, "neutral"), (2.0, "neutral"),
-                                         ("1", "negative"), (" 0 ", "positive")])
-def test_label_index_mapping_is_helms(value, label):
-    # HELM SENTIMENT_CLASSES = ["positive", "negative", "neutral"]; int(label) indexes it
+@pytest.mark.parametrize("value,label", [(0, "negative"), (1, "neutral"), (2, "positive"), (2.0, "positive"),
+                                         ("1", "neutral"), (" 0 ", "negative")])
+def test_label_index_mapping_is_the_authors(value, label):
+    # 0->negative, 1->neutral, 2->positive (NOT HELM's ["positive", "negative", "neutral"][int(label)])
     assert S.label_name(value) == label
 
 
@@ -53,14 +54,46 @@ def test_bad_label_values_raise(value):
 
 
 def test_metric_label_list_differs_from_index_order():
-    assert S.INDEX_TO_LABEL == ("positive", "negative", "neutral")
+    assert S.INDEX_TO_LABEL == ("negative", "neutral", "positive")
     assert SRC.labels == ("positive", "neutral", "negative")  # [WF1] labels of the spec
+
+
+@pytest.mark.parametrize("label,sentiment", [(0, -1), (1, 0), (2, 1), (2.0, "1"), ("0", -1.0)])
+def test_sentiment_column_agrees(label, sentiment):
+    S.check_sentiment(label, sentiment)  # Label == Sentiment + 1
+
+
+@pytest.mark.parametrize("label,sentiment", [(0, 1), (2, -1), (1, 1), (0, 0), (1, None), (1, "neutral"), (1, 0.5)])
+def test_sentiment_column_disagrees(label, sentiment):
+    with pytest.raises(ValueError, match="!= Sentiment"):
+        S.check_sentiment(label, sentiment)
+
+
+def test_sentiment_mismatch_is_one_line_error_naming_file_and_row(tmp_path):
+    # HELM's reading of the same sheet would be Label 0 = positive: a sheet with Sentiment 1 on Label 0 is refused
+    _write_pair(tmp_path, [("good", 2, 1), ("bad", 0, -1), ("odd", 0, 1)], [("t", 1)],
+                train_header=("Phrase", "Label", "Sentiment"))
+    with pytest.raises(DataError) as e:
+        SRC.convert(tmp_path)
+    msg = str(e.value)
+    assert msg == (f"[legal_sentiment] {tmp_path / 'train.xlsx'}: row 2: Label 0 != Sentiment 1 + 1 (expected Label "
+                   "0/1/2 = Sentiment -1/0/1 = negative/neutral/positive)")
+    _write_pair(tmp_path, [("good", 2, 1), ("no sentiment", 1, None)], [("t", 1)],
+                train_header=("Phrase", "Label", "Sentiment"))
+    with pytest.raises(DataError, match=r"train\.xlsx: row 1: Label 1 != Sentiment \(empty\) \+ 1"):
+        SRC.convert(tmp_path)
+    # the column is checked wherever it exists (also in a test sheet that carried one)
+    _write_pair(tmp_path, [("good", 2, 1)], [("t", 1, 1)], train_header=("Phrase", "Label", "Sentiment"),
+                test_header=("sentence", "label", "Sentiment"))
+    with pytest.raises(DataError, match=r"test\.xlsx: row 0: Label 1 != Sentiment 1 \+ 1"):
+        SRC.convert(tmp_path)
 
 
 # ----------------------------------------------------------------------------------------------- fixture
 def test_fixture_has_the_real_column_names():
-    assert _raw(FIX / "train.xlsx")[0] == ("Phrase", "Label")
+    assert _raw(FIX / "train.xlsx")[0] == ("Phrase", "Label", "Sentiment")  # as the genuine train sheet
     assert _raw(FIX / "test.xlsx")[0] == ("sentence", "label")
+    assert all(lab == senti + 1 for _, lab, senti in _raw(FIX / "train.xlsx")[1:])
 
 
 def test_convert_fixture():
@@ -69,10 +102,13 @@ def test_convert_fixture():
     for split, name in (("train", "train.xlsx"), ("test", "test.xlsx")):
         raw = _raw(FIX / name)[1:]
         assert [r["id"] for r in splits[split]] == [str(i) for i in range(len(raw))]
-        assert [r["text"] for r in splits[split]] == [t for t, _ in raw]
-        assert [r["label"] for r in splits[split]] == [["positive", "negative", "neutral"][lab] for _, lab in raw]
-    assert splits["test"][1] == {"id": "1", "label": "negative",
+        assert [r["text"] for r in splits[split]] == [row[0] for row in raw]
+        assert [r["label"] for r in splits[split]] == [["negative", "neutral", "positive"][row[1]] for row in raw]
+    assert splits["test"][1] == {"id": "1", "label": "negative",  # label 0
                                  "text": "The agency's decision was arbitrary and ignored the evidence before it."}
+    assert splits["train"][0] == {"id": "0", "label": "positive",  # Label 2, Sentiment 1
+                                  "text": "The trial court carefully weighed the evidence and its findings are well "
+                                          "supported by the record."}
     assert SRC.convert(FIX) == splits
 
 
@@ -102,10 +138,13 @@ def _write_pair(d: Path, train_rows, test_rows, train_header=("Phrase", "Label")
 def test_blank_rows_dropped_numeric_text_kept(tmp_path):
     _write_pair(tmp_path, [("a", 0), (None, None), ("b", 2.0)], [(12345, 1), ("c", "2")])
     splits = SRC.convert(tmp_path)
-    assert splits["train"] == [{"id": "0", "text": "a", "label": "positive"},
-                               {"id": "2", "text": "b", "label": "neutral"}]
-    assert splits["test"] == [{"id": "0", "text": "12345", "label": "negative"},
-                              {"id": "1", "text": "c", "label": "neutral"}]
+    assert splits["train"] == [{"id": "0", "text": "a", "label": "negative"},
+                               {"id": "2", "text": "b", "label": "positive"}]
+    assert splits["test"] == [{"id": "0", "text": "12345", "label": "neutral"},
+                              {"id": "1", "text": "c", "label": "positive"}]
+    _write_pair(tmp_path, [("a", 0, -1), (None, None, None), ("b", 2.0, 1.0)], [("c", "2")],
+                train_header=("Phrase", "Label", "Sentiment"))  # padding rows of a sheet with Sentiment
+    assert [r["label"] for r in SRC.convert(tmp_path)["train"]] == ["negative", "positive"]
 
 
 def test_errors_name_dataset_and_file(tmp_path):

@@ -127,7 +127,10 @@ def test_multiline_quoted_body_is_parsed_from_the_stream():
 
 def test_fixture_loads_with_balanced_shots_and_label_names():
     recs = load_records("reddit_climate", data_root=FIXTURES_DIR)
-    assert {k: len(v) for k, v in recs.items()} == {"test": 12, "train": 12, "fewshot": 12}
+    # the fixture's comments repeat word for word (as real Reddit copypasta does): 9 of the 12 test comments equal a
+    # pool comment and leave by the few-shot de-duplication ([LEAK]; the sample of 24 is still checked before it)
+    assert {k: len(v) for k, v in recs.items()} == {"test": 12 - 9, "train": 12, "fewshot": 12}
+    assert [r["id"] for r in recs["test"]] == ["is45ku4", "is45x22", "is46xpw"]
     assert recs["test"][0]["label_names"] == ["positive", "negative"]
     assert {r["label"] for r in recs["fewshot"][:2]} == {"positive", "negative"}
     assert {r["id"] for r in recs["fewshot"]} == {r["id"] for r in recs["train"]}
@@ -179,8 +182,8 @@ def test_presplit_rows_use_the_same_row_code(tmp_path):
     d = tmp_path / "reddit_climate"
     d.mkdir()
     rows = [_row(1, TEN, "0.3"), _row(2, TEN, "-0.4"), _row(3, "[deleted]", "0.2")]
-    for split in ("train", "test"):
-        (d / f"{split}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    (d / "test.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    (d / "train.jsonl").write_text("\n".join(json.dumps(_row(i + 10, f"pool {TEN}", "0.3")) for i in range(2)))
     recs = load_records("reddit_climate", data_root=str(tmp_path))
     assert [(r["id"], r["label"]) for r in recs["test"]] == [("c00001", "positive"), ("c00002", "negative")]
 

@@ -61,6 +61,47 @@ def test_token_file_parsing_and_label_rule(tmp_path):
         S.read_tokens_file(p)
 
 
+def test_empty_tag_line_of_the_genuine_release_reads_as_O_with_one_warning(tmp_path, caplog):
+    """The genuine train/tokenized/apt28.tokens line 6,668 is ``NN `` (token, space, no tag) inside an entity span."""
+    p = tmp_path / "apt.tokens"
+    p.write_text("The O\nfile B-Entity\nNN \nname I-Entity\n \nNN \nonly O\n")  # " " line = sentence break
+    with caplog.at_level("WARNING", logger="lm_eval_enterprise.data"):
+        sents = S.read_tokens_file(p)
+    assert sents == [(["The", "file", "NN", "name"], ["O", "B-Entity", "O", "I-Entity"]), (["NN", "only"], ["O", "O"])]
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings == [f"[securenlp] {p}:3: token 'NN' has an empty tag; read as tag O",
+                        f"[securenlp] {p}:6: token 'NN' has an empty tag; read as tag O"]  # one per such line
+    # label rule on the read tags: the span keeps its other tags (relevant); an empty tag alone is O (irrelevant)
+    assert [S.sentence_label(tags) for _, tags in sents] == ["relevant", "irrelevant"]
+
+
+def test_fixture_reproduces_the_empty_tag_quirk(caplog):
+    raw = (FIX / "train/tokenized/Imaginary_Quillpig_Stealer_Analysis.tokens").read_text().splitlines()
+    assert raw[3] == "browser " and raw[2] == "saved B-Entity" and raw[4] == "passwords I-Entity"
+    with caplog.at_level("WARNING", logger="lm_eval_enterprise.data"):
+        splits = SRC.convert(FIX)
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "Imaginary_Quillpig_Stealer_Analysis.tokens:4: token 'browser' has an empty" in (
+        warnings[0])
+    rec = next(r for r in splits["train"] if r["id"] == "Imaginary_Quillpig_Stealer_Analysis.tokens:0")
+    assert rec == {"id": "Imaginary_Quillpig_Stealer_Analysis.tokens:0", "label": "relevant",
+                   "text": "Quillpig steals saved browser passwords ."}
+    assert len(splits["train"]) == 11  # MANIFEST count unchanged
+
+
+def test_presplit_row_with_empty_tag_reads_as_O(tmp_path, caplog):
+    d = tmp_path / "securenlp"
+    d.mkdir()
+    rows = {"train": [{"file": "a.tokens", "sent_idx": 0, "tokens": ["NN", "x"], "tags": ["", "O"]}],
+            "test": [{"file": "b.tokens", "sent_idx": 2, "tokens": ["NN", "y"], "tags": [" ", "B-Entity"]}]}
+    with caplog.at_level("WARNING", logger="lm_eval_enterprise.data"):
+        out = SRC.convert_presplit(rows, d)
+    assert [r["label"] for r in out["train"] + out["test"]] == ["irrelevant", "relevant"]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"[securenlp] {d}/train.jsonl: a.tokens:0: empty tag read as tag O",
+        f"[securenlp] {d}/test.jsonl: b.tokens:2: empty tag read as tag O"]
+
+
 def test_real_sample_presplit():
     d = shared_sample("securenlp")
     recs = load_records("securenlp", data_root=str(d.parent))

@@ -47,11 +47,14 @@ def test_convert_fixture_is_the_seeded_15_percent_split():
 
 
 def test_verbaliser_is_one_constant_and_unverified():
-    assert S.LABEL_NAMES == {0: "not security related", 1: "security related", 2: "procedure"}
+    # class 2 has no published definition: a neutral name, not the earlier guess "procedure"
+    assert S.LABEL_NAMES == {0: "not security related", 1: "security related", 2: "other"}
     assert SRC.labels == tuple(S.LABEL_NAMES.values())
-    assert S.LABEL_NAMES_VERIFIED is False and TASKS.extra_metadata == {"label_names_verified": False}
-    for value, name in (("0", "not security related"), ("1", "security related"), ("2", "procedure"),
-                        ("1.0", "security related"), (" 2 ", "procedure")):
+    assert S.LABEL_NAMES_VERIFIED is False
+    assert TASKS.extra_metadata == {"label_names_verified": False, "label_names_note": S.LABEL_NAMES_NOTE}
+    assert S.LABEL_NAMES_NOTE.startswith("class names unverified") and "class 2 is unexplained" in S.LABEL_NAMES_NOTE
+    for value, name in (("0", "not security related"), ("1", "security related"), ("2", "other"),
+                        ("1.0", "security related"), (" 2 ", "other")):
         assert S.label_name(value, "w") == name
     for bad in ("3", "-1", "x", "", "1.5"):
         with pytest.raises(DataError, match=r"^\[spec5g_cls\] w: label .* is not one of \[0, 1, 2\]"):
@@ -60,7 +63,7 @@ def test_verbaliser_is_one_constant_and_unverified():
 
 def test_balanced_shots_cover_the_three_classes():
     recs = load_records("spec5g_cls", data_root=FIXTURES_DIR)
-    assert recs["test"][0]["label_names"] == ["not security related", "security related", "procedure"]
+    assert recs["test"][0]["label_names"] == ["not security related", "security related", "other"]
     assert {r["label"] for r in recs["fewshot"][:3]} == set(S.LABEL_NAMES.values())
     assert Counter(r["label"] for r in recs["fewshot"][:5]).most_common(1)[0][1] == 2  # 2 + 2 + 1
     assert {r["id"] for r in recs["fewshot"]} == {r["id"] for r in recs["train"]}
@@ -184,7 +187,7 @@ def test_offline_without_data_says_how_to_provide_it():
 # ----------------------------------------------------------------------------------------------- templates
 def test_templates_accept_gold_and_keep_the_labels_apart():
     assert TEMPLATES[0].description == ("Classify the following sentence from a 5G protocol specification into one "
-                                        "of: not security related, security related, procedure.\n\n")
+                                        "of: not security related, security related, other.\n\n")
     assert TEMPLATES[0].doc_to_text == "Sentence: {{text}}\nLabel:"
     labels = list(S.LABEL_NAMES.values())
     for t in TEMPLATES:
@@ -198,7 +201,14 @@ def test_templates_accept_gold_and_keep_the_labels_apart():
     assert extract_answer(" not security related, because", first_phrase, "\n", labels) == "not security related"
     assert extract_answer(" security related (it is)", first_phrase, "\n", labels) == "security related"
     full = re.compile(TEMPLATES[0].regex)  # t1: [WF1] full completion
-    assert extract_answer(" procedure, clearly", full, "\n", labels) == "[invalid]"
+    assert extract_answer(" other, clearly", full, "\n", labels) == "[invalid]"
+
+
+def test_no_template_builds_a_meaning_of_class_2_into_its_wording():
+    for t in TEMPLATES:
+        text = (t.description or "") + t.doc_to_text
+        assert "procedure" not in text.lower(), t.id
+        assert "not security related, security related, other" in text, t.id  # the names, nothing more
 
 
 # ----------------------------------------------------------------------------------------------- end to end
@@ -218,6 +228,7 @@ def test_end_to_end_fixture_tiny_model(tiny_model_dir):
             assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0
         assert res["configs"][t]["num_fewshot"] == 5
         assert res["configs"][t]["metadata"]["label_names_verified"] is False
+        assert res["configs"][t]["metadata"]["label_names_note"] == S.LABEL_NAMES_NOTE
     prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
     shots = "".join(f"Sentence: {r['text']}\nLabel: {r['label']}\n\n" for r in recs["fewshot"][:5])
     assert prompt == (TEMPLATES[0].description + shots + f"Sentence: {recs['test'][0]['text']}\nLabel:")

@@ -132,8 +132,9 @@ def test_presplit_uses_a_stix_bundle_beside_the_rows(tmp_path):
     d.mkdir()
     rows = [{"text": "uses a proxy", "label": "T1090", "doc_title": "t", "orig_index": 7},
             {"text": "ipconfig", "label": "T1016", "doc_title": "t", "orig_index": 8}]
-    for split in ("train", "test"):
-        (d / f"{split}.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    pool = [{"text": "relays traffic via a proxy", "label": "T1090", "doc_title": "t", "orig_index": 9}]
+    for split, rs in (("train", pool), ("test", rows)):
+        (d / f"{split}.jsonl").write_text("\n".join(json.dumps(r) for r in rs) + "\n")
     bundle = json.loads((FIX / "enterprise-attack.json").read_text())
     for o in bundle["objects"]:
         if o.get("name") == "Proxy":

@@ -6,8 +6,9 @@ Source layout (HELM ``cti_to_mitre_scenario.py``):
   GitHub raw URL serves the content), columns ``sentence``, ``label_tec`` (technique ID), ``label_subtec``,
   ``tec_name``;
 * ``enterprise-attack.json`` — ATT&CK v10.1 STIX bundle of ``mitre/cti``; technique names = objects with
-  ``type == "attack-pattern"`` and ``x_mitre_is_subtechnique`` false/absent, ID = the ``external_id`` of the
-  ``mitre-attack`` external reference (199 techniques in v10.1).
+  ``type == "attack-pattern"`` whose ``x_mitre_is_subtechnique`` is **present and false** and that are not
+  ``revoked``, ID = the ``external_id`` of the ``mitre-attack`` external reference (199 techniques in v10.1; see
+  :func:`technique_names`).
 
 Split (HELM): ``train = df.sample(frac=0.7, random_state=42)``; ``test = df.drop(train.index).sample(frac=1,
 random_state=42)``.
@@ -45,20 +46,35 @@ OTHERS = "Others"
 EXPECTED_TECHNIQUES = 199   # ATT&CK v10.1 enterprise techniques (not sub-techniques)
 
 
+def is_technique(obj: dict) -> bool:
+    """A current ATT&CK technique: an ``attack-pattern`` whose ``x_mitre_is_subtechnique`` is present and ``False``
+    (HELM ``make_label_category_name_dict``: ``not o.get("x_mitre_is_subtechnique", True)``) and not ``revoked``.
+
+    The genuine v10.1 bundle holds 707 attack-patterns: 199 with the flag false (11 of them deprecated — kept, they
+    are in HELM's and the spec's 199), 379 sub-techniques, and 129 revoked objects **without** the flag, which a
+    "false or absent" rule wrongly counts (328). Later releases (e.g. v18.1) give revoked objects the flag
+    ``false``; excluding ``revoked`` keeps them out too and changes nothing on v10.1 (no revoked object has the flag).
+    """
+    return (obj.get("type") == "attack-pattern" and obj.get("x_mitre_is_subtechnique", True) is False
+            and not obj.get("revoked", False))
+
+
 def technique_names(bundle: dict, where: str) -> dict[str, str]:
-    """Technique ID → name from a STIX bundle (HELM ``make_label_category_name_dict``; absent
-    ``x_mitre_is_subtechnique`` counts as a technique, as DATASETS.md says)."""
+    """Technique ID → name of every :func:`is_technique` object of a STIX bundle."""
     objects = bundle.get("objects") if isinstance(bundle, dict) else None
     if not isinstance(objects, list):
         raise DataError("cti_to_mitre", where, "not a STIX bundle (no 'objects' list)")
     out: dict[str, str] = {}
     for obj in objects:
-        if obj.get("type") != "attack-pattern" or obj.get("x_mitre_is_subtechnique", False):
+        if not is_technique(obj):
             continue
         ids = [r.get("external_id") for r in obj.get("external_references", [])
                if r.get("source_name") == "mitre-attack"]
         if len(ids) != 1 or not ids[0]:
             raise DataError("cti_to_mitre", where, f"attack-pattern {obj.get('id')} has {len(ids)} mitre-attack ids")
+        if ids[0] in out:
+            raise DataError("cti_to_mitre", where, f"technique {ids[0]} appears twice ({out[ids[0]]!r}, "
+                            f"{obj.get('name')!r})")
         out[ids[0]] = obj["name"]
     return out
 

@@ -14,6 +14,7 @@ pool = train (9,435); dev (1,213) is converted and counted only.
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from lm_eval_enterprise.data import ENV_DATA, DataError, RemoteFile, Source, download_url, fetch_json, map_rows
@@ -26,6 +27,7 @@ RAW_URL = "https://raw.githubusercontent.com/{repo}/{ref}/{path}"
 # our split name -> the repository's split folder
 SPLIT_DIRS = {"train": "train", "valid": "dev", "test": "test_1"}
 RELEVANT, IRRELEVANT = "relevant", "irrelevant"
+log = logging.getLogger("lm_eval_enterprise.data")
 LABELS = (RELEVANT, IRRELEVANT)
 
 
@@ -35,10 +37,12 @@ def split_folder(split: str) -> str:
 
 
 def read_tokens_file(path: Path) -> list[tuple[list[str], list[str]]]:
-    """Sentences of one ``token TAG`` file as (tokens, tags); blank lines separate sentences.
+    """Sentences of one ``token TAG`` file as (tokens, tags); blank (or whitespace-only) lines separate sentences.
 
-    A line holds the token and the tag separated by whitespace (the tag is the last field); a line with a single
-    field is a format error naming the file and line.
+    A line holds the token and the tag separated by whitespace (the tag is the last field). A token followed by
+    whitespace and then nothing has an **empty tag**: the genuine release has one such line (``NN `` inside an
+    entity span of ``train/tokenized/apt28.tokens``, line 6,668); it is read as the token with tag ``O`` and one
+    warning names file:line. A line with a single field and no separator is a format error naming file and line.
     """
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -53,7 +57,10 @@ def read_tokens_file(path: Path) -> list[tuple[list[str], list[str]]]:
             tokens, tags = [], []
             continue
         if len(parts) < 2:
-            raise DataError("securenlp", f"{path}:{n}", f"expected 'token TAG', got {line!r}")
+            if line.rstrip() == line:
+                raise DataError("securenlp", f"{path}:{n}", f"expected 'token TAG', got {line!r}")
+            log.warning("[securenlp] %s:%d: token %r has an empty tag; read as tag O", path, n, parts[0])
+            parts = parts + ["O"]
         tokens.append(" ".join(parts[:-1]))
         tags.append(parts[-1])
     return sentences
@@ -67,6 +74,9 @@ def sentence_label(tags: list[str]) -> str:
 def sentence_record(file: str, sent_idx: int, tokens: list[str], tags: list[str], where: str) -> dict:
     if not tokens or len(tokens) != len(tags):
         raise DataError("securenlp", where, f"{len(tokens)} tokens but {len(tags)} tags")
+    if any(not str(t).strip() for t in tags):  # pre-split rows keeping the release's empty tag (see read_tokens_file)
+        log.warning("[securenlp] %s: empty tag read as tag O", where)
+        tags = [str(t).strip() or "O" for t in tags]
     return {"id": f"{file}:{sent_idx}", "text": " ".join(tokens), "label": sentence_label(list(tags))}
 
 

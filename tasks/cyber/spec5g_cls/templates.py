@@ -1,14 +1,15 @@
 """Instruction templates of spec5g_cls (t1 = DATASETS.md template 1).
 
 All templates keep the three class names of ``source.LABEL_NAMES`` (one constant) and the target format (the bare
-class name). ``not security related`` contains ``security related``: the first-phrase regexes try the longer name
+class name). The class names are unverified (``LABEL_NAMES_NOTE``), so no template describes what a class means
+beyond its name. ``not security related`` contains ``security related``: the first-phrase regexes try the longer name
 first and are anchored at the start, so one can never be read as the other.
 """
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
-from .source import LABEL_NAMES, LABEL_NAMES_VERIFIED
+from .source import LABEL_NAMES, LABEL_NAMES_NOTE, LABEL_NAMES_VERIFIED
 
-NAMES = ", ".join(LABEL_NAMES.values())  # "not security related, security related, procedure"
+NAMES = ", ".join(LABEL_NAMES.values())  # "not security related, security related, other"
 _ALT = "|".join(sorted(LABEL_NAMES.values(), key=len, reverse=True))
 FIRST_PHRASE = rf"(?i)^\W*({_ALT})\b"
 
@@ -19,8 +20,8 @@ TEMPLATES = [
              regex=r"(?s)^(.*)$",  # [WF1]: the full completion must be the class name
              axes=("spec",), note="DATASETS.md template 1; full completion compared with the class names."),
     Template("t2",
-             description="Does the following 3GPP specification sentence concern security, describe a procedure, "
-                         f"or neither? Reply with exactly one of: {NAMES}.\n\n",
+             description="Which category does the following 3GPP specification sentence belong to? Reply with "
+                         f"exactly one of: {NAMES}.\n\n",
              doc_to_text="Text: {{text}}\nCategory:",
              regex=FIRST_PHRASE, axes=("instruction_wording", "field_labels")),
     Template("t3",
@@ -42,5 +43,5 @@ TEMPLATES = [
 TASKS = DatasetTasks(
     dataset="spec5g_cls", domain="cyber", family="classification_weighted", primary_metric="weighted_f1",
     templates=TEMPLATES, num_fewshot=5, max_gen_toks=8, until=("\n",), verbalise=True,
-    extra_metadata={"label_names_verified": LABEL_NAMES_VERIFIED},
+    extra_metadata={"label_names_verified": LABEL_NAMES_VERIFIED, "label_names_note": LABEL_NAMES_NOTE},
 )
