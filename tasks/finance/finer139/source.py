@@ -33,6 +33,7 @@ from typing import Any, Iterator
 from lm_eval_enterprise.fewshot import top_k_labels
 from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, MANIFEST, DataError, HFParquetSource, ENV_DATA,
                                      download_hf_parquet, fetch_json, hf_parquet_files, is_offline, local_parquet_files)
+from lm_eval_enterprise.datacheck import unverified
 
 log = logging.getLogger("lm_eval_enterprise.finer139")
 
@@ -248,7 +249,9 @@ class Finer139(HFParquetSource):
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG
     hf_splits = ("train", "test")
-    expected_rows = {"test": N_EVAL}
+    expected_rows = {"test": unverified(N_EVAL, "recipe sample size (1,000 kept test sentences); genuine files "
+                                                "not counted"),
+                     "train": unverified(None, "kept train sentences (top-10 filter): no published count")}
 
     # -- source layout: config folder found, not assumed ----------------------------------------------------
     def config_dir(self, d: Path) -> str:
