@@ -6,7 +6,11 @@ Subcommands:
              ``--data-root DIR`` is merged into ``--metadata``.
   tasks-dir  print the task folder (for ``lm_eval --include_path "$(lm-eval-enterprise tasks-dir)"``)
   list       datasets, domains and their task groups
-  prepare    download datasets into the cache ahead of time (``--dataset ID`` / ``--domain D`` / ``--all``)
+  prepare    make datasets ready ahead of time (``--dataset ID`` / ``--domain D`` / ``--all``): with a data root
+             (``--data-root DIR`` or ``$LM_EVAL_ENTERPRISE_DATA``) check ``DIR/<id>/`` or download into it, else
+             the cache; offline (``HF_HUB_OFFLINE``/``HF_DATASETS_OFFLINE``) nothing is downloaded
+  verify     load every dataset present (``--data-root DIR``, ``$LM_EVAL_ENTERPRISE_DATA`` or the cache) and print
+             one line each: rows per split, expected, verified?, sha256, OK / warning / error (exit 1 on errors)
   demo       the offline demo: SmolLM2-135M-Instruct on the embedded fixture data, score table per template
   sharpe     aggregate template variants of lm-eval output folders (Sharpe score, robustness statistics)
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Sequence
 
 
@@ -92,21 +97,46 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prepare(args: argparse.Namespace) -> int:
-    from .data import DataError, get_source, iter_sources, prepare
+def _selected_sources(args: argparse.Namespace, what: str, default_all: bool = False) -> list | int:
+    """The Sources named by ``--dataset`` / ``--domain`` / ``--all`` (all when ``default_all``); an unknown id or
+    domain is one error line and exit code 1."""
+    from .data import DataError, get_source, iter_sources
 
-    if args.all:
-        sources = list(iter_sources())
-    elif args.domain:
-        sources = list(iter_sources(args.domain))
-    elif args.dataset:
+    if args.dataset:
         try:
-            sources = [get_source(d) for d in args.dataset]
+            return [get_source(d) for d in args.dataset]
         except DataError as exc:  # unknown id: one error line and exit code 1, not a traceback
             print(f"error: {exc}", file=sys.stderr)
             return 1
-    else:
-        raise SystemExit("prepare: give --dataset ID (repeatable), --domain D or --all")
+    if args.domain:
+        sources = list(iter_sources(args.domain))
+        if not sources:
+            known = sorted({s.domain for s in iter_sources()})
+            print(f"error: unknown domain {args.domain!r}; known: {', '.join(known)}", file=sys.stderr)
+            return 1
+        return sources
+    if getattr(args, "all", False) or default_all:
+        return list(iter_sources())
+    raise SystemExit(f"{what}: give --dataset ID (repeatable), --domain D or --all")
+
+
+def _set_data_root(args: argparse.Namespace) -> None:
+    """``--data-root DIR`` = ``$LM_EVAL_ENTERPRISE_DATA=DIR`` for this command (messages then name that folder)."""
+    import os
+
+    from .data import ENV_DATA
+
+    if args.data_root:
+        os.environ[ENV_DATA] = args.data_root
+
+
+def _prepare(args: argparse.Namespace) -> int:
+    from .data import DataError, prepare
+
+    sources = _selected_sources(args, "prepare")
+    if isinstance(sources, int):
+        return sources
+    _set_data_root(args)
     failed = 0
     for src in sources:
         try:
@@ -116,6 +146,62 @@ def _prepare(args: argparse.Namespace) -> int:
             failed += 1
             print(f"error: {exc}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """One line per dataset present: rows per split / expected, verified?, sha256 (short), status."""
+    import os
+
+    from tqdm.auto import tqdm
+
+    from .data import COMPLETE_MARKER, EMBEDDED, ENV_DATA, DataError, cache_root, inspect_folder
+
+    sources = _selected_sources(args, "verify", default_all=True)
+    if isinstance(sources, int):
+        return sources
+    root = args.data_root or os.environ.get(ENV_DATA)
+    if root == EMBEDDED:
+        from . import FIXTURES_DIR
+
+        root = FIXTURES_DIR
+    if root:
+        base = Path(root).expanduser()
+        present = [(s, base / s.id) for s in sources if (base / s.id).is_dir()]
+    else:
+        base = cache_root()
+        present = [(s, base / s.id) for s in sources if (base / s.id / COMPLETE_MARKER).exists()]
+    if not present:
+        print(f"error: no dataset folder to verify in {base}", file=sys.stderr)
+        return 1
+    errors = warnings = 0
+    width = max(len(s.id) for s, _ in present)
+    for src, d in tqdm(present, desc="verify", unit="dataset", file=sys.stderr, disable=args.quiet):
+        try:
+            _, report = inspect_folder(src, d, defer_errors=True)
+        except DataError as exc:
+            errors += 1
+            tqdm.write(f"{src.id:<{width}}  ERROR: {exc}", file=sys.stdout)
+            continue
+        errors += report.status == "error"
+        warnings += report.status == "warning"
+        tqdm.write(f"{src.id:<{width}}  {verify_line(report)}", file=sys.stdout)
+    absent = len(sources) - len(present)
+    print(f"{len(present)} verified in {base}: {len(present) - errors - warnings} OK, {warnings} warning(s), "
+          f"{errors} error(s)" + (f"; {absent} not present" if absent else ""))
+    return 1 if errors else 0
+
+
+def verify_line(report) -> str:
+    """``train 4/45,000 test 8/3,600  verified: no  sha256 1a2b3c4d5e6f  warning: <first note>``."""
+    counts = " ".join(f"{c.key} {c.n:,}/{'?' if c.expected.n is None else f'{c.expected.n:,}'}"
+                      for c in report.checks)
+    flags = {c.expected.verified for c in report.checks}  # a count without an expectation is unverified
+    ver = "manifest" if report.declared == "MANIFEST.json" else (
+        "yes" if flags == {True} else "partly" if flags == {True, False} else "no")
+    status = report.status.upper() if report.status == "ok" else report.status
+    notes = report.messages
+    tail = f": {notes[0]}" + (f" (+{len(notes) - 1} more)" if len(notes) > 1 else "") if notes else ""
+    return f"{counts}  verified: {ver}  sha256 {report.sha256[:12]}  {status}{tail}"
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -139,12 +225,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("tasks-dir", help="print the task folder")
     p = sub.add_parser("list", help="list datasets")
     p.add_argument("--domain")
-    p = sub.add_parser("prepare", help="download datasets into the cache")
+    p = sub.add_parser("prepare", help="make datasets ready: check the data root's folders or download")
     p.add_argument("--dataset", action="append")
     p.add_argument("--domain")
     p.add_argument("--all", action="store_true")
-    p.add_argument("--force", action="store_true", help="download again even if cached")
+    p.add_argument("--data-root", help="data root (default: $LM_EVAL_ENTERPRISE_DATA, else the cache)")
+    p.add_argument("--force", action="store_true", help="download again even if present")
     p.add_argument("--quiet", action="store_true")
+    p = sub.add_parser("verify", help="check every dataset present: counts, verified?, sha256, labels")
+    p.add_argument("--data-root", help="data root (default: $LM_EVAL_ENTERPRISE_DATA, else the cache)")
+    p.add_argument("--dataset", action="append")
+    p.add_argument("--domain")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = sub.add_parser("demo", help="offline demo with SmolLM2-135M-Instruct on the embedded fixture data")
     p.add_argument("--limit", type=int, default=None, help="documents per task variant (default: demo setting)")
     p.add_argument("--output_path", default="demo_out")
@@ -156,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(TASK_DIR)
         return 0
-    return {"list": _list, "prepare": _prepare, "demo": _demo}[args.cmd](args)
+    return {"list": _list, "prepare": _prepare, "verify": _verify, "demo": _demo}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,12 @@ source format (download URLs, conversion to the common record schema, split reci
 * ``data_root`` = ``embedded`` selects the package's own fixture data (synthetic rows in each source's format,
   for demos and tests; a warning says so);
 * two layouts of a data folder: the **source layout** (the files exactly as downloaded; converted and split by
-  the dataset's recipe, row counts checked against the spec or a ``MANIFEST.json``) and the **pre-split layout**
-  (``train.jsonl``/``test.jsonl``/``valid.jsonl`` holding source rows already split, as in ``../shared/data``;
-  rows go through the same per-row conversion);
+  the dataset's recipe) and the **pre-split layout** (``train.jsonl``/``test.jsonl``/``valid.jsonl`` holding
+  source rows already split; rows go through the same per-row conversion);
+* the checks of every load, whatever the layout (:mod:`lm_eval_enterprise.datacheck`): row counts against the
+  Source's declared counts (verified → error on mismatch, unverified → warning) or the folder's
+  ``MANIFEST.json``; a folder with a ``SOURCE.md`` is a declared partial copy; gold labels inside the label set;
+  UTF-8 text; the sha256 of every file — all of it in the :class:`DataReport` that goes into the task metadata;
 * the ``fewshot`` split, ordered by [BAL] (:mod:`lm_eval_enterprise.fewshot`);
 * :func:`load_task_dataset`, the ``custom_dataset`` hook every task YAML uses.
 """
@@ -32,8 +35,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from .datacheck import (MANIFEST, SAMPLE_NOTE, CountCheck, DataReport, Rows, as_rows, check_count, check_gold,
+                        collecting, declared_copy, describe_decode_error, folder_hashes, manifest_rows, unverified,
+                        utf8_error, verified)
+from .errors import DataError
 from .fewshot import helm_balanced
 from .leakage import drop_fewshot_duplicates
+
+__all__ = ["DataError", "DataReport", "Rows", "Source", "check_count", "load_checked", "load_records",
+           "load_task_dataset", "prepare", "unverified", "verified"]
 
 log = logging.getLogger("lm_eval_enterprise.data")
 
@@ -41,18 +51,8 @@ ENV_DATA = "LM_EVAL_ENTERPRISE_DATA"
 ENV_CACHE = "LM_EVAL_ENTERPRISE_CACHE"
 PRESPLIT_FILES = {"train": "train.jsonl", "valid": "valid.jsonl", "test": "test.jsonl"}
 FEWSHOT_POOL_MAX = 256  # length of the [BAL]-ordered fewshot split (any --num_fewshot up to this is exact)
-MANIFEST = "MANIFEST.json"
 EMBEDDED = "embedded"  # data_root / $LM_EVAL_ENTERPRISE_DATA value selecting the package's fixture data
 COMPLETE_MARKER = ".complete"
-
-
-class DataError(RuntimeError):
-    """A dataset cannot be loaded; the message is one line naming the dataset, the file and the problem."""
-
-    def __init__(self, dataset: str, where: str | os.PathLike | None, problem: str):
-        self.dataset, self.where, self.problem = dataset, str(where) if where else None, problem
-        loc = f" {where}:" if where else ""
-        super().__init__(f"[{dataset}]{loc} {problem}")
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,15 @@ def cache_root() -> Path:
     return base / "lm-eval-enterprise" / "data"
 
 
+def manual_hint(dataset: str, path: str = "") -> str:
+    """How to supply a file by hand after a failed download: into the data root when one is set (never "set the
+    variable" when it is already set), else by pointing ``$LM_EVAL_ENTERPRISE_DATA`` at a folder."""
+    root = os.environ.get(ENV_DATA)
+    if root and root != EMBEDDED:
+        return f"obtain the source files by hand and put them into {Path(root).expanduser() / dataset}/{path}"
+    return f"obtain the source files by hand and point ${ENV_DATA} (or --data-root) at a folder holding {dataset}/{path}"
+
+
 def download_url(url: str, dest: Path, dataset: str, sha256: str | None = None, progress: bool = True) -> Path:
     """Fetch ``url`` to ``dest`` atomically with a progress bar; verify ``sha256`` when given."""
     import urllib.request
@@ -97,8 +106,7 @@ def download_url(url: str, dest: Path, dataset: str, sha256: str | None = None, 
                     bar.update(len(chunk))
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise DataError(dataset, url, f"download failed ({exc}); obtain the source files by hand and point "
-                        f"${ENV_DATA} (or --data-root) at a folder holding {dataset}/") from exc
+        raise DataError(dataset, url, f"download failed ({exc}); {manual_hint(dataset)}") from exc
     if sha256 and digest.hexdigest() != sha256:
         tmp.unlink(missing_ok=True)
         raise DataError(dataset, url, f"sha256 {digest.hexdigest()} != expected {sha256}")
@@ -120,16 +128,27 @@ def fetch_json(url: str, dataset: str, headers: dict[str, str] | None = None, hi
                         f"({exc}){'; ' + hint if hint else ''}") from exc
 
 
-def read_jsonl(path: Path, dataset: str) -> list[dict]:
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
+def read_jsonl_lines(path: Path, dataset: str) -> tuple[list[dict], list[int]]:
+    """Rows of a JSON-lines file and the 1-based line number of each (blank lines skipped). A line that is not
+    UTF-8 or not JSON is one :class:`DataError` naming ``file:line``."""
+    rows, lines = [], []
+    with open(path, "rb") as f:
+        for n, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(dataset, f"{path}:{n}", f"not UTF-8 text: {describe_decode_error(exc)}") from exc
             if line.strip():
                 try:
                     rows.append(json.loads(line))
                 except json.JSONDecodeError as exc:
                     raise DataError(dataset, f"{path}:{n}", f"invalid JSON line ({exc.msg})") from exc
-    return rows
+                lines.append(n)
+    return rows, lines
+
+
+def read_jsonl(path: Path, dataset: str) -> list[dict]:
+    return read_jsonl_lines(path, dataset)[0]
 
 
 MC_LETTERS = "ABCDEFGHIJ"  # option letters of multiple-choice records ([ACC]: A–J, assigned by position)
@@ -175,12 +194,16 @@ class Source:
     domain: str = ""
     task_type: str = ""                 # classification | ner | kpi | ranking | numeric | summarization | mc
     files: tuple[RemoteFile, ...] = ()  # the source layout: what download() fetches
-    expected_rows: dict[str, int] = {}  # full-data row counts per split after the recipe (checked ±tolerance)
-    row_tolerance: float = 0.01
+    # per split after the recipe: verified(n, evidence) — counted on a genuine file, a mismatch is an error — or
+    # unverified(n | None, evidence) — a mismatch is a warning (lm_eval_enterprise.datacheck); every split declared
+    expected_rows: dict[str, Rows] = {}
     labels: tuple[str, ...] = ()        # classification label set (canonical spelling, spec order)
     positive_label: str | None = None   # binary F1 tasks
     subtasks: tuple[str, ...] = ()      # datasets made of several tasks (gold_news)
     eval_split: str = "test"
+    # split evaluated instead when every record of eval_split lacks a gold answer (e.g. an unlabelled test release);
+    # the task YAML of such a dataset reads the split "eval", which the data layer fills with the chosen one
+    eval_fallback: str | None = None
     fewshot_source_split: str = "train"
     # True: convert() already chose the shots and returns the pool split in [BAL] selection order (e.g. a dataset
     # whose few-shot pool is "k rows chosen by [BAL] from all rows"); the fewshot split keeps that order as is
@@ -239,21 +262,23 @@ class Source:
     def has_source_layout(self, d: Path) -> bool:
         return bool(self.files) and all((d / f.name).exists() for f in self.files)
 
-    def check_rows(self, splits: dict[str, list[dict]], data_dir: Path) -> None:
+    def expected_for(self, data_dir: Path) -> dict[str, Rows]:
+        """Expected counts for this folder: its ``MANIFEST.json`` (exact, as verified) or :attr:`expected_rows`."""
         manifest = data_dir / MANIFEST
-        expected = self.expected_rows
-        tolerance = self.row_tolerance
         if manifest.exists():
-            try:
-                spec = json.loads(manifest.read_text())
-                expected, tolerance = spec["expected_rows"], float(spec.get("tolerance", 0))
-            except (ValueError, KeyError) as exc:
-                raise DataError(self.id, manifest, f"bad manifest ({exc})") from exc
-        for split, n_exp in expected.items():
-            n = len(splits.get(split, []))
-            if abs(n - n_exp) > tolerance * n_exp:
-                raise DataError(self.id, data_dir, f"split '{split}' has {n:,} rows after conversion, expected "
-                                f"{n_exp:,} (±{tolerance:.0%}); the source files are incomplete or changed")
+            return manifest_rows(manifest, self.id)
+        return {s: as_rows(r) for s, r in self.expected_rows.items()}
+
+    def check_rows(self, splits: dict[str, list[dict]], data_dir: Path,
+                   provided: Iterable[str] | None = None) -> list[CountCheck]:
+        """Compare every split's count with :meth:`expected_for` (:func:`~lm_eval_enterprise.datacheck.check_count`:
+        verified mismatch → error, unverified → warning). ``provided``: the splits a pre-split folder holds (an
+        absent file is not a count of 0); ``None`` (source layout): a missing expected split counts 0 rows."""
+        expected = self.expected_for(data_dir)
+        names = list(expected) + [s for s in splits if s not in expected]
+        if provided is not None:
+            names = [s for s in names if s in set(provided)]
+        return [check_count(self.id, s, len(splits.get(s, [])), expected.get(s), data_dir) for s in names]
 
 
 # ---------------------------------------------------------------------------------------------------- registry
@@ -308,20 +333,63 @@ def resolve_data_dir(src: Source, data_root: str | os.PathLike | None = None, do
 
 
 _prepare_lock = threading.Lock()
+OFFLINE_VARS = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE", "LM_EVAL_ENTERPRISE_OFFLINE")
 
 
-def prepare(src: Source, progress: bool = True, force: bool = False) -> Path:
-    """Download ``src`` into the cache (atomic: a temp folder renamed into place), convert once to check it."""
-    d = cache_root() / src.id
-    with _prepare_lock:
+def data_hint(src: Source, d: Path) -> str:
+    """How to provide a dataset by hand (messages)."""
+    return (f"put the source files {[f.name for f in src.files]} (or pre-split "
+            f"{'/'.join(sorted(PRESPLIT_FILES.values()))}) into {d}")
+
+
+def has_data(src: Source, d: Path) -> bool:
+    """``d`` holds the source layout or at least one pre-split file."""
+    return d.is_dir() and (src.has_source_layout(d) or any((d / f).exists() for f in PRESPLIT_FILES.values()))
+
+
+def prepare(src: Source, progress: bool = True, force: bool = False, data_root: str | os.PathLike | None = None,
+            ) -> Path:
+    """Make ``src`` ready to load, and check it (conversion, counts, gold labels); returns its folder.
+
+    * With a data root (``data_root``, else ``$LM_EVAL_ENTERPRISE_DATA``): ``<root>/<id>/`` already holding data
+      is loaded and checked, never downloaded again (``force``: download and replace it); a missing or empty
+      folder is downloaded into. ``embedded``: the fixture folder is checked.
+    * Without one: the cache (``$LM_EVAL_ENTERPRISE_CACHE``), filled once (``force``: again).
+    * Offline (``HF_DATASETS_OFFLINE``/``HF_HUB_OFFLINE``/``LM_EVAL_ENTERPRISE_OFFLINE``): nothing is ever
+      downloaded; a dataset without data is one :class:`DataError` line saying where to put the files.
+
+    A download goes to a temp folder next to the target, is converted and checked there, then renamed into place,
+    so a failure never leaves a half-written folder or replaces a good one.
+    """
+    root = data_root or os.environ.get(ENV_DATA)
+    if root and str(root) == EMBEDDED:
+        d = resolve_data_dir(src, EMBEDDED)
+        inspect_folder(src, d)
+        return d
+    if root:
+        d = Path(root).expanduser() / src.id
+        if has_data(src, d) and not force:
+            inspect_folder(src, d)
+            return d
+        if d.is_dir() and any(d.iterdir()) and not force:
+            raise DataError(src.id, d, f"the folder holds neither the source files nor pre-split files; "
+                            f"{data_hint(src, d)}, or pass --force to download into it")
+    else:
+        d = cache_root() / src.id
         if (d / COMPLETE_MARKER).exists() and not force:
             return d
+    if is_offline():
+        flags = ", ".join(v for v in OFFLINE_VARS if os.environ.get(v, "").lower() in ("1", "true", "yes"))
+        raise DataError(src.id, d, f"offline ({flags}): nothing is downloaded; {data_hint(src, d)}, or unset "
+                        f"{flags} to download")
+    with _prepare_lock:
+        if not force and ((d / COMPLETE_MARKER).exists() or (root and has_data(src, d))):
+            return d  # another thread finished it meanwhile
         d.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{src.id}-", dir=d.parent))
         try:
             src.download(tmp, progress=progress)
-            splits = src.convert(tmp)
-            src.check_rows(splits, tmp)
+            splits, _ = inspect_folder(src, tmp)
             (tmp / COMPLETE_MARKER).write_text(json.dumps({k: len(v) for k, v in splits.items()}))
             if d.exists():
                 shutil.rmtree(d)
@@ -333,54 +401,102 @@ def prepare(src: Source, progress: bool = True, force: bool = False) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------------- loading
+def inspect_folder(src: Source, d: Path, defer_errors: bool = False) -> tuple[dict[str, list[dict]], DataReport]:
+    """Convert one data folder (source or pre-split layout) and run every shared check of
+    :mod:`lm_eval_enterprise.datacheck`: counts against the declarations (or the folder's ``MANIFEST.json``; a
+    ``SOURCE.md`` folder is a partial copy), gold labels of every record, UTF-8 text, sha256 of every file.
+
+    Returns the converted splits (an unlabelled eval split replaced by the Source's ``eval_fallback``) and the
+    :class:`DataReport`. Problems raise one :class:`DataError` line; ``defer_errors`` (``verify``) records count
+    errors in the report instead, so that every count is shown.
+    """
+    declared = declared_copy(d)
+    with collecting(partial=declared == SAMPLE_NOTE, defer_errors=defer_errors) as col:
+        try:
+            if src.has_source_layout(d):
+                layout = "source files"
+                splits = src.convert(d)
+                src.check_rows(splits, d)
+
+                def locate(split: str, i: int) -> str:
+                    return f"{d} [split '{split}', record {i}]"
+            else:
+                layout = "pre-split"
+                present = {s: d / f for s, f in PRESPLIT_FILES.items() if (d / f).exists()}
+                if not present:
+                    raise DataError(src.id, d, f"no data files: expected the source files "
+                                    f"{[f.name for f in src.files]} or pre-split {sorted(PRESPLIT_FILES.values())}")
+                rows, lines = {}, {}
+                for s, path in present.items():
+                    rows[s], lines[s] = read_jsonl_lines(path, src.id)
+                splits = src.convert_presplit(rows, d)
+                src.check_rows(splits, d, provided=present)
+
+                def locate(split: str, i: int) -> str:  # exact line when the rows map 1:1 onto the records
+                    if split not in present:
+                        return f"{d} [split '{split}', record {i}]"
+                    if len(splits[split]) == len(lines[split]):
+                        return f"{present[split]}:{lines[split][i]}"
+                    return f"{present[split]} [record {i}]"
+        except UnicodeDecodeError as exc:
+            raise utf8_error(src.id, d, exc) from exc
+        served, eval_split, note = check_gold(src, splits, locate, d)
+    report = DataReport(src.id, d, layout, declared, list(col.checks), folder_hashes(d), eval_split, note,
+                        list(col.errors))
+    if report.partial_note:
+        log.warning("[%s] %s: %s", src.id, d, report.partial_note)
+    for split, recs in served.items():
+        log.info("[%s] %s: %d records from %s", src.id, split, len(recs), d)
+    return served, report
+
+
 @lru_cache(maxsize=64)
-def _converted(dataset: str, data_dir: str, mtime: float) -> dict[str, list[dict]]:
-    src = get_source(dataset)
-    d = Path(data_dir)
-    if src.has_source_layout(d):
-        splits = src.convert(d)
-        src.check_rows(splits, d)
-    else:
-        present = {s: d / f for s, f in PRESPLIT_FILES.items() if (d / f).exists()}
-        if not present:
-            raise DataError(dataset, d, f"no data files: expected the source files {[f.name for f in src.files]} "
-                            f"or pre-split {sorted(PRESPLIT_FILES.values())}")
-        rows = {s: read_jsonl(p, dataset) for s, p in present.items()}
-        splits = src.convert_presplit(rows, d)
-    for split, recs in splits.items():
-        log.info("[%s] %s: %d records from %s", dataset, split, len(recs), d)
-    return splits
+def _converted(dataset: str, data_dir: str, mtime: float) -> tuple[dict[str, list[dict]], DataReport]:
+    return inspect_folder(get_source(dataset), Path(data_dir))
 
 
 def _dir_mtime(d: Path) -> float:
     return max([d.stat().st_mtime] + [p.stat().st_mtime for p in d.iterdir()])
 
 
-def load_records(dataset: str, subtask: str | None = None, data_root: str | None = None,
-                 download: bool = True) -> dict[str, list[dict]]:
-    """All splits of a dataset (one subtask) as lists of records, plus the [BAL]-ordered ``fewshot`` split."""
+def load_checked(dataset: str, subtask: str | None = None, data_root: str | None = None,
+                 download: bool = True) -> tuple[dict[str, list[dict]], DataReport]:
+    """:func:`load_records` plus the :class:`DataReport` of the data folder (counts, hashes, eval split)."""
     src = get_source(dataset)
     d = resolve_data_dir(src, data_root, download=download)
-    splits = src.select(_converted(dataset, str(d), _dir_mtime(d)), subtask)
-    splits, _DEDUP_FACTS[(dataset, subtask, data_root)] = drop_fewshot_duplicates(src, splits, d)  # [LEAK]
-    if src.eval_split not in splits or not splits[src.eval_split]:
-        raise DataError(dataset, d, f"evaluation split '{src.eval_split}' is empty or missing")
+    converted, report = _converted(dataset, str(d), _dir_mtime(d))
+    splits = src.select(converted, subtask)
+    eval_split = report.eval_split
+    splits, _DEDUP_FACTS[(dataset, subtask, data_root)] = drop_fewshot_duplicates(src, splits, d, eval_split)  # [LEAK]
+    if eval_split not in splits or not splits[eval_split]:
+        raise DataError(dataset, d, f"evaluation split '{eval_split}' is empty or missing")
     out = {name: [src.finalize(r) for r in recs] for name, recs in splits.items()}
+    if src.eval_fallback:
+        out["eval"] = out[eval_split]  # the split the task YAML reads (test_split: eval)
     pool = out.get(src.fewshot_source_split, [])
     if not pool:
         raise DataError(dataset, d, f"few-shot pool split '{src.fewshot_source_split}' is empty or missing")
     ordered = (pool[:FEWSHOT_POOL_MAX] if src.fewshot_preordered
                else helm_balanced(pool, src.fewshot_key, min(len(pool), FEWSHOT_POOL_MAX)))
     out["fewshot"] = [src.fewshot_transform(r) for r in ordered]
-    return out
+    return out, report
+
+
+def load_records(dataset: str, subtask: str | None = None, data_root: str | None = None,
+                 download: bool = True) -> dict[str, list[dict]]:
+    """All splits of a dataset (one subtask) as lists of records, plus the [BAL]-ordered ``fewshot`` split (and
+    ``eval``, the evaluated split, for a Source with an ``eval_fallback``)."""
+    return load_checked(dataset, subtask, data_root, download)[0]
 
 
 @lru_cache(maxsize=256)
 def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
     import datasets
 
-    recs = load_records(dataset, subtask, data_root)
-    _TASK_METADATA[(dataset, subtask, data_root)] = {**_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
+    recs, report = load_checked(dataset, subtask, data_root)
+    # the data report (counts, verified?, sha256 of every file, eval split) + [LEAK] facts + the Source's own facts
+    _TASK_METADATA[(dataset, subtask, data_root)] = {**report.metadata(),
+                                                     **_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
                                                      **get_source(dataset).task_metadata(recs)}
     return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()})
 
@@ -401,7 +517,7 @@ def _from_records(records: list[dict]):
         arrow_dataset.generate_fingerprint = original
 
 
-_TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → Source.task_metadata of the cached data
+_TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → report + Source facts of the cached data
 _DEDUP_FACTS: dict[tuple, dict] = {}    # same key → facts of the last [LEAK] few-shot de-duplication (leakage.py)
 
 
@@ -544,8 +660,7 @@ def download_hf_parquet(repo_id: str, dest: Path, *, dataset: str, revision: str
                                             local_dir=str(dest))
             except Exception as exc:
                 raise DataError(dataset, _hf_where(repo_id, revision, path), f"download failed "
-                                f"({_exc_line(exc)}); obtain the files by hand and point ${ENV_DATA} at a "
-                                f"folder holding {dataset}/{path}") from exc
+                                f"({_exc_line(exc)}); {manual_hint(dataset, path)}") from exc
             out.setdefault(split, []).append(Path(local))
     return out
 

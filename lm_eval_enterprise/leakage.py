@@ -79,21 +79,23 @@ def configured_shots(src: Any) -> int | None:
     return shots if isinstance(shots, int) else None
 
 
-def drop_fewshot_duplicates(src: Any, splits: dict[str, list[dict]],
-                            where: Any = None) -> tuple[dict[str, list[dict]], dict[str, Any]]:
+def drop_fewshot_duplicates(src: Any, splits: dict[str, list[dict]], where: Any = None,
+                            eval_split: str | None = None) -> tuple[dict[str, list[dict]], dict[str, Any]]:
     """``splits`` without the evaluation records whose prompt input equals a few-shot pool record's, and the facts
     for the task metadata (see the module docstring). ``src`` is the dataset's ``Source`` (``id``, ``task_type``,
-    ``eval_split``, ``fewshot_source_split``); ``where`` (the data folder) is named in the log line. Order is kept;
+    ``eval_split``, ``fewshot_source_split``); ``eval_split`` overrides the evaluated split (e.g. a fallback to
+    validation when test is unlabelled); ``where`` (the data folder) is named in the log line. Order is kept;
     the input dict is not modified. Raises ``ValueError`` for a task type without a prompt-input definition."""
     if src.task_type not in PROMPT_INPUT_FIELDS:
         raise ValueError(f"[{src.id}] no prompt-input definition for task type {src.task_type!r} "
                          f"(add it to lm_eval_enterprise.leakage.PROMPT_INPUT_FIELDS)")
     fields = PROMPT_INPUT_FIELDS[src.task_type]
+    ev = eval_split or src.eval_split
     if fields is None:
         return splits, {"fewshot_dedup_fields": None, "fewshot_dedup_note": RANKING_EXCLUSION}
-    if src.eval_split == src.fewshot_source_split:
-        raise ValueError(f"[{src.id}] evaluation split and few-shot pool are the same split {src.eval_split!r}")
-    eval_recs = splits.get(src.eval_split) or []
+    if ev == src.fewshot_source_split:
+        raise ValueError(f"[{src.id}] evaluation split and few-shot pool are the same split {ev!r}")
+    eval_recs = splits.get(ev) or []
     pool = {prompt_input(r, fields) for r in splits.get(src.fewshot_source_split) or []}
     kept = [r for r in eval_recs if prompt_input(r, fields) not in pool]
     found = len(eval_recs) - len(kept)
@@ -105,12 +107,12 @@ def drop_fewshot_duplicates(src: Any, splits: dict[str, list[dict]],
         facts["fewshot_dedup_note"] = ZERO_SHOT_NOTE
         if found:
             log.info("[%s] %d of %d '%s' records also occur in the few-shot pool; kept (0 shots)", src.id, found,
-                     len(eval_recs), src.eval_split)
+                     len(eval_recs), ev)
         return splits, facts
     if removed:
         log.warning("[%s] %s: removed %d of %d '%s' records whose prompt input (%s) also occurs in the few-shot "
                     "pool '%s' (metadata eval_removed_fewshot_duplicates)", src.id, where or "", removed,
-                    len(eval_recs), src.eval_split, "+".join(fields), src.fewshot_source_split)
-        return {**splits, src.eval_split: kept}, facts
-    log.info("[%s] no '%s' record repeats a few-shot pool record (%s)", src.id, src.eval_split, "+".join(fields))
+                    len(eval_recs), ev, "+".join(fields), src.fewshot_source_split)
+        return {**splits, ev: kept}, facts
+    log.info("[%s] no '%s' record repeats a few-shot pool record (%s)", src.id, ev, "+".join(fields))
     return splits, facts

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Write the synthetic CaseHOLD fixture ``lm_eval_enterprise/fixtures/casehold/all/{train,test}/0000.parquet``.
+"""Write the synthetic CaseHOLD fixture ``lm_eval_enterprise/fixtures/casehold/all/{train,validation,test}/0000.parquet``.
 
 Same layout and columns as the hub's auto-converted parquet files of ``casehold/casehold`` config ``all``
 (``example_id`` int, ``citing_prompt`` with a ``(<HOLDING>)`` marker, ``holding_0`` … ``holding_4``, ``label`` the
@@ -57,11 +57,23 @@ ITEMS = [
      "holding that an unpreserved evidentiary objection is forfeited on appeal"),
 ]
 N_TRAIN = 4  # the first 4 items form train (pool >= 2 shots), the remaining 8 test
+# validation: three more invented items (the split evaluated instead of an unlabelled test split)
+VALID_ITEMS = [
+    ("The trustee sold the property to his own company. In re Estate of Marlowe, 233 N.W.2d 60, 64 (Minn. 1975) "
+     "(<HOLDING>). The sale must therefore be set aside.",
+     "holding that a trustee's self-dealing sale is voidable by the beneficiaries"),
+    ("The plaintiff never saw the warning label. See Crane v. Ostrander Tools, 71 P.3d 512, 517 (Colo. 2003) "
+     "(<HOLDING>).",
+     "holding that an inadequate warning is not a cause of injury when the user never read it"),
+    ("A municipality is not liable merely because it employs a tortfeasor. Hollis v. Town of Greer, 501 F.2d 93, "
+     "96 (4th Cir. 1974) (<HOLDING>).",
+     "holding that a town is liable only for injuries caused by its own policy or custom"),
+]
 
 
 def rows(items, rng, start_id):
     out = []
-    all_holdings = [h for _, h in ITEMS]
+    all_holdings = [h for _, h in ITEMS]  # wrong options (validation items too) come from these
     for n, (context, gold) in enumerate(items):
         wrong = [h for h in all_holdings if h != gold]
         rng.shuffle(wrong)
@@ -82,7 +94,8 @@ def main() -> None:
     feats = datasets.Features({"example_id": datasets.Value("int32"), "citing_prompt": datasets.Value("string"),
                                **{f"holding_{i}": datasets.Value("string") for i in range(5)},
                                "label": datasets.Value("string")})
-    splits = {"train": rows(ITEMS[:N_TRAIN], rng, 0), "test": rows(ITEMS[N_TRAIN:], rng, 100)}
+    splits = {"train": rows(ITEMS[:N_TRAIN], rng, 0), "test": rows(ITEMS[N_TRAIN:], rng, 100),
+              "validation": rows(VALID_ITEMS, rng, 200)}
     for split, rs in splits.items():
         path = OUT / "all" / split / "0000.parquet"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,10 +104,11 @@ def main() -> None:
     manifest = {"dataset": "casehold",
                 "note": "Synthetic citing contexts and holdings written for lm-eval-enterprise (not from the real "
                         "data), laid out like the hub's auto-converted parquet files of casehold/casehold config "
-                        "all (revision refs/convert/parquet): all/{train,test}/0000.parquet with columns "
+                        "all (revision refs/convert/parquet): all/{train,validation,test}/0000.parquet with columns "
                         "example_id, citing_prompt, holding_0..holding_4, label ('0'-'4'). Written by "
                         "scripts/make_fixture_casehold.py.",
-                "expected_rows": {k: len(v) for k, v in splits.items()}, "tolerance": 0}
+                "expected_rows": {("valid" if k == "validation" else k): len(v) for k, v in splits.items()},
+                "tolerance": 0}
     (OUT / "MANIFEST.json").write_text(json.dumps(manifest) + "\n")
 
 

@@ -12,7 +12,7 @@ import pytest
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise import hooks
 from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.data import DataError, Source, get_source, load_records, mc_fields, prepare
+from lm_eval_enterprise.data import DataError, Source, get_source, load_checked, load_records, mc_fields, prepare
 from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.filters import AnswerFilter, extract_answer
 from lm_eval_enterprise.tasks.legal.casehold import source as S
@@ -21,7 +21,7 @@ from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("casehold")
 FIX = Path(FIXTURES_DIR) / "casehold"
-TRAIN, TEST = "all/train/0000.parquet", "all/test/0000.parquet"
+TRAIN, TEST, VALID = "all/train/0000.parquet", "all/test/0000.parquet", "all/validation/0000.parquet"
 LETTERS = ["A", "B", "C", "D", "E"]
 
 
@@ -45,7 +45,7 @@ def _write(path: Path, rows: list[dict], label_feature="string") -> None:
 # ------------------------------------------------------------------------------------------------ loader
 def test_convert_fixture_hub_parquet_layout():
     splits = SRC.convert(FIX)
-    assert {k: len(v) for k, v in splits.items()} == {"train": 4, "test": 8}
+    assert {k: len(v) for k, v in splits.items()} == {"train": 4, "valid": 3, "test": 8}
     first = splits["test"][0]
     assert set(first) == {"id", "question", "choices", "answer"}  # the spec's multiple-choice schema
     assert first["id"] == "id100" and first["answer"] == 4
@@ -77,11 +77,13 @@ def test_label_string_or_class_label(value, names, expected):
 
 
 def test_label_errors_name_the_row():
-    for bad in ("5", "A", "-1", True, None, 7):
+    for bad in ("5", "A", "-2", True, 7):
         with pytest.raises(DataError, match=r"^\[casehold\] f.parquet:row 3: label"):
             S.answer_index(bad, "f.parquet:row 3")
     with pytest.raises(DataError, match="outside the class names"):
         S.answer_index(5, "w", ["0", "1", "2", "3", "4"])
+    for none in (None, "", " ", "-1", -1, -1.0, float("nan")):  # how unlabelled releases mark the label
+        assert S.answer_index(none, "w") is None
 
 
 def test_row_errors():
@@ -115,15 +117,71 @@ def test_several_shards_are_read_in_shard_order(tmp_path):
     assert len(test) == 9 and test[-1]["id"] == "id999"
 
 
-def test_wrong_row_count_is_one_line_error(tmp_path):
+def test_unverified_counts_warn_and_are_recorded(tmp_path, caplog):
     d = tmp_path / "casehold"
     shutil.copytree(FIX, d)
-    (d / "MANIFEST.json").unlink()  # now the spec's counts apply: ≈45,000 train / ≈3,600 test (±1 %)
+    (d / "MANIFEST.json").unlink()  # now the declared counts apply: 45,000 / 3,900 / 3,600, all unverified
+    recs, report = load_checked("casehold", data_root=str(tmp_path))
+    assert len(recs["test"]) == 8 and recs["eval"] == recs["test"]  # loaded: never an error
+    counts = report.metadata()["row_counts"]
+    assert {s: (c["rows"], c["expected"], c["verified"], c["status"]) for s, c in counts.items()} == {
+        "train": (4, 45000, False, "warning"), "valid": (3, 3900, False, "warning"),
+        "test": (8, 3600, False, "warning")}
+    assert "split 'train' has 4 rows after conversion, expected 45,000 (unverified count:" in counts["train"]["message"]
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert sum("rows after conversion" in m for m in warned) == 3
+
+
+def _unlabelled_test(tmp_path, labels) -> Path:
+    """The fixture with its test split relabelled (``labels``: one value per row, e.g. all "" = no labels)."""
+    import pyarrow.parquet as pq
+
+    d = tmp_path / "casehold"
+    shutil.copytree(FIX, d)
+    rows = pq.read_table(d / TEST).to_pylist()
+    _write(d / TEST, [{**r, "label": lab} for r, lab in zip(rows, labels)])
+    return d
+
+
+@pytest.mark.parametrize("mark", ["", "-1"])
+def test_unlabelled_test_split_is_evaluated_on_validation(tmp_path, mark):
+    """The test release without labels (empty or -1 in every row): evaluate on validation and say so."""
+    _unlabelled_test(tmp_path, [mark] * 8)
+    recs, report = load_checked("casehold", data_root=str(tmp_path))
+    assert "test" not in recs and [r["id"] for r in recs["eval"]] == ["id200", "id201", "id202"]
+    assert recs["eval"] == recs["valid"] and all(r["answer_letter"] in LETTERS for r in recs["eval"])
+    meta = report.metadata()
+    assert meta["evaluated_split"] == "valid" and meta["data_status"] == "warning"
+    assert "split 'test' has no gold labels (8 rows): evaluated on 'valid' instead" in meta["data_notes"]
+    assert meta["row_counts"]["test"]["rows"] == 8  # still counted
+    # the task YAMLs read "eval": the lm-eval task is built on the validation rows, and its metadata says so
+    from lm_eval.tasks import TaskManager, get_task_dict
+
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(tmp_path)})
+    task = get_task_dict(["ent_casehold__t1"], tm)["ent_casehold__t1"]
+    assert [d["id"] for d in task.eval_docs] == ["id200", "id201", "id202"]
+    assert task.config.metadata["evaluated_split"] == "valid"
+
+
+def test_partly_unlabelled_test_split_is_an_error(tmp_path):
+    d = _unlabelled_test(tmp_path, ["0", "", "1", "2", "3", "4", "0", "1"])
     with pytest.raises(DataError) as e:
         load_records("casehold", data_root=str(tmp_path))
-    msg = str(e.value)
-    assert msg.startswith(f"[casehold] {d}:") and "\n" not in msg
-    assert "split 'train' has 4 rows after conversion, expected 45,000 (±1%)" in msg
+    assert str(e.value) == (f"[casehold] {d} [split 'test', record 1]: no gold answer (id 'id101'); 1 of 8 records "
+                            "of split 'test' have no gold answer")
+
+
+def test_labelled_test_split_is_evaluated(tmp_path):
+    recs, report = load_checked("casehold", data_root=FIXTURES_DIR)
+    assert recs["eval"] == recs["test"] and report.eval_split == "test" and report.eval_note is None
+
+
+def test_positional_csv_columns_are_read(tmp_path):
+    """The repo's raw CSV header names columns by position (Unnamed: 0, 0 … 11; 6–10 similarity scores)."""
+    row = {"Unnamed: 0": 5, "0": "See X (<HOLDING>).", **{str(i + 1): f"holding {i}" for i in range(5)},
+           **{str(i): 0.5 for i in range(6, 11)}, "11": "3"}
+    assert S.to_record(row, "w") == {"id": "id5", "question": "See X (<HOLDING>).",
+                                     "choices": [f"holding {i}" for i in range(5)], "answer": 3}
 
 
 def test_presplit_jsonl_rows_use_the_same_row_code(tmp_path):
@@ -142,13 +200,13 @@ def test_offline_without_data_says_how_to_provide(monkeypatch):
         load_records("casehold")
 
 
-def test_prepare_downloads_train_and_test_shards_through_the_hub_api(monkeypatch):
+def test_prepare_downloads_all_three_splits_through_the_hub_api(monkeypatch):
     calls = []
 
     class FakeApi:
         def list_repo_files(self, repo_id, *, revision=None, repo_type=None, token=None):
             calls.append(("list", repo_id, revision, repo_type))
-            return ["README.md", TRAIN, TEST, "all/validation/0000.parquet", "fold_1/train/0000.parquet"]
+            return ["README.md", TRAIN, TEST, VALID, "fold_1/train/0000.parquet"]
 
         def hf_hub_download(self, repo_id, filename, *, repo_type=None, revision=None, local_dir=None, **_):
             calls.append(("get", filename, revision))
@@ -160,13 +218,10 @@ def test_prepare_downloads_train_and_test_shards_through_the_hub_api(monkeypatch
     for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "LM_EVAL_ENTERPRISE_OFFLINE"):
         monkeypatch.delenv(v, raising=False)
     monkeypatch.setattr("huggingface_hub.HfApi", FakeApi)
-    with pytest.raises(DataError, match=r"split 'train' has 4 rows after conversion, expected 45,000"):
-        prepare(SRC)
-    monkeypatch.setattr(type(SRC), "expected_rows", {"train": 4, "test": 8})
-    d = prepare(SRC)
-    assert (d / TRAIN).exists() and (d / ".complete").exists()
+    d = prepare(SRC)  # the declared counts are unverified: a mismatch is logged, never an error
+    assert (d / TRAIN).exists() and (d / VALID).exists() and (d / ".complete").exists()
     assert calls[0] == ("list", "casehold/casehold", "refs/convert/parquet", "dataset")
-    assert {c[1] for c in calls if c[0] == "get"} == {TRAIN, TEST}  # no validation, no fold_* configs
+    assert {c[1] for c in calls if c[0] == "get"} == {TRAIN, VALID, TEST}  # no fold_* configs
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert len(load_records("casehold")["test"]) == 8
 

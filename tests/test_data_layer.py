@@ -37,8 +37,7 @@ class FakeSource(Source):
     domain = "finance"
     task_type = "classification"
     files = (RemoteFile("raw.csv", "https://example.invalid/fake/raw.csv"),)
-    expected_rows = {"train": 4, "test": 6}
-    row_tolerance = 0.0
+    expected_rows = {"train": D.verified(4, "fake: counted"), "test": D.verified(6, "fake: counted")}
     labels = ("Yes", "No")
 
     def __init__(self):
@@ -64,6 +63,10 @@ class FakeSource(Source):
 
     def fewshot_transform(self, record):
         return {**record, "text": record["text"] + " [shot]"}
+
+
+# pre-split tests about mechanics, not counts: no published count for either split
+UNCOUNTED = {"train": D.unverified(None, "fake: not counted"), "test": D.unverified(None, "fake: not counted")}
 
 
 def _write_csv(path: Path, rows):
@@ -186,15 +189,23 @@ def test_wrong_row_count_source_layout(fake, tmp_path):
     assert "split 'test' has 5 rows after conversion, expected 6" in msg
 
 
-def test_row_tolerance():
+def test_verified_count_error_tolerance_and_unverified_warning(caplog):
     src = FakeSource()
-    src.expected_rows, src.row_tolerance = {"test": 100}, 0.01
-    src.check_rows({"test": [{}] * 99}, Path("/x"))   # |99 − 100| = 1 ≤ 1 % of 100
-    src.check_rows({"test": [{}] * 101}, Path("/x"))
-    with pytest.raises(DataError, match="has 98 rows"):
+    src.expected_rows = {"test": D.verified(100, "counted", tolerance=0.01)}
+    assert [c.status for c in src.check_rows({"test": [{}] * 100}, Path("/x"))] == ["ok"]
+    assert [c.status for c in src.check_rows({"test": [{}] * 101}, Path("/x"))] == ["warning"]  # within ±1 %
+    with pytest.raises(DataError, match=r"has 98 rows after conversion, expected 100 \(counted\)"):
         src.check_rows({"test": [{}] * 98}, Path("/x"))
     with pytest.raises(DataError, match="has 0 rows"):
-        src.check_rows({}, Path("/x"))                # a missing split counts as 0 rows
+        src.check_rows({}, Path("/x"))                # a missing split counts as 0 rows (source layout)
+    src.expected_rows = {"test": D.unverified(100, "stated, not counted")}
+    [check] = src.check_rows({"test": [{}] * 50}, Path("/x"))
+    assert check.status == "warning" and check.message == (
+        "split 'test' has 50 rows after conversion, expected 100 (unverified count: stated, not counted); "
+        "recorded, not an error")
+    assert any(r.levelname == "WARNING" and "[fake_ds] /x: split 'test' has 50 rows" in r.getMessage()
+               for r in caplog.records)
+    assert src.check_rows({}, Path("/x"), provided=[]) == []  # pre-split: an absent file is not checked
 
 
 def test_manifest_overrides_expected_rows(fake, tmp_path):
@@ -231,6 +242,7 @@ def test_real_fixture_manifest_gold_news():
 
 # ============================================================================================== pre-split layout
 def test_presplit_layout(fake, tmp_path):
+    fake.expected_rows = UNCOUNTED
     d = tmp_path / FAKE
     _write_jsonl(d / "train.jsonl", _rows(5))
     _write_jsonl(d / "test.jsonl", _rows(3, "test") + [{"id": "x", "text": "t", "label": "No", "drop": True}])
@@ -262,6 +274,7 @@ def test_presplit_not_supported_by_default():
 
 
 def test_changed_files_are_reloaded(fake, tmp_path):
+    fake.expected_rows = UNCOUNTED
     d = tmp_path / FAKE
     _write_jsonl(d / "train.jsonl", _rows(4))
     _write_jsonl(d / "test.jsonl", _rows(3, "test"))
@@ -273,6 +286,7 @@ def test_changed_files_are_reloaded(fake, tmp_path):
 
 
 def test_empty_eval_or_fewshot_split(fake, tmp_path):
+    fake.expected_rows = UNCOUNTED
     d = tmp_path / FAKE
     _write_jsonl(d / "train.jsonl", _rows(4))
     _write_jsonl(d / "test.jsonl", [])
@@ -287,6 +301,7 @@ def test_empty_eval_or_fewshot_split(fake, tmp_path):
 
 # ============================================================================================== fewshot split
 def test_fewshot_split_is_bal_ordered_train(fake, tmp_path):
+    fake.expected_rows = UNCOUNTED
     d = tmp_path / FAKE
     pool = _rows(30)
     _write_jsonl(d / "train.jsonl", pool)
@@ -302,6 +317,7 @@ def test_fewshot_split_is_bal_ordered_train(fake, tmp_path):
 
 
 def test_fewshot_pool_is_capped_and_a_prefix(fake, tmp_path, monkeypatch):
+    fake.expected_rows = UNCOUNTED
     d = tmp_path / FAKE
     _write_jsonl(d / "train.jsonl", _rows(30))
     _write_jsonl(d / "test.jsonl", _rows(2, "test"))

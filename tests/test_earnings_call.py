@@ -117,17 +117,6 @@ def test_missing_column_and_bad_label_name_the_file(tmp_path):
         SRC.convert(d)
 
 
-def test_wrong_row_count_is_one_line_error(tmp_path):
-    d = tmp_path / "earnings_call"
-    shutil.copytree(FIX, d)
-    (d / "MANIFEST.json").unlink()  # now the spec's counts apply: train 6,851 / test 1,693
-    with pytest.raises(DataError) as e:
-        load_records("earnings_call", data_root=str(tmp_path))
-    msg = str(e.value)
-    assert msg.startswith(f"[earnings_call] {d}:") and "\n" not in msg
-    assert "split 'train' has 8 rows after conversion, expected 6,851" in msg
-
-
 def test_presplit_jsonl_rows_use_the_same_row_code(tmp_path):
     d = tmp_path / "earnings_call"
     d.mkdir()
@@ -165,10 +154,7 @@ def test_prepare_downloads_the_listed_shards_through_the_hub_api(monkeypatch):
     for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "LM_EVAL_ENTERPRISE_OFFLINE"):
         monkeypatch.delenv(v, raising=False)
     monkeypatch.setattr("huggingface_hub.HfApi", FakeApi)
-    with pytest.raises(DataError, match=r"split 'train' has 8 rows after conversion, expected 6,851"):
-        prepare(SRC)  # the real counts are checked on the downloaded data
-    monkeypatch.setattr(type(SRC), "expected_rows", {"train": 8, "test": 9})
-    d = prepare(SRC)
+    d = prepare(SRC)  # the declared counts are unverified: a mismatch is logged and recorded, never an error
     assert (d / TRAIN).exists() and (d / ".complete").exists()
     assert calls[0] == ("list", "jlh-ibm/earnings_call", "refs/convert/parquet", "dataset")
     assert ("get", TRAIN, "refs/convert/parquet") in calls and ("get", TEST, "refs/convert/parquet") in calls

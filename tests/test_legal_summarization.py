@@ -154,7 +154,7 @@ def test_wrong_row_count_is_one_line_error(tmp_path):
         load_records("legal_summarization", data_root=str(tmp_path))
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith("[legal_summarization]")
-    assert "split 'test' has 356 rows after conversion, expected 357 (±0%)" in msg
+    assert "split 'test' has 356 rows after conversion, expected 357 (HELM split reproduced on the genuine " in msg
 
 
 def test_bad_files_name_the_file(tmp_path):
@@ -234,6 +234,7 @@ def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_p
             {"uid": "short1", "original_text": "you may cancel at any time.", "reference_summary": "cancel any time."}]
     (d / "test.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     (d / "train.jsonl").write_text(json.dumps(rows[1]))
+    (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 1, "test": 2}}))  # a hand-made copy
     tm, td = build_tasks(["ent_legal_summarization__t1"], str(tmp_path))
     res = lm_eval.simple_evaluate(model=OracleLM(leaf_tasks(td)), tasks=["ent_legal_summarization__t1"],
                                   task_manager=tm, log_samples=True, bootstrap_iters=0)

@@ -11,7 +11,7 @@ import pytest
 
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.data import DataError, get_source, load_records
+from lm_eval_enterprise.data import DataError, get_source, load_checked, load_records
 from lm_eval_enterprise.fewshot import top_k_labels
 from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.cyber.tram import source as S
@@ -113,11 +113,11 @@ def test_wrong_row_count_and_missing_name_are_one_line_errors(tmp_path):
     d = tmp_path / "tram"
     shutil.copytree(FIX, d)
     (d / "MANIFEST.json").unlink()  # spec: 5,089 sentences
-    with pytest.raises(DataError) as e:
+    with pytest.raises(DataError) as e:  # 5,089 is verified (counted on the genuine file): an error
         load_records("tram", data_root=str(tmp_path))
     msg = str(e.value)
-    assert msg == (f"[tram] {d / 'single_label.json'}: 61 raw sentences, expected 5,089 (±1%); the source file is "
-                   "incomplete or changed")
+    assert msg == (f"[tram] {d / 'single_label.json'}: 61 raw sentences, expected 5,089 (counted on the genuine "
+                   "single_label.json (5,089 sentences, 50 techniques)); the source files are incomplete or changed")
     shutil.copy(FIX / "MANIFEST.json", d / "MANIFEST.json")
     bundle = json.loads((d / "enterprise-attack.json").read_text())
     bundle["objects"] = [o for o in bundle["objects"] if o.get("name") != "Native API"]
@@ -125,6 +125,21 @@ def test_wrong_row_count_and_missing_name_are_one_line_errors(tmp_path):
     with pytest.raises(DataError, match=r"^\[tram\] .*enterprise-attack.json: no ATT&CK name for technique\(s\) "
                                         r"\['T1106'\]$"):
         SRC.convert(d)
+
+
+def test_kept_count_is_unverified_so_a_mismatch_is_a_warning(tmp_path, monkeypatch, caplog):
+    d = tmp_path / "tram"
+    shutil.copytree(FIX, d)
+    (d / "MANIFEST.json").unlink()
+    monkeypatch.setattr(S, "RAW_EXPECTED", S.verified(61, "test: the fixture's 61 sentences"))
+    splits, report = load_checked("tram", data_root=str(tmp_path))
+    assert len(splits["test"]) == 18                      # loaded, not rejected
+    kept = report.metadata()["row_counts"]["kept_sentences"]
+    assert kept == {"rows": 56, "expected": 2687, "verified": False, "evidence": S.KEPT_EXPECTED.evidence,
+                    "status": "warning", "message": kept["message"]}
+    assert "56 kept sentences, expected 2,687 (unverified count:" in kept["message"]
+    assert any("56 kept sentences" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    assert report.metadata()["row_counts"]["raw_sentences"]["status"] == "ok"
 
 
 def test_presplit_uses_a_stix_bundle_beside_the_rows(tmp_path):

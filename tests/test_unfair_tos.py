@@ -158,17 +158,6 @@ def test_parquet_string_index_and_missing_column(tmp_path):
         SRC.convert(d)
 
 
-def test_wrong_row_count_is_one_line_error(tmp_path):
-    d = tmp_path / "unfair_tos"
-    shutil.copytree(FIX, d)
-    (d / "MANIFEST.json").unlink()  # now the spec's counts apply: train 9 / test 3,813
-    with pytest.raises(DataError) as e:
-        load_records("unfair_tos", data_root=str(tmp_path))
-    msg = str(e.value)
-    assert msg.startswith(f"[unfair_tos] {d}:") and "\n" not in msg
-    assert "split 'test' has 12 rows after conversion, expected 3,813" in msg
-
-
 def test_offline_without_data_names_both_sources(monkeypatch):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     with pytest.raises(DataError, match=r"\[unfair_tos\].*offline.*prepare --dataset unfair_tos.*"
@@ -202,10 +191,7 @@ def test_prepare_downloads_hub_parquet_and_github_tsv(monkeypatch):
         monkeypatch.delenv(v, raising=False)
     monkeypatch.setattr("huggingface_hub.HfApi", FakeApi)
     monkeypatch.setattr(S, "download_url", fake_url)
-    with pytest.raises(DataError, match=r"split 'test' has 12 rows after conversion, expected 3,813"):
-        prepare(SRC)  # the real counts are checked on the downloaded data
-    monkeypatch.setattr(type(SRC), "expected_rows", {"train": 9, "test": 12})
-    d = prepare(SRC)
+    d = prepare(SRC)  # the declared counts are unverified: a mismatch is logged and recorded, never an error
     assert (d / TEST_PARQUET).exists() and (d / "train.tsv").exists() and (d / ".complete").exists()
     assert calls[0] == ("list", "nguha/legalbench", "refs/convert/parquet", "dataset")
     gets = [c[1] for c in calls if c[0] == "get"]

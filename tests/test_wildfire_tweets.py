@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
-from lm_eval_enterprise.data import DataError, Source, get_source, load_records, read_parquet_rows
+from lm_eval_enterprise.data import DataError, Source, get_source, load_checked, load_records, read_parquet_rows
 from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.tasks.climate.wildfire_tweets import source as S
 from lm_eval_enterprise.tasks.climate.wildfire_tweets.templates import TASKS
@@ -74,15 +74,22 @@ def test_bad_labels_raise(value):
         S.label_name(value, S.CLASS_NAMES)
 
 
-def test_wrong_row_count_is_one_line_error(tmp_path):
+def test_unverified_source_size_is_a_warning_manifest_count_an_error(tmp_path, caplog):
     d = tmp_path / "wildfire_tweets"
     shutil.copytree(FIX, d)
-    (d / "MANIFEST.json").unlink()  # spec: 5 shots and a 104-row source file
+    (d / "MANIFEST.json").unlink()  # spec: ≈104 rows (unverified): loaded, with a warning in log and report
+    recs, report = load_checked("wildfire_tweets", data_root=str(tmp_path))
+    assert len(recs["test"]) == 9
+    assert report.metadata()["row_counts"]["source_rows"]["status"] == "warning"
+    assert any("the train parquet file has 17 rows, expected 104 (unverified count:" in r.getMessage()
+               for r in caplog.records if r.levelname == "WARNING")
+    (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 5, "test": 9},
+                                                 "expected_source_rows": 18}))  # a manifest pins it exactly
     with pytest.raises(DataError) as e:
         load_records("wildfire_tweets", data_root=str(tmp_path))
     msg = str(e.value)
     assert msg.startswith(f"[wildfire_tweets] {d}:") and "\n" not in msg
-    assert "the train parquet file has 17 rows, expected 104" in msg
+    assert "the train parquet file has 17 rows, expected 18 (MANIFEST.json)" in msg
 
 
 def test_bad_files_name_the_file(tmp_path):

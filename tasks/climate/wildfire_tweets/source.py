@@ -18,6 +18,7 @@ from pathlib import Path
 
 from lm_eval_enterprise.data import (MANIFEST, DataError, HFParquetSource, hf_class_names, map_rows,
                                      read_parquet_rows)
+from lm_eval_enterprise.datacheck import check_count, unverified, verified
 from lm_eval_enterprise.fewshot import helm_balanced
 
 HF_REPO = "rubrix/wildfire_tweets"
@@ -26,7 +27,7 @@ CLASS_NAMES = ("against", "favor", "none")  # dataset_infos.json ClassLabel orde
 LABELS = ("favor", "against")
 DROPPED = "none"
 N_SHOTS = 5
-SOURCE_ROWS = 104  # dataset_infos.json: train num_examples
+SOURCE_ROWS = unverified(104, "train num_examples of the hub's dataset_infos.json; parquet not counted")
 
 
 def label_name(value, names) -> str:
@@ -68,8 +69,9 @@ class WildfireTweets(HFParquetSource):
     hf_prefix = "data"
     hf_splits = ("train",)
     hf_layout_hint = "{prefix}{split}-*.parquet"
-    expected_rows = {"train": N_SHOTS}  # the eval size depends on the (uncounted) share of `none`
-    row_tolerance = 0.0
+    expected_rows = {"train": unverified(N_SHOTS, "recipe: 5 [BAL] shots from the labelled rows"),
+                     "test": unverified(None, "labelled rows minus the shots: depends on the uncounted share of "
+                                              "'none'")}
     labels = LABELS
     fewshot_preordered = True  # convert() made the [BAL] selection over all labelled rows
 
@@ -92,18 +94,21 @@ class WildfireTweets(HFParquetSource):
 
         return sum(pq.ParquetFile(p).metadata.num_rows for p in self.parquet_files(data_dir, "train"))
 
-    def check_rows(self, splits: dict[str, list[dict]], data_dir: Path) -> None:
-        """The spec's check plus the file's own size: 104 rows before dropping ``none`` (``MANIFEST.json`` may
-        set ``expected_source_rows``), since the eval size after the drop is not known in advance."""
-        super().check_rows(splits, data_dir)
+    def check_rows(self, splits: dict[str, list[dict]], data_dir: Path, provided=None) -> list:
+        """The split counts plus, for the parquet layout, the file's own size: ≈104 rows before dropping ``none``
+        (unverified; ``MANIFEST.json`` may pin ``expected_source_rows`` exactly), since the eval size after the
+        drop is not known in advance."""
+        checks = super().check_rows(splits, data_dir, provided)
+        if not self.has_source_layout(data_dir):
+            return checks
         expected = SOURCE_ROWS
         manifest = data_dir / MANIFEST
-        if manifest.exists():
-            expected = int(json.loads(manifest.read_text()).get("expected_source_rows", expected))
+        if manifest.exists() and "expected_source_rows" in json.loads(manifest.read_text()):
+            expected = verified(json.loads(manifest.read_text())["expected_source_rows"], MANIFEST)
         n = self.source_row_count(data_dir)
-        if n != expected:
-            raise DataError(self.id, data_dir, f"the train parquet file has {n:,} rows, expected {expected:,}; "
-                            "the source file is incomplete or changed")
+        checks.append(check_count(self.id, "source_rows", n, expected, data_dir,
+                                  subject=f"the train parquet file has {n:,} rows"))
+        return checks
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """``train/test.jsonl`` already split (train = the shots in selection order), rows ``{id?, text, label}``

@@ -18,6 +18,7 @@ import logging
 from pathlib import Path
 
 from lm_eval_enterprise.data import ENV_DATA, DataError, RemoteFile, Source, download_url, fetch_json, map_rows
+from lm_eval_enterprise.datacheck import verified
 
 REPO = "basel-a/secureNLP"
 COMMIT = "6438597d50f1110e4c1c00d53158ce7a4bf339e6"
@@ -88,7 +89,9 @@ class SecureNLP(Source):
     files = tuple(RemoteFile(f"{split_folder(s)}/", CONTENTS_API.format(repo=REPO, path=f"{REPO_DIR}/"
                                                                         f"{split_folder(s)}", ref=COMMIT))
                   for s in SPLIT_DIRS)
-    expected_rows = {"train": 9435, "valid": 1213, "test": 618}
+    expected_rows = {"train": verified(9435, "counted on the genuine train reports (2,204 relevant / 7,231)"),
+                     "valid": verified(1213, "counted on the genuine dev reports"),
+                     "test": verified(618, "counted on the genuine test_1 reports (90 relevant / 528)")}
     labels = LABELS
     positive_label = RELEVANT
 

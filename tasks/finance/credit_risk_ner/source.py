@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows
+from lm_eval_enterprise.datacheck import verified
 
 # pinned: the commit the real test sample (../shared/data/credit_risk_ner/SOURCE.md) was drawn from
 COMMIT = "27f595cc97631cca4d54a6af6cb07752532367f6"
@@ -94,7 +95,8 @@ class CreditRiskNer(Source):
     task_type = "ner"
     files = (RemoteFile(TRAIN_FILE, f"{BASE_URL}/train/{TRAIN_FILE}"),
              RemoteFile(TEST_FILE, f"{BASE_URL}/test/{TEST_FILE}"))
-    expected_rows = {"train": 1164, "test": 303}
+    expected_rows = {"train": verified(1164, "counted on the genuine FIN5.txt (1,164 sentences, 41,010 tokens)"),
+                     "test": verified(303, "counted on the genuine FIN3.txt (303 sentences, 13,246 tokens)")}
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         out = {}

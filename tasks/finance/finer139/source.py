@@ -44,6 +44,7 @@ from typing import Any, Iterator
 from lm_eval_enterprise.fewshot import top_k_labels
 from lm_eval_enterprise.data import (ENV_DATA, HF_CONVERTED_REVISION, MANIFEST, DataError, HFParquetSource,
                                      RemoteFile, _exc_line, is_offline, local_parquet_files)
+from lm_eval_enterprise.datacheck import check_count, unverified, verified
 
 log = logging.getLogger("lm_eval_enterprise.finer139")
 
@@ -57,7 +58,8 @@ ZIP_NAME = "finer139.zip"
 INFOS_NAME = "dataset_infos.json"
 HUB_URL = "https://huggingface.co/datasets/{repo}/resolve/main/{name}"
 SPLITS = ("train", "test")  # read; the published validation.jsonl is unused
-RAW_ROWS = {"train": 900_384, "test": 108_378}  # sentences before filtering (±1 %)
+# sentences before filtering: from the dataset card, not counted on the genuine files (a mismatch is a warning)
+RAW_ROWS = {"train": 900_384, "test": 108_378}
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -419,7 +421,9 @@ class Finer139(HFParquetSource):
     hf_prefix = CONFIG
     hf_splits = SPLITS
     files = tuple(RemoteFile(name, HUB_URL.format(repo=HF_REPO, name=name)) for name in (ZIP_NAME, INFOS_NAME))
-    expected_rows = {"test": N_EVAL}
+    expected_rows = {"test": unverified(N_EVAL, "recipe sample size (1,000 kept test sentences); genuine files "
+                                                "not counted"),
+                     "train": unverified(None, "kept train sentences (top-10 filter): no published count")}
 
     # -- source layouts: the published zip (or its unzipped files), else the converted parquet files --------------
     def config_dir(self, d: Path) -> str:
@@ -541,16 +545,19 @@ class Finer139(HFParquetSource):
         return out
 
     def _check_raw_rows(self, counts: dict[str, int], raw_dir: Path) -> None:
-        expected, tol = RAW_ROWS, 0.01
+        """Sentences per split before filtering, through the shared count check: the card's sizes are unverified
+        (warning on mismatch); a fixture's ``MANIFEST.json`` ``raw_rows`` are its own exact counts."""
+        expected = {k: unverified(v, "dataset card size, not counted on the genuine files") for k, v in RAW_ROWS.items()}
         manifest = raw_dir / MANIFEST
         if manifest.exists():
-            spec = json.loads(manifest.read_text())
-            expected, tol = spec.get("raw_rows", expected), float(spec.get("tolerance", 0))
-        for split, n_exp in expected.items():
-            n = counts.get(split, 0)
-            if abs(n - n_exp) > tol * n_exp:
-                raise DataError(self.id, raw_dir, f"split '{split}' has {n:,} sentences in the source files, "
-                                f"expected {n_exp:,} (±{tol:.0%}); the download is incomplete or changed")
+            try:
+                spec = json.loads(manifest.read_text())
+                expected = {k: verified(int(v), MANIFEST) for k, v in spec.get("raw_rows", RAW_ROWS).items()}
+            except (ValueError, TypeError, AttributeError) as exc:
+                raise DataError(self.id, manifest, f"bad manifest ({exc})") from exc
+        for split, rows in expected.items():
+            check_count(self.id, f"{split}_raw_sentences", counts.get(split, 0), rows, raw_dir,
+                        subject=f"{counts.get(split, 0):,} {split} sentences in the source files")
 
     def fewshot_key(self, record: dict) -> Any:
         """[BAL] label key: the sentence's most frequent kept type (ties: type name)."""

@@ -1,15 +1,22 @@
 """casehold — CaseHOLD (Zheng et al. 2021), HF ``casehold/casehold`` config ``all`` (HELM ``casehold_scenario.py``).
 
 Source layout: the hub's auto-converted parquet files of the script-based dataset (revision ``refs/convert/parquet``),
-config ``all``: ``all/{train,test}/*.parquet`` (listed with the hub API; shard names are not hard-coded; the
-validation split is not fetched: HELM and the spec leave it unused). Columns ``example_id``, ``citing_prompt``
-(contains ``<HOLDING>``), ``holding_0`` … ``holding_4``, ``label`` (the string ``"0"``–``"4"``; a ClassLabel int is
-accepted too and mapped through the file's class names).
+config ``all``: ``all/{train,validation,test}/*.parquet`` (listed with the hub API; shard names are not hard-coded).
+Columns ``example_id``, ``citing_prompt`` (contains ``<HOLDING>``), ``holding_0`` … ``holding_4``, ``label`` (the
+string ``"0"``–``"4"``; a ClassLabel int is accepted too and mapped through the file's class names). The raw CSV
+files of the repo name their columns by position (``Unnamed: 0``, ``"0"`` … ``"11"``, per the original loading
+script: 0 = citing_prompt, 1–5 = holdings, 6–10 similarity scores, 11 = label); rows with those names are read too.
 
 Records (multiple-choice schema, as HELM builds its instances): ``{id: f"id{example_id}", question: citing_prompt,
 choices: [holding_0 … holding_4], answer: int(label)}``; the data layer adds ``label_names`` (A–E),
 ``answer_letter`` and ``n_options`` (:func:`lm_eval_enterprise.data.mc_fields`). Official split: eval = test,
 few-shot pool = train ([BAL] keyed by the correct letter).
+
+Unlabelled test split: a label that is empty, null or ``-1`` (how unlabelled releases mark it) gives ``answer:
+None``. When *every* test row is unlabelled, the data layer evaluates on ``validation`` instead (``eval_fallback``)
+and records it (``evaluated_split``, ``data_notes`` in the task metadata); the task YAMLs read the split ``eval``,
+which the data layer fills with the evaluated split. A test split that is only partly unlabelled is an error.
+Row counts: all unverified (the sizes may be LexGLUE's), so a mismatch is a warning, recorded in the metadata.
 """
 from __future__ import annotations
 
@@ -17,6 +24,7 @@ from pathlib import Path
 
 from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, MC_LETTERS, DataError, HFParquetSource, hf_class_names,
                                      map_rows, read_parquet_rows)
+from lm_eval_enterprise.datacheck import unverified
 
 HF_REPO = "casehold/casehold"
 CONFIG = "all"
@@ -25,9 +33,26 @@ HOLDINGS = tuple(f"holding_{i}" for i in range(N_OPTIONS))
 COLUMNS = ("example_id", "citing_prompt", *HOLDINGS, "label")
 
 
-def answer_index(value, where: str, class_names: list[str] | None = None) -> int:
+UNLABELLED = (None, "", "-1", -1)  # how an unlabelled row marks its label (also NaN)
+POSITIONAL = {"Unnamed: 0": "example_id", "0": "citing_prompt", **{str(i + 1): f"holding_{i}" for i in range(5)},
+              "11": "label"}  # the repo's raw CSV header (original loading script's column order)
+
+
+def unlabelled(value) -> bool:
+    """The row carries no gold label (empty, null, NaN or -1)."""
+    if isinstance(value, float):
+        return value != value or value == -1
+    if isinstance(value, str):
+        return value.strip() in ("", "-1")
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value == -1)
+
+
+def answer_index(value, where: str, class_names: list[str] | None = None) -> int | None:
     """``label`` → 0-based index of the correct holding: the string ``"0"``–``"4"`` (HELM compares
-    ``label == str(i)``), or a ClassLabel int mapped through ``class_names`` (the file's metadata) when given."""
+    ``label == str(i)``), or a ClassLabel int mapped through ``class_names`` (the file's metadata) when given;
+    ``None`` for an unlabelled row (:func:`unlabelled`)."""
+    if unlabelled(value):
+        return None
     if isinstance(value, bool):
         raise DataError("casehold", where, f"label {value!r} is not a holding index 0–{N_OPTIONS - 1}")
     if isinstance(value, int) and class_names is not None:
@@ -41,7 +66,9 @@ def answer_index(value, where: str, class_names: list[str] | None = None) -> int
 
 
 def to_record(row: dict, where: str, class_names: list[str] | None = None) -> dict:
-    """One CaseHOLD row → ``{id: f"id{example_id}", question, choices, answer}``."""
+    """One CaseHOLD row → ``{id: f"id{example_id}", question, choices, answer}`` (``answer`` None: unlabelled)."""
+    if "citing_prompt" not in row and all(k in row for k in POSITIONAL):
+        row = {POSITIONAL.get(k, k): v for k, v in row.items()}
     missing = [c for c in COLUMNS if c not in row]
     if missing:
         raise DataError("casehold", where, f"row lacks columns {missing} (has {sorted(row)})")
@@ -56,6 +83,17 @@ def to_record(row: dict, where: str, class_names: list[str] | None = None) -> di
             "answer": answer_index(row["label"], where, class_names)}
 
 
+def file_columns(path: Path) -> tuple[str, ...]:
+    """The columns to require of a parquet file: the named ones, or the positional ones when the file has those."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = set(pq.read_schema(path).names)
+    except Exception:  # unreadable: read_parquet_rows reports it as one line
+        return COLUMNS
+    return tuple(POSITIONAL) if "citing_prompt" not in names and set(POSITIONAL) <= names else COLUMNS
+
+
 class CaseHold(HFParquetSource):
     id = "casehold"
     domain = "legal"
@@ -63,24 +101,27 @@ class CaseHold(HFParquetSource):
     hf_repo = HF_REPO
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG
-    hf_splits = ("train", "test")
-    # DATASETS.md: ≈45k train / 3.6k test ("≈": secondary description, not counted by us); checked ±1 %
-    expected_rows = {"train": 45000, "test": 3600}
+    hf_splits = ("train", "validation", "test")
+    # unverified: LexGLUE case_hold's sizes; casehold/casehold "all" may be 42.5k / 5.31k / 5.31k instead
+    expected_rows = {s: unverified(n, "LexGLUE case_hold sizes (casehold/casehold may differ); genuine files not "
+                                      "counted") for s, n in (("train", 45000), ("valid", 3900), ("test", 3600))}
+    eval_fallback = "valid"  # the hub's validation split, evaluated when the test split carries no labels
     n_options = N_OPTIONS
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
+        """Every shard of train / validation (→ ``valid``) / test, rows in shard order."""
         out = {}
         for split in self.hf_splits:
             records = []
             for path in self.parquet_files(raw_dir, split):
                 names = hf_class_names(path, "label")
-                rows = read_parquet_rows([path], self.id, COLUMNS)
+                rows = read_parquet_rows([path], self.id, file_columns(path))
                 records += [to_record(r, f"{path}:row {i}", names) for i, r in enumerate(rows)]
-            out[split] = records
+            out["valid" if split == "validation" else split] = records
         return out
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
-        """``train.jsonl``/``test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""
+        """``train``/``valid``/``test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""
         return {split: map_rows(rs, lambda r, s=split: to_record(r, f"{data_dir}/{s}.jsonl"), self.id, split)
                 for split, rs in rows.items()}
 

@@ -55,4 +55,7 @@ TASKS = DatasetTasks(
     templates=TEMPLATES, num_fewshot=2, doc_to_target="{{answer_letter}}", max_gen_toks=1, until=("\n",),
     verbalise=True, extra_metadata={"n_options": 5, "generation_mode": "generate_until (letter), not lm-eval "
                                                                         "multiple_choice log-likelihood"},
+    # "eval" = test, or validation when the test release carries no labels (the data layer's choice is
+    # recorded as `evaluated_split` in the metadata)
+    test_split="eval",
 )

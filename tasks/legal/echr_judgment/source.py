@@ -11,9 +11,9 @@ Records ``{id: ITEMID, text, label}``; splits ``train`` (EN_train, few-shot pool
 only), ``test`` (EN_test, evaluated). Files are read in sorted member-name order (HELM iterates ``os.listdir``,
 whose order is unspecified), so the [BAL] shots are reproducible.
 
-Row counts: the spec gives the sizes before the length filter; :meth:`EchrJudgment.check_rows` checks the
-number of case files per folder against them (±1 %) and logs the filtered counts. A ``MANIFEST.json`` in the
-data folder (fixtures) instead pins the filtered counts exactly.
+Row counts: the spec gives the sizes before the length filter (unverified); :meth:`EchrJudgment.check_rows`
+compares the number of case files per folder with them (a mismatch is a warning) and records the filtered counts.
+A ``MANIFEST.json`` in the data folder (fixtures) instead pins the filtered counts exactly.
 """
 from __future__ import annotations
 
@@ -24,13 +24,15 @@ import zipfile
 from pathlib import Path
 
 from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source
+from lm_eval_enterprise.datacheck import check_count, unverified
 
 log = logging.getLogger("lm_eval_enterprise.data")
 
 ZIP_NAME = "ECHR_Dataset.zip"
 ZIP_URL = "https://archive.org/download/ECHR-ACL2019/ECHR_Dataset.zip"
 FOLDERS = {"EN_train": "train", "EN_dev": "valid", "EN_test": "test"}
-RAW_COUNTS = {"train": 7100, "valid": 1380, "test": 2998}  # case files per folder (spec; before the filter)
+RAW_COUNTS = {s: unverified(n, "case files per folder stated by the specification; archive not counted")
+              for s, n in (("train", 7100), ("valid", 1380), ("test", 2998))}  # before the length filter
 MAX_WORDS = 600
 YES, NO = "Yes", "No"
 _MEMBER = re.compile(r"^(?:.*/)?(EN_train|EN_dev|EN_test)/([^/]+\.json)$")
@@ -74,7 +76,8 @@ class EchrJudgment(Source):
     domain = "legal"
     task_type = "classification"
     files = (RemoteFile(ZIP_NAME, ZIP_URL),)
-    expected_rows: dict[str, int] = {}  # filtered counts not stated by the spec; see check_rows
+    expected_rows = {s: unverified(None, "no published count after the 600-word filter")
+                     for s in ("train", "valid", "test")}  # and the case files per folder: see check_rows
     labels = (YES, NO)
 
     def _open(self, raw_dir: Path) -> zipfile.ZipFile:
@@ -108,18 +111,19 @@ class EchrJudgment(Source):
                 out[split] = records
         return out
 
-    def check_rows(self, splits: dict[str, list[dict]], data_dir: Path) -> None:
-        """With a ``MANIFEST.json``: the filtered counts, exactly (base behaviour). Otherwise the number of case
-        files per folder against the spec's 7,100 / 1,380 / 2,998 (±1 %): the filtered counts are not stated."""
-        if (data_dir / MANIFEST).exists():
-            return super().check_rows(splits, data_dir)
+    def check_rows(self, splits: dict[str, list[dict]], data_dir: Path, provided=None) -> list:
+        """The filtered split counts (none published: recorded; a ``MANIFEST.json`` pins them exactly) and, for
+        the archive without a manifest, its case files per folder against the spec's 7,100 / 1,380 / 2,998
+        (unverified: a mismatch is a warning)."""
+        checks = super().check_rows(splits, data_dir, provided)
+        if (data_dir / MANIFEST).exists() or not self.has_source_layout(data_dir):
+            return checks
         with self._open(data_dir) as zf:
             found = {s: len(v) for s, v in case_members(zf).items()}
-        for split, n_exp in RAW_COUNTS.items():
-            n = found[split]
-            if abs(n - n_exp) > self.row_tolerance * n_exp:
-                raise DataError(self.id, data_dir / ZIP_NAME, f"split '{split}' has {n:,} case files, expected "
-                                f"{n_exp:,} (±{self.row_tolerance:.0%}); the archive is incomplete or changed")
+        for split, rows in RAW_COUNTS.items():
+            checks.append(check_count(self.id, f"{split}_case_files", found[split], rows, data_dir / ZIP_NAME,
+                                      subject=f"split '{split}' has {found[split]:,} case files"))
+        return checks
 
     def task_metadata(self, splits: dict[str, list[dict]]) -> dict:
         return {"max_words": MAX_WORDS, "filtered_rows": {s: len(splits.get(s, [])) for s in FOLDERS.values()}}

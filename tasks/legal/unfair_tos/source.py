@@ -22,6 +22,7 @@ from pathlib import Path
 from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, DataError, HFParquetSource, RemoteFile, download_url,
                                      map_rows, read_parquet_rows)
 from lm_eval_enterprise.text import norm
+from lm_eval_enterprise.datacheck import unverified, verified
 
 HF_REPO = "nguha/legalbench"
 CONFIG = "unfair_tos"
@@ -96,7 +97,8 @@ class UnfairTos(HFParquetSource):
     hf_prefix = CONFIG
     hf_splits = ("test",)  # the train split comes from GitHub (train.tsv)
     train_file = RemoteFile(TRAIN_TSV, TRAIN_URL)
-    expected_rows = {"train": 9, "test": 3813}
+    expected_rows = {"train": verified(9, "counted on the genuine LegalBench train.tsv (9 rows)"),
+                     "test": unverified(3813, "size stated for the hub test split; genuine parquet not counted")}
     labels = LABELS
 
     @property
