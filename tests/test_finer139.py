@@ -299,7 +299,7 @@ def test_jsonl_split_size_must_match_dataset_infos(tmp_path):
         SRC.convert(d)
     # without dataset_infos.json the MANIFEST/spec count applies (25 expected here, tolerance 0)
     d2 = _zip_variant(tmp_path / "b", lambda ls: ls[:-1], infos=False)
-    with pytest.raises(DataError, match=r"split 'train' has 24 sentences in the source files, expected 25"):
+    with pytest.raises(DataError, match=r"24 train sentences in the source files, expected 25 \(MANIFEST.json\)"):
         SRC.convert(d2)
 
 
@@ -315,7 +315,7 @@ def test_zip_without_a_split_or_broken_is_an_error(tmp_path):
         SRC.convert(d)
 
 
-def test_wrong_row_count_is_one_line_error(tmp_path):
+def test_wrong_row_count_is_one_line_error(tmp_path, caplog):
     d = tmp_path / "finer139"
     shutil.copytree(FIX, d)
     manifest = json.loads((d / "MANIFEST.json").read_text())
@@ -323,11 +323,13 @@ def test_wrong_row_count_is_one_line_error(tmp_path):
     with pytest.raises(DataError) as e:
         load_records("finer139", data_root=str(tmp_path))
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith(f"[finer139] {d}:") and "split 'train' has 25 sentences" in msg
-    # without a manifest the spec's counts apply (raw 900,384 / 108,378 ± 1 %)
+    assert "\n" not in msg and msg.startswith(f"[finer139] {d}:") and "25 train sentences in the source" in msg
+    # without a manifest the dataset card's sizes apply (900,384 / 108,378): never counted on the genuine files, so
+    # a mismatch is a logged warning, not an error
     (d / "MANIFEST.json").unlink()
-    with pytest.raises(DataError, match=r"split 'train' has 25 sentences in the source files, expected 900,384"):
-        SRC.convert(d)
+    SRC.convert(d)
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("25 train sentences in the source files, expected 900,384 (unverified" in m for m in warned), warned
 
 
 def test_bad_tag_id_names_the_file(tmp_path):
