@@ -56,9 +56,24 @@ def test_earnings_call_568_432():
     assert B.majority_f1([568, 432], "weighted") == pytest.approx(0.411510, abs=TOL)
 
 
+def test_binary_f1_two_documents_by_hand():
+    # gold (pos, neg), uniform guesses: (pos,pos) F1 = 2·1/(2·1+1+0) = 2/3, (pos,neg) 1, (neg,·) 0 → (2/3 + 1)/4
+    assert B.uniform_f1([1, 1], "binary", positive=0) == pytest.approx(5 / 12, abs=1e-12)
+    assert B.uniform_f1([1, 1], "binary", positive=1) == pytest.approx(5 / 12, abs=1e-12)
+    # gold (pos, pos, neg): P(TP = a) = C(2,a)/4, P(FP = c) = 1/2; F1 = 2a/(2 + a + c)
+    # a=1,c=0: 2/3; a=1,c=1: 1/2; a=2,c=0: 1; a=2,c=1: 4/5 → (1/2)(2/3+1/2)/2 + (1/4)(1+4/5)/2 = 7/24 + 9/40
+    assert B.uniform_f1([2, 1], "binary", positive=0) == pytest.approx(31 / 60, abs=1e-12)
+
+
 def test_binary_f1_30_70():
-    assert B.uniform_f1([30, 70], "binary", positive=0) == pytest.approx(0.374111, abs=TOL)
-    assert 2 * 0.3 / (2 * 0.3 + 1) == pytest.approx(0.375)
+    exact = B.uniform_f1([30, 70], "binary", positive=0)
+    assert exact == pytest.approx(0.374111, abs=TOL)
+    # the large-N approximation 2p/(k·p + 1) with k = 2, p = 0.3 is 0.6/1.6 = 0.375, just above the exact value
+    assert B.approx_f1_class(0.3, 2) == pytest.approx(0.375, abs=1e-12)
+    assert 0 < B.approx_f1_class(0.3, 2) - exact < 2e-3
+    gold = np.repeat([0, 1], [30, 70])
+    sim, se = B.simulated_uniform(gold, 2, "binary", positive=0, draws=4000, seed=2)
+    assert abs(sim - exact) < 4 * se
     assert B.majority_f1([30, 70], "binary", positive=0) == 0.0
     # always-positive predictor: 2p/(1+p) with p = 0.3, checked with the project's metric
     from lm_eval_enterprise.metrics import binary_f1

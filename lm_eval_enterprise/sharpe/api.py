@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from .engine import Options
 from .engine import aggregate as _aggregate
 from .io import SharpeInputError
-from .report import markdown, to_json, write_all
+from .options import Options
+from .outputs import write_all
+from .report import markdown
+from .serialize import to_json
 
 __all__ = ["Options", "SharpeInputError", "aggregate", "leaderboard_markdown", "write_outputs", "to_json"]
 

@@ -11,8 +11,8 @@ import argparse
 import sys
 from typing import Sequence
 
-from .engine import Options
 from .io import DEFAULT_VARIANT_PATTERN, SharpeInputError
+from .options import Options
 
 EPILOG = """examples:
   lm-eval-enterprise sharpe out/                       # print the Sharpe leaderboard
@@ -82,7 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: unknown --formats {sorted(bad)}", file=sys.stderr)
         return 2
     from .engine import aggregate
-    from .report import markdown, write_all
+    from .outputs import write_all
+    from .report import markdown
 
     try:
         result = aggregate(args.paths, opts, argv=argv)

@@ -17,7 +17,7 @@ import re
 import time
 from pathlib import Path
 
-from .report import clean
+from .serialize import clean
 
 
 def hf_model_id(model_name: str) -> str:

@@ -1,4 +1,5 @@
-"""Writers for the aggregation result (SHARPE.md §13): ``aggregate.json``, CSVs, ``leaderboard.md``, ``report.html``.
+"""Writers for the aggregation result: ``leaderboard.md``, CSVs and ``report.html`` (``aggregate.json``:
+:mod:`.serialize`; everything at once: :func:`.outputs.write_all`).
 
 All writers take the dict returned by :func:`lm_eval_enterprise.sharpe.engine.aggregate`.
 """
@@ -15,31 +16,7 @@ from typing import Any
 
 import numpy as np
 
-PRIVATE = ("_per_doc", "_scores_bt")
-
-
-# ============================================================================================== JSON
-def clean(obj: Any) -> Any:
-    """JSON-ready copy: private fields dropped, numpy scalars converted, non-finite floats → None (the Sharpe
-    status fields say why)."""
-    if isinstance(obj, dict):
-        return {str(k): clean(v) for k, v in obj.items() if k not in PRIVATE}
-    if isinstance(obj, (list, tuple)):
-        return [clean(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return clean(obj.tolist())
-    if isinstance(obj, (np.floating, float)):
-        v = float(obj)
-        return v if math.isfinite(v) else None
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    return obj
-
-
-def to_json(result: dict) -> str:
-    return json.dumps(clean(result), indent=1, allow_nan=False, ensure_ascii=False)
+from .serialize import clean, to_json  # noqa: F401  (re-exported: writers and tests use them from here)
 
 
 # ============================================================================================== formatting
@@ -453,29 +430,3 @@ padding:0.5em;overflow:auto}}</style></head><body>
 <h2>Provenance</h2><pre>{prov}</pre>
 </body></html>
 """
-
-
-def write_all(result: dict, out: str | Path, formats: set[str] | None = None) -> dict[str, Path]:
-    """Write the requested formats (json, csv, md, html, hf) into ``out``; returns name → path."""
-    from .export import write_hf_leaderboard
-
-    formats = formats or {"json", "csv", "md", "html", "hf"}
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = {}
-    md = markdown(result)
-    if "json" in formats:
-        (out / "aggregate.json").write_text(to_json(result), encoding="utf-8")
-        written["json"] = out / "aggregate.json"
-    if "csv" in formats:
-        write_csvs(result, out)
-        written["csv"] = out / "leaderboard.csv"
-    if "md" in formats:
-        (out / "leaderboard.md").write_text(md, encoding="utf-8")
-        written["md"] = out / "leaderboard.md"
-    if "html" in formats:
-        (out / "report.html").write_text(html_report(result, md), encoding="utf-8")
-        written["html"] = out / "report.html"
-    if "hf" in formats:
-        written["hf"] = write_hf_leaderboard(result, out / "hf_leaderboard")
-    return written
