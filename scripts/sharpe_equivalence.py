@@ -99,7 +99,8 @@ def capture(capdir: Path, pytest_args: list[str]) -> int:
 def normalise(text: str, capdir: Path) -> str:
     text = text.replace(str(capdir.resolve()), "<CAP>").replace(str(capdir), "<CAP>")
     q = r'(?:"|&quot;)'
-    text = re.sub(rf'({q}created{q}: {q})[^"&]*', r"\1<CREATED>", text)
+    text = re.sub(rf'({q}(?:created|submitted_time){q}: {q})[^"&]*', r"\1<CREATED>", text)
+    text = re.sub(rf'({q}date{q}: )[-+0-9.e]+', r"\1<DATE>", text)
     return re.sub(rf"({q}(?:read_and_bootstrap|total){q}: )[-+0-9.e]+", r"\1<SECONDS>", text)
 
 

@@ -46,5 +46,5 @@ def leaderboard_markdown(paths: list[str], **overrides: Any) -> str:
 
 def write_outputs(result: dict, out: str | Path, formats: set[str] | None = None) -> dict[str, Path]:
     """Write aggregate.json, leaderboard.csv/per_template.csv/per_document.csv, leaderboard.md, report.html and the
-    HF leaderboard export (``formats`` ⊆ {json, csv, md, html, hf})."""
+    leaderboard exports (``formats`` ⊆ {json, csv, md, html, hf, openllm}; default all)."""
     return write_all(result, out, formats)

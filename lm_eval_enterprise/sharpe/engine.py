@@ -61,8 +61,18 @@ def _model_info(runs: list[TaskRun], models: list[str]) -> dict:
             cfg = r.source.config
             info[r.model] = {"model_name": r.source.model_name, "model_args": r.source.model_args,
                              "model_dtype": cfg.get("model_dtype"), "model_sha": cfg.get("model_sha"),
-                             "model_revision": cfg.get("model_revision"), **r.source.settings}
+                             "model_revision": cfg.get("model_revision"),
+                             "model_num_parameters": cfg.get("model_num_parameters"), **r.source.settings}
     return info
+
+
+def _toy_data(records) -> dict[str, list[str]]:
+    """model → dataset rows scored on the embedded fixture data (toy rows, not the benchmark)."""
+    out: dict[str, set[str]] = {}
+    for r in records:
+        if r.toy_data and r.level == "dataset":
+            out.setdefault(r.model, set()).add(r.group)
+    return {m: sorted(v) for m, v in sorted(out.items())}
 
 
 def _check_compare(opts: Options, known: set[str]) -> None:
@@ -114,6 +124,7 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
         "rows": [{"group": r.name, "dataset": r.dataset, "domain": r.domain, "templates": r.templates,
                   "variant_groups": [g.name for g in r.groups], "models": r.models,
                   "flags": {k: v for k, v in r.flags.items() if not k.startswith("_")}} for r in rows],
+        "toy_data": _toy_data(records),
         "records": [r.to_dict() for r in records],
         "rank_stability": rank,
         "comparisons": comps,

@@ -43,7 +43,6 @@ class Group:
     metrics: list[MetricSpec] = field(default_factory=list)
     unit: str = "doc"                              # doc | query
     flags: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
     tables: dict[str, dict[str, SampleTable]] = field(default_factory=dict)   # models with samples
     keys: list[str] = field(default_factory=list)
     key_source: str | None = None
@@ -58,6 +57,7 @@ class Group:
     per_doc: dict[tuple[str, str], tuple] = field(default_factory=dict)  # (model, metric) → (T×D, kind, is_metric)
     n_docs: dict[str, int | None] = field(default_factory=dict)               # model → documents scored
     boot: dict[tuple, np.ndarray] = field(default_factory=dict)               # (model, metric, mode, kind) → B×T
+    toy: dict[str, bool] = field(default_factory=dict)   # model → scored on the embedded fixture data
 
     @property
     def models(self) -> list[str]:
@@ -65,9 +65,6 @@ class Group:
 
     def has_samples(self, model: str) -> bool:
         return model in self.tables
-
-    def is_linear_metric(self, metric: str) -> bool:
-        return all(getattr(s, "linear", False) for k, s in self.scorers.items() if k[2] == metric)
 
 
 @dataclass
@@ -81,7 +78,6 @@ class Row:
     templates: list[str]
     models: list[str]
     flags: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)      # union of the groups' unit keys (bootstrap units)
     template_idx: dict[str, Any] = field(default_factory=dict)  # bootstrap kind → B × T template draws (or None)
 
@@ -280,6 +276,7 @@ def _new_group(name: str, rs: list[TaskRun], excluded: set[str]) -> Group:
         g.flags["excluded_templates"] = sorted(excluded, key=natural_key)
     if any(r.grouped_by == "name" for r in rs):
         g.flags["grouped_by_name"] = True
+    g.toy = {m: any(r.toy_data for r in by_t.values()) for m, by_t in by_model.items()}
     return g
 
 

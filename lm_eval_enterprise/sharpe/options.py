@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from .baselines import parse_generation_baseline
 from .io import DEFAULT_VARIANT_PATTERN, SharpeInputError
 
 
@@ -34,6 +35,7 @@ class Options:
     progress: bool | None = None           # None: when stderr is a terminal
     workers: int | None = None             # processes for reading/bootstrap; None: auto (>1 only for big inputs)
     hash_samples: bool = False             # SHA-256 of every samples file in the provenance
+    generation_baseline: str = "zero"      # ROUGE baseline: zero | lead-K (first K sentences of each document)
 
     def floor_mode(self):
         if self.sigma_floor in ("off", "binomial"):
@@ -62,6 +64,10 @@ class Options:
         if not (b in ("uniform", "majority", "none", "simulated") or b.startswith("table:")):
             raise SharpeInputError(f"--baseline {b!r}: expected uniform, majority, none, simulated or table:PATH")
         self.floor_mode()
+        try:
+            parse_generation_baseline(self.generation_baseline)
+        except ValueError as exc:
+            raise SharpeInputError(f"--generation-baseline: {exc}") from None
 
 
 def natural_key(s: str) -> list:

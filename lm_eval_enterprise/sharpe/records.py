@@ -52,6 +52,7 @@ class Record:
     n_templates: int
     templates: list[str]
     n_docs: int | None
+    toy_data: bool                               # scored on the embedded fixture data, not the benchmark
     baseline: dict                               # Baseline.as_dict()
     template_scores: dict[str, float | None]     # native scale (not negated)
     ddof: int
@@ -126,6 +127,7 @@ class RecordInputs:
     per_doc: tuple | None = None                              # (keys, T × D values, basis) behind PSS
     flags: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    toy_data: bool = False                                    # scored on the embedded fixture data
 
 
 # ============================================================================================== one record
@@ -207,7 +209,7 @@ def build_record(key: RecordKey, inp: RecordInputs, opts: Options) -> Record:
         variant_groups=[g.name for g in key.row.groups] if key.group is None else [key.group.name],
         model=key.model, metric=spec.name, filter=spec.filter, scoring_mode=key.mode,
         comparable_across_models=key.mode == "strict", n_templates=len(tids), templates=tids, n_docs=inp.n_docs,
-        baseline=inp.baseline.as_dict(),
+        toy_data=inp.toy_data, baseline=inp.baseline.as_dict(),
         template_scores={t: float(v) if math.isfinite(v) else None for t, v in zip(tids, shown)},
         ddof=opts.ddof, alpha=opts.alpha, sigma_floor_mode=opts.sigma_floor)
     undefined = ~np.isfinite(s)
@@ -274,7 +276,8 @@ def _group_inputs(row: Row, g: Group, model: str, spec: MetricSpec, mode: str) -
         scores={t: g.scores[(model, t, spec.name, mode)] for t in g.templates}, baseline=g.baseline[spec.name],
         n_docs=g.n_docs.get(model), failure=None if all(v is None for v in fail.values()) else fail, boot=boot,
         template_idx=row.template_idx if g.templates == row.templates else {},
-        per_doc=_per_doc_of_group(g, model, spec, g.templates) if mode == "strict" else None, flags=flags)
+        per_doc=_per_doc_of_group(g, model, spec, g.templates) if mode == "strict" else None, flags=flags,
+        toy_data=g.toy.get(model, False))
 
 
 def _group_records(out: RecordSet, row: Row, g: Group, opts: Options) -> None:
@@ -356,7 +359,8 @@ def _dataset_row_records(out: RecordSet, row: Row, opts: Options) -> None:
                     max((g.n_docs.get(model) or 0) for g in row.groups) or None)
                 inp = RecordInputs(scores, b, n_docs, _row_failure(row, model), _row_boot(row, model, spec.name, mode),
                                    row.template_idx, pdoc, _row_flags(row, model),
-                                   [f"s_t = unweighted mean over {len(row.groups)} subtasks"])
+                                   [f"s_t = unweighted mean over {len(row.groups)} subtasks"],
+                                   any(g.toy.get(model, False) for g in row.groups))
                 rec = build_record(RecordKey("dataset", row.name, row, None, model, spec, mode), inp, opts)
                 rec.subtasks = [g.subtask for g in row.groups]
                 rec.key_source = row.groups[0].key_source

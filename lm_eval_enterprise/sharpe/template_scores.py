@@ -177,6 +177,9 @@ def label_info(g: Group, tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInf
         return _classification_info(tab, idx, spec)
     if fam == "multiple_choice":
         return _choice_info(tab, idx)
+    if fam == "summarization" or spec.name in BL.ROUGE_METRICS:
+        return BL.LabelInfo("generation", documents=[tab.documents[i] for i in idx],
+                            references=[tab.references[i] for i in idx])
     return BL.LabelInfo("none")
 
 
@@ -231,7 +234,7 @@ def _metadata_baseline(g: Group, spec: MetricSpec) -> BL.Baseline | None:
     return BL.Baseline(v, f"metadata:{m}")
 
 
-def _computed_baseline(g: Group, spec: MetricSpec, method: str, seed: int) -> BL.Baseline:
+def _computed_baseline(g: Group, spec: MetricSpec, method: str, opts: Options) -> BL.Baseline:
     """The formula baseline per template on the shared documents; per-template values b_t when the templates
     differ in label set."""
     sample_models = [m for m in g.models if g.has_samples(m)]
@@ -242,7 +245,8 @@ def _computed_baseline(g: Group, spec: MetricSpec, method: str, seed: int) -> BL
             info = label_info(g, g.tables[m][tid], g.lines[(m, tid)], spec)
         else:
             info = BL.LabelInfo("none")
-        per_t[tid] = BL.compute(spec.name, g.family, spec.agg or "mean", info, method, seed)
+        per_t[tid] = BL.compute(spec.name, g.family, spec.agg or "mean", info, method, opts.seed,
+                                opts.generation_baseline)
     vals = {None if b.value is None else round(b.value, 12) for b in per_t.values()}
     first = per_t[g.templates[0]]
     if len(vals) == 1:
@@ -263,7 +267,7 @@ def assign_baselines(g: Group, opts: Options, table: dict) -> None:
             g.baseline[spec.name] = BL.Baseline(b.value, f"table:{b.method}")
             continue
         meta = _metadata_baseline(g, spec) if method != "none" else None
-        g.baseline[spec.name] = meta if meta is not None else _computed_baseline(g, spec, method, opts.seed)
+        g.baseline[spec.name] = meta if meta is not None else _computed_baseline(g, spec, method, opts)
 
 
 # ============================================================================================== dataset rows
