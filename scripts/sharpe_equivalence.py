@@ -22,7 +22,6 @@ import argparse
 import dataclasses
 import difflib
 import json
-import os
 import re
 import shutil
 import subprocess
