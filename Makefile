@@ -8,7 +8,7 @@ export HF_DATASETS_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install test test-slow demo tasks check-tasks bench clean
+.PHONY: install test test-slow test-browser demo tasks check-tasks bench clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
@@ -27,6 +27,11 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
+
+# the Sharpe HTML report in headless Chromium (Debian package); screenshot + DOM in build/test-artifacts/
+test-browser: $(STAMP)
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)
+	SHARPE_BROWSER_TEST=1 $(BIN)/python -m pytest -q tests/test_sharpe_browser.py
 
 demo: $(STAMP)
 	$(BIN)/lm-eval-enterprise demo

@@ -87,7 +87,7 @@ def main() -> int:
     ap.add_argument("--no-outputs", action="store_true", help="skip timing the output writers")
     args = ap.parse_args()
     from lm_eval_enterprise.sharpe.engine import Options, aggregate
-    from lm_eval_enterprise.sharpe.report import write_all
+    from lm_eval_enterprise.sharpe.outputs import write_all
 
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_sharpe_"))
     try:

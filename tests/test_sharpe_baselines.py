@@ -56,9 +56,24 @@ def test_earnings_call_568_432():
     assert B.majority_f1([568, 432], "weighted") == pytest.approx(0.411510, abs=TOL)
 
 
+def test_binary_f1_two_documents_by_hand():
+    # gold (pos, neg), uniform guesses: (pos,pos) F1 = 2·1/(2·1+1+0) = 2/3, (pos,neg) 1, (neg,·) 0 → (2/3 + 1)/4
+    assert B.uniform_f1([1, 1], "binary", positive=0) == pytest.approx(5 / 12, abs=1e-12)
+    assert B.uniform_f1([1, 1], "binary", positive=1) == pytest.approx(5 / 12, abs=1e-12)
+    # gold (pos, pos, neg): P(TP = a) = C(2,a)/4, P(FP = c) = 1/2; F1 = 2a/(2 + a + c)
+    # a=1,c=0: 2/3; a=1,c=1: 1/2; a=2,c=0: 1; a=2,c=1: 4/5 → (1/2)(2/3+1/2)/2 + (1/4)(1+4/5)/2 = 7/24 + 9/40
+    assert B.uniform_f1([2, 1], "binary", positive=0) == pytest.approx(31 / 60, abs=1e-12)
+
+
 def test_binary_f1_30_70():
-    assert B.uniform_f1([30, 70], "binary", positive=0) == pytest.approx(0.374111, abs=TOL)
-    assert 2 * 0.3 / (2 * 0.3 + 1) == pytest.approx(0.375)
+    exact = B.uniform_f1([30, 70], "binary", positive=0)
+    assert exact == pytest.approx(0.374111, abs=TOL)
+    # the large-N approximation 2p/(k·p + 1) with k = 2, p = 0.3 is 0.6/1.6 = 0.375, just above the exact value
+    assert B.approx_f1_class(0.3, 2) == pytest.approx(0.375, abs=1e-12)
+    assert 0 < B.approx_f1_class(0.3, 2) - exact < 2e-3
+    gold = np.repeat([0, 1], [30, 70])
+    sim, se = B.simulated_uniform(gold, 2, "binary", positive=0, draws=4000, seed=2)
+    assert abs(sim - exact) < 4 * se
     assert B.majority_f1([30, 70], "binary", positive=0) == 0.0
     # always-positive predictor: 2p/(1+p) with p = 0.3, checked with the project's metric
     from lm_eval_enterprise.metrics import binary_f1
@@ -127,3 +142,39 @@ def test_compute_dispatch_and_unavailable():
     assert B.compute("accuracy", "multiple_choice", "mean", B.LabelInfo("choice", n_options=5), "uniform").value == 0.2
     assert B.compute("x", None, "mean", B.LabelInfo("none"), "uniform").value is None
     assert B.compute("weighted_f1", "classification_weighted", "agg_weighted_f1", info, "none").value == 0.0
+
+
+DOCS = ["Rates rose. Stocks fell sharply.", "Bonds rallied. Yields fell."]
+REFS = ["stocks fell", "bonds rallied"]
+
+
+def test_lead_sentences():
+    assert B.lead_sentences("Rates rose. Stocks fell sharply! Bonds rallied? Done.", 2) == \
+        "Rates rose. Stocks fell sharply!"
+    assert B.lead_sentences("Title line\n\nBody starts here. More.", 1) == "Title line"
+    assert B.lead_sentences("One sentence only", 3) == "One sentence only"
+
+
+def test_lead_baseline_by_hand():
+    # lead-1: "Rates rose." shares no token with "stocks fell" → 0; "Bonds rallied." is the reference → 1
+    assert B.lead_baseline(DOCS, REFS, 1, "rouge_l") == pytest.approx(0.5, abs=1e-12)
+    # lead-2, doc 1: LCS 2 of 5 predicted tokens, 2 of 2 reference tokens: F = 2·(2/5)·1/(2/5 + 1) = 4/7;
+    # doc 2: 2 of 4 and 2 of 2: F = 2·(1/2)·1/(3/2) = 2/3
+    assert B.lead_baseline(DOCS, REFS, 2, "rouge_l") == pytest.approx((4 / 7 + 2 / 3) / 2, abs=1e-12)
+    # ROUGE-2, doc 1, lead-2: 1 of 4 predicted bigrams ("stock fell") and 1 of 1 reference bigram → 2·(1/4)/(5/4)
+    assert B.lead_baseline(DOCS[:1], REFS[:1], 2, "rouge_2") == pytest.approx(0.4, abs=1e-12)
+
+
+def test_generation_baseline_dispatch():
+    info = B.LabelInfo("generation", documents=DOCS, references=REFS)
+    lead = B.compute("rouge_l", "summarization", "mean", info, "uniform", generation="lead-1")
+    assert (lead.value, lead.method) == (pytest.approx(0.5), "lead-1") and "first 1 sentence" in lead.note
+    assert B.compute("rouge_l", "summarization", "mean", info, "uniform").value == 0.0     # default: zero
+    assert B.compute("rouge_l", "summarization", "mean", info, "none", generation="lead-1").method == "none"
+    missing = B.compute("rouge_l", "summarization", "mean", B.LabelInfo("none"), "uniform", generation="lead-2")
+    assert missing.value is None and missing.method == "unavailable"
+    assert B.compute("entity_f1", "entity", "agg_entity_f1", info, "uniform", generation="lead-1").value == 0.0
+    assert [B.parse_generation_baseline(s) for s in ("zero", "lead-1", "lead-12")] == [None, 1, 12]
+    for bad in ("lead-0", "lead", "first-3", "lead-x"):
+        with pytest.raises(ValueError):
+            B.parse_generation_baseline(bad)

@@ -17,24 +17,10 @@ from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown, write
 from lm_eval_enterprise.sharpe.io import SharpeInputError
 from lm_eval_enterprise.sharpe.report import markdown, to_json
 from lm_eval_enterprise.sharpe.synthetic import SynthTask, family_task, write_run
+from lm_eval_enterprise.sharpe.synthetic import choice_task as mc_task
+from lm_eval_enterprise.sharpe.synthetic import correct_counts as counts
 
 REPO = Path(__file__).resolve().parents[1]
-LETTERS = "ABCDEFGHIJ"
-
-
-def mc_task(group, tid, correct, parsed=None, k=3, dataset=None, subtask=None, **kw):
-    """multiple_choice variant whose per-doc correctness (and parse success) is given exactly; b = 1/k."""
-    docs = [{"id": f"d{i}", "question": f"q{i}", "choices": [f"c{j}" for j in range(k)], "answer": 0,
-             "answer_letter": "A"} for i in range(len(correct))]
-    parsed = parsed if parsed is not None else [True] * len(correct)
-    outs = ["A" if c else ("B" if ok else "[invalid]") for c, ok in zip(correct, parsed)]
-    return SynthTask(task=f"{group}__{tid}", family="multiple_choice", variant_group=group, template_id=tid,
-                     docs=docs, outputs=outs, primary_metric="accuracy", dataset=dataset or group[4:],
-                     subtask=subtask, **kw)
-
-
-def counts(n_correct, n=100):
-    return [1] * n_correct + [0] * (n - n_correct)
 
 
 def by(result, model, group=None, mode="strict", level="dataset"):
@@ -394,11 +380,12 @@ def test_outputs_and_cli(tmp_path, capsys):
     assert "| model | μ ± σ | Sharpe [95% CI]" in md and "Kendall's W" in md
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") >= 4 and "src='http" not in html and "<script" not in html
-    hf = sorted((out / "hf_leaderboard").glob("*/results_*.json"))
-    assert [p.parent.name for p in hf] == ["local__A", "local__B"]
+    hf = sorted((out / "hf_leaderboard" / "results").glob("*/results_*.json"))
+    assert [p.parent.name for p in hf] == ["A", "B"]   # local model names: no invented "local/" org
     data = json.loads(hf[0].read_text())
-    assert set(data["config"]) >= {"model_dtype", "model_name", "model_sha"}
-    assert set(data["results"]["ent_x"]) >= {"sharpe", "mean", "std", "min", "max"}
+    assert set(data["config"]) >= {"model_dtype", "model_name", "model_sha"} and data["config"]["model_name"] == "A"
+    assert set(data["results"]["ent_x"]) >= {"sharpe/100", "sharpe", "mean", "std", "min", "max"}
+    assert sorted(p.name for p in (out / "open_llm_leaderboard").glob("*/results_*.json")) == [hf[0].name] * 2
     assert data["results"]["ent_x__t1"]["accuracy"] == pytest.approx(0.55)
 
 
@@ -639,3 +626,32 @@ def test_exact_group_name_wins_over_dataset_alias(tmp_path):
     res = aggregate([tmp_path], exclude_templates=["ent_y:t2"], **FAST)
     assert by(res, "m", "ent_y")["templates"] == ["t1", "t3"]
     assert by(res, "m", "ent_y_gen")["templates"] == ["t1", "t2", "t3"]
+
+
+# ================================================================================================ ROUGE baseline
+def _summaries(tmp_path):
+    docs = [{"id": "d0", "document": "Rates rose. Stocks fell sharply.", "summary": "stocks fell"},
+            {"id": "d1", "document": "Bonds rallied. Yields fell.", "summary": "bonds rallied"}]
+    outs = {"t1": ["stocks fell", "zzz"], "t2": ["stocks fell", "bonds rallied"], "t3": ["zzz", "bonds rallied"]}
+    write_run(tmp_path, "m", [SynthTask(f"ent_sum__{t}", "summarization", "ent_sum", t, docs, o, "rouge_l",
+                                        dataset="sum") for t, o in outs.items()])
+    return tmp_path
+
+
+def test_lead_baseline_for_rouge(tmp_path, capsys):
+    # s = ROUGE-L per template = [0.5, 1.0, 0.5]: μ = 2/3, σ = sqrt(1/12); lead-1 b = 0.5 (see test_sharpe_baselines)
+    d = _summaries(tmp_path)
+    zero = by(aggregate([d], bootstrap=0, progress=False), "m")
+    assert zero["template_scores"] == pytest.approx({"t1": 0.5, "t2": 1.0, "t3": 0.5})
+    assert zero["baseline"]["method"] == "zero" and zero["sharpe"] == pytest.approx(4 / np.sqrt(3))
+    res = aggregate([d], bootstrap=0, progress=False, generation_baseline="lead-1")
+    lead = by(res, "m")
+    assert lead["baseline"]["value"] == pytest.approx(0.5) and lead["baseline"]["method"] == "lead-1"
+    assert lead["sharpe"] == pytest.approx(1 / np.sqrt(3))
+    assert res["settings"]["generation_baseline"] == "lead-1"
+    note = "With b = 0 for ROUGE, S = μ/σ also rewards a consistently low score"
+    assert note in markdown(aggregate([d], bootstrap=0, progress=False)) and note not in markdown(res)
+    assert cli.main([str(d), "--generation-baseline", "lead-1", "--bootstrap", "0", "--no-progress"]) == 0
+    assert "b = 0.500 (lead-1)" in capsys.readouterr().out
+    with pytest.raises(SharpeInputError, match="generation-baseline"):
+        aggregate([d], generation_baseline="first-3", progress=False)

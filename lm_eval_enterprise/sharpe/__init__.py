@@ -1,7 +1,10 @@
-"""Sharpe-score aggregation across instruction templates (SHARPE.md).
+"""Sharpe-score aggregation across instruction templates.
 
-Modules: :mod:`.io` (reading lm-eval outputs), :mod:`.scoring` (per-template scores from samples, vectorised),
-:mod:`.baselines` (§3), :mod:`.stats` (§1, §4, §5, §7, §9), :mod:`.bootstrap` (§8), :mod:`.engine` (the
-aggregation), :mod:`.report` (JSON, CSV, Markdown, HTML), :mod:`.export` (HF leaderboard layout), :mod:`.api`,
-:mod:`.cli` (``lm-eval-enterprise sharpe``).
+Reading and scoring: :mod:`.io` (lm-eval outputs), :mod:`.scoring` (per-template scores from samples, vectorised),
+:mod:`.baselines` (expected score of an uninformative predictor), :mod:`.stats`, :mod:`.bootstrap`.
+The aggregation, by stage: :mod:`.options`, :mod:`.grouping`, :mod:`.pairing`, :mod:`.template_scores`,
+:mod:`.bootstrap_rows`, :mod:`.parallel`, :mod:`.records`, :mod:`.comparisons`, :mod:`.rollup`, tied together by
+:mod:`.engine`. Writers: :mod:`.serialize` (JSON), :mod:`.report` (Markdown, CSV, HTML), :mod:`.export`
+(leaderboard layouts), :mod:`.outputs` (all of them). Entry points: :mod:`.api`, :mod:`.cli`
+(``lm-eval-enterprise sharpe``).
 """

@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from .engine import Options
 from .engine import aggregate as _aggregate
 from .io import SharpeInputError
-from .report import markdown, to_json, write_all
+from .options import Options
+from .outputs import write_all
+from .report import markdown
+from .serialize import to_json
 
 __all__ = ["Options", "SharpeInputError", "aggregate", "leaderboard_markdown", "write_outputs", "to_json"]
 
@@ -44,5 +46,5 @@ def leaderboard_markdown(paths: list[str], **overrides: Any) -> str:
 
 def write_outputs(result: dict, out: str | Path, formats: set[str] | None = None) -> dict[str, Path]:
     """Write aggregate.json, leaderboard.csv/per_template.csv/per_document.csv, leaderboard.md, report.html and the
-    HF leaderboard export (``formats`` ⊆ {json, csv, md, html, hf})."""
+    leaderboard exports (``formats`` ⊆ {json, csv, md, html, hf, openllm}; default all)."""
     return write_all(result, out, formats)

@@ -18,10 +18,16 @@ Formulas (q = 1/k; class j has n_j gold items of N):
 * NDCG@k (binary gains) under a random permutation: each position is relevant with probability R/C, so
   E[DCG] = (R/C)·Σ_{i ≤ min(k, C)} 1/log2(i+1) and E = E[DCG]/IDCG(R, k) (the ideal DCG is constant); R = 0 → 0.
 * entity F1, KPI adjusted F1, float-equivalence accuracy, ROUGE: 0 (an uninformed generator scores ~0).
+* ROUGE with ``generation="lead-K"`` (``--generation-baseline lead-K``): the mean over the shared documents of
+  the ROUGE of a trivial summary — the document's first K sentences (:func:`lead_sentences`) — against the
+  reference, with the metric code of the tasks (:func:`lm_eval_enterprise.metrics.rouge`). With b = 0 a
+  summariser that is consistently poor (e.g. mostly format failures scored 0) still gets a large S = μ/σ; with
+  the lead-K baseline S > 0 means "better than copying the first sentences".
 """
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -233,6 +239,38 @@ def simulated_ranking(queries: Sequence[tuple[int, int]], metric: str, k: int, d
     return float(values.mean()), float(values.std(ddof=1) / math.sqrt(draws))
 
 
+# ----------------------------------------------------------------------------------------------------- generation
+ROUGE_METRICS = ("rouge_l", "rouge_1", "rouge_2")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*\n+\s*")
+
+
+def lead_sentences(text: str, k: int) -> str:
+    """The first ``k`` sentences of ``text`` (a sentence ends at ``.``, ``!`` or ``?`` followed by whitespace, or at
+    a line break; a simple rule: abbreviations such as "U.S. " also end a sentence)."""
+    parts = [p for p in _SENTENCE_END.split(str(text).strip()) if p]
+    return " ".join(parts[:k])
+
+
+def parse_generation_baseline(spec: str) -> int | None:
+    """``zero`` → None; ``lead-K`` → K (≥ 1); anything else raises ValueError."""
+    if spec == "zero":
+        return None
+    m = re.fullmatch(r"lead-(\d+)", spec)
+    if not m or int(m.group(1)) < 1:
+        raise ValueError(f"generation baseline {spec!r}: expected zero or lead-K (K ≥ 1)")
+    return int(m.group(1))
+
+
+def lead_baseline(documents: Sequence[str], references: Sequence[str], k: int, metric: str) -> float:
+    """Mean ``metric`` (rouge_l / rouge_1 / rouge_2) of the lead-``k`` summary of each document against its
+    reference."""
+    from ..metrics import rouge
+
+    if not documents:
+        raise ValueError("lead baseline: no documents")
+    return float(np.mean([rouge(ref, lead_sentences(doc, k))[metric] for doc, ref in zip(documents, references)]))
+
+
 # ----------------------------------------------------------------------------------------------------- dispatch
 ZERO_METRICS = {"entity_f1", "entity_precision", "entity_recall", "adjusted_macro_f1", "word_macro_f1",
                 "adjusted_macro_f1_helm", "rouge_l", "rouge_1", "rouge_2", "mcc", "pearson"}
@@ -250,16 +288,33 @@ class LabelInfo:
     n_options: int | None = None       # multiple choice
     queries: list[tuple[int, int]] | None = None   # ranking: (C, R) per query
     candidate_relevance: list[int] | None = None   # ranking: relevance of every candidate
+    documents: list[str] | None = None             # generation: source texts
+    references: list[str] | None = None            # generation: reference outputs
 
 
-def compute(metric: str, family: str | None, agg: str, info: LabelInfo, method: str, seed: int = 0) -> Baseline:
-    """Auto baseline of ``metric`` (aggregation ``agg``) under ``method`` ∈ {uniform, majority, simulated, none}.
+def _generation_baseline(metric: str, info: LabelInfo, generation: str) -> Baseline:
+    k = parse_generation_baseline(generation)
+    if k is None:
+        return Baseline(0.0, "zero", note="no-information generator scores 0")
+    if info.kind != "generation" or not info.documents or any(
+            not isinstance(x, str) for x in list(info.documents) + list(info.references or [None])):
+        return Baseline(None, "unavailable", note=f"{generation}: document or reference texts unknown (no samples)")
+    return Baseline(lead_baseline(info.documents, info.references, k, metric), generation,
+                    note=f"mean {metric} of the first {k} sentence(s) of each document")
+
+
+def compute(metric: str, family: str | None, agg: str, info: LabelInfo, method: str, seed: int = 0,
+            generation: str = "zero") -> Baseline:
+    """Auto baseline of ``metric`` (aggregation ``agg``) under ``method`` ∈ {uniform, majority, simulated, none};
+    ROUGE metrics follow ``generation`` (``zero`` or ``lead-K``) instead.
 
     Returns ``Baseline(None, "unavailable", note=...)`` when the label information needed is missing (e.g. no
     samples): the caller then reports Sharpe as undefined instead of inventing a number.
     """
     if method == "none":
         return Baseline(0.0, "none")
+    if metric in ROUGE_METRICS and generation != "zero":
+        return _generation_baseline(metric, info, generation)
     if metric == "format_failure":
         return Baseline(0.0, "zero", note="format-failure rate: baseline 0")
     if metric in ZERO_METRICS or (family in ZERO_FAMILIES and metric != "format_failure"):

@@ -11,8 +11,9 @@ import argparse
 import sys
 from typing import Sequence
 
-from .engine import Options
 from .io import DEFAULT_VARIANT_PATTERN, SharpeInputError
+from .options import Options
+from .outputs import FORMATS
 
 EPILOG = """examples:
   lm-eval-enterprise sharpe out/                       # print the Sharpe leaderboard
@@ -26,11 +27,14 @@ def build_parser() -> argparse.ArgumentParser:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="+", help="lm-eval output folders (OUT or OUT/<model>) or results_*.json files")
     ap.add_argument("--out", help="write all outputs into this folder")
-    ap.add_argument("--formats", default="json,csv,md,html,hf",
-                    help="outputs written with --out (subset of json,csv,md,html,hf; default all)")
+    ap.add_argument("--formats", default=",".join(FORMATS),
+                    help=f"outputs written with --out (subset of {','.join(FORMATS)}; default all)")
     ap.add_argument("--baseline", default="uniform",
                     help="uniform (default) | majority | none | simulated | table:PATH (CSV/YAML: group,metric,"
                          "baseline,method)")
+    ap.add_argument("--generation-baseline", default="zero", metavar="zero|lead-K",
+                    help="baseline of ROUGE metrics: zero (default) or lead-K = the ROUGE of each document's first K "
+                         "sentences against its reference, averaged over the documents")
     ap.add_argument("--ddof", type=int, choices=(0, 1), default=1, help="std estimator: 1 = sample (default), "
                                                                         "0 = population")
     ap.add_argument("--sigma-weight", type=float, default=1.0, dest="alpha", help="α in S = (μ − b)/(α·σ)")
@@ -75,14 +79,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                    exclude_templates=args.exclude_template, strict=args.strict, fail_threshold=args.fail_threshold,
                    run=args.run, model_names=args.model_names, compare=args.compare,
                    permutations=args.permutations, progress=False if args.no_progress else None,
-                   workers=args.workers, hash_samples=args.hash_samples)
+                   workers=args.workers, hash_samples=args.hash_samples,
+                   generation_baseline=args.generation_baseline)
     formats = {f.strip() for f in args.formats.split(",") if f.strip()}
-    bad = formats - {"json", "csv", "md", "html", "hf"}
+    bad = formats - set(FORMATS)
     if bad:
         print(f"error: unknown --formats {sorted(bad)}", file=sys.stderr)
         return 2
     from .engine import aggregate
-    from .report import markdown, write_all
+    from .outputs import write_all
+    from .report import markdown
 
     try:
         result = aggregate(args.paths, opts, argv=argv)
@@ -92,7 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for m in result["messages"]:
         print(f"warning: {m}", file=sys.stderr)
     if args.out:
-        written = write_all(result, args.out, formats)
+        try:
+            written = write_all(result, args.out, formats)
+        except SharpeInputError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return exc.exit_code
         for name, path in written.items():
             print(f"wrote {name}: {path}", file=sys.stderr)
     if not args.quiet:

@@ -1,66 +1,261 @@
-"""Leaderboard export in the Hugging Face leaderboard-template results layout (SHARPE.md §13).
+"""Leaderboard exports of the aggregation result.
 
-One folder per model, ``<org>__<model>/results_<timestamp>.json``::
+**Hugging Face leaderboard template** (the ``demo-leaderboard-backend`` Space that most leaderboard Spaces are
+built from), folder ``hf_leaderboard/``:
 
-    {"config": {"model_dtype": ..., "model_name": "org/model", "model_sha": ...},
-     "results": {"<dataset group>": {"sharpe": …, "mean": …, "std": …, "min": …, "max": …},
-                 "<task variant>": {"<metric>": s_t}, ...}}
+* ``results/<org>/<model>/results_<YYYY-MM-DDTHH-MM-SS.ffffff>.json``: ``{"config": {"model_dtype", "model_name",
+  "model_sha", ...}, "results": {"<dataset row>": {"sharpe/100": ..., "sharpe": ..., "mean": ..., ...},
+  "<task variant>": {"<metric>": s_t}}}``;
+* ``requests/<org>/<model>_eval_request_False_<precision>_Original.json``: the request file the template looks up
+  for every result (status ``FINISHED``);
+* ``about_tasks.py``: the ``Tasks`` enum for the Space's ``src/about.py`` (one Sharpe column per dataset).
 
-Values are from the strict scoring mode; a non-finite or undefined Sharpe is ``null`` (its status is added as
-``sharpe_status``). Per-variant entries carry the per-template scores (the "per-task scores" a leaderboard reads).
+What the template's reader (``src/leaderboard/read_evals.py``, ``src/populate.py``) does, and how the export fits
+it: it multiplies every value by 100, so the column metric is ``sharpe/100`` = S/100 (it shows S); a missing or
+non-numeric value drops the model from the table, so a Sharpe score that is not a finite number is written as a
+stand-in — ±:data:`SHARPE_CAP` for σ = 0 (S = ±∞), 0 when S is undefined (σ = 0 at μ = b, a single template, no
+baseline) — with the true value in ``sharpe`` (null) and ``sharpe_status``; finite values are clipped to
+±:data:`SHARPE_CAP`. It sorts a model's result files by the timestamp minus its last 7 characters (the
+microseconds ``.ffffff`` lm-eval writes), and merges every file of a model, so each run replaces the whole folder
+(a folder not written by this tool is never deleted). Model names are hub ids (``org/model``), else the local
+folder's name (no invented org); ``--model-names`` maps local paths to hub ids. The model's precision is the
+template's (float16, bfloat16, else ``?``).
+
+**Open LLM Leaderboard raw results** (the layout of lm-eval's own results files, which that leaderboard's results
+dataset stores per model), folder ``open_llm_leaderboard/<org>/<model>/results_<ts>.json``: ``results`` rows
+``<dataset row>`` with ``sharpe,none`` (null when not finite), ``mean,none``, ``std,none``, ``min,none``,
+``max,none``, plus ``configs``, ``versions``, ``higher_is_better``, ``n-samples`` and ``config`` as lm-eval writes
+them (readable by ``lm_eval.utils.make_table``).
+
+Both carry ``toy_data`` / ``data_source`` in their config: scores on the embedded fixture data are not benchmark
+results. Values are from the strict scoring mode of each row's primary metric.
 """
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
 import re
-import time
+import shutil
 from pathlib import Path
 
-from .report import clean
+from .. import __version__
+from .io import SharpeInputError
+from .serialize import clean
+
+SHARPE_CAP = 100.0
+MARKER = ".lm-eval-enterprise-export"
+TOY_SOURCE = "embedded fixture data (toy rows for demos and tests, not the benchmark)"
+REAL_SOURCE = "benchmark data"
+_SETTINGS = re.compile(r"^(?P<base>.*) \[settings (?P<k>\d+)\]$")
 
 
-def hf_model_id(model_name: str) -> str:
-    """``org/model`` for hub ids; ``local/<basename>`` for local folders."""
-    name = model_name.rstrip("/")
-    if name.startswith(("/", ".", "~")) or name.count("/") > 1:
-        return f"local/{os.path.basename(name) or 'model'}"
-    return name if "/" in name else f"local/{name}"
+# ============================================================================================== names
+def hub_model_id(model_name: str, display: str | None = None) -> str:
+    """The model name a leaderboard shows: the display name if it is a hub id ``org/model`` (e.g. given with
+    ``--model-names``), else ``model_name`` if it is one, else the last component of a local path. A model split
+    by settings keeps its ``settings-k`` suffix so that its runs stay apart."""
+    suffix = ""
+    if display:
+        m = _SETTINGS.match(display)
+        if m:
+            display, suffix = m.group("base"), f"-settings-{m.group('k')}"
+    for cand in (display, model_name):
+        if cand and _is_hub_id(cand):
+            return cand + suffix
+    return _safe(os.path.basename(str(model_name).rstrip("/")) or str(model_name)) + suffix
+
+
+def _is_hub_id(name: str) -> bool:
+    return (not name.startswith(("/", ".", "~")) and name.count("/") == 1
+            and re.fullmatch(r"[\w.-]+/[\w.-]+", name) is not None)
+
+
+def template_precision(model_dtype: str | None) -> str:
+    """The precision name the template derives from ``config.model_dtype`` (its ``Precision.from_str``)."""
+    if model_dtype in ("torch.float16", "float16"):
+        return "float16"
+    if model_dtype in ("torch.bfloat16", "bfloat16"):
+        return "bfloat16"
+    return "?"
 
 
 def _safe(part: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", part)
 
 
-def hf_results(result: dict, model: str) -> dict:
+def _model_dir(root: Path, hub_id: str) -> Path:
+    return root.joinpath(*(_safe(p) for p in hub_id.split("/")))
+
+
+def timestamp(now: _dt.datetime | None = None) -> str:
+    """lm-eval's results-file timestamp with microseconds (``2026-01-31T12-00-00.123456``)."""
+    return (now or _dt.datetime.now()).strftime("%Y-%m-%dT%H-%M-%S.%f")
+
+
+# ============================================================================================== values
+def leaderboard_sharpe(rec: dict) -> float:
+    """A finite number for every Sharpe status (see the module docstring)."""
+    st = rec["sharpe_status"]
+    if st == "ok":
+        return max(-SHARPE_CAP, min(SHARPE_CAP, float(rec["sharpe"])))
+    return {"inf": SHARPE_CAP, "-inf": -SHARPE_CAP}.get(st, 0.0)
+
+
+def _primary_records(result: dict, model: str) -> list[dict]:
+    primary = result["macro"]["overall"]["metrics"]
+    return [r for r in result["records"] if r["model"] == model and r["scoring_mode"] == "strict"
+            and r["level"] == "dataset" and primary.get(r["group"]) == r["metric"]]
+
+
+def _model_config(result: dict, model: str) -> dict:
     info = (result.get("model_info") or {}).get(model, {})
-    model_id = hf_model_id(info.get("model_name") or model)
+    toy = model in (result.get("toy_data") or {})
+    return {"model_dtype": info.get("model_dtype"), "model_name": hub_model_id(info.get("model_name") or model, model),
+            "model_sha": info.get("model_sha") or "", "display_name": model,
+            "model_num_parameters": info.get("model_num_parameters"), "toy_data": toy,
+            "data_source": TOY_SOURCE if toy else REAL_SOURCE,
+            "toy_datasets": (result.get("toy_data") or {}).get(model, []),
+            "tool": f"lm-eval-enterprise sharpe {__version__}"}
+
+
+def hf_results(result: dict, model: str) -> dict:
+    """The HF-template results file of one model."""
     res: dict = {}
+    for r in _primary_records(result, model):
+        res[r["group"]] = {"sharpe/100": leaderboard_sharpe(r) / 100.0, "sharpe": r["sharpe"],
+                           "sharpe_status": r["sharpe_status"], "mean": r["mean"], "std": r["std"], "min": r["min"],
+                           "max": r["max"], "metric": r["metric"], "baseline": r["baseline"]["value"],
+                           "baseline_method": r["baseline"]["method"], "n_templates": r["n_templates"],
+                           "ddof": r["ddof"], "toy_data": r.get("toy_data", False)}
     for r in result["records"]:
-        if r["model"] != model or r["scoring_mode"] != "strict":
-            continue
-        if r["level"] == "dataset" and r["metric"] == result["macro"]["overall"]["metrics"].get(r["group"]):
-            res[r["group"]] = {"sharpe": r["sharpe"], "sharpe_status": r["sharpe_status"], "mean": r["mean"],
-                               "std": r["std"], "min": r["min"], "max": r["max"], "metric": r["metric"],
-                               "baseline": r["baseline"]["value"], "n_templates": r["n_templates"],
-                               "ddof": r["ddof"]}
-        for t, task in (r.get("tasks") or {}).items():
-            res.setdefault(task, {})[r["metric"]] = r["template_scores"].get(t)
-    return {"config": {"model_dtype": info.get("model_dtype"), "model_name": model_id,
-                       "model_sha": info.get("model_sha") or "", "display_name": model},
-            "results": res}
+        if r["model"] == model and r["scoring_mode"] == "strict":
+            for t, task in (r.get("tasks") or {}).items():
+                res.setdefault(task, {})[r["metric"]] = r["template_scores"].get(t)
+    cfg = _model_config(result, model)
+    cfg["scale"] = ("results.<dataset>.sharpe/100 = S/100 (the leaderboard template multiplies by 100); "
+                    f"non-finite S → ±{SHARPE_CAP:g} (σ = 0) or 0 (undefined), see sharpe_status")
+    return {"config": cfg, "results": res}
 
 
-def write_hf_leaderboard(result: dict, out: str | Path) -> Path:
-    """Write one results file per model under ``out``; returns ``out``."""
+def hf_request(result: dict, model: str, submitted: str) -> dict:
+    """The template's request file for one model (status FINISHED, so the template attaches it)."""
+    cfg = _model_config(result, model)
+    n = cfg["model_num_parameters"]
+    return {"model": cfg["model_name"], "base_model": "", "revision": cfg["model_sha"] or "main",
+            "precision": template_precision(cfg["model_dtype"]), "weight_type": "Original", "status": "FINISHED",
+            "submitted_time": submitted, "model_type": "", "likes": 0,
+            "params": round(n / 1e9, 3) if isinstance(n, (int, float)) else 0, "license": "?", "private": False,
+            "toy_data": cfg["toy_data"]}
+
+
+def open_llm_results(result: dict, model: str, now: float) -> dict:
+    """An lm-eval-style results file of one model (one row per dataset, Sharpe statistics as metrics)."""
+    cfg = _model_config(result, model)
+    res, configs, versions, hib, n_samples = {}, {}, {}, {}, {}
+    for r in _primary_records(result, model):
+        g = r["group"]
+        sh = r["sharpe"] if r["sharpe_status"] == "ok" else None
+        res[g] = {"alias": g, "sharpe,none": sh, "sharpe_stderr,none": "N/A", "mean,none": r["mean"],
+                  "mean_stderr,none": "N/A", "std,none": r["std"], "min,none": r["min"], "max,none": r["max"]}
+        neg = "negated_metric" in r["flags"]
+        hib[g] = {"sharpe": True, "mean": not neg, "std": False, "min": not neg, "max": not neg}
+        configs[g] = {"task": g, "metadata": {"dataset": r["dataset"], "domain": r["domain"], "metric": r["metric"],
+                                              "templates": r["templates"], "baseline": r["baseline"],
+                                              "sharpe_status": r["sharpe_status"], "ddof": r["ddof"],
+                                              "toy_data": r.get("toy_data", False)}}
+        versions[g] = 1
+        n_samples[g] = {"original": r["n_docs"], "effective": r["n_docs"]}
+    return {"results": res, "group_subtasks": {g: [] for g in res}, "configs": configs, "versions": versions,
+            "n-shot": {}, "higher_is_better": hib, "n-samples": n_samples,
+            "config": {"model": "lm-eval-enterprise-sharpe", **cfg}, "git_hash": None, "date": now,
+            "model_name": cfg["model_name"], "model_name_sanitized": cfg["model_name"].replace("/", "__")}
+
+
+# ============================================================================================== files
+def about_tasks(result: dict) -> str:
+    """``Tasks`` enum for the template's ``src/about.py`` (one Sharpe column per dataset row)."""
+    groups = sorted(result["macro"]["overall"]["metrics"])
+    lines = ['"""Generated by lm-eval-enterprise sharpe: paste into the Space\'s src/about.py (replaces Tasks)."""',
+             "from dataclasses import dataclass", "from enum import Enum", "", "",
+             "@dataclass", "class Task:", "    benchmark: str", "    metric: str", "    col_name: str", "", "",
+             "class Tasks(Enum):",
+             "    # the template multiplies values by 100: 'sharpe/100' shows the Sharpe score S itself"]
+    for i, g in enumerate(groups):
+        lines.append(f"    task{i} = Task({g!r}, 'sharpe/100', {g.removeprefix('ent_') + ' Sharpe'!r})")
+    lines += ["", "", "NUM_FEWSHOT = 0  # few-shot counts differ per dataset (see each dataset's README)", ""]
+    return "\n".join(lines)
+
+
+def _readme(kind: str) -> str:
+    if kind == "hf":
+        return ("# Sharpe leaderboard export (Hugging Face leaderboard template)\n\n"
+                "Copy `results/` into the Space's results dataset (EVAL_RESULTS_PATH) and `requests/` into its "
+                "requests dataset (EVAL_REQUESTS_PATH); replace `Tasks` in `src/about.py` by `about_tasks.py`. "
+                "The column metric `sharpe/100` is S/100 because the template multiplies by 100. "
+                f"σ = 0 shows as ±{SHARPE_CAP:g}, an undefined S as 0 (true values: `sharpe`, `sharpe_status`). "
+                "`config.toy_data: true` marks scores on the embedded fixture data (not the benchmark).\n\n"
+                "This folder is rewritten on every export.\n")
+    return ("# Sharpe leaderboard export (lm-eval raw results layout, as the Open LLM Leaderboard stores them)\n\n"
+            "One `<org>/<model>/results_<timestamp>.json` per model; every dataset row is a task with the metrics "
+            "`sharpe,none` (null when not finite; see `configs.<row>.metadata.sharpe_status`), `mean,none`, "
+            "`std,none`, `min,none`, `max,none`. `config.toy_data: true` marks scores on the embedded fixture "
+            "data.\n\nThis folder is rewritten on every export.\n")
+
+
+def prepare_dir(out: Path) -> None:
+    """Empty ``out`` for a new export: a folder written by this tool (marker file, or the earlier layout of
+    ``<org>__<model>/results_*.json`` files only) is removed; any other non-empty folder is an error."""
+    if out.exists():
+        files = [p for p in out.rglob("*") if p.is_file()]
+        legacy = files and all(p.parent.parent == out and p.name.startswith("results_") and p.suffix == ".json"
+                               for p in files)
+        if (out / MARKER).exists() or legacy or not files:
+            shutil.rmtree(out)
+        else:
+            raise SharpeInputError(f"{out}: exists and was not written by this tool; not overwriting it (choose "
+                                   "another --out or remove the folder)")
+    out.mkdir(parents=True)
+    (out / MARKER).write_text("written by lm-eval-enterprise sharpe; rewritten on every export\n", encoding="utf-8")
+
+
+def _write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(clean(data), indent=1, allow_nan=False, ensure_ascii=False), encoding="utf-8")
+
+
+def write_hf_leaderboard(result: dict, out: str | Path, now: _dt.datetime | None = None) -> Path:
+    """The HF-template export (results, requests, about_tasks.py, README.md) into ``out``; returns ``out``."""
     out = Path(out)
-    ts = time.strftime("%Y-%m-%dT%H-%M-%S")
+    now = now or _dt.datetime.now()
+    prepare_dir(out)
+    ts = timestamp(now)
+    submitted = now.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     for model in result["models"]:
         data = hf_results(result, model)
-        org, _, name = data["config"]["model_name"].partition("/")
-        d = out / f"{_safe(org)}__{_safe(name)}"
-        if model != data["config"]["model_name"].split("/")[-1] and "settings" in model:
-            d = out / f"{_safe(org)}__{_safe(name)}__{_safe(model.split('[')[-1].rstrip(']'))}"
-        d.mkdir(parents=True, exist_ok=True)
-        (d / f"results_{ts}.json").write_text(json.dumps(clean(data), indent=1, allow_nan=False), encoding="utf-8")
+        if not data["results"]:
+            continue
+        hub = data["config"]["model_name"]
+        _write_json(_model_dir(out / "results", hub) / f"results_{ts}.json", data)
+        req = hf_request(result, model, submitted)
+        org, _, name = hub.rpartition("/")
+        req_dir = out / "requests" / _safe(org) if org else out / "requests"
+        prec = req["precision"] if req["precision"] != "?" else "unknown"
+        _write_json(req_dir / f"{_safe(name)}_eval_request_False_{prec}_Original.json", req)
+    (out / "about_tasks.py").write_text(about_tasks(result), encoding="utf-8")
+    (out / "README.md").write_text(_readme("hf"), encoding="utf-8")
+    return out
+
+
+def write_open_llm(result: dict, out: str | Path, now: _dt.datetime | None = None) -> Path:
+    """The lm-eval raw-results export into ``out``; returns ``out``."""
+    out = Path(out)
+    now = now or _dt.datetime.now()
+    prepare_dir(out)
+    ts = timestamp(now)
+    for model in result["models"]:
+        data = open_llm_results(result, model, now.timestamp())
+        if data["results"]:
+            _write_json(_model_dir(out, data["model_name"]) / f"results_{ts}.json", data)
+    (out / "README.md").write_text(_readme("open_llm"), encoding="utf-8")
     return out

@@ -105,8 +105,35 @@ class TaskRun:
         return self.source.config.get("limit")
 
     @property
+    def toy_data(self) -> bool:
+        """Scored on the package's embedded fixture data (see :func:`is_toy_data_root`)."""
+        return self.meta.get("toy_data") is True or is_toy_data_root(self.meta.get("data_root"))
+
+    @property
     def lm_eval_version(self):
         return self.source.data.get("lm_eval_version")
+
+
+EMBEDDED_DATA_ROOT = "embedded"
+
+
+def is_toy_data_root(data_root: Any) -> bool:
+    """True when a task's ``metadata.data_root`` selects the embedded fixture data (a few synthetic rows per
+    dataset for demos and tests, not the benchmark): the value ``embedded``, this package's fixture folder, or a
+    ``.../lm_eval_enterprise/fixtures`` folder of another installed copy (results made on another machine)."""
+    if not isinstance(data_root, str) or not data_root:
+        return False
+    if data_root == EMBEDDED_DATA_ROOT:
+        return True
+    from .. import FIXTURES_DIR
+
+    p = Path(data_root).expanduser()
+    if p.parts[-2:] == ("lm_eval_enterprise", "fixtures"):
+        return True
+    try:
+        return p.resolve() == Path(FIXTURES_DIR).resolve()
+    except OSError:
+        return False
 
 
 def _sha256(path: Path) -> str:
@@ -354,6 +381,16 @@ class SampleTable:
     @cached_property
     def n_choices(self) -> list:
         return [len(d["choices"]) if type(d.get("choices")) is list else None for d in self._docs()]
+
+    @cached_property
+    def documents(self) -> list:
+        """Source text of generation tasks (``doc.document``)."""
+        return [d.get("document") for d in self._docs()]
+
+    @cached_property
+    def references(self) -> list:
+        """Reference output of generation tasks (``doc.summary``)."""
+        return [d.get("summary") for d in self._docs()]
 
     @cached_property
     def qid(self) -> list:

@@ -1,45 +1,25 @@
-"""Writers for the aggregation result (SHARPE.md §13): ``aggregate.json``, CSVs, ``leaderboard.md``, ``report.html``.
+"""Markdown (``leaderboard.md``) and CSV writers of the aggregation result, and the record helpers the HTML
+report shares (:mod:`.html_report`, :mod:`.plots`). ``aggregate.json``: :mod:`.serialize`; everything at once:
+:func:`.outputs.write_all`.
 
 All writers take the dict returned by :func:`lm_eval_enterprise.sharpe.engine.aggregate`.
 """
 from __future__ import annotations
 
-import base64
 import csv
-import html
-import io
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-PRIVATE = ("_per_doc", "_scores_bt")
+from .baselines import ROUGE_METRICS
+from .serialize import clean, to_json  # noqa: F401  (re-exported: writers and tests use them from here)
 
-
-# ============================================================================================== JSON
-def clean(obj: Any) -> Any:
-    """JSON-ready copy: private fields dropped, numpy scalars converted, non-finite floats → None (the Sharpe
-    status fields say why)."""
-    if isinstance(obj, dict):
-        return {str(k): clean(v) for k, v in obj.items() if k not in PRIVATE}
-    if isinstance(obj, (list, tuple)):
-        return [clean(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return clean(obj.tolist())
-    if isinstance(obj, (np.floating, float)):
-        v = float(obj)
-        return v if math.isfinite(v) else None
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    return obj
-
-
-def to_json(result: dict) -> str:
-    return json.dumps(clean(result), indent=1, allow_nan=False, ensure_ascii=False)
+# flags that describe a dataset row (every model's record carries them); shown once under the row's table
+ROW_FLAGS = ("high_failure", "broken_template", "templates_dropped", "doc_set_intersected", "excluded_templates",
+             "missing_subtasks", "grouped_by_name")
+HIDDEN_FLAGS = ("negated_metric",)
 
 
 # ============================================================================================== formatting
@@ -87,9 +67,10 @@ def mean_failure(rec: dict) -> float | None:
     return float(np.mean(vals)) if vals else None
 
 
-def _dataset_records(result: dict, mode: str = "strict") -> dict[tuple[str, str], dict]:
+# ============================================================================================== record helpers
+def dataset_records(result: dict, mode: str = "strict") -> dict[tuple[str, str], dict]:
     """(group, model) → record of the row's primary metric at dataset level."""
-    primary = {g: m for d in [result["macro"]["overall"]] for g, m in d["metrics"].items()}
+    primary = result["macro"]["overall"]["metrics"]
     out = {}
     for r in result["records"]:
         if r["level"] == "dataset" and r["scoring_mode"] == mode and primary.get(r["group"]) == r["metric"]:
@@ -97,109 +78,221 @@ def _dataset_records(result: dict, mode: str = "strict") -> dict[tuple[str, str]
     return out
 
 
-def _model_order(result: dict) -> list[str]:
+def model_order(result: dict) -> list[str]:
+    """Models by overall mean rank (then mean Sharpe, name); models outside the roll-up last."""
     ov = result["macro"]["overall"]["models"]
     return sorted(result["models"], key=lambda m: (m not in ov, (ov.get(m) or {}).get("mean_rank") or 1e9,
                                                    -((ov.get(m) or {}).get("mean_sharpe") or -1e9), m))
 
 
+def shown_groups(result: dict, recs: dict) -> list[str]:
+    return [r["group"] for r in result["rows"] if any((r["group"], m) in recs for m in result["models"])]
+
+
+def toy_models(result: dict) -> dict[str, list[str]]:
+    """model → dataset rows scored on the embedded fixture data."""
+    return result.get("toy_data") or {}
+
+
+def data_label(result: dict, model: str, recs: dict, groups: list[str]) -> str:
+    """``toy``, ``real`` or ``toy (k of n datasets)`` for the summary table's data column."""
+    toy = set(toy_models(result).get(model, []))
+    mine = [g for g in groups if (g, model) in recs]
+    if not toy:
+        return "real"
+    n_toy = sum(g in toy for g in mine)
+    return "toy" if n_toy == len(mine) else f"toy ({n_toy} of {len(mine)} datasets)"
+
+
 def _settings_line(result: dict) -> str:
     s = result["settings"]
     tpl = ", templates resampled too" if s["bootstrap_templates"] else ""
-    return (f"baseline `{s['baseline']}`, ddof {s['ddof']}, α = {s['alpha']}, σ floor `{s['sigma_floor']}`, "
+    gen = s.get("generation_baseline", "zero")
+    gen_txt = f", ROUGE baseline `{gen}`" if gen != "zero" else ""
+    return (f"baseline `{s['baseline']}`{gen_txt}, ddof {s['ddof']}, α = {s['alpha']}, σ floor `{s['sigma_floor']}`, "
             f"bootstrap B = {s['bootstrap']} (seed {s['seed']}{tpl}), scoring `{s['scoring']}` (strict shown)")
 
 
 # ============================================================================================== Markdown
-def markdown(result: dict, full: bool = True) -> str:
-    recs = _dataset_records(result)
-    groups = [r["group"] for r in result["rows"] if any((r["group"], m) in recs for m in result["models"])]
-    models = _model_order(result)
+TOY_BANNER = ("> **Toy data.** {who} scored on the package's embedded fixture data (a few synthetic rows per "
+              "dataset, for demos and tests), not on the benchmark: these numbers show that the pipeline runs, not "
+              "how good a model is. They are marked `toy` in the data column.")
+
+DEFINITIONS = [
+    "**How to read the tables.** Every template t gives a score s_t (the dataset's primary metric on the same "
+    "documents, format failures counted as wrong).",
+    "- **μ ± σ**: mean and standard deviation of s_t across templates (ddof {ddof}).",
+    "- **b**: baseline, the expected score of an uninformative predictor (a random valid label; for ROUGE 0, or "
+    "the score of the document's first sentences with `--generation-baseline lead-K`).",
+    "- **Sharpe** S = (μ − b)/σ: how many template standard deviations the mean lies above the baseline; "
+    "[95% CI] from resampling documents; ∞ when every template scores the same above b.",
+    "- **min / max**: worst and best template.",
+    "- **CPS** (combined performance score, Mizrahi et al. 2024) = MaxP·(1 − (MaxP − AvgP)) with MaxP the best "
+    "template's score and AvgP = μ: high when the best template is good and the average is close to it.",
+    "- **fail%**: share of outputs the template's answer pattern could not parse (mean over templates; per "
+    "template in parentheses).",
+    "- **mean Sharpe / mean rank**: mean over datasets of the finite S and of the model's rank by S.",
+    "- **Kendall's W**: agreement of the model ranking across templates (1 = every template ranks the models "
+    "alike).",
+]
+
+
+class _Footnotes:
+    def __init__(self) -> None:
+        self.texts: dict[str, int] = {}
+
+    def ref(self, text: str) -> str:
+        if text not in self.texts:
+            self.texts[text] = len(self.texts) + 1
+        return f"[^{self.texts[text]}]"
+
+    def lines(self) -> list[str]:
+        return [f"[^{i}]: {t}" for t, i in self.texts.items()]
+
+
+def _detail(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _row_flag_lines(result: dict, rs: list[dict]) -> list[str]:
+    """Dataset-level flags, once per row; high_failure names every model's failure rate on the template."""
+    r0, out = rs[0], []
+    thr = result["settings"].get("fail_threshold", 0.2)
+    for f in ROW_FLAGS:
+        if f not in r0["flags"]:
+            continue
+        d = r0["flag_details"].get(f)
+        if f in ("high_failure", "broken_template"):
+            parts = []
+            for t in d or []:
+                rates = ", ".join(f"{r['model']} {100 * ((r.get('format_failure') or {}).get(t) or 0):.0f}%"
+                                  for r in rs)
+                parts.append(f"{t} (failures: {rates})")
+            why = (f"failure rate above {100 * thr:.0f}% for some model, or far above this dataset's median"
+                   if f == "high_failure" else "for ≥ 80% of the models far below their median template, or "
+                                                 "high failures")
+            out.append(f"- `{f}` ({why}): {'; '.join(parts)}")
+        else:
+            out.append(f"- `{f}`" + (f": {_detail(d)}" if d is not None else ""))
+    return ["", "Dataset flags (they concern the templates, not one model):"] + out if out else []
+
+
+def _model_note(g: str, r: dict, notes: _Footnotes) -> str:
+    fl = [f for f in r["flags"] if f not in HIDDEN_FLAGS and f not in ROW_FLAGS]
+    if not fl:
+        return ""
+    return notes.ref(f"{g} / {r['model']}: " + ", ".join(
+        f"`{f}` ({_detail(r['flag_details'][f])})" if f in r["flag_details"] else f"`{f}`" for f in fl))
+
+
+def _baseline_text(r0: dict) -> str:
+    b = r0["baseline"]
+    if b["value"] is None:
+        return f"no baseline ({b.get('note', '')})"
+    out = f"b = {fmt(b['value'])} ({b['method']})"
+    if b["method"] == "zero" and r0["metric"] in ROUGE_METRICS:
+        out += (". With b = 0 for ROUGE, S = μ/σ also rewards a consistently low score (e.g. mostly format "
+                "failures): read S with μ and fail%, or use `--generation-baseline lead-3`")
+    return out
+
+
+def _summary_table(result: dict, recs: dict, models: list[str], groups: list[str], notes: _Footnotes) -> list[str]:
     ov = result["macro"]["overall"]["models"]
-    footnotes: dict[str, int] = {}
-
-    def note(text: str) -> str:
-        if text not in footnotes:
-            footnotes[text] = len(footnotes) + 1
-        return f"[^{footnotes[text]}]"
-
-    lines = ["## Sharpe leaderboard across instruction templates", "",
-             f"S = (μ − b)/σ over templates; {_settings_line(result)}. Rows are models, best mean rank first.", ""]
-    head = ["#", "model", "mean Sharpe", "mean rank"] + [g for g in groups]
-    lines.append("| " + " | ".join(head) + " |")
-    lines.append("|" + "---|" * len(head))
+    head = ["#", "model", "data", "mean Sharpe", "mean rank"] + [g.removeprefix("ent_") for g in groups]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i, m in enumerate(models, 1):
         o = ov.get(m)
-        cells = [str(i), m, fmt((o or {}).get("mean_sharpe"), 2) if o else "excluded" + note(
-            f"{m}: missing datasets {result['macro']['overall']['excluded_models'].get(m)}; not in the macro columns"),
+        cells = [str(i), m, data_label(result, m, recs, groups), fmt((o or {}).get("mean_sharpe"), 2) if o else
+                 "excluded" + notes.ref(f"{m}: missing datasets "
+                                        f"{_detail(result['macro']['overall']['excluded_models'].get(m))}; not in "
+                                        "the macro columns"),
                  fmt((o or {}).get("mean_rank"), 2) if o else "–"]
-        for g in groups:
-            r = recs.get((g, m))
-            cells.append(fmt_sharpe(r, ci=False) if r else "–")
+        cells += [fmt_sharpe(recs[(g, m)], ci=False) if (g, m) in recs else "–" for g in groups]
         lines.append("| " + " | ".join(cells) + " |")
-    if not full:
-        return "\n".join(lines) + "\n"
-    for row in result["rows"]:
-        g = row["group"]
-        rs = [recs[(g, m)] for m in models if (g, m) in recs]
-        if not rs:
-            continue
-        r0 = rs[0]
-        b = r0["baseline"]
-        bdesc = (f"b = {fmt(b['value'])} ({b['method']})" if b["value"] is not None
-                 else f"no baseline ({b.get('note', '')})")
-        lines += ["", f"### {g} — {r0['metric']} ({row['domain']})", "",
-                  f"{r0['n_templates']} templates, {fmt(r0['n_docs'])} documents, {bdesc}."
-                  + (f" Subtasks: {', '.join(r0.get('subtasks') or [])}." if r0.get("subtasks") else ""), ""]
-        tids = r0["templates"]
-        head = ["model", "μ ± σ", "Sharpe [95% CI]", "min", "max", "CPS", "fail%"] + tids
-        lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "---|" * len(head))
-        for r in rs:
-            fl = [f for f in r["flags"] if f not in ("negated_metric",)]
-            mark = note(f"{g} / {r['model']}: " + ", ".join(
-                f"{f} ({json.dumps(r['flag_details'][f], ensure_ascii=False)})" if f in r["flag_details"] else f
-                for f in fl)) if fl else ""
-            mf = mean_failure(r)
-            cells = [r["model"] + mark, fmt_mean_std(r), fmt_sharpe(r), fmt(r["min"]), fmt(r["max"]), fmt(r["cps"]),
-                     "–" if mf is None else f"{100 * mf:.1f}"]
-            for t in tids:
-                v = r["template_scores"].get(t)
-                ff = (r.get("format_failure") or {}).get(t)
-                cells.append(fmt(v) + (f" ({100 * ff:.0f}% fail)" if ff else ""))
-            lines.append("| " + " | ".join(cells) + " |")
-        rk = result["rank_stability"].get(g)
-        if rk and rk.get("kendall_w") is not None:
-            flips = ", ".join(f"({a}, {b})" for a, b in rk["flips"]) or "none"
-            lines += ["", f"Rank stability: Kendall's W = {rk['kendall_w']:.3f}, mean τ_b = "
-                          f"{fmt(rk['kendall_tau_mean'])}, Friedman χ² = {rk['friedman_chi2']:.3f} "
-                          f"(p = {fmt(rk['friedman_p'])}); by mean {' > '.join(rk['rank_by_mean'])}; by Sharpe "
-                          f"{' > '.join(rk['rank_by_sharpe'])}; pairs that flip: {flips}."]
+    return lines
+
+
+def _dataset_section(result: dict, row: dict, rs: list[dict], notes: _Footnotes) -> list[str]:
+    g, r0 = row["group"], rs[0]
+    lines = ["", f"### {g} — {r0['metric']} ({row['domain']})", "",
+             f"{r0['n_templates']} templates, {fmt(r0['n_docs'])} "
+             f"{'queries' if r0.get('key_source') == 'qid' else 'documents'}, {_baseline_text(r0)}."
+             + (f" Subtasks: {', '.join(r0.get('subtasks') or [])}." if r0.get("subtasks") else ""), ""]
+    tids = r0["templates"]
+    head = ["model", "μ ± σ", "Sharpe [95% CI]", "min", "max", "CPS", "fail%"] + tids
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rs:
+        mf = mean_failure(r)
+        cells = [r["model"] + _model_note(g, r, notes), fmt_mean_std(r), fmt_sharpe(r), fmt(r["min"]), fmt(r["max"]),
+                 fmt(r["cps"]), "–" if mf is None else f"{100 * mf:.1f}"]
+        for t in tids:
+            ff = (r.get("format_failure") or {}).get(t)
+            cells.append(fmt(r["template_scores"].get(t)) + (f" ({100 * ff:.0f}% fail)" if ff else ""))
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += _row_flag_lines(result, rs)
+    rk = result["rank_stability"].get(g)
+    if rk and rk.get("kendall_w") is not None:
+        flips = ", ".join(f"({a}, {b})" for a, b in rk["flips"]) or "none"
+        lines += ["", f"Rank stability: Kendall's W = {rk['kendall_w']:.3f}, mean τ_b = "
+                      f"{fmt(rk['kendall_tau_mean'])}, Friedman χ² = {rk['friedman_chi2']:.3f} "
+                      f"(p = {fmt(rk['friedman_p'])}); by mean {' > '.join(rk['rank_by_mean'])}; by Sharpe "
+                      f"{' > '.join(rk['rank_by_sharpe'])}; pairs that flip: {flips}."]
+    return lines
+
+
+def _domain_table(result: dict, models: list[str]) -> list[str]:
     dom = result["macro"]["domains"]
-    if dom:
-        lines += ["", "### Domains and overall", "",
-                  "Equal weight per dataset (no σ across datasets); Sharpe averaged over finite values.", "",
-                  "| scope | model | datasets | mean μ | mean σ | mean Sharpe (finite/total) | mean rank |",
-                  "|---|---|---|---|---|---|---|"]
-        for scope, blk in list(dom.items()) + [("overall", result["macro"]["overall"])]:
-            for m in models:
-                o = blk["models"].get(m)
-                if o is None:
-                    if m in blk["excluded_models"]:
-                        lines.append(f"| {scope} | {m} | excluded (missing {', '.join(blk['excluded_models'][m])}) "
-                                     "| – | – | – | – |")
-                    continue
-                lines.append(f"| {scope} | {m} | {o['n_datasets']} | {fmt(o['mean_mu'])} | {fmt(o['mean_sigma'])} | "
-                             f"{fmt(o['mean_sharpe'], 2)} ({o['n_finite_sharpe']}/{o['n_datasets']}) | "
-                             f"{fmt(o['mean_rank'], 2)} |")
-    if footnotes:
-        lines += [""] + [f"[^{i}]: {t}" for t, i in footnotes.items()]
+    if not dom:
+        return []
+    lines = ["", "### Domains and overall", "",
+             "Equal weight per dataset (no σ across datasets); Sharpe averaged over finite values.", "",
+             "| scope | model | datasets | mean μ | mean σ | mean Sharpe (finite/total) | mean rank |",
+             "|---|---|---|---|---|---|---|"]
+    for scope, blk in list(dom.items()) + [("overall", result["macro"]["overall"])]:
+        for m in models:
+            o = blk["models"].get(m)
+            if o is None:
+                if m in blk["excluded_models"]:
+                    lines.append(f"| {scope} | {m} | excluded (missing {', '.join(blk['excluded_models'][m])}) "
+                                 "| – | – | – | – |")
+                continue
+            lines.append(f"| {scope} | {m} | {o['n_datasets']} | {fmt(o['mean_mu'])} | {fmt(o['mean_sigma'])} | "
+                         f"{fmt(o['mean_sharpe'], 2)} ({o['n_finite_sharpe']}/{o['n_datasets']}) | "
+                         f"{fmt(o['mean_rank'], 2)} |")
+    return lines
+
+
+def markdown(result: dict, full: bool = True) -> str:
+    """``leaderboard.md``: toy-data banner, summary table (models × datasets), definitions, one table per dataset
+    with its dataset flags, rank stability, domain rows; per-model flags as footnotes."""
+    recs = dataset_records(result)
+    groups = shown_groups(result, recs)
+    models = model_order(result)
+    notes = _Footnotes()
+    lines = ["## Sharpe leaderboard across instruction templates", ""]
+    toy = toy_models(result)
+    if toy:
+        who = ", ".join(f"`{m}`" for m in toy)
+        lines += [TOY_BANNER.format(who=f"{who} {'was' if len(toy) == 1 else 'were'}"), ""]
+    lines += [f"S = (μ − b)/σ over templates; {_settings_line(result)}. Rows are models, best mean rank first.", ""]
+    lines += _summary_table(result, recs, models, groups, notes)
+    if full:
+        lines += [""] + [d.format(ddof=result["settings"]["ddof"]) for d in DEFINITIONS]
+        for row in result["rows"]:
+            rs = [recs[(row["group"], m)] for m in models if (row["group"], m) in recs]
+            if rs:
+                lines += _dataset_section(result, row, rs, notes)
+        lines += _domain_table(result, models)
+    if notes.texts:
+        lines += [""] + notes.lines()
     return "\n".join(lines) + "\n"
 
 
 # ============================================================================================== CSV
 SCALARS = ["level", "group", "dataset", "domain", "subtask", "model", "metric", "filter", "scoring_mode",
-           "n_templates", "n_docs", "mean", "std", "ddof", "sharpe", "sharpe_status", "alpha", "sigma_floor_mode",
+           "n_templates", "n_docs", "toy_data", "mean", "std", "ddof", "sharpe", "sharpe_status", "alpha", "sigma_floor_mode",
            "sigma_floor_active", "degenerate_std", "min", "max", "spread", "maxp", "avgp", "cps", "pss"]
 
 
@@ -263,219 +356,3 @@ def write_csvs(result: dict, out: Path) -> None:
             for j, k in enumerate(keys):
                 w.writerow([r["level"], r["model"], r["group"], r["metric"], r["pss_basis"], k, repr(float(sd[j])),
                             ";".join(f"{t}={mat[i, j]:g}" for i, t in enumerate(tids))])
-
-
-# ============================================================================================== HTML
-def _png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=72)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _grid(n: int, per_row: int = 4, w: float = 3.6, h: float = 2.8):
-    import matplotlib.pyplot as plt
-
-    cols = min(per_row, max(n, 1))
-    rows = max(1, math.ceil(n / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(w * cols, h * rows + 1.0), squeeze=False)
-    # fixed spacing (constrained layout is several times slower on 25+ panels); room for rotated tick labels
-    fig.subplots_adjust(left=0.06, right=0.98, bottom=0.9 / (h * rows + 1.0), top=1 - 0.9 / (h * rows + 1.0),
-                        hspace=0.75, wspace=0.3)
-    for ax in axes.ravel()[n:]:
-        ax.set_visible(False)
-    return fig, axes.ravel()
-
-
-def plots(result: dict) -> dict[str, str]:
-    """Base64 PNGs: strip plots, Sharpe bars with CI whiskers, rank bump chart, failure heatmap, μ–σ scatter."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    recs = _dataset_records(result)
-    models = _model_order(result)
-    groups = [r["group"] for r in result["rows"] if any((r["group"], m) in recs for m in models)]
-    colors = {m: plt.get_cmap("tab10")(i % 10) for i, m in enumerate(models)}
-    out = {}
-    if not groups:
-        return out
-    # 1. per-template scores per model (strip + box), baseline line
-    fig, axes = _grid(len(groups))
-    for ax, g in zip(axes, groups):
-        rs = [(m, recs[(g, m)]) for m in models if (g, m) in recs]
-        data = [[v for v in r["template_scores"].values() if v is not None] for _, r in rs]
-        ax.boxplot(data, widths=0.5, showfliers=False)
-        xs = np.concatenate([np.full(len(d), i) + np.linspace(-0.12, 0.12, len(d)) for i, d in enumerate(data, 1)])
-        cs = [colors[m] for (m, _), d in zip(rs, data) for _ in d]
-        ax.scatter(xs, np.concatenate(data), s=14, c=cs, zorder=3)
-        b = rs[0][1]["baseline"]["value"]
-        if b is not None:
-            ax.axhline(b, color="grey", ls="--", lw=1, label="baseline")
-        ax.set_xticks(range(1, len(rs) + 1), [m for m, _ in rs], rotation=30, ha="right", fontsize=7)
-        ax.set_title(f"{g} ({rs[0][1]['metric']})", fontsize=8)
-    fig.suptitle("Per-template scores per model (dashed: baseline b)", fontsize=10)
-    out["strip"] = _png(fig)
-    # 2. Sharpe bars with CI whiskers
-    fig, axes = _grid(len(groups))
-    for ax, g in zip(axes, groups):
-        rs = [(m, recs[(g, m)]) for m in models if (g, m) in recs]
-        x = np.arange(len(rs))
-        finite = [r["sharpe"] if r["sharpe_status"] == "ok" else 0.0 for _, r in rs]
-        ax.bar(x, finite, color=[colors[m] for m, _ in rs])
-        ex, ey, lo, hi = [], [], [], []
-        for i, (m, r) in enumerate(rs):
-            c = (r.get("ci") or {}).get("sharpe")
-            if r["sharpe_status"] == "ok" and c:
-                ex.append(i)
-                ey.append(r["sharpe"])
-                lo.append(max(r["sharpe"] - c[0], 0))
-                hi.append(max(c[1] - r["sharpe"], 0))
-            elif r["sharpe_status"] != "ok":
-                ax.text(i, 0, {"inf": "∞", "-inf": "−∞"}.get(r["sharpe_status"], "n/a"), ha="center",
-                        va="bottom", fontsize=8)
-        if ex:
-            ax.errorbar(ex, ey, yerr=[lo, hi], fmt="none", ecolor="black", capsize=3, lw=1)
-        ax.axhline(0, color="black", lw=0.5)
-        ax.set_xticks(x, [m for m, _ in rs], rotation=30, ha="right", fontsize=7)
-        ax.set_title(g, fontsize=8)
-    fig.suptitle("Sharpe score with 95% bootstrap CI (documents resampled)", fontsize=10)
-    out["sharpe"] = _png(fig)
-    # 3. rank bump chart
-    rk_groups = [g for g in groups if (result["rank_stability"].get(g) or {}).get("ranks_per_template")]
-    if rk_groups:
-        fig, axes = _grid(len(rk_groups))
-        for ax, g in zip(axes, rk_groups):
-            rk = result["rank_stability"][g]
-            tids = rk["templates"]
-            for m, ranks in rk["ranks_per_template"].items():
-                ax.plot(range(len(tids)), ranks, marker="o", color=colors.get(m), label=m)
-            ax.invert_yaxis()
-            ax.set_xticks(range(len(tids)), tids, fontsize=7)
-            ax.set_title(f"{g}: W = {rk['kendall_w']:.2f}", fontsize=8)
-        axes[0].legend(fontsize=6)
-        fig.suptitle("Model rank per template (1 = best)", fontsize=10)
-        out["bump"] = _png(fig)
-    # 4. format-failure heatmap (model × group/template)
-    cols = [(g, t) for g in groups for t in recs[(g, next(m for m in models if (g, m) in recs))]["templates"]]
-    mat = np.full((len(models), len(cols)), np.nan)
-    for i, m in enumerate(models):
-        for j, (g, t) in enumerate(cols):
-            r = recs.get((g, m))
-            if r and r.get("format_failure"):
-                v = r["format_failure"].get(t)
-                mat[i, j] = np.nan if v is None else v
-    if np.isfinite(mat).any():
-        fig, ax = plt.subplots(figsize=(max(6, 0.18 * len(cols) + 2), 0.4 * len(models) + 1.5))
-        im = ax.imshow(mat, aspect="auto", cmap="Reds", vmin=0, vmax=1)
-        ax.set_yticks(range(len(models)), models, fontsize=7)
-        step = max(1, len(cols) // 60)
-        ax.set_xticks(range(0, len(cols), step), [f"{g}:{t}" for g, t in cols][::step], rotation=90, fontsize=6)
-        fig.colorbar(im, ax=ax, label="format-failure rate")
-        ax.set_title("Format failures per model × template", fontsize=10)
-        out["failures"] = _png(fig)
-    # 5. μ − b vs σ with iso-Sharpe lines
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    smax = 0.0
-    for m in models:
-        xs, ys = [], []
-        for g in groups:
-            r = recs.get((g, m))
-            if r and r["std"] is not None and r["baseline"]["value"] is not None and r["mean"] is not None:
-                xs.append(r["std"])
-                ys.append(r["mean"] - r["baseline"]["value"])
-        if xs:
-            ax.scatter(xs, ys, color=colors[m], label=m, s=18)
-            smax = max(smax, max(xs))
-    sx = np.linspace(0, smax * 1.1 or 0.1, 50)
-    for s in (1, 2, 5, 10):
-        ax.plot(sx, s * sx, color="grey", lw=0.6, ls=":")
-        ax.text(sx[-1], s * sx[-1], f"S={s}", fontsize=7, color="grey")
-    ax.axhline(0, color="black", lw=0.5)
-    ax.set_xlabel("σ across templates")
-    ax.set_ylabel("μ − b")
-    ax.set_title("Mean excess score vs std (one point per model × dataset)", fontsize=10)
-    ax.legend(fontsize=7)
-    out["scatter"] = _png(fig)
-    return out
-
-
-def _md_table_to_html(md: str) -> str:
-    """Minimal Markdown → HTML for the leaderboard text (tables, headings, paragraphs)."""
-    out, table = [], []
-
-    def flush():
-        if table:
-            rows = [r.strip().strip("|").split("|") for r in table if not set(r.strip()) <= set("|-")]
-            h = "".join(f"<th>{html.escape(c.strip())}</th>" for c in rows[0])
-            body = "".join("<tr>" + "".join(f"<td>{html.escape(c.strip())}</td>" for c in r) + "</tr>"
-                           for r in rows[1:])
-            out.append(f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>")
-            table.clear()
-
-    for line in md.splitlines():
-        if line.startswith("|"):
-            table.append(line)
-            continue
-        flush()
-        if line.startswith("### "):
-            out.append(f"<h3>{html.escape(line[4:])}</h3>")
-        elif line.startswith("## "):
-            out.append(f"<h2>{html.escape(line[3:])}</h2>")
-        elif line.strip():
-            out.append(f"<p>{html.escape(line)}</p>")
-    flush()
-    return "\n".join(out)
-
-
-def html_report(result: dict, md: str | None = None) -> str:
-    imgs = plots(result)
-    md = md if md is not None else markdown(result)
-    titles = {"strip": "Per-template scores", "sharpe": "Sharpe with confidence intervals",
-              "bump": "Rank per template", "failures": "Format failures", "scatter": "Mean vs std"}
-    figs = "\n".join(f"<h2>{titles[k]}</h2><img alt='{titles[k]}' src='data:image/png;base64,{v}'/>"
-                     for k, v in imgs.items())
-    msgs = "".join(f"<li>{html.escape(m)}</li>" for m in result["messages"])
-    prov = html.escape(json.dumps(clean(result["provenance"]), indent=1, ensure_ascii=False))
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Sharpe score report</title>
-<style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}}table{{border-collapse:collapse;
-font-size:12px;margin:0.5em 0}}td,th{{border:1px solid #ccc;padding:2px 6px;text-align:right}}
-td:first-child,th:first-child{{text-align:left}}img{{max-width:100%}}pre{{font-size:11px;background:#f6f6f6;
-padding:0.5em;overflow:auto}}</style></head><body>
-<h1>Sharpe score across instruction templates</h1>
-{_md_table_to_html(md)}
-{figs}
-<h2>Messages</h2><ul>{msgs or '<li>none</li>'}</ul>
-<h2>Provenance</h2><pre>{prov}</pre>
-</body></html>
-"""
-
-
-def write_all(result: dict, out: str | Path, formats: set[str] | None = None) -> dict[str, Path]:
-    """Write the requested formats (json, csv, md, html, hf) into ``out``; returns name → path."""
-    from .export import write_hf_leaderboard
-
-    formats = formats or {"json", "csv", "md", "html", "hf"}
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = {}
-    md = markdown(result)
-    if "json" in formats:
-        (out / "aggregate.json").write_text(to_json(result), encoding="utf-8")
-        written["json"] = out / "aggregate.json"
-    if "csv" in formats:
-        write_csvs(result, out)
-        written["csv"] = out / "leaderboard.csv"
-    if "md" in formats:
-        (out / "leaderboard.md").write_text(md, encoding="utf-8")
-        written["md"] = out / "leaderboard.md"
-    if "html" in formats:
-        (out / "report.html").write_text(html_report(result, md), encoding="utf-8")
-        written["html"] = out / "report.html"
-    if "hf" in formats:
-        written["hf"] = write_hf_leaderboard(result, out / "hf_leaderboard")
-    return written

@@ -19,9 +19,6 @@ from typing import Any, Sequence
 from .. import hooks
 from ..metrics import INVALID
 
-GENERATE_FAMILIES = {"classification_weighted", "classification_macro", "classification_binary", "entity", "kpi",
-                     "ranking_generate", "numeric", "summarization", "multiple_choice"}
-
 
 @dataclass
 class SynthTask:
@@ -228,3 +225,59 @@ def family_task(family: str, template_id: str, n_docs: int, p_correct: float, p_
     return SynthTask(task=f"{group}__{template_id}", family=family, variant_group=group, template_id=template_id,
                      docs=docs, outputs=make_outputs(family, docs, p_correct, p_fail, out_seed),
                      primary_metric=kw.pop("primary_metric", prim), dataset=kw.pop("dataset", group[4:]), **kw)
+
+
+def choice_task(group: str, tid: str, correct: Sequence[int], parsed: Sequence[bool] | None = None, k: int = 3,
+                dataset: str | None = None, subtask: str | None = None, **kw) -> SynthTask:
+    """A multiple_choice variant whose per-document correctness (and parse success) is given exactly; its uniform
+    baseline is 1/k. ``dataset`` defaults to the group name without ``ent_``."""
+    docs = [{"id": f"d{i}", "question": f"q{i}", "choices": [f"c{j}" for j in range(k)], "answer": 0,
+             "answer_letter": "A"} for i in range(len(correct))]
+    parsed = parsed if parsed is not None else [True] * len(correct)
+    outs = ["A" if c else ("B" if ok else INVALID) for c, ok in zip(correct, parsed)]
+    return SynthTask(task=f"{group}__{tid}", family="multiple_choice", variant_group=group, template_id=tid,
+                     docs=docs, outputs=outs, primary_metric="accuracy", dataset=dataset or group[4:],
+                     subtask=subtask, **kw)
+
+
+def correct_counts(n_correct: int, n: int = 100) -> list[int]:
+    """Per-document correctness with ``n_correct`` right answers out of ``n`` (score n_correct / n)."""
+    return [1] * n_correct + [0] * (n - n_correct)
+
+
+# ------------------------------------------------------------------------------------------------ report scenario
+REPORT_MODELS = (("HuggingFaceTB/SmolLM2-135M-Instruct", 0.55, 0.0),
+                 ("Qwen/Qwen2.5-0.5B-Instruct", 0.68, 0.04),
+                 ("/models/checkpoints/local-finetune-step-0042", 0.45, 0.02))
+REPORT_DATASETS = (("fiqa_sa", "classification_weighted", "finance"), ("kpi_edgar", "kpi", "finance"),
+                   ("fiqa_qa", "ranking", "finance"), ("convfinqa", "numeric", "finance"),
+                   ("credit_risk_ner", "entity", "finance"), ("casehold", "multiple_choice", "legal"),
+                   ("legal_summarization", "summarization", "legal"), ("tram", "classification_macro", "cyber"),
+                   ("securenlp", "classification_binary", "cyber"))
+
+
+def report_scenario(out_dir: str | Path, n_docs: int = 40, toy: bool = True) -> Path:
+    """lm-eval output folders of three models × ten dataset rows (one with two subtasks) × five templates, with
+    the situations a report must show clearly: a summarization dataset where one model fails to answer in 78 % of
+    the outputs (the other models in 0 %), per-template spread, long and local model names, and (``toy``) the
+    embedded-fixture marker in every task's metadata. Used by the report tests and to look at a report."""
+    extra = {"data_root": "embedded"} if toy else {}
+    for mi, (model, quality, fail) in enumerate(REPORT_MODELS):
+        tasks = []
+        for di, (ds, family, domain) in enumerate(REPORT_DATASETS):
+            n = 3 * 20 if family == "ranking" else n_docs
+            for t in range(1, 6):
+                q = min(0.95, quality + 0.05 * ((t * 3 + di + mi) % 4) - 0.04 * (t == 4))
+                f = 0.78 if (ds == "legal_summarization" and mi == 1) else (fail if family != "ranking" else 0.0)
+                tasks.append(family_task(family, f"t{t}", n, q, f, seed=di, group=f"ent_{ds}", domain=domain,
+                                         extra_metadata=dict(extra)))
+        for sub in ("direction_up", "price_or_not"):
+            for t in range(1, 6):
+                q = min(0.95, quality + 0.04 * ((t + mi) % 3))
+                tasks.append(family_task("classification_binary", f"t{t}", n_docs, q, fail, seed=11,
+                                         group=f"ent_gold_news_{sub}", dataset="gold_news", domain="finance",
+                                         subtask=sub, extra_metadata=dict(extra)))
+        path = write_run(out_dir, model, tasks)
+        if mi == 2:   # a model-level flag: samples of one template lost (scores from the results file only)
+            next(path.parent.glob("samples_ent_tram__t2_*.jsonl")).unlink()
+    return Path(out_dir)

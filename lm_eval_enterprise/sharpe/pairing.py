@@ -1,0 +1,105 @@
+"""Stage 2 — samples and pairing: read each (model, template)'s samples of the primary filter and key its lines by
+document (``doc.id`` → ``doc_hash`` → ``doc_id``) or, for ranking, by query (``doc.qid`` with candidates by
+``doc.cand_index``); every score is then computed on the documents shared by all templates and models."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from .grouping import Group
+from .io import SampleTable, SharpeInputError, read_samples
+from .options import Options, natural_key
+
+
+def read_group_samples(g: Group, messages: list[str]) -> None:
+    """Fill ``g.tables[model][tid]``; a model with a missing or empty samples file keeps results-file scores only
+    (flag ``no_samples``)."""
+    metrics = [m.name for m in g.metrics]
+    filt = g.metrics[0].filter
+    if any(m.filter != filt for m in g.metrics):
+        raise SharpeInputError(f"group {g.name}: metrics with different filters cannot be paired in one run")
+    for model in g.models:
+        tables = {}
+        missing = []
+        for tid in g.templates:
+            run = g.runs[model][tid]
+            if run.samples_path is None:
+                missing.append(f"{tid} (no samples_{run.task}_{run.source.timestamp}.jsonl)")
+                continue
+            # the documents' label fields are read for the baseline from the first model with samples only
+            tab = read_samples(run.samples_path, filt, metrics, keep_docs=not g.tables)
+            if len(tab) == 0:
+                missing.append(f"{tid} ({run.samples_path.name} is empty)")
+                continue
+            tables[tid] = tab
+        if missing:
+            if tables:
+                messages.append(f"group {g.name}, model {model}: samples missing for {', '.join(missing)}; "
+                                "sample-based statistics of this model are null (flag no_samples)")
+            else:
+                messages.append(f"group {g.name}, model {model}: no samples ({', '.join(missing)}); scores from "
+                                "the results files only, sample-based statistics null (flag no_samples)")
+            g.model_flags.setdefault(model, {})["no_samples"] = missing
+            continue
+        g.tables[model] = tables
+
+
+def _unit_keys(tab: SampleTable, unit: str, source: str) -> list | None:
+    col = getattr(tab, {"id": "ids", "doc_hash": "hashes", "doc_id": "doc_ids"}[source])
+    if unit == "query":
+        if any(q is None for q in tab.qid) or any(c is None for c in tab.cand):
+            return None
+        return [(str(q), int(c)) for q, c in zip(tab.qid, tab.cand)]
+    if any(v is None for v in col):
+        return None
+    return [str(v) for v in col]
+
+
+def pair(g: Group, opts: Options, messages: list[str]) -> None:
+    """Choose the key source, intersect the key sets, and record each table's line order per unit
+    (``g.keys``, ``g.lines``; flag ``doc_set_intersected`` when templates or models cover different documents)."""
+    tabs = [(m, t, tab) for m, by_t in g.tables.items() for t, tab in by_t.items()]
+    if not tabs:
+        return
+    chosen, per_tab = None, None
+    for source in (("qid",) if g.unit == "query" else ("id", "doc_hash", "doc_id")):
+        keys = [_unit_keys(tab, g.unit, source if source != "qid" else "id") for _, _, tab in tabs]
+        if any(k is None for k in keys):
+            continue
+        if any(len(set(k)) != len(k) for k in keys):
+            continue
+        chosen, per_tab = source, keys
+        break
+    if chosen is None:
+        what = "(doc.qid, doc.cand_index) pairs" if g.unit == "query" else "doc.id / doc_hash / doc_id"
+        raise SharpeInputError(f"group {g.name}: cannot pair documents across templates: no unique {what} in "
+                               f"{tabs[0][2].path}")
+    g.key_source = chosen
+    sets = [set(k) for k in per_tab]
+    common = set.intersection(*sets)
+    sizes = sorted({len(s) for s in sets})
+    if any(len(s) != len(common) for s in sets):
+        detail = ", ".join(f"{m}/{t}: {len(s)}" for (m, t, _), s in zip(tabs, sets))
+        msg = (f"group {g.name}: templates/models cover different documents ({detail}); "
+               f"{len(common)} shared (usual cause: differing --limit)")
+        if opts.strict:
+            raise SharpeInputError(msg)
+        messages.append(msg + "; every score recomputed on the intersection (flag doc_set_intersected)")
+        g.flags["doc_set_intersected"] = {"shared": len(common), "sizes": sizes}
+    if not common:
+        raise SharpeInputError(f"group {g.name}: no document is shared by all templates and models")
+    if g.unit == "doc":
+        g.keys = sorted(common, key=natural_key)
+        for (m, t, _), ks in zip(tabs, per_tab):
+            pos = {k: i for i, k in enumerate(ks)}
+            g.lines[(m, t)] = np.array([pos[k] for k in g.keys])
+        return
+    qids = sorted({q for q, _ in common}, key=natural_key)
+    g.keys = qids
+    for (m, t, _), ks in zip(tabs, per_tab):
+        by_q: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for i, (q, c) in enumerate(ks):
+            if (q, c) in common:
+                by_q[q].append((c, i))
+        g.lines[(m, t)] = [[i for _, i in sorted(by_q[q])] for q in qids]

@@ -1,0 +1,211 @@
+#!/usr/bin/env python
+"""Before/after check of the Sharpe tool: the same inputs give the same output files under two code versions.
+
+1. ``capture CAPDIR [PYTEST_ARGS ...]`` runs the Sharpe tests (default ``tests/test_sharpe_*.py``) with
+   :func:`lm_eval_enterprise.sharpe.engine.aggregate` wrapped: every call stores a copy of its input folders and its
+   options under ``CAPDIR/NNNN/`` (so the unit inputs *and* the end-to-end lm-eval runs the tests build are kept).
+2. ``replay CAPDIR OUTDIR [--src DIR]`` re-runs every captured call and writes all outputs (aggregate.json, CSVs,
+   leaderboard.md, report.html, HF export) — or the one-line error — into ``OUTDIR/NNNN/``, normalised: the run
+   time, the creation time and the capture folder's absolute path are replaced by placeholders and the export's
+   timestamped file names by ``results_TS.json``. ``--src DIR`` imports ``lm_eval_enterprise`` from DIR (e.g. an
+   older commit unpacked with ``git archive``).
+3. ``diff A B`` compares two replay folders file by file (exit 1 on any difference).
+
+``check --ref REV`` does all three: capture with this checkout's tests, replay with the package of git revision
+REV and with this checkout, diff::
+
+    python scripts/sharpe_equivalence.py check --ref main
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_TESTS = sorted(str(p.relative_to(REPO)) for p in (REPO / "tests").glob("test_sharpe_*.py"))
+
+
+# ============================================================================================== capture
+class CapturePlugin:
+    """pytest plugin: wraps ``engine.aggregate`` (and the name the API module imported) to record every call."""
+
+    def __init__(self, capdir: Path):
+        self.capdir = capdir
+        self.count = 0
+        self.current = ""
+
+    def pytest_configure(self, config):
+        from lm_eval_enterprise.sharpe import api, engine
+
+        original = engine.aggregate
+
+        def recording(paths, opts=None, argv=None):
+            self._record(paths, opts or engine.Options(), argv)
+            return original(paths, opts, argv)
+
+        engine.aggregate = recording
+        api._aggregate = recording
+
+    def pytest_runtest_setup(self, item):
+        self.current = item.nodeid
+
+    def _record(self, paths, opts, argv) -> None:
+        d = self.capdir / f"{self.count:04d}"
+        self.count += 1
+        (d / "inputs").mkdir(parents=True)
+        rel = []
+        for i, p in enumerate(map(Path, paths)):
+            target = d / "inputs" / str(i) / (p.name or "root")
+            if p.is_dir():
+                shutil.copytree(p, target)
+            elif p.is_file():
+                target.parent.mkdir(parents=True)
+                shutil.copy2(p, target)
+            rel.append(str(target.relative_to(d)))   # a missing path stays missing (its error is replayed)
+        fields = {k: v for k, v in dataclasses.asdict(opts).items()}
+        for k in ("baseline", "model_names"):           # files named by options are inputs too
+            v = fields.get(k)
+            prefix = "table:" if k == "baseline" and isinstance(v, str) and v.startswith("table:") else ""
+            if isinstance(v, str) and (prefix or k == "model_names") and Path(v[len(prefix):]).is_file():
+                copy = d / "inputs" / f"{k}{Path(v[len(prefix):]).suffix}"
+                shutil.copy2(v[len(prefix):], copy)
+                fields[k] = f"{prefix}@CAP@/{copy.relative_to(d)}"
+        (d / "call.json").write_text(json.dumps({"test": self.current, "paths": rel, "options": fields,
+                                                 "argv": list(argv or [])}, indent=1), encoding="utf-8")
+
+
+def capture(capdir: Path, pytest_args: list[str]) -> int:
+    import pytest
+
+    if capdir.exists():
+        shutil.rmtree(capdir)
+    capdir.mkdir(parents=True)
+    plugin = CapturePlugin(capdir)
+    code = pytest.main(["-q", "-p", "no:cacheprovider", *(pytest_args or DEFAULT_TESTS)], plugins=[plugin])
+    print(f"captured {plugin.count} aggregate() calls into {capdir} (pytest exit {code})", file=sys.stderr)
+    return int(code)
+
+
+# ============================================================================================== replay
+def normalise(text: str, capdir: Path) -> str:
+    text = text.replace(str(capdir.resolve()), "<CAP>").replace(str(capdir), "<CAP>")
+    q = r'(?:"|&quot;)'
+    text = re.sub(rf'({q}(?:created|submitted_time){q}: {q})[^"&]*', r"\1<CREATED>", text)
+    text = re.sub(rf'({q}date{q}: )[-+0-9.e]+', r"\1<DATE>", text)
+    return re.sub(rf"({q}(?:read_and_bootstrap|total){q}: )[-+0-9.e]+", r"\1<SECONDS>", text)
+
+
+def replay(capdir: Path, outdir: Path) -> int:
+    from lm_eval_enterprise.sharpe import engine
+    from lm_eval_enterprise.sharpe.api import write_outputs
+    from lm_eval_enterprise.sharpe.io import SharpeInputError
+
+    import lm_eval_enterprise
+
+    print(f"replaying with {Path(lm_eval_enterprise.__file__).parent}", file=sys.stderr)
+    if outdir.exists():
+        shutil.rmtree(outdir)
+    calls = sorted(p for p in capdir.iterdir() if (p / "call.json").exists())
+    for d in calls:
+        call = json.loads((d / "call.json").read_text(encoding="utf-8"))
+        fields = {k: (v.replace("@CAP@", str(d)) if isinstance(v, str) else v) for k, v in call["options"].items()}
+        fields["progress"] = False
+        out = outdir / d.name
+        out.mkdir(parents=True)
+        try:
+            result = engine.aggregate([str(d / p) for p in call["paths"]], engine.Options(**fields), call["argv"])
+        except SharpeInputError as exc:
+            (out / "error.txt").write_text(f"{type(exc).__name__}: {exc}\n", encoding="utf-8")
+            continue
+        write_outputs(result, out / "files")
+        for f in sorted((out / "files").rglob("*")):
+            if not f.is_file():
+                continue
+            name = re.sub(r"results_[0-9T:.-]+\.json$", "results_TS.json", f.name)
+            dest = out / f.relative_to(out / "files").parent / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(normalise(f.read_text(encoding="utf-8"), capdir), encoding="utf-8")
+        shutil.rmtree(out / "files")
+    print(f"replayed {len(calls)} calls into {outdir}", file=sys.stderr)
+    return 0
+
+
+# ============================================================================================== diff
+def diff(a: Path, b: Path) -> int:
+    fa = {p.relative_to(a) for p in a.rglob("*") if p.is_file()}
+    fb = {p.relative_to(b) for p in b.rglob("*") if p.is_file()}
+    bad = 0
+    for rel in sorted(fa ^ fb):
+        print(f"only in {'A' if rel in fa else 'B'}: {rel}")
+        bad += 1
+    for rel in sorted(fa & fb):
+        ta, tb = (a / rel).read_text(encoding="utf-8"), (b / rel).read_text(encoding="utf-8")
+        if ta != tb:
+            bad += 1
+            print(f"differs: {rel}")
+            print("".join(list(difflib.unified_diff(ta.splitlines(True), tb.splitlines(True), "A", "B", n=1))[:40]))
+    print(f"{len(fa & fb)} files compared, {len(fa ^ fb)} present on one side only, {bad} difference(s)")
+    return 1 if bad else 0
+
+
+def _replay_subprocess(capdir: Path, outdir: Path, src: Path | None) -> None:
+    cmd = [sys.executable, __file__, "replay", str(capdir), str(outdir)] + (["--src", str(src)] if src else [])
+    subprocess.run(cmd, check=True)
+
+
+def check(ref: str, work: Path, pytest_args: list[str]) -> int:
+    work.mkdir(parents=True, exist_ok=True)
+    src = work / "ref_src"
+    if src.exists():
+        shutil.rmtree(src)
+    src.mkdir()
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "lm_eval_enterprise"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    if capture(work / "capture", pytest_args) != 0:
+        print("warning: the captured test run did not pass", file=sys.stderr)
+    _replay_subprocess(work / "capture", work / "before", src)
+    _replay_subprocess(work / "capture", work / "after", None)
+    return diff(work / "before", work / "after")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("capture")
+    c.add_argument("capdir", type=Path)
+    c.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    r = sub.add_parser("replay")
+    r.add_argument("capdir", type=Path)
+    r.add_argument("outdir", type=Path)
+    r.add_argument("--src", type=Path, help="import lm_eval_enterprise from this folder")
+    d = sub.add_parser("diff")
+    d.add_argument("a", type=Path)
+    d.add_argument("b", type=Path)
+    k = sub.add_parser("check")
+    k.add_argument("--ref", default="main", help="git revision of the 'before' code (default main)")
+    k.add_argument("--work", type=Path, default=None, help="working folder (default: a temporary one, kept)")
+    k.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    args = ap.parse_args(argv)
+    if args.cmd == "capture":
+        return capture(args.capdir, args.pytest_args)
+    if args.cmd == "replay":
+        sys.path.insert(0, str(args.src.resolve() if args.src else REPO))
+        return replay(args.capdir, args.outdir)
+    if args.cmd == "diff":
+        return diff(args.a, args.b)
+    work = args.work or Path(tempfile.mkdtemp(prefix="sharpe_equivalence_"))
+    print(f"working folder: {work}", file=sys.stderr)
+    return check(args.ref, work, args.pytest_args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
