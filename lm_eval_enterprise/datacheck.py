@@ -465,5 +465,17 @@ class DataReport:
         out = {"data_dir": str(self.data_dir), "data_layout": self.layout, "data_declared": self.declared,
                "data_status": self.status, "data_notes": self.messages,
                "row_counts": {c.key: c.to_json() for c in self.checks},
-               "evaluated_split": self.eval_split, "source_sha256": self.sha256, "source_files": dict(self.files)}
+               "evaluated_split": self.eval_split, "source_sha256": self.sha256, "source_files": dict(self.files),
+               "toy_data": _is_embedded(self.data_dir)}
         return out
+
+
+def _is_embedded(d: Path) -> bool:
+    """True when ``d`` is a folder of the package's embedded fixture data (a few synthetic rows per dataset, for
+    demos and tests): results and reports must never present such scores as benchmark scores."""
+    from . import FIXTURES_DIR
+
+    try:
+        return Path(d).resolve().is_relative_to(Path(FIXTURES_DIR).resolve())
+    except OSError:
+        return False

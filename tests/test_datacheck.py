@@ -474,3 +474,14 @@ def test_fixture_without_manifest_is_held_to_the_declared_counts(ds, tmp_path):
             D.load_checked(ds, "direction_up" if ds == "gold_news" else None, data_root=str(tmp_path))
         assert "\n" not in str(e.value) and str(e.value).startswith(f"[{ds}] ")
         assert bad[0].message in str(e.value) and "; the source files are incomplete or changed" in str(e.value)
+
+
+def test_embedded_fixture_data_is_marked_as_toy_data_in_the_metadata(tmp_path):
+    """Scores on the package's fixtures must never pass for benchmark scores: the data report says so whether the
+    fixtures were chosen with data_root 'embedded' or by their path; real data (and copies of fixtures) are not."""
+    assert D.load_checked("iotspotter", data_root="embedded")[1].metadata()["toy_data"] is True
+    assert D.load_checked("iotspotter", data_root=str(FIX))[1].metadata()["toy_data"] is True
+    assert D.load_checked("iotspotter", data_root=str(shared_sample("iotspotter").parent))[1].metadata()[
+        "toy_data"] is False
+    shutil.copytree(FIX / "iotspotter", tmp_path / "iotspotter")
+    assert D.load_checked("iotspotter", data_root=str(tmp_path))[1].metadata()["toy_data"] is False
