@@ -4,6 +4,7 @@ No real sample exists (../shared/data has no billsum): the loader is tested on t
 FiscalNote/billsum layout, written by scripts/make_fixture_billsum.py) and on files built in tmp_path.
 """
 import math
+import re
 from pathlib import Path
 
 import pyarrow as pa

@@ -3,6 +3,7 @@
 ``multiple_choice`` family with the [PARSE] letter reading scored by hand against [ACC] and HELM's rule, end to end."""
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 

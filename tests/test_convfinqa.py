@@ -2,6 +2,7 @@
 shot truncation, errors, end to end with the tiny model (no real sample of this dataset exists)."""
 import json
 import math
+import re
 import zipfile
 from pathlib import Path
 

@@ -1,6 +1,7 @@
 """credit_risk_ner: CoNLL parsing (fixture FIN5/FIN3), the real sample, errors, [EF1], end to end."""
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest

@@ -3,6 +3,7 @@ the multiple_choice hook, errors, templates, end to end (no real sample exists: 
 import json
 import math
 import random
+import re
 import shutil
 from pathlib import Path
 

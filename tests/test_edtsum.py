@@ -3,6 +3,7 @@ in shots and eval items, hub download (faked, no network), errors, templates, en
 (no real sample of this dataset exists)."""
 import math
 import random
+import re
 from pathlib import Path
 
 import pyarrow as pa

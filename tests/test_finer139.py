@@ -6,6 +6,7 @@ written in tmp_path.
 import json
 import math
 import random
+import re
 import shutil
 from collections import Counter
 from pathlib import Path

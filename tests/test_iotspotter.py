@@ -2,6 +2,7 @@
 [BF1], end to end with the prompt budget."""
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 

@@ -5,6 +5,7 @@ with the real column names, written by scripts/make_fixture_legal_sentiment.py) 
 """
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest

@@ -2,6 +2,7 @@
 import io
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 

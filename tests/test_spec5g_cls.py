@@ -2,6 +2,7 @@
 templates, end to end (no real sample exists for SPEC5G: the fixture is used)."""
 import json
 import math
+import re
 import shutil
 import sys
 import types

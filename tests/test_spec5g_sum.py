@@ -3,6 +3,7 @@ download, errors, templates, 0-shot end to end (no real sample exists for SPEC5G
 import csv
 import json
 import math
+import re
 import shutil
 import sys
 import types

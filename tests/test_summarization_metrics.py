@@ -4,6 +4,8 @@ ROUGE-L (sentence level) over the rouge-score tokens (lower-case, non-alphanumer
 LCS = longest common subsequence of reference and prediction tokens, P = LCS/|prediction|, R = LCS/|reference|,
 F = 2PR/(P+R). The project calls ``score(target=reference, prediction=completion)``.
 """
+import re
+
 import pytest
 from pytest import approx
 

@@ -14,6 +14,7 @@ The real positions of test items among the 700 unfiltered test rows cannot be ch
 """
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np

@@ -2,6 +2,7 @@
 the fixture, errors, [MF1], end to end with 20 shots and the prompt budget."""
 import json
 import math
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
