@@ -282,3 +282,36 @@ def test_helm_metrics_table_matches_the_families():
             primary = name.removesuffix("_helm")
             assert primary in hooks.FAMILY_METRICS[family]
             assert agg == hooks.FAMILY_METRICS[family][primary][0]
+
+
+# ------------------------------------------------------------------------------------------- every template
+def _rendered_format_regexes():
+    from pathlib import Path
+
+    from lm_eval_enterprise import TASK_DIR
+    from lm_eval_enterprise.templating import all_specs
+
+    doc = {"label_names": ["Obfuscated Files or Information", "Deobfuscate/Decode Files or Information",
+                           "Command and Scripting Interpreter: Windows Command Shell"],
+           "entity_types": ["debt instrument face amount", "goodwill", "concentration risk percentage 1"]}
+    return sorted({render_format_regex(t.regex, doc) for _, s in all_specs(Path(TASK_DIR))
+                   if s.output_type == "generate_until" for t in s.templates})
+
+
+def test_every_template_format_regex_is_decoder_friendly():
+    regexes = _rendered_format_regexes()
+    assert len(regexes) > 20
+    for rx in regexes:
+        check_format_regex(rx)
+
+
+@pytest.mark.parametrize("library", ["xgrammar", "interegular"])
+def test_every_template_format_regex_compiles_with_constrained_decoding_libraries(library):
+    """Runs where the library is installed (e.g. a vLLM environment; xgrammar 0.2.9 and interegular 0.3.3 accept
+    every rendered format regex); skipped in the default test environment, which installs neither."""
+    lib = pytest.importorskip(library)
+    for rx in _rendered_format_regexes():
+        if library == "xgrammar":
+            lib.Grammar.from_regex(rx)
+        else:
+            lib.parse_pattern(rx).to_fsm()
