@@ -1,4 +1,4 @@
-"""lm-eval filter: per-template answer extraction with a verbaliser and an explicit format-failure marker.
+"""lm-eval filter: one answer-reading rule per dataset ([PARSE]) plus each template's exact answer format.
 
 Used from every generate_until task YAML as::
 
@@ -6,70 +6,308 @@ Used from every generate_until task YAML as::
       - name: answer
         filter:
           - function: !function lm_eval_enterprise.filters.AnswerFilter
-            regex_pattern: "(?i)^(yes|no)\\b"
-            verbalise: true
+            reader: label                      # label | entity | kpi | number | text (from the task family)
+            format_regex: " ?([Yy]es|[Nn]o)"   # the exact format this template asks for
+            stop: "\\n"
+            lead_ins: [Answer, Label, A]       # output fields of ALL templates of the dataset
           - function: take_first
 
-The filter (1) strips the raw completion and cuts it at the stop sequence (API backends may run past it),
-(2) applies the template's regex (``group`` 1 if the pattern has groups, else the whole match),
-(3) with ``verbalise: true`` maps the extracted text to the document's canonical label (``doc["label_names"]``,
-compared after [NORM], plus ``aliases``). When the regex does not match, or the text is no label, the output
-is :data:`~lm_eval_enterprise.metrics.INVALID` — a format failure, counted as wrong by the metrics and as
-``format_failure`` = 1 by :mod:`lm_eval_enterprise.hooks`.
+Two things are computed from the completion, cut at the stop sequence and stripped:
+
+* **the reading** (what is scored) — the same rule for every template of a dataset, so template scores differ by
+  wording only, never by parser leniency ([PARSE]):
+
+  - ``label`` (classification, multiple choice, generated yes/no ranking), labels = ``doc["label_names"]``:
+    repeatedly drop leading markdown / quotes / brackets (``* _ ` " ' “ ” ‘ ’ « » ( [ { # >``) and a leading
+    lead-in — an output field of any template of the dataset or a :data:`GENERIC_FIELDS` name followed by ``:``,
+    or a :data:`GENERIC_PHRASES` phrase (``The answer is``) — case-insensitively; then the answer is the
+    **longest** label the text starts with as a whole word (case-insensitive, whitespace inside a label
+    flexible); otherwise a format failure, never another label (``Answer: E`` is E, ``not positive`` fails).
+    Option letters are labels too, so ``(B)``, ``B)``, ``B.``, ``B:`` read as B. A lead-in that is itself a
+    label is never dropped.
+  - ``entity`` / ``kpi`` (NER lists): the metric's own parser (:func:`metrics.parse_entities` with the task's
+    type table / :func:`metrics.parse_kpi`) decides; the reading is the completion itself, a format failure
+    iff the parser finds nothing readable (returns ``None``) or the completion has no letter or digit at all.
+  - ``number`` (convfinqa): the completion itself, a failure iff it has no [FEQ] number and no word yes/no (the
+    two gold forms); [FEQ] then reads its first number, exactly as HELM scores the whole completion.
+  - ``text`` (summarization): the completion itself, a failure iff it has no letter or digit.
+
+  A format failure is the string :data:`~lm_eval_enterprise.metrics.INVALID`, counted wrong by the metrics
+  and as ``format_failure`` = 1 by :mod:`lm_eval_enterprise.hooks`.
+
+* **format adherence** — 1 iff the completion fully matches the template's own answer regex (the exact format
+  the template asks for, Sakai et al. 2024), reported as ``format_adherence``; it never changes the score.
+
+The filter returns :class:`ParsedAnswer` strings: the reading, carrying the completion and the adherence flag
+for :mod:`lm_eval_enterprise.hooks` (logged samples show the plain reading).
+
+**Format regexes** (``Template.regex``, also in the task metadata ``answer_regex``) are written for
+regex-constrained decoders (xgrammar, outlines) as well: no lookarounds, no backreferences, no inline flags
+(case variants spelled out, e.g. ``[Yy]es``), no ``\\b``. They describe the completion as generated: an
+optional single leading space (`` ?``; completions after ``"Answer:"`` usually start with one) and no stop
+sequence. Data-dependent label sets are placeholders filled per document by :func:`render_format_regex`:
+``{LABELS}`` (``doc["label_names"]``) and ``{TYPES}`` (``doc["entity_types"]``).
 """
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 from lm_eval.api.filter import Filter
 
+from . import metrics as M
 from .metrics import INVALID
 from .text import cut_at_stop, norm
 
+# ------------------------------------------------------------------------------------------------ the reading
+READERS = ("label", "entity", "kpi", "number", "text")
 
-def extract_answer(raw: str, pattern: re.Pattern, stop: str | None = "\n", labels: Sequence[str] | None = None,
-                   aliases: Mapping[str, str] | None = None) -> str:
-    """Pure core of :class:`AnswerFilter` (see the module docstring); returns INVALID on a format failure."""
-    if not isinstance(raw, str):
-        return INVALID
-    text = cut_at_stop(raw, stop)
-    m = pattern.search(text)
-    if not m:
-        return INVALID
-    value = (m.group(1) if pattern.groups else m.group(0))
-    value = (value or "").strip()
-    if not value:
-        return INVALID
-    if labels is None:
-        return value
-    key = norm(value)
-    for label in labels:
-        if norm(label) == key:
-            return label
-    if aliases:
-        target = {norm(a): lab for a, lab in aliases.items()}.get(key)
-        if target is not None:
-            return target
-    return INVALID
+# characters that wrap or introduce an answer: markdown emphasis / code / headings / quotes, quotes, brackets
+WRAPPERS = "*_`\"'“”‘’«»([{#> \t\n"
+# field names any template may echo, followed by ":" (the dataset adds its templates' own output fields)
+GENERIC_FIELDS = ("answer", "final answer", "label", "output", "prediction", "category", "classification",
+                  "sentiment", "response", "result")
+# lead-in phrases, optionally followed by ":"
+GENERIC_PHRASES = ("the answer is", "the correct answer is", "the final answer is", "my answer is", "answer is",
+                   "the label is", "the correct label is", "the category is", "the sentiment is",
+                   "the correct option is")
 
 
+class ParsedAnswer(str):
+    """The reading of one completion (a label, the completion itself, or :data:`INVALID`), as a ``str``.
+
+    ``completion``: the completion cut at the stop sequence and stripped; ``adherent``: it fully matches the
+    template's format regex.
+    """
+
+    completion: str
+    adherent: bool
+
+    def __new__(cls, value: str, completion: str, adherent: bool):
+        obj = super().__new__(cls, value)
+        obj.completion = completion
+        obj.adherent = bool(adherent)
+        return obj
+
+    def __reduce__(self):  # pickling (multi-process gathers of logged samples)
+        return (ParsedAnswer, (str(self), self.completion, self.adherent))
+
+    @classmethod
+    def of(cls, value: Any) -> "ParsedAnswer":
+        """``value`` as a ParsedAnswer. A plain string did not pass through :class:`AnswerFilter` (test doubles,
+        synthetic runs): it stands for a completion that is exactly that answer, adherent iff it is readable;
+        anything that is not a string is a format failure."""
+        if isinstance(value, ParsedAnswer):
+            return value
+        if not isinstance(value, str):
+            return cls(INVALID, "", False)
+        return cls(value, "" if value == INVALID else value, value != INVALID)
+
+
+def _words(text: str) -> str:
+    """Regex source of a literal phrase, case-insensitive via the compile flag, whitespace runs flexible."""
+    return r"\s+".join(re.escape(w) for w in text.split())
+
+
+@lru_cache(maxsize=256)
+def _label_index(labels: tuple[str, ...], aliases: tuple[tuple[str, str], ...]):
+    """(pattern, norm(key) → canonical label) for a label set and its aliases (an alias maps to its target's
+    spelling in ``labels``). The pattern tries the longest key first, case-insensitively, and must not be
+    followed by a letter or digit (a whole word)."""
+    by_norm = {norm(lab): lab for lab in labels}          # a real label wins over an alias of the same [NORM]
+    for alias, target in aliases:
+        by_norm.setdefault(norm(alias), by_norm.get(norm(target), target))
+    keys = [*labels, *(alias for alias, _ in aliases)]
+    alts = "|".join(_words(k) for k in sorted(keys, key=len, reverse=True))
+    return re.compile(rf"(?:{alts})(?![^\W_])", re.I), by_norm
+
+
+@lru_cache(maxsize=64)
+def _lead_in_pattern(fields: tuple[str, ...]) -> re.Pattern:
+    names = sorted({norm_field(f) for f in (*GENERIC_FIELDS, *fields)} - {""}, key=len, reverse=True)
+    phrases = sorted(GENERIC_PHRASES, key=len, reverse=True)
+    return re.compile(rf"(?P<lead>{'|'.join(_words(f) for f in names)})\s*:\s*"
+                      rf"|(?P<phrase>{'|'.join(_words(p) for p in phrases)})(?![^\W_])\s*:?\s*", re.I)
+
+
+def norm_field(field: str) -> str:
+    """A field name as a lead-in: lower-case, whitespace collapsed, no trailing colon."""
+    return " ".join(str(field).lower().rstrip().rstrip(":").split())
+
+
+def read_label(text: str, labels: Sequence[str], lead_ins: Sequence[str] = (),
+               aliases: Mapping[str, str] | None = None) -> str | None:
+    """[PARSE] for a label set (see the module docstring); ``text`` is already stop-cut and stripped.
+
+    Returns the canonical label (its spelling in ``labels``; an alias maps to its target), or ``None``.
+    """
+    pattern, by_norm = _label_index(tuple(labels), tuple((aliases or {}).items()))
+    lead_re = _lead_in_pattern(tuple(lead_ins))
+    prev = None
+    while text != prev:
+        prev = text
+        text = text.lstrip(WRAPPERS)
+        m = lead_re.match(text)
+        if m and norm(m.group("lead") or m.group("phrase")) not in by_norm:
+            text = text[m.end():]
+    m = pattern.match(text)
+    return by_norm[norm(m.group(0))] if m else None
+
+
+def helm_label(completion: str, labels: Sequence[str]) -> str:
+    """HELM's classification rule: the label whose [NORM] equals the [NORM] of the whole (stop-cut, stripped)
+    completion, else :data:`INVALID`."""
+    key = norm(completion)
+    return next((lab for lab in labels if norm(lab) == key), INVALID) if completion else INVALID
+
+
+_YES_NO = re.compile(r"\b(?:yes|no)\b", re.I)
+_WORD_CHAR = re.compile(r"[^\W_]")
+
+
+def readable(reader: str, text: str, doc: Mapping[str, Any]) -> bool:
+    """Whether the stop-cut, stripped completion is readable by the non-label readers (module docstring). A
+    completion without any letter or digit answers nothing: a format failure for every reader (the [EF1] parser
+    alone would read ``"#### ????"``, whose [NORM] is empty, as the empty list)."""
+    if _WORD_CHAR.search(text) is None:
+        return False
+    if reader == "entity":
+        from .hooks import entity_type_table
+
+        return M.parse_entities(text, entity_type_table(doc["entity_types"])) is not None
+    if reader == "kpi":
+        return M.parse_kpi(text) is not None
+    if reader == "number":
+        return M.first_number(text) is not None or _YES_NO.search(text) is not None
+    if reader == "text":
+        return True
+    raise ValueError(f"unknown answer reader {reader!r} (one of {', '.join(READERS)})")
+
+
+# ------------------------------------------------------------------------------------------------ format regexes
+PLACEHOLDERS = {"{LABELS}": "label_names", "{TYPES}": "entity_types"}
+_REGEX_SPECIAL = set(r"\.^$*+?()[]{}|")
+
+
+def escape_literal(text: str) -> str:
+    """Escape only regex metacharacters (``re.escape`` also escapes spaces, ``&``, ``-``…, which some
+    constrained-decoding regex dialects reject)."""
+    return "".join("\\" + ch if ch in _REGEX_SPECIAL else ch for ch in str(text))
+
+
+def render_format_regex(pattern: str, doc: Mapping[str, Any]) -> str:
+    """The template's format regex for one document: ``{LABELS}`` / ``{TYPES}`` become the alternation of the
+    document's ``label_names`` / ``entity_types``, each escaped, longest first. Pure; a pattern without
+    placeholders is returned unchanged."""
+    for placeholder, field in PLACEHOLDERS.items():
+        if placeholder in pattern:
+            values = doc.get(field)
+            if not values:
+                raise ValueError(f"format regex {pattern!r} needs doc[{field!r}], which this document lacks")
+            pattern = pattern.replace(placeholder, _alternation(tuple(values)))
+    return pattern
+
+
+@lru_cache(maxsize=256)
+def _alternation(values: tuple[str, ...]) -> str:
+    return "|".join(escape_literal(v) for v in sorted(values, key=lambda v: (-len(v), v)))
+
+
+_NOT_FOR_DECODERS = re.compile(r"\(\?[=!<]|\(\?P?[<=]|\(\?[aiLmsux-]+[):]|\\[1-9]|\\[bBAZz]|\(\?P=")
+
+
+def check_format_regex(pattern: str) -> str:
+    """Raise ValueError if ``pattern`` uses what regex-constrained decoders reject (lookarounds, backreferences,
+    inline flags, ``\\b``/anchors) or does not compile once rendered; return it unchanged."""
+    bad = _NOT_FOR_DECODERS.search(pattern)
+    if bad:
+        raise ValueError(f"format regex {pattern!r}: {bad.group(0)!r} is not usable by constrained decoders "
+                         "(no lookarounds, backreferences, inline flags, \\b or anchors)")
+    probe = {field: ["x"] for field in PLACEHOLDERS.values()}
+    re.compile(render_format_regex(pattern, probe))
+    return pattern
+
+
+@lru_cache(maxsize=4096)
+def _compiled(rendered: str) -> re.Pattern:
+    return re.compile(rendered)
+
+
+def adheres(completion: str, pattern: str | None, doc: Mapping[str, Any]) -> bool:
+    """1 iff the stop-cut, stripped completion fully matches the rendered format regex (False without one)."""
+    if not pattern:
+        return False
+    return _compiled(render_format_regex(pattern, doc)).fullmatch(completion) is not None
+
+
+def _case_initial(label: str) -> str:
+    head, tail = label[:1], escape_literal(label[1:])
+    if head.lower() != head.upper():
+        return f"[{head.upper()}{head.lower()}]{tail}"
+    return escape_literal(head) + tail
+
+
+def label_format(labels: Iterable[str], *, start: bool = False, exact_case: bool = False) -> str:
+    """Format regex "one of these labels" with an optional leading space: the first letter in either case (or
+    spelled exactly as given, ``exact_case``), optionally only ``start``-ing the answer (then anything on the
+    line after a non-alphanumeric character)."""
+    spell = escape_literal if exact_case else _case_initial
+    alts = "|".join(spell(lab) for lab in sorted(labels, key=lambda v: (-len(v), v)))
+    return f" ?({alts})" + ("([^A-Za-z0-9].*)?" if start else "")
+
+
+# free text (summaries, titles): at least one letter or digit; LINE_FORMAT on a single line
+TEXT_FORMAT = r" ?(.|\n)*[A-Za-z0-9](.|\n)*"
+LINE_FORMAT = r" ?[^\n]*[A-Za-z0-9][^\n]*"
+
+
+def words_format(max_words: int) -> str:
+    """One line of at most ``max_words`` space-separated words, the first holding a letter or digit."""
+    return rf" ?[^ \n]*[A-Za-z0-9][^ \n]*( [^ \n]+){{0,{max_words - 1}}}"
+
+
+def list_format(item: str, empty: str | None = None) -> str:
+    """``item, item, …`` (comma + space between items) or the ``empty`` answer, with an optional leading space."""
+    alts = f"{item}(, {item})*" + (f"|{empty}" if empty else "")
+    return f" ?({alts})"
+
+
+def entity_item(types: str) -> str:
+    """One [EF1] list item ``phrase (type)``; ``types`` is a regex alternation (e.g. ``person|location`` or
+    ``{TYPES}``). Use with :func:`list_format`."""
+    return rf"[^()\n]+ \(({types})\)"
+
+
+# ------------------------------------------------------------------------------------------------ lm-eval Filter
 class AnswerFilter(Filter):
-    """Regex extraction + optional label verbaliser; see the module docstring."""
+    """[PARSE] reading + format adherence per completion; see the module docstring."""
 
-    def __init__(self, regex_pattern: str = r"(?s)^(.*)$", stop: str | None = "\n", verbalise: bool = False,
-                 aliases: Mapping[str, str] | None = None, **kwargs: Any) -> None:
+    def __init__(self, reader: str = "text", format_regex: str | None = None, stop: str | None = "\n",
+                 lead_ins: Sequence[str] = (), aliases: Mapping[str, str] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.pattern = re.compile(regex_pattern)
+        if reader not in READERS:
+            raise ValueError(f"AnswerFilter: unknown reader {reader!r} (one of {', '.join(READERS)})")
+        self.reader = reader
+        self.format_regex = check_format_regex(format_regex) if format_regex else None
         self.stop = stop
-        self.verbalise = verbalise
+        self.lead_ins = tuple(lead_ins)
         self.aliases = dict(aliases or {})
 
-    def apply(self, resps: Iterable[Sequence[str]], docs: Sequence[dict]) -> list[list[str]]:
-        out = []
-        for inst_resps, doc in zip(resps, docs):
-            labels = doc.get("label_names") if self.verbalise else None
-            if self.verbalise and not labels:
-                raise ValueError("AnswerFilter(verbalise=True) needs doc['label_names']; the loader did not set it")
-            out.append([extract_answer(r, self.pattern, self.stop, labels, self.aliases) for r in inst_resps])
-        return out
+    def read(self, raw: Any, doc: Mapping[str, Any]) -> ParsedAnswer:
+        """The reading of one completion for one document."""
+        if not isinstance(raw, str):
+            return ParsedAnswer(INVALID, "", False)
+        text = cut_at_stop(raw, self.stop)
+        adherent = adheres(text, self.format_regex, doc)
+        if self.reader == "label":
+            labels = doc.get("label_names")
+            if not labels:
+                raise ValueError("AnswerFilter(reader='label') needs doc['label_names']; the loader did not set it")
+            value = read_label(text, labels, self.lead_ins, self.aliases)
+        else:
+            value = text if readable(self.reader, text, doc) else None
+        return ParsedAnswer(INVALID if value is None else value, text, adherent)
+
+    def apply(self, resps: Iterable[Sequence[str]], docs: Sequence[dict]) -> list[list[ParsedAnswer]]:
+        return [[self.read(r, doc) for r in inst_resps] for inst_resps, doc in zip(resps, docs)]

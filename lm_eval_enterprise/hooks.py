@@ -4,7 +4,12 @@ Task YAMLs reference these with ``!function lm_eval_enterprise.hooks.<name>``:
 
 * ``process_results`` functions (one per task family) return, per document, a self-contained item for every
   corpus-level metric (so the Sharpe tool can recompute scores from ``samples_*.jsonl`` alone) and floats for
-  per-document metrics, plus ``format_failure`` (1.0 when the answer filter returned ``[invalid]``).
+  per-document metrics, plus, for generate families, ``format_failure`` (1.0 when the [PARSE] reading of
+  :class:`~lm_eval_enterprise.filters.AnswerFilter` is ``[invalid]``) and ``format_adherence`` (1.0 when the
+  completion fully matches the template's own answer regex; see :mod:`lm_eval_enterprise.filters`).
+* ``<family>_helm`` functions (families in :data:`HELM_METRICS`) are the ``process_results`` of a template that
+  is HELM's own prompt: the family's metrics plus the primary metric under HELM's reading rule
+  (``<primary>_helm``), for parity with the paper's numbers.
 * ``agg_*`` functions are the corpus-level aggregations named in ``metric_list``.
 
 The metric key names returned here must match the base YAML's ``metric_list`` exactly (lm-eval aggregates
@@ -14,51 +19,78 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from . import filters as F
 from . import metrics as M
 
 # ------------------------------------------------------------------------------------------------ per family: keys
 FAMILY_METRICS: dict[str, dict[str, tuple[str, bool]]] = {
     # family: {metric: (aggregation function name in this module or "mean", higher_is_better)}
     "classification_weighted": {"weighted_f1": ("agg_weighted_f1", True), "accuracy": ("mean", True),
-                                "format_failure": ("mean", False),
+                                "format_failure": ("mean", False), "format_adherence": ("mean", True),
                                 "weighted_precision": ("agg_weighted_precision", True),
                                 "weighted_recall": ("agg_weighted_recall", True)},
     "classification_macro": {"macro_f1": ("agg_macro_f1", True), "accuracy": ("mean", True),
-                             "format_failure": ("mean", False)},
+                             "format_failure": ("mean", False), "format_adherence": ("mean", True)},
     "classification_binary": {"binary_f1": ("agg_binary_f1", True), "accuracy": ("mean", True),
-                              "format_failure": ("mean", False)},
+                              "format_failure": ("mean", False), "format_adherence": ("mean", True)},
     "entity": {"entity_f1": ("agg_entity_f1", True), "entity_precision": ("agg_entity_precision", True),
-               "entity_recall": ("agg_entity_recall", True), "format_failure": ("mean", False)},
+               "entity_recall": ("agg_entity_recall", True), "format_failure": ("mean", False),
+               "format_adherence": ("mean", True)},
     "kpi": {"adjusted_macro_f1": ("agg_adjusted_macro_f1", True), "word_macro_f1": ("agg_word_macro_f1", True),
             "adjusted_macro_f1_helm": ("agg_adjusted_macro_f1_helm", True),
-            "word_macro_f1_helm": ("agg_word_macro_f1_helm", True), "format_failure": ("mean", False)},
+            "word_macro_f1_helm": ("agg_word_macro_f1_helm", True), "format_failure": ("mean", False),
+            "format_adherence": ("mean", True)},
     "ranking": {"rr_at_10": ("agg_rr_at_10", True), "rr_at_5": ("agg_rr_at_5", True),
                 "ndcg_at_10": ("agg_ndcg_at_10", True), "yes_accuracy": ("mean", True)},
     "ranking_generate": {"rr_at_10": ("agg_rr_at_10", True), "rr_at_5": ("agg_rr_at_5", True),
                          "ndcg_at_10": ("agg_ndcg_at_10", True), "yes_accuracy": ("mean", True),
-                         "format_failure": ("mean", False)},
-    "numeric": {"accuracy": ("mean", True), "format_failure": ("mean", False)},
+                         "format_failure": ("mean", False), "format_adherence": ("mean", True)},
+    "numeric": {"accuracy": ("mean", True), "format_failure": ("mean", False), "format_adherence": ("mean", True)},
     "summarization": {"rouge_l": ("mean", True), "rouge_1": ("mean", True), "rouge_2": ("mean", True),
-                      "format_failure": ("mean", False)},
-    "multiple_choice": {"accuracy": ("mean", True), "format_failure": ("mean", False)},
+                      "format_failure": ("mean", False), "format_adherence": ("mean", True)},
+    "multiple_choice": {"accuracy": ("mean", True), "format_failure": ("mean", False),
+                        "format_adherence": ("mean", True)},
 }
 
 
-def _answer(results: Sequence[Any]) -> str:
+# The HELM reading as a secondary metric of the template that is HELM's prompt ("helm" in its axes): metric →
+# (aggregation, higher_is_better), added to that variant's metric_list with process_results ``<family>_helm``.
+HELM_METRICS: dict[str, dict[str, tuple[str, bool]]] = {
+    "classification_weighted": {"weighted_f1_helm": ("agg_weighted_f1", True)},
+    "classification_macro": {"macro_f1_helm": ("agg_macro_f1", True)},
+    "classification_binary": {"binary_f1_helm": ("agg_binary_f1", True)},
+    "multiple_choice": {"accuracy_helm": ("mean", True)},
+}
+
+# the [PARSE] reader of each generate family (lm_eval_enterprise.filters.READERS)
+FAMILY_READER: dict[str, str] = {
+    "classification_weighted": "label", "classification_macro": "label", "classification_binary": "label",
+    "multiple_choice": "label", "ranking_generate": "label", "entity": "entity", "kpi": "kpi",
+    "numeric": "number", "summarization": "text",
+}
+
+
+def _answer(results: Sequence[Any]) -> F.ParsedAnswer:
     value = results[0]
     if isinstance(value, (list, tuple)):  # no take_first in the pipeline
         value = value[0]
-    return value if isinstance(value, str) else M.INVALID
+    return F.ParsedAnswer.of(value)
 
 
 def _failure(pred: str) -> float:
     return float(pred == M.INVALID)
 
 
+def _format(pred: F.ParsedAnswer) -> dict[str, float]:
+    """``format_failure`` (the reading is [invalid]) and ``format_adherence`` (the completion is in the template's
+    exact answer format) of one document."""
+    return {"format_failure": _failure(pred), "format_adherence": float(pred.adherent)}
+
+
 # ------------------------------------------------------------------------------------------------ classification
 def _classification(doc: dict, results: Sequence[Any]) -> tuple[str, str, dict]:
     pred = _answer(results)
-    common = {"accuracy": M.exact_match(doc["label"], pred), "format_failure": _failure(pred)}
+    common = {"accuracy": M.exact_match(doc["label"], pred), **_format(pred)}
     return doc["label"], pred, common
 
 
@@ -108,7 +140,7 @@ def _labels(items: Sequence[dict]) -> list[str]:
 def entity(doc: dict, results: Sequence[Any]) -> dict:
     pred = _answer(results)
     item = {"gold": doc["target"], "pred": pred, "types": list(doc["entity_types"])}
-    return {"entity_f1": item, "entity_precision": item, "entity_recall": item, "format_failure": _failure(pred)}
+    return {"entity_f1": item, "entity_precision": item, "entity_recall": item, **_format(pred)}
 
 
 def entity_scores(items: Sequence[dict]) -> dict[str, float]:
@@ -147,7 +179,7 @@ def kpi(doc: dict, results: Sequence[Any]) -> dict:
     reads it with its own parser (IBM's for the primary, HELM's strict regex for ``*_helm``)."""
     pred = _answer(results)
     item = {"gold": doc["target"], "pred": pred}
-    return {**{m: item for m in M.KPI_METRICS}, "format_failure": _failure(pred)}
+    return {**{m: item for m in M.KPI_METRICS}, **_format(pred)}
 
 
 def _kpi(items):
@@ -187,10 +219,10 @@ def ranking(doc: dict, results: Sequence[Any]) -> dict:
 def ranking_generate(doc: dict, results: Sequence[Any]) -> dict:
     """Generation-based pointwise ranking for backends without log-probabilities.
 
-    The verbalised answer gives the key: 1 for Yes, 0 for No; ties are broken deterministically by the shuffled
+    The [PARSE] reading gives the key: 1 for Yes, 0 for No; ties are broken deterministically by the shuffled
     candidate order (stable sort on ``cand_index``). A format failure (no yes/no answer) gets key ``None``: the
     candidate is not retrieved, so it can never be a hit (like a wrong answer in classification, never a free
-    guess); ``yes_accuracy`` counts it as wrong. The answer filter must verbalise (``label_names`` Yes/No).
+    guess); ``yes_accuracy`` counts it as wrong. The answer filter reads with the label rule (``label_names`` Yes/No).
     """
     pred = _answer(results)
     rel = int(doc["label"] == "Yes")
@@ -200,8 +232,7 @@ def ranking_generate(doc: dict, results: Sequence[Any]) -> dict:
         yes = int(pred == "Yes")
         key, correct = [yes], float(yes == rel)
     item = [doc["qid"], int(doc["cand_index"]), key, rel]
-    return {"rr_at_10": item, "rr_at_5": item, "ndcg_at_10": item, "yes_accuracy": correct,
-            "format_failure": _failure(pred)}
+    return {"rr_at_10": item, "rr_at_5": item, "ndcg_at_10": item, "yes_accuracy": correct, **_format(pred)}
 
 
 def agg_rr_at_10(items):
@@ -220,7 +251,7 @@ def agg_ndcg_at_10(items):
 def numeric(doc: dict, results: Sequence[Any]) -> dict:
     pred = _answer(results)
     score = 0.0 if pred == M.INVALID else M.float_equivalence(doc["answer"], pred)
-    return {"accuracy": score, "format_failure": _failure(pred)}
+    return {"accuracy": score, **_format(pred)}
 
 
 # ------------------------------------------------------------------------------------------------ summarization
@@ -230,17 +261,46 @@ def summarization(doc: dict, results: Sequence[Any]) -> dict:
         scores = {"rouge_l": 0.0, "rouge_1": 0.0, "rouge_2": 0.0}
     else:
         scores = M.rouge(doc["summary"], pred)
-    return {**scores, "format_failure": _failure(pred)}
+    return {**scores, **_format(pred)}
 
 
 # ------------------------------------------------------------------------------------------------ multiple choice
 def multiple_choice(doc: dict, results: Sequence[Any]) -> dict:
-    """[ACC] on a generated letter: correct iff the filtered letter equals ``doc["answer_letter"]``.
+    """[ACC] on a generated letter: correct iff the [PARSE] reading equals ``doc["answer_letter"]``.
 
     The record needs ``answer_letter`` and ``label_names`` = the option letters (``data.mc_fields``, added for every
-    ``task_type = "mc"`` source). The template regex does the [ACC] parsing and must be **case-sensitive**
-    (e.g. ``^\s*\(?([A-E])``): the verbaliser compares after [NORM] (lower-case), so a case-insensitive regex
-    would turn ``b`` into ``B``. A wrong letter is wrong; no letter is wrong and a format failure.
+    ``task_type = "mc"`` source); the filter reads the letter with the label rule (``(B)``, ``B.``, ``Answer: B``,
+    ``**B**`` → B). A wrong letter is wrong; no letter is wrong and a format failure.
     """
     pred = _answer(results)
-    return {"accuracy": float(pred != M.INVALID and pred == doc["answer_letter"]), "format_failure": _failure(pred)}
+    return {"accuracy": float(pred != M.INVALID and pred == doc["answer_letter"]), **_format(pred)}
+
+
+# ------------------------------------------------------------------------------------------------ HELM parity
+def _helm_classification(family_fn, primary: str):
+    """``family_fn`` plus ``<primary>_helm``: the same corpus item with HELM's prediction — the label whose [NORM]
+    equals the [NORM] of the whole completion ([WF1] as HELM's ``ClassificationMetric`` computes it)."""
+
+    def process_results(doc: dict, results: Sequence[Any]) -> dict:
+        out = family_fn(doc, results)
+        helm_pred = F.helm_label(_answer(results).completion, doc["label_names"])
+        out[f"{primary}_helm"] = {**out[primary], "pred": helm_pred}
+        return out
+
+    process_results.__name__ = process_results.__qualname__ = f"{family_fn.__name__}_helm"
+    process_results.__doc__ = f"``{family_fn.__name__}`` plus ``{primary}_helm`` (HELM: whole completion = label)."
+    return process_results
+
+
+classification_weighted_helm = _helm_classification(classification_weighted, "weighted_f1")
+classification_macro_helm = _helm_classification(classification_macro, "macro_f1")
+classification_binary_helm = _helm_classification(classification_binary, "binary_f1")
+
+
+def multiple_choice_helm(doc: dict, results: Sequence[Any]) -> dict:
+    """``multiple_choice`` plus ``accuracy_helm``: HELM's multiple-choice-joint rule, 1 iff the whole stripped
+    completion is exactly the gold letter (HELM maps the completion through its letter → option table and
+    compares exactly; case-sensitive, nothing else may follow)."""
+    out = multiple_choice(doc, results)
+    out["accuracy_helm"] = float(_answer(results).completion == doc["answer_letter"])
+    return out

@@ -502,14 +502,3 @@ def rouge(reference: str, prediction: str) -> dict[str, float]:
     s = _rouge_scorer().score(str(reference), str(prediction))
     return {"rouge_l": s["rougeL"].fmeasure, "rouge_1": s["rouge1"].fmeasure, "rouge_2": s["rouge2"].fmeasure}
 
-
-# ---------------------------------------------------------------------------------------------------------------
-# Multiple choice: [ACC]
-
-
-def parse_choice_letter(text: str, n_choices: int) -> str | None:
-    """[ACC]: the first upper-case letter in A..(A+n−1) of the stripped completion after optional whitespace or
-    ``(``; ``None`` when the completion does not start that way."""
-    letters = "ABCDEFGHIJ"[:n_choices]
-    m = re.match(r"^[\s(]*([A-J])", str(text).strip())
-    return m.group(1) if m and m.group(1) in letters else None

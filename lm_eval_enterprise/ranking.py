@@ -21,6 +21,7 @@ from collections import Counter
 from typing import Iterable, Sequence
 
 from .data import Source
+from .filters import label_format
 from .text import truncate_words
 
 CANDIDATES = 20        # C: candidates per eval query
@@ -168,7 +169,7 @@ class RankingSource(Source):
         return {split: flatten_all(recs) for split, recs in splits.items()}
 
     def finalize(self, record: dict) -> dict:
-        # label_names: the answer filter's verbaliser of the generation-based variant maps yes/no onto Yes/No
+        # label_names: the label set the answer filter of the generation-based variant reads ([PARSE])
         return {**record, "label_names": list(self.labels)}
 
     def fewshot_key(self, record: dict):
@@ -180,8 +181,9 @@ class RankingSource(Source):
 
 
 # ---------------------------------------------------------------------------------------------------- task tables
-YES_NO_FIRST_WORD = r"(?i)^\W*(yes|no)\b"  # answer regexes shared by the ranking templates
-YES_NO_ANYWHERE = r"(?i)\b(yes|no)\b"
+# the answer format every ranking template asks for (generation-based table: format_adherence; [PARSE] reads
+# yes/no with the label rule, the same for all templates)
+YES_NO_FORMAT = label_format((YES, NO))
 
 
 def ranking_task_tables(dataset: str, domain: str, templates: list, num_fewshot: int = 5,
@@ -204,6 +206,6 @@ def ranking_task_tables(dataset: str, domain: str, templates: list, num_fewshot:
                      doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
                      extra_metadata={"scoring": "loglikelihood", "candidates_per_query": CANDIDATES}),
         DatasetTasks(**common, family="ranking_generate", variant="gen", in_domain_group=False,
-                     templates=list(templates), max_gen_toks=5, until=("\n",), verbalise=True,
+                     templates=list(templates), max_gen_toks=5, until=("\n",),
                      extra_metadata={"scoring": "generate", "candidates_per_query": CANDIDATES}),
     ]

@@ -16,6 +16,7 @@ For a dataset ``<id>`` (task family from :data:`lm_eval_enterprise.hooks.FAMILY_
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template as _StrTemplate
@@ -23,11 +24,12 @@ from typing import Any
 
 import yaml
 
-from .hooks import FAMILY_METRICS
+from .filters import TEXT_FORMAT, AnswerFilter, check_format_regex
+from .hooks import FAMILY_METRICS, FAMILY_READER, HELM_METRICS
 
 TASK_PREFIX = "ent_"
 PRIMARY_FILTER = "answer"
-VERSION = 1.0
+VERSION = 1.1  # 1.1: [PARSE] answer reading shared by all templates of a dataset, format_adherence, *_helm
 
 
 @dataclass(frozen=True)
@@ -35,14 +37,17 @@ class Template:
     """One instruction template. ``$name`` placeholders are filled from the subtask's variables.
 
     ``description``: instruction block (rendered before the shots; ``""`` for none), ``doc_to_text``: Jinja
-    prompt of one item ending with the output noun and ``:``, ``regex``: answer pattern applied to the stripped,
-    stop-cut completion (group 1 if it has groups), ``axes``: how it differs from template 1 (for reports).
+    prompt of one item ending with the output noun and ``:`` (that field name is a [PARSE] lead-in of the whole
+    dataset), ``regex``: the exact answer format this template asks for (generate tasks; scored as
+    ``format_adherence``, never for the reading; written for constrained decoders and placeholders as described
+    in :mod:`lm_eval_enterprise.filters`), ``axes``: how it differs from template 1 (for reports; ``"helm"``
+    marks HELM's own prompt, which also reports the HELM reading rule as ``<primary>_helm``).
     For multiple-choice output types ``choices`` lists the verbalised answers (no-answer first for ranking).
     """
 
     id: str
     doc_to_text: str
-    regex: str = r"(?s)^(.*\S.*)$"
+    regex: str = TEXT_FORMAT
     description: str = ""
     axes: tuple[str, ...] = ()
     choices: tuple[str, ...] | None = None
@@ -63,8 +68,7 @@ class DatasetTasks:
     doc_to_target: str = "{{label}}"
     until: tuple[str, ...] = ("\n",)
     max_gen_toks: int = 5
-    verbalise: bool = False          # map the extracted answer onto doc["label_names"]
-    aliases: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)  # extra answer strings of the label reader → label
     subtasks: dict[str, dict[str, str]] = field(default_factory=dict)  # name → template variables
     task_name: str | None = None     # default ent_<dataset>
     extra_metadata: dict[str, Any] = field(default_factory=dict)
@@ -129,6 +133,47 @@ def _fill(text: str, variables: dict[str, str]) -> str:
     return _StrTemplate(text).safe_substitute(variables)
 
 
+def _metric_list(metrics: dict[str, tuple[str, bool]]) -> list[dict[str, Any]]:
+    return [{"metric": m, "aggregation": agg if agg == "mean" else _Function(f"lm_eval_enterprise.hooks.{agg}"),
+             "higher_is_better": hib} for m, (agg, hib) in metrics.items()]
+
+
+def output_field(tpl: Template) -> str:
+    """The output field a template ends its item with (``"...\nTone:"`` → ``"Tone"``; text after the last newline
+    or Jinja tag)."""
+    last = re.split(r"\n|%}|}}", tpl.doc_to_text)[-1].strip()
+    if not last.endswith(":") or "{" in last:
+        raise ValueError(f"template {tpl.id}: doc_to_text must end with a plain output field 'Name:', not {last!r}")
+    return last[:-1].strip()
+
+
+def answer_lead_ins(spec: DatasetTasks) -> list[str]:
+    """[PARSE] lead-ins of a dataset: the output fields of ALL its templates (one reading rule per dataset)."""
+    return sorted({output_field(t) for t in spec.templates})
+
+
+def is_helm(spec: DatasetTasks, tpl: Template) -> bool:
+    """The template is HELM's own prompt and the family has a HELM reading rule to report."""
+    return "helm" in tpl.axes and spec.family in HELM_METRICS and spec.output_type == "generate_until"
+
+
+def filter_kwargs(spec: DatasetTasks, tpl: Template) -> dict[str, Any]:
+    """Arguments of :class:`lm_eval_enterprise.filters.AnswerFilter` for one template (as written to its YAML)."""
+    reader = FAMILY_READER[spec.family]
+    kw: dict[str, Any] = {"reader": reader, "format_regex": check_format_regex(tpl.regex),
+                          "stop": spec.until[0] if spec.until else None}
+    if reader == "label":
+        kw["lead_ins"] = answer_lead_ins(spec)
+        if spec.aliases:
+            kw["aliases"] = dict(spec.aliases)
+    return kw
+
+
+def answer_filter(spec: DatasetTasks, tpl: Template) -> AnswerFilter:
+    """The template's :class:`~lm_eval_enterprise.filters.AnswerFilter`, configured as its YAML does (tests)."""
+    return AnswerFilter(**filter_kwargs(spec, tpl))
+
+
 def base_config(spec: DatasetTasks) -> dict[str, Any]:
     metrics = FAMILY_METRICS[spec.family]
     if spec.primary_metric not in metrics:
@@ -149,11 +194,7 @@ def base_config(spec: DatasetTasks) -> dict[str, Any]:
         cfg["generation_kwargs"] = {"until": list(spec.until), "max_gen_toks": spec.max_gen_toks,
                                     "do_sample": False, "temperature": 0.0}
     cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}")
-    cfg["metric_list"] = [
-        {"metric": m, "aggregation": agg if agg == "mean" else _Function(f"lm_eval_enterprise.hooks.{agg}"),
-         "higher_is_better": hib}
-        for m, (agg, hib) in {**metrics, **spec.extra_metrics}.items()
-    ]
+    cfg["metric_list"] = _metric_list({**metrics, **spec.extra_metrics})
     cfg["metadata"] = {"version": VERSION}
     return cfg
 
@@ -170,14 +211,13 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
     if spec.output_type == "multiple_choice":
         cfg["doc_to_choice"] = list(tpl.choices or ())
     else:
-        stop = spec.until[0] if spec.until else None
-        filt: dict[str, Any] = {"function": _Function("lm_eval_enterprise.filters.AnswerFilter"),
-                                "regex_pattern": tpl.regex, "stop": stop}
-        if spec.verbalise:
-            filt["verbalise"] = True
-            if spec.aliases:
-                filt["aliases"] = dict(spec.aliases)
+        filt = {"function": _Function("lm_eval_enterprise.filters.AnswerFilter"), **filter_kwargs(spec, tpl)}
         cfg["filter_list"] = [{"name": PRIMARY_FILTER, "filter": [filt, {"function": "take_first"}]}]
+    helm = is_helm(spec, tpl)
+    if helm:  # HELM's own prompt: the family's metrics + the primary metric under HELM's reading rule
+        cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}_helm")
+        cfg["metric_list"] = _metric_list({**FAMILY_METRICS[spec.family], **spec.extra_metrics,
+                                           **HELM_METRICS[spec.family]})
     meta: dict[str, Any] = {"version": VERSION, "dataset": spec.table_id, "domain": spec.domain}
     if spec.variant:
         meta["source_dataset"] = spec.dataset
@@ -188,6 +228,9 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
                  "task_family": spec.family})
     if spec.output_type != "multiple_choice":
         meta["answer_regex"] = tpl.regex
+        meta["answer_reader"] = FAMILY_READER[spec.family]
+    if helm:
+        meta["helm_metrics"] = list(HELM_METRICS[spec.family])
     if tpl.axes:
         meta["template_axes"] = list(tpl.axes)
     meta.update(spec.extra_metadata)

@@ -6,8 +6,9 @@ subclass that answers every request with a constant string instantly), so the wa
 overhead: task building, data loading, prompt/request construction, filters, ``process_results`` and
 aggregation.
 
-* ours:    ``ent_gold_news_direction_up__t1`` (custom_dataset loader + [BAL] fewshot split, AnswerFilter with
-           verbaliser, ``hooks.classification_weighted``, corpus-level weighted F1 via scikit-learn);
+* ours:    ``ent_gold_news_direction_up__t1`` (custom_dataset loader + [BAL] fewshot split, AnswerFilter ([PARSE]
+           reading + format adherence), ``hooks.classification_weighted_helm``, corpus-level weighted F1 via
+           scikit-learn);
 * minimal: a task written to a temp folder with ``dataset_path: json`` + ``data_files`` holding the SAME eval docs
            and the same few-shot pool in the same order, the same description/prompt/target/generation settings,
            ``exact_match`` only, no filters and no custom hooks.

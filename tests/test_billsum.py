@@ -13,9 +13,9 @@ import pytest
 
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise.data import DataError, get_source, load_records
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.legal.billsum import source as S
 from lm_eval_enterprise.tasks.legal.billsum.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("billsum")
@@ -140,13 +140,14 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].doc_to_text == "Bill: {{document}}\nSummary:"
     golds = [r["summary"] for r in SRC.convert(FIX)["test"]]
     for t in TEMPLATES:
-        p = re.compile(t.regex)
+        flt = answer_filter(TASKS, t)   # [PARSE]: the whole completion, a failure iff no letter or digit
         for g in golds:
-            assert extract_answer(" " + g, p, stop="\n\n") == g
+            assert flt.read(" " + g, {}) == g
         for junk in (GARBAGE, "", " ... ", "?!\n-"):
-            assert extract_answer(junk, p, stop="\n\n") == "[invalid]", (t.id, junk)
-        assert extract_answer(" This bill does x.\nIt also does y.\n\nBill:", p, "\n\n") == \
-            "This bill does x.\nIt also does y."
+            assert flt.read(junk, {}) == "[invalid]", (t.id, junk)
+        out = flt.read(" This bill does x.\nIt also does y.\n\nBill:", {})
+        assert out == "This bill does x.\nIt also does y."
+        assert out.adherent is (t.id != "t3")   # t3 asks for a single line
 
 
 # ----------------------------------------------------------------------------------------------- end to end

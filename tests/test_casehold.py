@@ -1,6 +1,6 @@
 """casehold: loader on the hub-parquet layout (fixture), label parsing, row checks, download through a fake hub,
 [BAL] 2 shots keyed by the correct letter, the generic multiple-choice fields (data.mc_fields), the
-``multiple_choice`` family with the AnswerFilter letter verbaliser scored by hand against [ACC], end to end."""
+``multiple_choice`` family with the [PARSE] letter reading scored by hand against [ACC] and HELM's rule, end to end."""
 import json
 import math
 import re
@@ -14,9 +14,9 @@ from lm_eval_enterprise import hooks
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, Source, get_source, load_checked, load_records, mc_fields, prepare
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.filters import AnswerFilter, extract_answer
 from lm_eval_enterprise.tasks.legal.casehold import source as S
 from lm_eval_enterprise.tasks.legal.casehold.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("casehold")
@@ -248,45 +248,39 @@ def test_mc_fields_generic():
 
 # ------------------------------------------------------------------------------------------------ [ACC] by hand
 ACC_CASES = [
-    # (completion, gold letter, t1 filter output, correct?)  — [ACC]: first char A–E after optional space or "("
-    (" B", "B", "B", 1.0),
-    ("(B) holding that", "B", "B", 1.0),
-    ("B. holding that the rule applies", "B", "B", 1.0),
-    ("\nB", "B", "B", 1.0),          # stripped first, then cut at "\n"
-    (" C", "B", "C", 0.0),           # a wrong letter: wrong, but no format failure
-    (" b", "B", M.INVALID, 0.0),     # case-sensitive: lower-case is no answer
-    (" The answer is B", "B", M.INVALID, 0.0),  # first character is T
-    (" F", "B", M.INVALID, 0.0),     # outside A–E for 5 options
-    ("", "B", M.INVALID, 0.0),
-    (" Because", "B", "B", 1.0),     # [ACC] reads only the first character (t1); t2–t5 reject this (below)
+    # (completion, gold letter, [PARSE] reading, correct?, HELM: whole completion == gold letter?)
+    (" B", "B", "B", 1.0, 1.0),
+    ("(B) holding that", "B", "B", 1.0, 0.0),
+    ("B. holding that the rule applies", "B", "B", 1.0, 0.0),
+    ("\nB", "B", "B", 1.0, 1.0),           # stripped first, then cut at "\n"
+    (" C", "B", "C", 0.0, 0.0),            # a wrong letter: wrong, but no format failure
+    (" b", "B", "B", 1.0, 0.0),            # [PARSE] is case-insensitive; HELM's mapping is not
+    (" The answer is B", "B", "B", 1.0, 0.0),
+    (" Answer: E", "E", "E", 1.0, 0.0),    # issue #8: the old first-character rule read "A"
+    (" F", "B", M.INVALID, 0.0, 0.0),      # outside A–E for 5 options
+    ("", "B", M.INVALID, 0.0, 0.0),
+    (" Because", "B", M.INVALID, 0.0, 0.0),  # a letter must be a whole word
 ]
 
 
-def test_acc_t1_filter_and_hook_hand_worked():
-    flt = AnswerFilter(regex_pattern=TEMPLATES[0].regex, stop="\n", verbalise=True)
-    docs = [{"label_names": LETTERS, "answer_letter": gold} for _, gold, _, _ in ACC_CASES]
-    filtered = flt.apply([[c] for c, _, _, _ in ACC_CASES], docs)
-    assert [f[0] for f in filtered] == [exp for _, _, exp, _ in ACC_CASES]
-    scores = [hooks.multiple_choice(doc, f) for doc, f in zip(docs, filtered)]
-    assert [s["accuracy"] for s in scores] == [ok for *_, ok in ACC_CASES]
-    assert [s["format_failure"] for s in scores] == [float(exp == M.INVALID) for _, _, exp, _ in ACC_CASES]
-    # accuracy = 5 correct of 10 = 0.5; format failures: b, "The answer…", F, "" = 4 of 10
-    assert sum(s["accuracy"] for s in scores) / len(scores) == 0.5
-    assert sum(s["format_failure"] for s in scores) / len(scores) == 0.4
-
-
-def test_acc_stricter_letter_regex_of_other_templates():
-    for tpl in TEMPLATES[1:]:
-        pat = re.compile(tpl.regex)
-        assert extract_answer(" Because", pat, "\n", LETTERS) == M.INVALID
-        assert extract_answer(" B.", pat, "\n", LETTERS) == "B"
-        assert extract_answer(" (D)", pat, "\n", LETTERS) == "D"
-        assert extract_answer(" E) holding", pat, "\n", LETTERS) == "E"
-        assert extract_answer(" c", pat, "\n", LETTERS) == M.INVALID
+@pytest.mark.parametrize("tpl", TEMPLATES, ids=[t.id for t in TEMPLATES])
+def test_acc_filter_and_hook_hand_worked(tpl):
+    flt = answer_filter(TASKS, tpl)          # the same reading in every template
+    docs = [{"label_names": LETTERS, "answer_letter": gold} for _, gold, *_ in ACC_CASES]
+    filtered = flt.apply([[c] for c, *_ in ACC_CASES], docs)
+    assert [f[0] for f in filtered] == [exp for _, _, exp, _, _ in ACC_CASES]
+    scores = [hooks.multiple_choice_helm(doc, f) for doc, f in zip(docs, filtered)]
+    assert [s["accuracy"] for s in scores] == [ok for _, _, _, ok, _ in ACC_CASES]
+    assert [s["accuracy_helm"] for s in scores] == [helm for *_, helm in ACC_CASES]
+    assert [s["format_failure"] for s in scores] == [float(exp == M.INVALID) for _, _, exp, _, _ in ACC_CASES]
+    # accuracy 7 of 11; format failures F, "", Because = 3 of 11; HELM 2 of 11; only " B", "\nB", " C" are the
+    # bare letter every template asks for (format_adherence 3 of 11: a wrong answer can be well formed)
+    assert sum(s["accuracy"] for s in scores) == 7 and sum(s["format_failure"] for s in scores) == 3
+    assert sum(s["accuracy_helm"] for s in scores) == 2 and sum(s["format_adherence"] for s in scores) == 3
 
 
 def test_filter_needs_label_names():
-    flt = AnswerFilter(regex_pattern=TEMPLATES[0].regex, verbalise=True)
+    flt = answer_filter(TASKS, TEMPLATES[0])
     with pytest.raises(ValueError, match="needs doc\\['label_names'\\]"):
         flt.apply([[" B"]], [{"answer_letter": "B"}])
 
@@ -300,13 +294,14 @@ def test_templates_table():
     assert t1.description == "Give a letter answer among A, B, C, D, or E.\n\n"
     assert t1.doc_to_text == ("Passage: {{question}}\nA. {{choices[0]}}\nB. {{choices[1]}}\nC. {{choices[2]}}\n"
                               "D. {{choices[3]}}\nE. {{choices[4]}}\nAnswer:")
-    assert t1.regex == r"^\s*\(?([A-E])"
+    assert "helm" in t1.axes and all("helm" not in t.axes for t in TEMPLATES[1:])   # only t1 reports *_helm
     for tpl in TEMPLATES:
-        pat = re.compile(tpl.regex)
+        assert tpl.regex == " ?[A-E]"   # every template asks for the bare letter
+        flt = answer_filter(TASKS, tpl)
         for letter in LETTERS:
-            assert extract_answer(" " + letter, pat, "\n", LETTERS) == letter
+            assert flt.read(" " + letter, {"label_names": LETTERS}) == letter
             assert all(f"{{{{choices[{i}]}}}}" in tpl.doc_to_text for i in range(5))
-        assert extract_answer(GARBAGE, pat, "\n", LETTERS) == M.INVALID
+        assert flt.read(GARBAGE, {"label_names": LETTERS}) == M.INVALID
 
 
 def test_uniform_accuracy_baseline_uses_five_options():

@@ -13,9 +13,9 @@ from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, get_source, load_records
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.finance.convfinqa import source as S
 from lm_eval_enterprise.tasks.finance.convfinqa.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("convfinqa")
@@ -197,7 +197,7 @@ def test_float_equivalence_string_fallback_is_unreachable():
 
 # ----------------------------------------------------------------------------------------------- templates
 def _score(template, completion, gold):
-    pred = extract_answer(completion, re.compile(template.regex), stop="\n")
+    pred = answer_filter(TASKS, template).read(completion, {"answer": gold})
     return H.numeric({"answer": gold}, [pred])
 
 
@@ -208,26 +208,27 @@ def test_every_template_accepts_every_gold_form_and_rejects_garbage():
             res = _score(t, " " + g, g)
             assert res["format_failure"] == 0.0, (t.id, g)
             assert res["accuracy"] == (0.0 if g == "yes" else 1.0), (t.id, g)
-        assert _score(t, GARBAGE, "5.0") == {"accuracy": 0.0, "format_failure": 1.0}
-        assert _score(t, " unknown", "5.0") == {"accuracy": 0.0, "format_failure": 1.0}
+        assert _score(t, GARBAGE, "5.0") == {"accuracy": 0.0, "format_failure": 1.0, "format_adherence": 0.0}
+        assert _score(t, " unknown", "5.0") == {"accuracy": 0.0, "format_failure": 1.0, "format_adherence": 0.0}
 
 
-@pytest.mark.parametrize("completion, expected", [
-    (" The answer is 5.0", {"t1": 1.0, "t2": 1.0, "t3": None, "t4": 1.0, "t5": 1.0}),
-    (" no change, 5", {"t1": 1.0, "t2": 1.0, "t3": 0.0, "t4": 1.0, "t5": 1.0}),
-    (" $5", {"t1": 1.0, "t2": 1.0, "t3": None, "t4": 1.0, "t5": 1.0}),
-    (" 5.0\n7", {"t1": 1.0, "t2": 1.0, "t3": 1.0, "t4": 1.0, "t5": 1.0}),  # cut at the stop first
-    (" 7\n5.0", {"t1": 0.0, "t2": 0.0, "t3": 0.0, "t4": 0.0, "t5": 0.0}),
+@pytest.mark.parametrize("completion, accuracy, adherent", [
+    # (completion, [FEQ] accuracy vs gold 5.0 — the same in every template, format_adherence per t1..t5)
+    (" 5.0", 1.0, (1, 1, 1, 1, 1)),
+    (" 5", 1.0, (1, 1, 1, 1, 1)),
+    (" The answer is 5.0", 1.0, (0, 0, 0, 0, 0)),
+    (" no change, 5", 1.0, (0, 0, 0, 0, 0)),     # [FEQ] reads the first number (HELM)
+    (" $5", 1.0, (1, 1, 0, 1, 1)),               # t3 asks for no currency symbols
+    (" 5.0%", 1.0, (1, 1, 0, 1, 1)),
+    (" 1,234.5", 0.0, (1, 1, 0, 1, 1)),          # [FEQ]: "1,234" parses as 1
+    (" 5.0\n7", 1.0, (1, 1, 1, 1, 1)),           # cut at the stop first
+    (" 7\n5.0", 0.0, (1, 1, 1, 1, 1)),
+    (" yes", 0.0, (1, 0, 0, 0, 0)),              # the other gold form: t1 asks for "the answer" only
 ])
-def test_template_regexes_hand_worked(completion, expected):
-    # None = format failure. t1 keeps the whole completion (HELM: first number of it); t2/t4/t5 extract that
-    # same first number; t3 (bare-number instruction) needs the completion to start with the number.
-    for t in TEMPLATES:
+def test_one_reading_rule_and_per_template_formats(completion, accuracy, adherent):
+    for t, ok in zip(TEMPLATES, adherent):
         res = _score(t, completion, "5.0")
-        if expected[t.id] is None:
-            assert res == {"accuracy": 0.0, "format_failure": 1.0}, t.id
-        else:
-            assert res == {"accuracy": expected[t.id], "format_failure": 0.0}, t.id
+        assert res == {"accuracy": accuracy, "format_failure": 0.0, "format_adherence": float(ok)}, t.id
 
 
 def test_t1_is_the_helm_prompt():

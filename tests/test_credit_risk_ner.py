@@ -10,10 +10,10 @@ from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, get_source, load_records
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.finance.credit_risk_ner.source import (ENTITY_TYPES, TEST_FILE, TRAIN_FILE, io_entities,
                                                                      read_conll)
 from lm_eval_enterprise.tasks.finance.credit_risk_ner.templates import TASKS
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 from conftest import shared_sample
@@ -151,11 +151,13 @@ def test_real_sample_gold_keys_under_norm_e():
 def test_templates_accept_gold_and_none_and_reject_garbage():
     assert len(TASKS.templates) >= 5
     gold = "Westbury Bank plc (organization), London (location)"
-    for tpl in TASKS.templates:
-        pat = re.compile(tpl.regex)
-        assert extract_answer(" " + gold + "\nSentence: next", pat) == gold, tpl.id
-        assert extract_answer(" None", pat) == "None", tpl.id
-        assert extract_answer(GARBAGE, pat) == M.INVALID, tpl.id
+    doc = {"entity_types": ENTITY_TYPES}
+    for tpl in TASKS.templates:   # [PARSE]: the [EF1] parser decides, the same in every template
+        flt = answer_filter(TASKS, tpl)
+        assert flt.read(" " + gold + "\nSentence: next", doc) == gold, tpl.id
+        assert flt.read(" " + gold, doc).adherent, tpl.id
+        assert flt.read(" None", doc) == "None" and flt.read(" No entities", doc) == "No entities", tpl.id
+        assert flt.read(GARBAGE, doc) == M.INVALID, tpl.id
     assert TASKS.templates[0].description.startswith(
         "Extract the named entities of type person, organization, location and miscellaneous from the sentence.")
 

@@ -13,9 +13,9 @@ import pytest
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise import hooks
 from lm_eval_enterprise.data import DataError, get_source, load_records
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.cyber.cti_to_mitre import source as S
 from lm_eval_enterprise.tasks.cyber.cti_to_mitre.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("cti_to_mitre")
@@ -119,10 +119,11 @@ def test_records_carry_letters_and_balanced_shots():
 
 def test_multiple_choice_hook():
     doc = {"answer_letter": "C"}
-    assert hooks.multiple_choice(doc, ["C"]) == {"accuracy": 1.0, "format_failure": 0.0}
-    assert hooks.multiple_choice(doc, ["B"]) == {"accuracy": 0.0, "format_failure": 0.0}
-    assert hooks.multiple_choice(doc, ["[invalid]"]) == {"accuracy": 0.0, "format_failure": 1.0}
-    assert hooks.multiple_choice(doc, [["C"]]) == {"accuracy": 1.0, "format_failure": 0.0}
+    ok, bad = {"format_failure": 0.0, "format_adherence": 1.0}, {"format_failure": 1.0, "format_adherence": 0.0}
+    assert hooks.multiple_choice(doc, ["C"]) == {"accuracy": 1.0, **ok}
+    assert hooks.multiple_choice(doc, ["B"]) == {"accuracy": 0.0, **ok}
+    assert hooks.multiple_choice(doc, ["[invalid]"]) == {"accuracy": 0.0, **bad}
+    assert hooks.multiple_choice(doc, [["C"]]) == {"accuracy": 1.0, **ok}
 
 
 # ----------------------------------------------------------------------------------------------- errors
@@ -170,15 +171,18 @@ def test_source_urls_are_helms():
 def test_templates_parse_letters():
     assert TEMPLATES[0].description == ("Classify the following situation by the type of security attack. Answer "
                                         "with only a single letter.\n\n")
-    for t in TEMPLATES:
-        pat = re.compile(t.regex)
-        for good, letter in ((" C", "C"), ("J", "J"), (" (B)", "B"), (" D. Process Injection", "D"), ("A\nB", "A")):
-            assert extract_answer(good, pat, "\n", LETTERS) == letter, (t.id, good)
-        for bad in (GARBAGE, " c", " K", "", " the answer is B"):
-            assert extract_answer(bad, pat, "\n", LETTERS) == "[invalid]", (t.id, bad)
-    # [ACC] (t1, t5): the first character decides; t2-t4 require the letter to stand alone
-    assert extract_answer(" Answer: B", re.compile(TEMPLATES[0].regex), "\n", LETTERS) == "A"
-    assert extract_answer(" Answer: B", re.compile(TEMPLATES[1].regex), "\n", LETTERS) == "[invalid]"
+    doc = {"label_names": LETTERS}
+    for t in TEMPLATES:   # the same [PARSE] reading in every template
+        flt = answer_filter(TASKS, t)
+        for good, letter in ((" C", "C"), ("J", "J"), (" (B)", "B"), (" D. Process Injection", "D"), ("A\nB", "A"),
+                             (" c", "C"), (" the answer is B", "B"), (" Answer: B", "B"), (" **I**", "I")):
+            assert flt.read(good, doc) == letter, (t.id, good)
+        for bad in (GARBAGE, " K", "", " Obfuscation", " Technique"):
+            assert flt.read(bad, doc) == "[invalid]", (t.id, bad)
+        assert flt.read(" C", doc).adherent and not flt.read(" (C)", doc).adherent
+    # only t4 ("Start your answer with the option letter") accepts text after the letter as its format
+    assert [answer_filter(TASKS, t).read(" D. Process Injection", doc).adherent for t in TEMPLATES] == [
+        False, False, False, True, False]
 
 
 # ----------------------------------------------------------------------------------------------- end to end

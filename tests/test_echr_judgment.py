@@ -15,9 +15,10 @@ import pytest
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise.data import DataError, get_source, load_checked, load_records, verified
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.filters import extract_answer
+from lm_eval_enterprise.filters import helm_label
 from lm_eval_enterprise.tasks.legal.echr_judgment import source as S
 from lm_eval_enterprise.tasks.legal.echr_judgment.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("echr_judgment")
@@ -166,15 +167,17 @@ def test_templates_accept_gold_and_reject_garbage():
                                         "Case: Human rights have not been violated.\nAnswer: No\n\n"
                                         "Case: Human rights have been violated.\nAnswer: Yes\n\n")
     assert TEMPLATES[0].doc_to_text == "Case: {{text}}\nAnswer:"
-    labels = ["Yes", "No"]
-    for t in TEMPLATES:
-        p = re.compile(t.regex)
-        for gold in labels:
-            assert extract_answer(" " + gold, p, "\n", labels) == gold
-            assert extract_answer(" " + gold.lower() + ".", p, "\n", labels) == gold
-        assert extract_answer(" Yes, the", p, "\n", labels) == "Yes"  # first word (HELM: 1 token)
-        assert extract_answer(" Nobody", p, "\n", labels) == "[invalid]"
-        assert extract_answer(GARBAGE, p, "\n", labels) == "[invalid]"
+    doc = {"label_names": ["Yes", "No"]}
+    for t in TEMPLATES:   # one [PARSE] rule for all templates (tests/test_parse_table.py has the full table)
+        flt = answer_filter(TASKS, t)
+        for gold in doc["label_names"]:
+            assert flt.read(" " + gold, doc) == gold and flt.read(" " + gold, doc).adherent
+            assert flt.read(" " + gold.lower() + ".", doc) == gold
+        assert flt.read(" Yes, the", doc) == "Yes"
+        assert flt.read(" Nobody", doc) == "[invalid]"
+        assert flt.read(GARBAGE, doc) == "[invalid]"
+    # HELM's rule (t1 reports it as weighted_f1_helm): the whole completion must be the label
+    assert helm_label("Yes, the", doc["label_names"]) == "[invalid]" and helm_label("yes.", ["Yes", "No"]) == "Yes"
 
 
 # ----------------------------------------------------------------------------------------------- end to end

@@ -13,9 +13,9 @@ import pytest
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise.data import DataError, get_source, load_records
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.finance.edtsum import source as S
 from lm_eval_enterprise.tasks.finance.edtsum.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("edtsum")
@@ -171,11 +171,11 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].doc_to_text == "Article: {{document}}\nHeadline:"
     golds = [r["summary"] for r in SRC.convert(FIXTURE)["test"]]
     for t in TEMPLATES:
-        pattern = re.compile(t.regex)
+        flt = answer_filter(TASKS, t)   # [PARSE]: the whole first line, a failure iff no letter or digit
         for g in golds:
-            assert extract_answer(" " + g, pattern, stop="\n") == g
+            assert flt.read(" " + g, {}) == g and flt.read(" " + g, {}).adherent
         for junk in (GARBAGE, "", "  --- ", "?? \nHeadline text after the stop"):
-            assert extract_answer(junk, pattern, stop="\n") == "[invalid]", (t.id, junk)
+            assert flt.read(junk, {}) == "[invalid]", (t.id, junk)
 
 
 # ----------------------------------------------------------------------------------------------- end to end

@@ -18,10 +18,10 @@ import pytest
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise.data import DataError, get_source, load_records, load_task_dataset
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.metrics import INVALID
 from lm_eval_enterprise.tasks.finance.finer139 import source as S
 from lm_eval_enterprise.tasks.finance.finer139.templates import TASKS
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE, OracleLM, build_tasks, leaf_tasks
 
 SRC = get_source("finer139")
@@ -394,11 +394,13 @@ def test_download_failure_and_offline_are_one_line_errors(tmp_path, monkeypatch)
 # ------------------------------------------------------------------------------------------------ templates, runs
 def test_templates_use_the_type_list_and_accept_gold():
     gold = "4.75 (debt instrument interest rate stated percentage), 650 (debt instrument face amount)"
+    doc = {"entity_types": [S.verbalise(t) for t in TOP10]}
     for tpl in TASKS.templates:
         assert "{{type_list}}" in tpl.description + tpl.doc_to_text, tpl.id
-        pat = re.compile(tpl.regex)
-        assert extract_answer(" " + gold + "\nSentence: x", pat) == gold, tpl.id
-        assert extract_answer(GARBAGE, pat) == INVALID, tpl.id
+        flt = answer_filter(TASKS, tpl)   # [PARSE]: the [EF1] parser decides, the same in every template
+        assert flt.read(" " + gold + "\nSentence: x", doc) == gold, tpl.id
+        assert flt.read(" " + gold, doc).adherent, tpl.id        # {TYPES} filled from the document
+        assert flt.read(GARBAGE, doc) == INVALID, tpl.id
     items = [{"gold": gold, "pred": "4.75 (Debt instrument interest rate stated percentage), 65 (goodwill)",
               "types": [S.verbalise(t) for t in TOP10]}]
     assert H.entity_scores(items)["f1"] == 0.5  # TP 1, FP 1, FN 1

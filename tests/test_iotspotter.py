@@ -11,9 +11,9 @@ import pytest
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, get_source, load_records
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.cyber.iotspotter import source as S
 from lm_eval_enterprise.tasks.cyber.iotspotter.templates import TASKS
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 from conftest import shared_sample
@@ -109,13 +109,14 @@ def test_templates_never_read_non_iot_as_iot():
     assert TASKS.templates[0].description == ("Based on its Google Play description, is the following app an IoT "
                                               "(Internet of Things) companion app? Answer only \"iot\" or "
                                               "\"non-iot\".\n\n")
-    labels = ["iot", "non-iot"]
+    doc = {"label_names": ["iot", "non-iot"]}
     for tpl in TASKS.templates:
-        pat = re.compile(tpl.regex)
-        for gold in labels:
-            assert extract_answer(f" {gold}\nDescription: x", pat, labels=labels) == gold, tpl.id
-        assert extract_answer(" Non-IoT.", pat, labels=labels) == "non-iot", tpl.id
-        assert extract_answer(GARBAGE, pat, labels=labels) == M.INVALID, tpl.id
+        flt = answer_filter(TASKS, tpl)
+        for gold in doc["label_names"]:
+            assert flt.read(f" {gold}\nDescription: x", doc) == gold, tpl.id
+        assert flt.read(" Non-IoT.", doc) == "non-iot", tpl.id
+        assert flt.read(" non-iot, it is a game", doc) == "non-iot", tpl.id
+        assert flt.read(GARBAGE, doc) == M.INVALID, tpl.id
 
 
 def test_binary_f1_iot_by_hand():

@@ -150,17 +150,16 @@ def test_real_reference_with_trailing_period_and_prose():
 
 # ------------------------------------------------------------------------------------------------ templates
 def test_templates_accept_the_gold_and_reject_garbage():
-    import re
-
-    from lm_eval_enterprise.filters import extract_answer
+    from lm_eval_enterprise.templating import answer_filter
     from lm_eval_enterprise.testing import GARBAGE
 
     assert len(TASKS.templates) >= 5 and TASKS.templates[0].description == ""
     gold = "30 [py], settlement and legal expenses [kpi]"
-    for tpl in TASKS.templates:
-        pat = re.compile(tpl.regex)
-        assert extract_answer(" " + gold + "\nContext: next", pat) == gold, tpl.id
-        assert extract_answer(GARBAGE, pat) == M.INVALID, tpl.id
+    for tpl in TASKS.templates:   # [PARSE]: the KPI parser decides, the same in every template
+        flt = answer_filter(TASKS, tpl)
+        assert flt.read(" " + gold + "\nContext: next", {}) == gold, tpl.id
+        assert flt.read(" " + gold, {}).adherent, tpl.id
+        assert flt.read(GARBAGE, {}) == M.INVALID, tpl.id
     t1 = TASKS.templates[0].doc_to_text
     assert t1.startswith("Context: {{text}}\nTask: Extract key performance indicators (KPIs) and values")
     assert t1.endswith("py1: Two Year Past Value.\nAnswer:")

@@ -15,9 +15,9 @@ from openpyxl import Workbook, load_workbook
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise.data import DataError, get_source, load_records
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.legal.legal_sentiment import source as S
 from lm_eval_enterprise.tasks.legal.legal_sentiment.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("legal_sentiment")
@@ -193,17 +193,18 @@ def test_templates_accept_gold_and_reject_garbage():
     assert t1.description == ("Classify the sentences into one of the 3 sentiment categories. Possible labels: "
                               "positive, neutral, negative.\n\n")
     assert t1.doc_to_text == "{{text}}\nLabel:"
-    labels = list(SRC.labels)
-    for t in TEMPLATES:
-        p = re.compile(t.regex)
-        for gold in labels:
-            assert extract_answer(" " + gold, p, "\n", labels) == gold
-            assert extract_answer(" " + gold.capitalize() + "\nSentence:", p, "\n", labels) == gold
-        assert extract_answer(GARBAGE, p, "\n", labels) == "[invalid]"
-        assert extract_answer(" positive and negative", p, "\n", labels) in ("positive", "[invalid]")
-    # t1 compares the full completion ([WF1]); a variant takes the first label word
-    assert extract_answer(" positive tone", re.compile(TEMPLATES[0].regex), "\n", labels) == "[invalid]"
-    assert extract_answer(" Negative.", re.compile(TEMPLATES[1].regex), "\n", labels) == "negative"
+    doc = {"label_names": list(SRC.labels)}
+    for t in TEMPLATES:   # one [PARSE] rule for all templates (tests/test_parse_table.py has the full table)
+        flt = answer_filter(TASKS, t)
+        for gold in doc["label_names"]:
+            assert flt.read(" " + gold, doc) == gold
+            assert flt.read(" " + gold.capitalize() + "\nSentence:", doc) == gold
+        assert flt.read(GARBAGE, doc) == "[invalid]"
+        assert flt.read(" positive and negative", doc) == "positive"   # the answer starts with a label
+        assert flt.read(" positive tone", doc) == "positive" and flt.read(" Negative.", doc) == "negative"
+    # format adherence: t4 asks for lower case, the others accept a capital first letter
+    assert not answer_filter(TASKS, TEMPLATES[3]).read(" Positive", doc).adherent
+    assert answer_filter(TASKS, TEMPLATES[1]).read(" Positive", doc).adherent
 
 
 # ----------------------------------------------------------------------------------------------- end to end

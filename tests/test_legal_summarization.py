@@ -24,9 +24,9 @@ import pytest
 
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise.data import DataError, get_source, load_records
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.legal.legal_summarization import source as S
 from lm_eval_enterprise.tasks.legal.legal_summarization.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 from conftest import shared_sample
@@ -183,14 +183,14 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].description == "Summarize the legal document in plain English.\n\n"
     assert TEMPLATES[0].doc_to_text == "Document: {{document}}\nSummary:"
     for t in TEMPLATES:
-        pattern = re.compile(t.regex)
+        flt = answer_filter(TASKS, t)   # [PARSE]: the whole completion, a failure iff no letter or digit
         for g in golds:
-            assert extract_answer(" " + g, pattern, stop="\n\n") == g
+            assert flt.read(" " + g, {}) == g
         for junk in (GARBAGE, "", " ... ", "?!\n-"):
-            assert extract_answer(junk, pattern, stop="\n\n") == "[invalid]", (t.id, junk)
+            assert flt.read(junk, {}) == "[invalid]", (t.id, junk)
         # a two-line summary is kept whole (stop is a blank line); text after a blank line is dropped
-        assert extract_answer(" you can quit.\nwe keep data.\n\nDocument:", pattern, "\n\n") == \
-            "you can quit.\nwe keep data."
+        out = flt.read(" you can quit.\nwe keep data.\n\nDocument:", {})
+        assert out == "you can quit.\nwe keep data." and out.adherent is (t.id != "t3")  # t3: one line
 
 
 # ----------------------------------------------------------------------------------------------- end to end

@@ -354,7 +354,7 @@ def test_kpi_hooks_report_the_four_metrics():
     golds = ["net sales [kpi], 100 [cy], 90 [py]", "total revenue [kpi], 1,234 [cy]"]
     preds = ["Answer: net sales [kpi], 100 [cy], 80 [py], 5 [revenue].", "total  revenue revenue [kpi] , 1,234 [cy]."]
     res = [H.kpi({"target": g}, [p]) for g, p in zip(golds, preds)]
-    assert set(res[0]) == set(H.FAMILY_METRICS["kpi"]) == set(M.KPI_METRICS) | {"format_failure"}
+    assert set(res[0]) == set(H.FAMILY_METRICS["kpi"]) == set(M.KPI_METRICS) | {"format_failure", "format_adherence"}
     assert [r["format_failure"] for r in res] == [0.0, 0.0]
     items = [r["adjusted_macro_f1"] for r in res]
     # same as test_kpi_all_four_metrics_hand_worked_on_messy_completions

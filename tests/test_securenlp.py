@@ -11,9 +11,9 @@ import pytest
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, get_source, load_records
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.cyber.securenlp import source as S
 from lm_eval_enterprise.tasks.cyber.securenlp.templates import TASKS
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 from conftest import shared_sample
@@ -194,13 +194,14 @@ def test_templates_never_read_irrelevant_as_relevant():
                                               'actions or capabilities of malware? Answer only "relevant" or '
                                               '"irrelevant".\n\n')
     assert TASKS.templates[0].doc_to_text == "Sentence: {{text}}\nAnswer:"
-    labels = ["relevant", "irrelevant"]
-    for tpl in TASKS.templates:
-        pat = re.compile(tpl.regex)
-        for gold in labels:
-            assert extract_answer(f" {gold}\nSentence: x", pat, labels=labels) == gold, tpl.id
-        assert extract_answer(" Irrelevant.", pat, labels=labels) == "irrelevant", tpl.id
-        assert extract_answer(GARBAGE, pat, labels=labels) == M.INVALID, tpl.id
+    doc = {"label_names": ["relevant", "irrelevant"]}
+    for tpl in TASKS.templates:   # the same [PARSE] reading in every template: longest label, whole words
+        flt = answer_filter(TASKS, tpl)
+        for gold in doc["label_names"]:
+            assert flt.read(f" {gold}\nSentence: x", doc) == gold, tpl.id
+        assert flt.read(" Irrelevant.", doc) == "irrelevant", tpl.id
+        assert flt.read(" irrelevantly", doc) == M.INVALID, tpl.id
+        assert flt.read(GARBAGE, doc) == M.INVALID, tpl.id
 
 
 def test_binary_f1_relevant_by_hand():

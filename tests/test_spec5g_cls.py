@@ -14,9 +14,9 @@ import pytest
 
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise.data import DataError, get_source, load_records
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.cyber.spec5g_cls import source as S
 from lm_eval_enterprise.tasks.cyber.spec5g_cls.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("spec5g_cls")
@@ -189,19 +189,17 @@ def test_templates_accept_gold_and_keep_the_labels_apart():
     assert TEMPLATES[0].description == ("Classify the following sentence from a 5G protocol specification into one "
                                         "of: not security related, security related, other.\n\n")
     assert TEMPLATES[0].doc_to_text == "Sentence: {{text}}\nLabel:"
-    labels = list(S.LABEL_NAMES.values())
-    for t in TEMPLATES:
-        pat = re.compile(t.regex)
-        for g in labels:
-            assert extract_answer(" " + g, pat, "\n", labels) == g
-            assert extract_answer(" " + g.title() + ".\nSentence:", pat, "\n", labels) == g
-        assert extract_answer(GARBAGE, pat, "\n", labels) == "[invalid]"
-        assert extract_answer(" security", pat, "\n", labels) == "[invalid]"
-    first_phrase = re.compile(TEMPLATES[1].regex)
-    assert extract_answer(" not security related, because", first_phrase, "\n", labels) == "not security related"
-    assert extract_answer(" security related (it is)", first_phrase, "\n", labels) == "security related"
-    full = re.compile(TEMPLATES[0].regex)  # t1: [WF1] full completion
-    assert extract_answer(" other, clearly", full, "\n", labels) == "[invalid]"
+    doc = {"label_names": list(S.LABEL_NAMES.values())}
+    for t in TEMPLATES:   # the same [PARSE] reading in every template
+        flt = answer_filter(TASKS, t)
+        for g in doc["label_names"]:
+            assert flt.read(" " + g, doc) == g and flt.read(" " + g, doc).adherent
+            assert flt.read(" " + g.title() + ".\nSentence:", doc) == g
+        assert flt.read(GARBAGE, doc) == "[invalid]"
+        assert flt.read(" security", doc) == "[invalid]"
+        assert flt.read(" not security related, because", doc) == "not security related"
+        assert flt.read(" security related (it is)", doc) == "security related"
+        assert flt.read(" other, clearly", doc) == "other"
 
 
 def test_no_template_builds_a_meaning_of_class_2_into_its_wording():

@@ -14,10 +14,10 @@ import pytest
 
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise.data import DataError, get_source, load_records
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.cyber.spec5g_cls import source as CLS
 from lm_eval_enterprise.tasks.cyber.spec5g_sum import source as S
 from lm_eval_enterprise.tasks.cyber.spec5g_sum.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("spec5g_sum")
@@ -95,13 +95,13 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].doc_to_text == "Text: {{document}}\nSummary:"
     golds = [r["summary"] for r in SRC.convert(FIX)["test"]]
     for t in TEMPLATES:
-        pat = re.compile(t.regex)
+        flt = answer_filter(TASKS, t)   # [PARSE]: the whole completion, a failure iff no letter or digit
         for g in golds:
-            assert extract_answer(" " + g, pat, stop="\n\n") == g
+            assert flt.read(" " + g, {}) == g
         for junk in (GARBAGE, "", " ... ", "?!\n-"):
-            assert extract_answer(junk, pat, stop="\n\n") == "[invalid]"
-        assert extract_answer(" The UE waits.\nThen it retries.\n\nText:", pat, "\n\n") == \
-            "The UE waits.\nThen it retries."
+            assert flt.read(junk, {}) == "[invalid]"
+        out = flt.read(" The UE waits.\nThen it retries.\n\nText:", {})
+        assert out == "The UE waits.\nThen it retries." and out.adherent is (t.id != "t3")  # t3: one line
 
 
 def test_end_to_end_fixture_tiny_model(tiny_model_dir):

@@ -11,11 +11,11 @@ from pytest import approx
 
 from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.metrics import INVALID
 from lm_eval_enterprise.testing import GARBAGE
 from lm_eval_enterprise.tasks.finance.edtsum.templates import TASKS as EDTSUM
 from lm_eval_enterprise.tasks.legal.legal_summarization.templates import TASKS as LEGAL
+from lm_eval_enterprise.templating import answer_filter
 
 
 def _rouge_l(reference, prediction):
@@ -76,19 +76,19 @@ def test_hook_scores_invalid_as_zero_and_format_failure():
     doc = {"summary": "the cat sat on the mat"}
     assert H.summarization(doc, [" the cat on the mat".strip()])["rouge_l"] == approx(10 / 11)
     assert H.summarization(doc, [INVALID]) == {"rouge_l": 0.0, "rouge_1": 0.0, "rouge_2": 0.0,
-                                               "format_failure": 1.0}
+                                               "format_failure": 1.0, "format_adherence": 0.0}
 
 
 @pytest.mark.parametrize("spec", [LEGAL, EDTSUM], ids=lambda s: s.dataset)
-def test_summarization_regexes_require_a_word_character(spec):
-    stop = spec.until[0]
+def test_summaries_need_a_letter_or_digit(spec):
     for t in spec.templates:
-        pattern = re.compile(t.regex)
-        assert pattern.search("a") and not pattern.search("#### ????"), t.id
+        flt = answer_filter(spec, t)
         for junk in (GARBAGE, "", "   ", "... ---", "?!"):
-            assert extract_answer(junk, pattern, stop=stop) == INVALID, (spec.dataset, t.id, junk)
+            out = flt.read(junk, {})
+            assert out == INVALID and not out.adherent, (spec.dataset, t.id, junk)
         for ok in ("a", "We may end your account.", "Q3 revenue up 5%", "42"):
-            assert extract_answer(" " + ok, pattern, stop=stop) == ok, (spec.dataset, t.id, ok)
+            out = flt.read(" " + ok, {})
+            assert out == ok and out.adherent, (spec.dataset, t.id, ok)
     # every template's format failure goes through the hook as rouge 0 + format_failure 1
-    pred = extract_answer(GARBAGE, re.compile(spec.templates[0].regex), stop=stop)
+    pred = answer_filter(spec, spec.templates[0]).read(GARBAGE, {})
     assert H.summarization({"summary": "x y"}, [pred])["format_failure"] == 1.0

@@ -22,9 +22,9 @@ import pytest
 
 from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise.data import DataError, get_source, load_records
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.climate.sumo_claims import source as S
 from lm_eval_enterprise.tasks.climate.sumo_claims.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 from conftest import shared_sample
@@ -229,11 +229,14 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].doc_to_text == "{{document}}\nTitle:"  # HELM: no input noun
     assert len(TEMPLATES) >= 5
     for t in TEMPLATES:
-        pattern = re.compile(t.regex)
+        flt = answer_filter(TASKS, t)   # [PARSE]: the whole completion, a failure iff no letter or digit
         for g in golds:
-            assert extract_answer(" " + g, pattern, stop="\n\n") == g
+            assert flt.read(" " + g, {}) == g
         for junk in (GARBAGE, "", " ... ", "?!\n-"):
-            assert extract_answer(junk, pattern, stop="\n\n") == "[invalid]", (t.id, junk)
+            assert flt.read(junk, {}) == "[invalid]", (t.id, junk)
+    # t5 asks for at most fifteen words: format_adherence, never the score
+    t5 = answer_filter(TASKS, TEMPLATES[4])
+    assert t5.read(" " + " ".join(["word"] * 15), {}).adherent and not t5.read(" " + " ".join(["w"] * 16), {}).adherent
 
 
 # ----------------------------------------------------------------------------------------------- end to end

@@ -10,7 +10,7 @@ from lm_eval.tasks._yaml_loader import load_yaml
 from lm_eval_enterprise import TASK_DIR, filters, hooks
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.templating import (HEADER, PRIMARY_FILTER, VERSION, DatasetTasks, Template, all_specs,
-                                           base_config, render)
+                                           base_config, output_field, render)
 
 REPO = Path(__file__).resolve().parents[1]
 TASKS = Path(TASK_DIR)
@@ -21,7 +21,7 @@ REQUIRED_METADATA = ("version", "dataset", "domain", "variant_group", "template_
 # spaces, a leading space, double newlines, backslashes
 TRICKY_DESCRIPTION = 'Say "Yes" or \'No\' — about $frag: #1 {% raw %}x{% endraw %}\n\n  trailing  \n\n'
 TRICKY_TEXT = " Text:\t{{text}}\n# not a comment: 100% café ✓\n\\d+ \\n literal\nAnswer:"
-TRICKY_REGEX = r'(?i)^\W*(yes|no)\b\s*["\']?\\'
+TRICKY_REGEX = r''' ?(["']?[Yy]es|#1: [0-9]+|\\n|a\{2\}|café ✓)'''  # decoder-friendly, YAML-unfriendly
 
 
 def _tricky_spec(**over):
@@ -29,7 +29,7 @@ def _tricky_spec(**over):
               templates=[Template("t1", doc_to_text=TRICKY_TEXT, regex=TRICKY_REGEX, description=TRICKY_DESCRIPTION,
                                   axes=("helm",)),
                          Template("t2", doc_to_text="Q: {{text}}\nA:", axes=("field_labels",))],
-              num_fewshot=3, until=("\n\n", "###"), max_gen_toks=7, verbalise=True,
+              num_fewshot=3, until=("\n\n", "###"), max_gen_toks=7,
               aliases={"y": "Yes", "ja": "Yes"}, subtasks={"s1": {"frag": "50% & $5 'q'"}, "s2": {"frag": "x"}},
               extra_metadata={"note": "a: b"})
     kw.update(over)
@@ -57,18 +57,29 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
     cfg = load_yaml(files["ent_synthetic_s1__t1.yaml"])  # resolves !function and include like lm-eval
     # !function tags → the real objects
     assert cfg["custom_dataset"] is D.load_task_dataset
-    assert cfg["process_results"] is hooks.classification_weighted
+    # t1 is marked "helm": HELM's reading rule as an extra metric, with the family's *_helm process_results
+    assert cfg["process_results"] is hooks.classification_weighted_helm
     aggs = {m["metric"]: m["aggregation"] for m in cfg["metric_list"]}
-    assert aggs == {"weighted_f1": hooks.agg_weighted_f1, "accuracy": "mean", "format_failure": "mean",
-                    "weighted_precision": hooks.agg_weighted_precision, "weighted_recall": hooks.agg_weighted_recall}
+    family_aggs = {"weighted_f1": hooks.agg_weighted_f1, "accuracy": "mean", "format_failure": "mean",
+                   "format_adherence": "mean", "weighted_precision": hooks.agg_weighted_precision,
+                   "weighted_recall": hooks.agg_weighted_recall}
+    assert aggs == {**family_aggs, "weighted_f1_helm": hooks.agg_weighted_f1}
+    assert cfg["metadata"]["helm_metrics"] == ["weighted_f1_helm"]
+    t2 = load_yaml(files["ent_synthetic_s1__t2.yaml"])   # not HELM's prompt: the base's family metrics only
+    assert t2["process_results"] is hooks.classification_weighted and "helm_metrics" not in t2["metadata"]
+    assert {m["metric"]: m["aggregation"] for m in t2["metric_list"]} == family_aggs
     filt, take = cfg["filter_list"][0]["filter"]
     assert cfg["filter_list"][0]["name"] == PRIMARY_FILTER
     assert filt["function"] is filters.AnswerFilter and take == {"function": "take_first"}
     # strings survive exactly ($frag filled from the subtask; Jinja and backslashes untouched)
     assert cfg["description"] == TRICKY_DESCRIPTION.replace("$frag", "50% & $5 'q'")
     assert cfg["doc_to_text"] == TRICKY_TEXT
-    assert filt["regex_pattern"] == TRICKY_REGEX
-    assert filt["stop"] == "\n\n" and filt["verbalise"] is True and filt["aliases"] == {"y": "Yes", "ja": "Yes"}
+    assert filt["format_regex"] == TRICKY_REGEX and cfg["metadata"]["answer_regex"] == TRICKY_REGEX
+    assert filt["reader"] == "label" and cfg["metadata"]["answer_reader"] == "label"
+    assert filt["lead_ins"] == ["A", "Answer"]   # the output fields of both templates: one rule per dataset
+    assert filt["stop"] == "\n\n" and filt["aliases"] == {"y": "Yes", "ja": "Yes"}
+    assert filters.AnswerFilter(**{k: v for k, v in filt.items() if k != "function"}).read(
+        " Answer: ja", {"label_names": ["Yes", "No"]}) == "Yes"
     assert cfg["generation_kwargs"] == {"until": ["\n\n", "###"], "max_gen_toks": 7, "do_sample": False,
                                         "temperature": 0.0}
     assert cfg["fewshot_delimiter"] == "\n\n" and cfg["target_delimiter"] == " "
@@ -96,7 +107,7 @@ def test_round_trip_group_files(tmp_path):
 
 def test_round_trip_multiple_choice(tmp_path):
     spec = _tricky_spec(family="ranking", primary_metric="rr_at_10", output_type="multiple_choice",
-                        doc_to_target="{{ 1 if label == 'Yes' else 0 }}", verbalise=False, aliases={}, subtasks={},
+                        doc_to_target="{{ 1 if label == 'Yes' else 0 }}", aliases={}, subtasks={},
                         templates=[Template("t1", doc_to_text="P: {{passage}}\nAnswer:", choices=("No", "Yes"))])
     files = _write(tmp_path, spec)
     cfg = load_yaml(files["ent_synthetic__t1.yaml"])
@@ -123,6 +134,17 @@ def test_round_trip_through_task_manager(tmp_path):
 def test_base_config_rejects_unknown_primary_metric():
     with pytest.raises(ValueError, match="primary metric"):
         base_config(_tricky_spec(primary_metric="rouge_l"))
+
+
+def test_generator_rejects_regexes_decoders_cannot_use_and_items_without_an_output_field():
+    bad = _tricky_spec(templates=[Template("t1", doc_to_text="Q: {{text}}\nA:", regex=r"(?i)^(yes|no)\b")])
+    with pytest.raises(ValueError, match="constrained decoders"):
+        render(bad)
+    no_field = _tricky_spec(templates=[Template("t1", doc_to_text="Q: {{text}}")])
+    with pytest.raises(ValueError, match="output field"):
+        render(no_field)
+    assert output_field(Template("t1", doc_to_text="{% for c in x %}{{c}}\n{% endfor %}Correct holding:")) == \
+        "Correct holding"
 
 
 # ============================================================================================ checked-in YAMLs
@@ -164,6 +186,14 @@ def test_variant_repeats_full_metadata(path):
     family = list(hooks.FAMILY_METRICS[meta["task_family"]])
     assert [m["metric"] for m in base["metric_list"]][:len(family)] == family
     assert str(base["process_results"]).endswith(f"lm_eval_enterprise.hooks.{meta['task_family']}")
+    # HELM's own prompt adds HELM's reading rule (*_helm) and nothing else differs
+    if "helm_metrics" in meta:
+        assert "helm" in meta["template_axes"]
+        assert str(own["process_results"]).endswith(f"lm_eval_enterprise.hooks.{meta['task_family']}_helm")
+        names = [m["metric"] for m in own["metric_list"]]
+        assert names == [m["metric"] for m in base["metric_list"]] + meta["helm_metrics"]
+    else:
+        assert "process_results" not in own and "metric_list" not in own
     # nested dicts a variant overrides must be complete
     assert "dataset_id" in merged["dataset_kwargs"]
     if "generation_kwargs" in own:

@@ -13,9 +13,9 @@ from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, get_source, load_checked, load_records
 from lm_eval_enterprise.fewshot import top_k_labels
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.cyber.tram import source as S
 from lm_eval_enterprise.tasks.cyber.tram.templates import TASKS
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 from conftest import shared_sample
@@ -171,14 +171,19 @@ def test_templates_accept_gold_names_and_reject_garbage():
     assert TASKS.templates[0].description == ("Classify the following sentence from a cyber threat report by the "
                                               "MITRE ATT&CK technique it describes. Possible labels: "
                                               "{{label_list}}.\n\n")
-    for tpl in TASKS.templates:
-        pat = re.compile(tpl.regex)
+    doc = {"label_names": NAMES9}
+    for tpl in TASKS.templates:   # the same [PARSE] reading in every template
+        flt = answer_filter(TASKS, tpl)
         for gold in NAMES9:
-            assert extract_answer(f" {gold}\nSentence: x", pat, labels=NAMES9) == gold, tpl.id
-        assert extract_answer(" deobfuscate/decode files or information", pat, labels=NAMES9) == NAMES9[1], tpl.id
-        assert extract_answer(GARBAGE, pat, labels=NAMES9) == M.INVALID, tpl.id
-    t4 = re.compile(TASKS.templates[3].regex)
-    assert extract_answer(" Technique: Native API.", t4, labels=NAMES9) == "Native API"
+            assert flt.read(f" {gold}\nSentence: x", doc) == gold, tpl.id
+            assert flt.read(f" {gold}", doc).adherent, tpl.id          # {LABELS} filled from label_names
+        assert flt.read(" deobfuscate/decode files or information", doc) == NAMES9[1], tpl.id
+        assert flt.read(" Obfuscated Files or Information (T1027)", doc) == NAMES9[0], tpl.id   # issue #8
+        assert flt.read(" Technique: Native API.", doc) == "Native API", tpl.id
+        assert flt.read(GARBAGE, doc) == M.INVALID, tpl.id
+    # t4 asks for "Technique: <label>" (its shots show the bare name): both are its format, only there
+    assert [answer_filter(TASKS, t).read(" Technique: Native API", doc).adherent for t in TASKS.templates] == [
+        False, False, False, True, False]
 
 
 def test_macro_f1_counts_all_nine_labels():

@@ -13,9 +13,9 @@ from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, get_source, load_records, prepare
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.filters import extract_answer
 from lm_eval_enterprise.tasks.legal.unfair_tos import source as S
 from lm_eval_enterprise.tasks.legal.unfair_tos.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
 from conftest import shared_sample
@@ -205,36 +205,37 @@ def test_prepare_downloads_hub_parquet_and_github_tsv(monkeypatch):
 # ------------------------------------------------------------------------------------------------ templates
 def test_templates_table():
     assert len(TEMPLATES) >= 5 and TASKS.num_fewshot == 5 and TASKS.max_gen_toks == 10
-    assert TASKS.family == "classification_weighted" and TASKS.verbalise
+    assert TASKS.family == "classification_weighted"
     t1 = TEMPLATES[0]
     assert t1.description == ("Classify the clause from a terms-of-service document by the type of unfair term it "
                               "contains. Options: Arbitration, Unilateral change, Content removal, Jurisdiction, "
                               "Choice of law, Limitation of liability, Unilateral termination, Contract by using, "
                               "Other.\n\n")
     assert t1.doc_to_text == "Clause: {{text}}\nLabel:"
-    for tpl in TEMPLATES:  # every label is in every instruction block, and every regex accepts every gold target
-        import re
+    doc = {"label_names": SPEC_LABELS}
+    for tpl in TEMPLATES:  # every label is in every instruction block, and every template reads every gold target
+        flt = answer_filter(TASKS, tpl)
         for label in SPEC_LABELS:
             assert label in tpl.description
-            assert extract_answer(" " + label, re.compile(tpl.regex), "\n", SPEC_LABELS) == label, (tpl.id, label)
-        assert extract_answer(GARBAGE, re.compile(tpl.regex), "\n", SPEC_LABELS) == M.INVALID
+            assert flt.read(" " + label, doc) == label, (tpl.id, label)
+            assert flt.read(" " + label, doc).adherent, (tpl.id, label)
+        assert flt.read(GARBAGE, doc) == M.INVALID
 
 
-@pytest.mark.parametrize("tid,completion,expected", [
-    ("t1", " Choice of law", "Choice of law"),
-    ("t1", " choice of law.", "Choice of law"),                  # [NORM]: case and punctuation
-    ("t1", " Choice of law clause", M.INVALID),                  # t1: the whole completion must be a label
-    ("t2", " Jurisdiction, because it names a court", "Jurisdiction"),
-    ("t2", " Unilateral termination\nClause: x", "Unilateral termination"),  # cut at the stop sequence
-    ("t3", " Otherwise fine", M.INVALID),                         # "Other" must be a whole word
-    ("t4", " The label is Content removal.", "Content removal"),  # t4: first label anywhere
-    ("t5", " It is unfair.", M.INVALID),
+@pytest.mark.parametrize("completion,expected", [
+    (" Choice of law", "Choice of law"),
+    (" choice of law.", "Choice of law"),                    # case and punctuation
+    (" Choice of law clause", "Choice of law"),              # the answer starts with the label
+    (" Jurisdiction, because it names a court", "Jurisdiction"),
+    (" Unilateral termination\nClause: x", "Unilateral termination"),  # cut at the stop sequence
+    (" Otherwise fine", M.INVALID),                          # "Other" must be a whole word
+    (" The label is Content removal.", "Content removal"),   # a generic lead-in
+    (" Type of term: Arbitration", "Arbitration"),           # t2's output field, in every template
+    (" It is unfair.", M.INVALID),                           # never a label named later in the answer
 ])
-def test_template_answer_extraction(tid, completion, expected):
-    import re
-
-    tpl = next(t for t in TEMPLATES if t.id == tid)
-    assert extract_answer(completion, re.compile(tpl.regex), "\n", SPEC_LABELS) == expected
+def test_answer_reading_is_the_same_in_every_template(completion, expected):
+    doc = {"label_names": SPEC_LABELS}
+    assert {answer_filter(TASKS, t).read(completion, doc) for t in TEMPLATES} == {expected}
 
 
 def test_weighted_f1_hand_worked_nine_labels():

@@ -1,46 +1,47 @@
 """Instruction templates of reddit_climate (t1 = the prompt of DATASETS.md).
 
 Every template shows the comment and keeps the label set positive/negative (verbalised as written); only wording,
-field labels and answer instructions change. t1 compares the full stripped completion with the labels ([WF1]);
-the others extract the label with their own regex.
+field labels and answer instructions change. Every template reads the answer with the same [PARSE] rule; each
+``regex`` is only the exact format the template asks for (``format_adherence``).
 """
-from lm_eval_enterprise.tasks.climate.reddit_climate.source import RECIPE
+from lm_eval_enterprise.filters import label_format
+from lm_eval_enterprise.tasks.climate.reddit_climate.source import LABELS, RECIPE
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
-FIRST_WORD = r"(?i)^\W*(positive|negative)\b"
+LABEL = label_format(LABELS)                 # the bare label
+STARTS = label_format(LABELS, start=True)    # the answer starts with the label
 
 TEMPLATES = [
     Template("t1",
              description="Classify the sentiment of the following Reddit comment about climate change. Answer "
                          "only \"positive\" or \"negative\".\n\n",
              doc_to_text="Comment: {{text}}\nAnswer:",
-             regex=r"(?s)^(.*)$",  # [WF1]: the full completion must be the label
-             axes=("spec",), note="DATASETS.md prompt; full completion compared with the labels."),
+             regex=LABEL, axes=("spec",), note="DATASETS.md prompt."),
     Template("t2",
              description="Is the tone of this Reddit comment on climate change positive or negative? Reply with "
                          "one word.\n\n",
              doc_to_text="Reddit comment: {{text}}\nTone:",
-             regex=FIRST_WORD, axes=("instruction_wording", "field_labels")),
+             regex=LABEL, axes=("instruction_wording", "field_labels")),
     Template("t3",
              description="Read the comment below, taken from a Reddit discussion that mentions climate change, "
                          "and decide whether the author's overall sentiment is positive or negative.\n\n",
              doc_to_text="Post: {{text}}\nSentiment:",
-             regex=FIRST_WORD, axes=("instruction_wording", "field_labels")),
+             regex=LABEL, axes=("instruction_wording", "field_labels")),
     Template("t4",
              description="Task: sentiment classification of social-media comments about climate change.\n"
                          "Labels: positive, negative.\nOutput format: exactly one label from the list.\n\n",
              doc_to_text="Input: {{text}}\nOutput:",
-             regex=r"(?i)\b(positive|negative)\b",
+             regex=LABEL,
              axes=("instruction_wording", "field_labels", "answer_format")),
     Template("t5",
              description="You are a social-media analyst tracking public opinion on climate change. For each "
                          "comment, start your answer with positive or negative.\n\n",
              doc_to_text="Q: What sentiment does this comment express?\n{{text}}\nA:",
-             regex=FIRST_WORD, axes=("persona", "field_labels", "question_format")),
+             regex=STARTS, axes=("persona", "field_labels", "question_format")),
 ]
 
 TASKS = DatasetTasks(
     dataset="reddit_climate", domain="climate", family="classification_weighted", primary_metric="weighted_f1",
-    templates=TEMPLATES, num_fewshot=5, max_gen_toks=5, until=("\n",), verbalise=True,
+    templates=TEMPLATES, num_fewshot=5, max_gen_toks=5, until=("\n",),
     extra_metadata={"label_recipe": RECIPE},
 )

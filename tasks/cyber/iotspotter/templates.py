@@ -3,43 +3,46 @@
 Label set ``iot`` / ``non-iot``. 14 [BAL] shots (7 + 7), descriptions cut to 150 words in the shots; a prompt over
 the context budget (``prompt_budget``, 2,048 tokens unless ``--metadata`` says otherwise) loses trailing shots
 first, then the end of the evaluated description ([BAL] last paragraph, [TRUNC]).
+Every template reads the answer with the same [PARSE] rule (it tries the longest label first, so ``non-iot`` is
+never read as ``iot``); each ``regex`` is only the exact format the template asks for (``format_adherence``).
 """
+from lm_eval_enterprise.filters import label_format
 from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
+from lm_eval_enterprise.tasks.cyber.iotspotter.source import LABELS
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
-# "non-iot" must win over "iot"; [NORM] deletes the hyphen, so "non iot" / "noniot" variants are not labels
-FIRST_WORD = r"(?i)^\W*(non-iot|iot)\b"
+LABEL = label_format(LABELS)                 # the bare label
+STARTS = label_format(LABELS, start=True)    # the answer starts with the label
 
 TEMPLATES = [
     Template("t1",
              description="Based on its Google Play description, is the following app an IoT (Internet of Things) "
                          'companion app? Answer only "iot" or "non-iot".\n\n',
              doc_to_text="Description: {{text}}\nAnswer:",
-             regex=r"(?s)^(.*)$", axes=("spec",),
-             note="DATASETS.md template 1; the full completion is compared with the labels."),
+             regex=LABEL, axes=("spec",), note="DATASETS.md template 1."),
     Template("t2",
              description="Classify each Android app as iot (it controls or connects to a smart device) or non-iot "
                          "from its store description.\n\n",
              doc_to_text="App description: {{text}}\nLabel:",
-             regex=FIRST_WORD, axes=("instruction_wording", "field_labels")),
+             regex=LABEL, axes=("instruction_wording", "field_labels")),
     Template("t3",
              description="You are a mobile security analyst building an inventory of IoT companion apps. Read the "
                          "pre-processed Play Store description and reply with iot or non-iot first.\n\n",
              doc_to_text="Store text: {{text}}\nVerdict:",
-             regex=FIRST_WORD, axes=("persona", "field_labels")),
+             regex=STARTS, axes=("persona", "field_labels")),
     Template("t4",
              description="Task: IoT app detection.\nLabels: iot, non-iot.\nOutput format: one label.\n\n",
              doc_to_text="Input: {{text}}\nOutput:",
-             regex=r"(?i)(?<![\w-])(non-iot|iot)(?![\w-])", axes=("task_card", "field_labels", "answer_format")),
+             regex=LABEL, axes=("task_card", "field_labels", "answer_format")),
     Template("t5",
              doc_to_text="{{text}}\nQuestion: Is the app described above an IoT companion app (iot) or not "
                          "(non-iot)?\nAnswer:",
-             regex=FIRST_WORD, axes=("no_instruction", "question_format")),
+             regex=LABEL, axes=("no_instruction", "question_format")),
 ]
 
 TASKS = DatasetTasks(
     dataset="iotspotter", domain="cyber", family="classification_binary", primary_metric="binary_f1",
-    templates=TEMPLATES, num_fewshot=14, max_gen_toks=5, until=("\n",), verbalise=True,
+    templates=TEMPLATES, num_fewshot=14, max_gen_toks=5, until=("\n",),
     fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"positive_label": "iot", "truncation_words": {"fewshot": 150},
                     "context_truncate_field": "text"},

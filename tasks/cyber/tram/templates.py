@@ -3,47 +3,50 @@
 The nine label names come from the data (top-9 technique IDs of the file, ATT&CK names from the STIX bundle), so
 the prompts list them from each record's ``label_list`` field (Jinja, rendered per document); the list actually
 used is also in the results metadata (``top_k_labels``/``top_k_technique_ids``, via ``Source.task_metadata``).
-Answers are compared with the names after [NORM]. 20 [BAL] shots; a prompt over the context budget
-(``prompt_budget``, 2,048 tokens unless ``--metadata`` says otherwise) loses trailing shots first.
+Every template reads the answer with the same [PARSE] rule (the longest name the answer starts with, so
+``Obfuscated Files or Information (T1027)`` is that name); each ``regex`` is only the exact format the template asks
+for (``format_adherence``), the names filled in per document from ``label_names`` (``{LABELS}``). 20 [BAL] shots;
+a prompt over the context budget (``prompt_budget``, 2,048 tokens unless ``--metadata`` says otherwise) loses
+trailing shots first.
 """
 from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
-FIRST_LINE = r"(?s)^\W*(\w.*?)\W*$"  # the stripped first line, outer punctuation/quotes dropped
+NAME = " ?({LABELS})"  # one technique name, spelled as listed
 
 TEMPLATES = [
     Template("t1",
              description="Classify the following sentence from a cyber threat report by the MITRE ATT&CK technique "
                          "it describes. Possible labels: {{label_list}}.\n\n",
              doc_to_text="Sentence: {{text}}\nLabel:",
-             regex=r"(?s)^(.*)$", axes=("spec",),
-             note="DATASETS.md template 1; the full completion is compared with the labels."),
+             regex=NAME, axes=("spec",), note="DATASETS.md template 1."),
     Template("t2",
              description="Map each excerpt of a threat intelligence report to the ATT&CK technique it reports. "
                          "Choose one of: {{label_list}}.\n\n",
              doc_to_text="Excerpt: {{text}}\nTechnique:",
-             regex=FIRST_LINE, axes=("instruction_wording", "field_labels")),
+             regex=NAME, axes=("instruction_wording", "field_labels")),
     Template("t3",
              description="You are a CTI analyst tagging report sentences with MITRE ATT&CK Enterprise techniques. "
                          "Reply with exactly one technique name from this list and nothing else: "
                          "{{label_list}}.\n\n",
              doc_to_text="Report text: {{text}}\nATT&CK technique:",
-             regex=FIRST_LINE, axes=("persona", "field_labels")),
+             regex=NAME, axes=("persona", "field_labels")),
     Template("t4",
              description="Task: ATT&CK technique classification.\nLabels: {{label_list}}.\nOutput format: "
                          "Technique: <label>\n\n",
              doc_to_text="Input: {{text}}\nOutput:",
-             regex=r"(?s)^\W*(?:Technique:\s*)?(\w.*?)\W*$", axes=("task_card", "field_labels", "answer_format"),
-             note="An optional 'Technique:' prefix in the answer is accepted."),
+             regex=" ?(Technique: )?({LABELS})", axes=("task_card", "field_labels", "answer_format"),
+             note="The instruction asks for 'Technique: <label>', the shots show the bare name: both are the "
+                  "format."),
     Template("t5",
              doc_to_text="{{text}}\nQuestion: Which MITRE ATT&CK technique does this sentence describe? Options: "
                          "{{label_list}}.\nAnswer:",
-             regex=FIRST_LINE, axes=("no_instruction", "question_format")),
+             regex=NAME, axes=("no_instruction", "question_format")),
 ]
 
 TASKS = DatasetTasks(
     dataset="tram", domain="cyber", family="classification_macro", primary_metric="macro_f1",
-    templates=TEMPLATES, num_fewshot=20, max_gen_toks=16, until=("\n",), verbalise=True,
+    templates=TEMPLATES, num_fewshot=20, max_gen_toks=16, until=("\n",),
     fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"top_k": 9,
                     "top_k_rule": "the 9 technique IDs with the most sentences in single_label.json (ties by ID), "

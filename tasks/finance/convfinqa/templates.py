@@ -2,52 +2,47 @@
 
 The context (table, text facts, earlier turns with their gold answers, final question) is built by the loader
 and is the same for every template; templates vary the instruction, the output label and the answer-format
-instruction. Scoring is [FEQ] on the first number, so a regex only decides what counts as a format failure and
-hands [FEQ] a text whose first number is the completion's first number: a completion with no number (and no yes/no
-word, the other gold form) is a failure everywhere; t3, which asks for a bare number, also fails a completion that
-does not start with one.
+instruction. Every template reads the answer with the same [PARSE] rule: the whole completion is scored by [FEQ]
+(its first number, as HELM scores), a format failure iff it holds no number and no word yes/no (the other gold
+form). Each ``regex`` is only the exact format the template asks for (``format_adherence``): t3 a plain decimal
+number, t2/t4/t5 one number (sign, ``$``, thousands commas and ``%`` allowed), t1 the answer alone (such a number
+or yes/no).
 """
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
-NUMBER = r"[-+]?(?:\d*\.\d+|\d+\.?)(?:[Ee][+-]?\d+)?"  # the [FEQ] number pattern
-# t1 (HELM): the whole completion, when it holds a digit or a yes/no word; [FEQ] then reads its first number,
-# exactly what HELM scores.
-WHOLE_WITH_ANSWER = r"(?is)^(.*?(?:\d|\byes\b|\bno\b).*)$"
-# The first number of the completion (the same number [FEQ] would read from the whole text), or, when the
-# completion has no digit at all, its first yes/no word (the other gold form; it scores 0 under [FEQ]).
-FIRST_ANSWER = rf"(?is)^.*?({NUMBER}|\b(?:yes|no)\b(?!.*\d))"
-# t3 asks for a plain number: the completion must start with it (a leading "$" or words are format failures).
-LEADING_ANSWER = rf"(?i)^({NUMBER}|(?:yes|no)\b)"
+_NUM = r"[-+]?\$?(([0-9]+|[0-9]{1,3}(,[0-9]{3})+)(\.[0-9]+)?|\.[0-9]+)%?"
+NUMBER = f" ?({_NUM})"                                   # one number, as written in a report
+ANSWER = f" ?({_NUM}|[Yy]es|[Nn]o)"                      # the answer alone: such a number or yes/no
+PLAIN_NUMBER = r" ?-?([0-9]+(\.[0-9]+)?|\.[0-9]+)"      # no units, %, currency or thousands separators
 
 TEMPLATES = [
     Template("t1",
              description="Based on the table, answer the final question. Respond with the answer only, with no "
                          "additional explanation.\n\n",
              doc_to_text="{{context}}\nAnswer:",
-             regex=WHOLE_WITH_ANSWER, axes=("helm",),
-             note="HELM prompt (no input noun, output noun Answer); the whole completion goes to [FEQ]."),
+             regex=ANSWER, axes=("helm",), note="HELM prompt (no input noun, output noun Answer)."),
     Template("t2",
              description="Use the financial table and text to answer the last question of the conversation. "
                          "Give only the final number.\n\n",
              doc_to_text="{{context}}\nFinal answer:",
-             regex=FIRST_ANSWER, axes=("instruction_wording", "field_labels")),
+             regex=NUMBER, axes=("instruction_wording", "field_labels")),
     Template("t3",
              description="Answer the final question about the financial report below. Write the result as a "
                          "plain decimal number: no units, no % sign, no currency symbols and no thousands "
                          "separators.\n\n",
              doc_to_text="{{context}}\nResult:",
-             regex=LEADING_ANSWER, axes=("instruction_wording", "field_labels", "answer_format")),
+             regex=PLAIN_NUMBER, axes=("instruction_wording", "field_labels", "answer_format")),
     Template("t4",
              description="You are a financial analyst. Read the table and the notes, follow the conversation and "
                          "compute the answer to its last question. Reply with the number only.\n\n",
              doc_to_text="{{context}}\nAnalyst answer:",
-             regex=FIRST_ANSWER, axes=("persona", "field_labels")),
+             regex=NUMBER, axes=("persona", "field_labels")),
     Template("t5",
              description="Task: numerical question answering over a financial document.\nInput: a table, "
                          "supporting text and a dialogue.\nOutput: the answer to the final question of the "
                          "dialogue, as a single number on one line.\n\n",
              doc_to_text="{{context}}\nOutput:",
-             regex=FIRST_ANSWER, axes=("instruction_wording", "field_labels", "answer_format")),
+             regex=NUMBER, axes=("instruction_wording", "field_labels", "answer_format")),
 ]
 
 TASKS = DatasetTasks(

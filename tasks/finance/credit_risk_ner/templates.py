@@ -1,13 +1,17 @@
 """Instruction templates of credit_risk_ner (t1 = the spec's prompt, BloombergGPT-style phrase-list NER).
 
 Every template keeps the four types (person, organization, location, miscellaneous) and the target format
-``entity (type), entity (type)`` / ``None``; the regexes accept either ``None`` or at least one parenthesised
-type, anything else is a format failure. 20 shots under a 2,048-token budget (``shots_used`` in the results).
+``entity (type), entity (type)`` / ``None``. Every template reads the answer the same way ([PARSE]): the [EF1]
+parser of the metric on the completion, a format failure iff it finds nothing readable; each ``regex`` is only the
+exact format asked for (``format_adherence``). 20 shots under a 2,048-token budget (``shots_used`` in the results).
 """
+from lm_eval_enterprise.filters import entity_item, list_format
 from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
-LIST_OR_NONE = r"(?s)^(.*\([^()]*\).*|\W*[Nn][Oo][Nn][Ee]\W*)$"
+from .source import ENTITY_TYPES, NO_ENTITY
+
+LIST_OR_NONE = list_format(entity_item("|".join(ENTITY_TYPES)), NO_ENTITY)
 
 TEMPLATES = [
     Template("t1",
@@ -27,7 +31,7 @@ TEMPLATES = [
              description="You are a credit analyst reviewing SEC filings. Tag every named entity in the sentence "
                          "as person, organization, location or miscellaneous. Answer with entity (type) pairs "
                          "separated by commas, in the order they appear, or None.\n\n",
-             doc_to_text="Input: {{text}}\nOutput:", regex=r"(?s)^\W*(.*\((?:[a-zA-Z ]+)\).*|[Nn]one\W*)$",
+             doc_to_text="Input: {{text}}\nOutput:", regex=LIST_OR_NONE,
              axes=("persona", "field_labels")),
     Template("t4",
              description="Task: named entity recognition.\nEntity types: person, organization, location, "

@@ -1,15 +1,18 @@
 """Instruction templates of edtsum (t1 = DATASETS.md's prompt; no HELM scenario exists).
 
 5 [BAL] shots (random: every headline is its own key), documents cut to 512 words in the shots and 1,024 in the
-evaluated article; greedy, at most 64 new tokens, stop at the first newline (a headline is one line). Every answer
-regex takes the whole stripped first line but requires a word character: a symbols-only output is a format failure.
+evaluated article; greedy, at most 64 new tokens, stop at the first newline (a headline is one line).
+Every template reads the answer the same way ([PARSE]): the whole stripped completion is scored, a format
+failure (scored 0) iff it holds no letter or digit. Each ``regex`` is only the exact format asked for
+(``format_adherence``): one line in every template.
 Prompts over the context budget (``prompt_budget``; 2,048 tokens unless ``--metadata`` says otherwise) lose trailing
 shots first, then the end of the article.
 """
+from lm_eval_enterprise.filters import LINE_FORMAT
 from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
-HEADLINE = r"(?s)^(.*?\w.*)$"  # whole completion, at least one word character
+HEADLINE = LINE_FORMAT  # one line with a letter or digit
 
 TEMPLATES = [
     Template("t1",

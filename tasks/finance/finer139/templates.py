@@ -3,40 +3,44 @@
 The 10 types depend on the data (top-10 of the train split, computed by the loader), so the prompts take them
 from each record's ``type_list`` field (Jinja, rendered per document); the list actually used is also written to
 the results metadata (``top_k_types``/``top_k_xbrl``, via ``Source.task_metadata``). Every template keeps those
-types and the target format ``value (type words), …``; ``None`` is accepted (no eval sentence needs it).
+types and the target format ``value (type words), …``, and reads the answer the same way ([PARSE]): the [EF1]
+parser of the metric on the completion (``None`` / ``No entities`` are the empty list), a format failure iff it
+finds nothing readable. Each ``regex`` is only the exact format asked for (``format_adherence``), the types filled
+in per document from ``entity_types`` (``{TYPES}``).
 """
+from lm_eval_enterprise.filters import entity_item, list_format
 from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
-LIST_OR_NONE = r"(?s)^(.*\([^()]*\).*|\W*[Nn][Oo][Nn][Ee]\W*)$"
+VALUES = list_format(entity_item("{TYPES}"))  # value (type), value (type), ...
 
 TEMPLATES = [
     Template("t1",
              description="Extract the numeric XBRL entities from the sentence. Possible types: {{type_list}}. List "
                          "each value followed by its type in parentheses, separated by commas.\n\n",
-             doc_to_text="Sentence: {{text}}\nEntities:", regex=LIST_OR_NONE, axes=("spec",),
+             doc_to_text="Sentence: {{text}}\nEntities:", regex=VALUES, axes=("spec",),
              note="DATASETS.md template 1 (ours; the paper gives no prompt)."),
     Template("t2",
              description="Tag the financial figures in the sentence with their XBRL element. Elements: "
                          "{{type_list}}. Answer with value (element) pairs separated by commas, in sentence "
                          "order.\n\n",
-             doc_to_text="Text: {{text}}\nTagged values:", regex=LIST_OR_NONE,
+             doc_to_text="Text: {{text}}\nTagged values:", regex=VALUES,
              axes=("instruction_wording", "field_labels")),
     Template("t3",
              description="You are an accountant annotating 10-K filings with US-GAAP XBRL tags. For every number in "
                          "the sentence that reports one of these facts — {{type_list}} — write the number and the "
                          "fact type in parentheses; separate the items with commas.\n\n",
-             doc_to_text="Input: {{text}}\nOutput:", regex=r"(?s)^\W*(.*\([a-z0-9 ]+\).*|[Nn]one\W*)$",
+             doc_to_text="Input: {{text}}\nOutput:", regex=VALUES,
              axes=("persona", "field_labels")),
     Template("t4",
              description="Task: numeric named entity recognition (XBRL).\nAllowed types: {{type_list}}.\nOutput "
                          "format: value (type), value (type), ...\n\n",
-             doc_to_text="Sentence: {{text}}\nAnswer:", regex=LIST_OR_NONE,
+             doc_to_text="Sentence: {{text}}\nAnswer:", regex=VALUES,
              axes=("task_card", "field_labels", "answer_format")),
     Template("t5",
              doc_to_text="{{text}}\nQuestion: Which numbers in this sentence are XBRL facts of the types "
                          "{{type_list}}? Give each as value (type).\nAnswer:",
-             regex=LIST_OR_NONE, axes=("no_instruction", "question_format")),
+             regex=VALUES, axes=("no_instruction", "question_format")),
 ]
 
 TASKS = DatasetTasks(

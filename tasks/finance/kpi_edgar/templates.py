@@ -1,10 +1,12 @@
 """Instruction templates of kpi_edgar (t1 = HELM ``kpi_edgar`` prompt, no instruction block).
 
-Every template keeps the tag set kpi/cy/py/py1 and the target format ``phrase [tag], phrase [tag]``; the answer
-regexes require at least one bracketed tag (a completion without one is a format failure). 20 shots, which
+Every template keeps the tag set kpi/cy/py/py1 and the target format ``phrase [tag], phrase [tag]``, and reads the
+answer the same way ([PARSE]): the metric's own KPI parser on the completion, a format failure iff it finds
+nothing readable. Each ``regex`` is only the exact format asked for (``format_adherence``). 20 shots, which
 do not fit a 2,048-token context with HELM's long per-item prompt: the budget sampler drops trailing shots
 (``shots_used`` in the results).
 """
+from lm_eval_enterprise.filters import list_format
 from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
@@ -15,36 +17,35 @@ HELM_TASK = ("Task: Extract key performance indicators (KPIs) and values from th
              + TAG_DESCRIPTIONS)
 TAG_LIST = ("kpi (a key performance indicator expressible in numerical and monetary value), cy (its current year "
             "monetary value), py (its prior year monetary value), py1 (its value two years back)")
-ANY_TAG = r"(?s)^(.*\[[0-9a-z]+\].*)$"          # the [KPIF1] item shape: at least one "[tag]"
-KNOWN_TAG = r"(?s)^(.*\[(?:kpi|cy|py|py1)\].*)$"  # at least one of the four tags
+TAGGED = list_format(r"[^\[\]\n]+ \[(kpi|cy|py|py1)\]")  # phrase [tag], phrase [tag], ...
 
 TEMPLATES = [
-    Template("t1", doc_to_text="Context: {{text}}\n" + HELM_TASK + "\nAnswer:", regex=ANY_TAG, axes=("helm",),
+    Template("t1", doc_to_text="Context: {{text}}\n" + HELM_TASK + "\nAnswer:", regex=TAGGED, axes=("helm",),
              note="HELM prompt: the task text repeated in every item, no instruction block."),
     Template("t2",
              description="Extract the key performance indicators (KPIs) and their values from the sentence of an "
                          f"annual report. Tag each extracted phrase with one of: {TAG_LIST}. Answer with a "
                          'comma-separated list of "phrase [tag]".\n\n',
-             doc_to_text="Sentence: {{text}}\nEntities:", regex=KNOWN_TAG,
+             doc_to_text="Sentence: {{text}}\nEntities:", regex=TAGGED,
              axes=("instruction_block", "field_labels", "answer_format")),
     Template("t3",
              description="Find every financial KPI and every monetary value mentioned in the text below. Write each "
                          "one followed by its category in square brackets: [kpi] for an indicator, [cy] for a "
                          "current-year value, [py] for a prior-year value, [py1] for a value from two years "
                          "earlier. Separate the items with commas.\n\n",
-             doc_to_text="Text: {{text}}\nKPIs and values:", regex=ANY_TAG,
+             doc_to_text="Text: {{text}}\nKPIs and values:", regex=TAGGED,
              axes=("instruction_wording", "field_labels")),
     Template("t4",
              description="You are a financial analyst reading 10-K filings. Label the KPIs and the monetary values "
                          f"of each passage. Categories: {TAG_LIST}.\nOutput format: phrase [category], phrase "
                          "[category], ...\n\n",
-             doc_to_text="Input: {{text}}\nOutput:", regex=r"(?s)^\W*(.*\[(?:kpi|cy|py|py1)\].*)$",
+             doc_to_text="Input: {{text}}\nOutput:", regex=TAGGED,
              axes=("persona", "field_labels", "answer_format")),
     Template("t5",
              description="Named entity recognition for financial statements. Entity types: kpi, cy (current year), "
                          "py (prior year), py1 (two years before). Give the entities in the order they appear, e.g. "
                          '"revenue [kpi], 1.2 [cy], 0.9 [py]".\n\n',
-             doc_to_text="Q: {{text}}\nA:", regex=ANY_TAG, axes=("instruction_wording", "field_labels", "example")),
+             doc_to_text="Q: {{text}}\nA:", regex=TAGGED, axes=("instruction_wording", "field_labels", "example")),
 ]
 
 TASKS = DatasetTasks(

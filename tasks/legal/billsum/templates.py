@@ -3,37 +3,37 @@
 0 shots (paper), greedy, at most 256 new tokens, stop at a blank line. Bills are cut to their first 2,048 words by
 the loader ([TRUNC]); a bill that still does not fit the context budget (``prompt_budget``; 2,048 tokens unless
 ``--metadata`` says otherwise) together with the 256 generated tokens is cut further, keeping its beginning.
-Every answer regex takes the whole stripped completion but requires a word character, so an output of only
-symbols is a format failure (scored 0) rather than a summary.
+Every template reads the answer the same way ([PARSE]): the whole stripped completion is scored, a format
+failure (scored 0) iff it holds no letter or digit. Each ``regex`` is only the exact format asked for
+(``format_adherence``): any text, one line for t3.
 """
+from lm_eval_enterprise.filters import LINE_FORMAT, TEXT_FORMAT
 from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
-
-SUMMARY = r"(?s)^(.*?\w.*)$"  # whole completion, at least one word character
 
 TEMPLATES = [
     Template("t1",
              description="Summarize the following legislative bill.\n\n",
              doc_to_text="Bill: {{document}}\nSummary:",
-             regex=SUMMARY, axes=("spec",), note="DATASETS.md template 1: input noun Bill, output noun Summary."),
+             regex=TEXT_FORMAT, axes=("spec",), note="DATASETS.md template 1: input noun Bill, output noun Summary."),
     Template("t2",
              description="Write a summary of the bill below in the style of the Congressional Research Service: "
                          "state what the bill does, in neutral language.\n\n",
              doc_to_text="Text of the bill: {{document}}\nCRS summary:",
-             regex=SUMMARY, axes=("instruction_wording", "field_labels")),
+             regex=TEXT_FORMAT, axes=("instruction_wording", "field_labels")),
     Template("t3",
              description="Explain in a short paragraph, on a single line, what the following piece of US "
                          "legislation would change.\n\n",
              doc_to_text="Legislation: {{document}}\nExplanation:",
-             regex=SUMMARY, axes=("instruction_wording", "field_labels", "answer_format")),
+             regex=LINE_FORMAT, axes=("instruction_wording", "field_labels", "answer_format")),
     Template("t4",
              doc_to_text="Bill text: {{document}}\nQuestion: What does this bill do?\nAnswer:",
-             regex=SUMMARY, axes=("no_instruction", "question_format")),
+             regex=TEXT_FORMAT, axes=("no_instruction", "question_format")),
     Template("t5",
              description="You are a legislative analyst briefing members of Congress. Summarize the main "
                          "provisions of the bill below in a few sentences.\n\n",
              doc_to_text="Bill: {{document}}\nBriefing summary:",
-             regex=SUMMARY, axes=("persona", "field_labels")),
+             regex=TEXT_FORMAT, axes=("persona", "field_labels")),
 ]
 
 TASKS = DatasetTasks(

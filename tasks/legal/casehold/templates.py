@@ -2,14 +2,15 @@
 
 Every template shows the citing context and the five holdings, labelled A–E in the stored order, and expects the
 letter of the correct holding as the (one-token) answer; they differ in instruction wording, field labels, the
-option-list layout and answer-format instructions. Scoring is [ACC]: t1 parses the first character after optional
-whitespace or ``(`` (case-sensitive A–E); the other templates also require that the letter is not the start of a
-word (``Because`` is no answer B).
+option-list layout and answer-format instructions. Scoring is [ACC] on the letter read by the same [PARSE] rule
+in every template (``B``, ``(B)``, ``B.``, ``Answer: B``, ``**B**``, ``The answer is B.`` → B; ``Because`` is no
+letter); each ``regex`` is only the exact format the template asks for, the bare capital letter
+(``format_adherence``). t1 (HELM's prompt) also reports HELM's rule (the whole completion is exactly the gold
+letter) as ``accuracy_helm``.
 """
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
-ACC = r"^\s*\(?([A-E])"                    # [ACC] exactly: first char A–E after optional whitespace or "("
-LETTER = r"^\s*\(?([A-E])(?![A-Za-z])"     # same, and the letter stands alone ("B", "B.", "(B)", "B)")
+LETTER = " ?[A-E]"  # the bare option letter
 
 
 def _options(fmt: str) -> str:
@@ -24,7 +25,7 @@ TEMPLATES = [
     Template("t1",
              description="Give a letter answer among A, B, C, D, or E.\n\n",
              doc_to_text="Passage: {{question}}" + DOT + "\nAnswer:",
-             regex=ACC, axes=("paper",), note="HELM casehold (multiple_choice_joint); [ACC] letter parsing."),
+             regex=LETTER, axes=("helm",), note="HELM casehold (multiple_choice_joint)."),
     Template("t2",
              description="The passage below is taken from a court decision; the holding of a cited case has been "
                          "replaced by <HOLDING>. Pick the holding statement that belongs there and reply with its "
@@ -53,7 +54,7 @@ TEMPLATES = [
 TASKS = DatasetTasks(
     dataset="casehold", domain="legal", family="multiple_choice", primary_metric="accuracy",
     templates=TEMPLATES, num_fewshot=2, doc_to_target="{{answer_letter}}", max_gen_toks=1, until=("\n",),
-    verbalise=True, extra_metadata={"n_options": 5, "generation_mode": "generate_until (letter), not lm-eval "
+    extra_metadata={"n_options": 5, "generation_mode": "generate_until (letter), not lm-eval "
                                                                         "multiple_choice log-likelihood"},
     # "eval" = test, or validation when the test release carries no labels (the data layer's choice is
     # recorded as `evaluated_split` in the metadata)

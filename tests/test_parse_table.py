@@ -1,0 +1,169 @@
+"""[PARSE] table: for every template of every generate dataset, natural completions and what each must read as —
+the SAME expectations for all templates of a dataset (template scores may differ by wording only, never by
+parser leniency). The answer filter is built exactly as the template's YAML configures it
+(``templating.answer_filter``); documents are the first test record of the embedded fixture.
+
+Label datasets (classification, multiple choice, generated yes/no ranking) with gold label L and a wrong label W:
+L plain / quoted / bold / parenthesised / in code / upper-case, with an echo of the template's own output field,
+after a generic lead-in, with a trailing explanation, run past the stop sequence; W; ``not L`` and garbage
+(failures); plus the misreads of issue #8 (``Answer: E``, ``**E**``, ``The answer is E.``, ``not positive``,
+``Obfuscated Files or Information (T1027)``). NER / KPI: the metric's parser decides (``No entities``, ``None``,
+a trailing period). Every template's own format accepts the bare gold answer and rejects garbage.
+"""
+from pathlib import Path
+
+import pytest
+
+from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR, hooks
+from lm_eval_enterprise import metrics as M
+from lm_eval_enterprise.data import load_records
+from lm_eval_enterprise.templating import all_specs, answer_filter, output_field
+from lm_eval_enterprise.testing import GARBAGE
+
+INVALID = M.INVALID
+SPECS = {s.table_id: s for _, s in all_specs(Path(TASK_DIR)) if s.output_type == "generate_until"}
+CASES = [(name, t.id) for name, s in SPECS.items() for t in s.templates]
+
+
+def _doc(spec) -> dict:
+    subtask = next(iter(spec.subtasks), None)
+    return load_records(spec.dataset, subtask, data_root=FIXTURES_DIR)[spec.test_split][0]
+
+
+def _gold(spec, doc) -> str:
+    return doc["answer_letter"] if spec.family == "multiple_choice" else doc["label"]
+
+
+def label_table(spec, doc, field: str) -> list[tuple[str, str]]:
+    """(completion, reading) rows of a label dataset. ``field`` = the template's own output field; every other
+    row is the same for all templates."""
+    gold = _gold(spec, doc)
+    wrong = next(lab for lab in doc["label_names"] if lab != gold)
+    rows = [
+        (f" {gold}", gold), (f' "{gold}"', gold), (f" '{gold}'", gold), (f" **{gold}**", gold),
+        (f" *{gold}*", gold), (f" ({gold})", gold), (f" `{gold}`", gold), (f" {gold.upper()}", gold),
+        (f" {gold}.", gold),
+        (f" {field}: {gold}", gold),                       # echo of the template's own field
+        (f" Answer: {gold}", gold), (f" The answer is {gold}.", gold), (f" Answer: **{gold}**", gold),
+        (f" {gold}, because the text says so.", gold),     # trailing explanation
+        (f" {gold}\n{wrong}", gold),                       # cut at the stop sequence first
+        (f" {wrong}", wrong), (f" Answer: {wrong}", wrong),
+        (" maybe", INVALID), (GARBAGE, INVALID), ("", INVALID),
+    ]
+    if f"not {gold}".lower() not in {lab.lower() for lab in doc["label_names"]}:   # spec5g_cls has one
+        rows.append((f" not {gold}", INVALID))
+    if spec.family == "multiple_choice":                    # issue #8: read as A by the old rule
+        rows += [(" Answer: E", "E"), (" **E**", "E"), (" The answer is E.", "E"), (" E)", "E"), (" e", "E"),
+                 (" Because", INVALID)]
+    extra = {
+        "reddit_climate": [(" not positive", INVALID), (" Positive sentiment", "positive")],
+        "earnings_call": [(" not positive", INVALID)],
+        "fiqa_sa": [(" not positive", INVALID), (" Neutral.", "neutral")],
+        "legal_sentiment": [(" not positive", INVALID), (" Negative.", "negative")],
+        "securenlp": [(" irrelevant", "irrelevant"), (" Relevant.", "relevant"), (" Irrelevant: it is", "irrelevant")],
+        "iotspotter": [(" non-iot", "non-iot"), (" Non-IoT.", "non-iot"), (" IoT app", "iot")],
+        "spec5g_cls": [(" not security related", "not security related"),
+                       (" Security related.", "security related")],
+        "tram": [(" Obfuscated Files or Information (T1027)", "Obfuscated Files or Information"),
+                 (" Technique: Process Injection", "Process Injection"),
+                 (" command and scripting interpreter: windows command shell",
+                  "Command and Scripting Interpreter: Windows Command Shell")],
+        "unfair_tos": [(" other", "Other"), (" Limitation of liability.", "Limitation of liability")],
+        "gold_news": [(" yes.", "Yes"), (" No, it does not", "No")],
+        "echr_judgment": [(" yes.", "Yes"), (" No, it does not", "No")],
+        "fiqa_qa_gen": [(" yes.", "Yes"), (" No, it does not", "No")],
+        "insurance_qa_gen": [(" yes.", "Yes"), (" No, it does not", "No")],
+    }
+    return rows + extra.get(spec.table_id, [])
+
+
+def _entities(spec, doc, text):
+    return M.parse_entities(text, hooks.entity_type_table(doc["entity_types"]))
+
+
+
+
+@pytest.mark.parametrize("table_id, tid", CASES, ids=[f"{d}-{t}" for d, t in CASES])
+def test_reading_table(table_id, tid):
+    spec = SPECS[table_id]
+    tpl = next(t for t in spec.templates if t.id == tid)
+    flt = answer_filter(spec, tpl)
+    doc = _doc(spec)
+    reader = hooks.FAMILY_READER[spec.family]
+    if reader == "label":
+        rows = label_table(spec, doc, output_field(tpl))
+        got = [(c, str(flt.read(c, doc))) for c, _ in rows]
+        assert got == rows
+        gold = _gold(spec, doc)
+        assert flt.read(f" {gold}", doc).adherent, f"{tid}: the bare gold answer is not in the format it asks for"
+    elif reader == "entity":
+        gold = doc["target"]
+        table = [(f" {gold}", gold), (f" {gold}\nSentence: next", gold), (" None", "None"),
+                 (" No entities", "No entities"), (" none.", "none."), (" Acme Corp", INVALID), (GARBAGE, INVALID),
+                 ("", INVALID)]
+        assert [(c, str(flt.read(c, doc))) for c, _ in table] == table
+        assert _entities(spec, doc, "No entities") == [] and _entities(spec, doc, "None") == []
+        assert flt.read(f" {gold}", doc).adherent and not flt.read(GARBAGE, doc).adherent
+    elif reader == "kpi":
+        gold = doc["target"]
+        table = [(f" {gold}", gold), (f" {gold}\nContext: next", gold), (f" {gold}.", f"{gold}."),
+                 (GARBAGE, INVALID), ("", INVALID)]
+        assert [(c, str(flt.read(c, doc))) for c, _ in table] == table
+        assert flt.read(f" {gold}", doc).adherent and not flt.read(GARBAGE, doc).adherent
+    elif reader == "number":
+        table = [(f" {doc['answer']}", doc["answer"]), (" The answer is 5.0", "The answer is 5.0"),
+                 (" 5.0\n7", "5.0"), (" yes", "yes"), (" unknown", INVALID), (GARBAGE, INVALID)]
+        assert [(c, str(flt.read(c, doc))) for c, _ in table] == table
+        assert not flt.read(GARBAGE, doc).adherent
+    else:
+        gold = doc["summary"].split("\n")[0]
+        table = [(f" {gold}", gold), (" ...", INVALID), (GARBAGE, INVALID)]
+        assert [(c, str(flt.read(c, doc))) for c, _ in table] == table
+        assert flt.read(f" {gold}", doc).adherent and not flt.read(GARBAGE, doc).adherent
+
+
+@pytest.mark.parametrize("table_id", sorted(SPECS))
+def test_one_reading_rule_per_dataset(table_id):
+    """Every template of a dataset is configured with the same reader, lead-ins, aliases and stop sequence:
+    only its format regex differs."""
+    spec = SPECS[table_id]
+    configs = {(f.reader, f.lead_ins, tuple(sorted(f.aliases.items())), f.stop)
+               for f in (answer_filter(spec, t) for t in spec.templates)}
+    assert len(configs) == 1, configs
+
+
+@pytest.mark.parametrize("table_id", [t for t, s in SPECS.items() if s.family == "entity"])
+def test_ner_trailing_period_keeps_the_last_entity(table_id):
+    spec = SPECS[table_id]
+    doc = _doc(spec)
+    for tpl in spec.templates:
+        pred = answer_filter(spec, tpl).read(f" {doc['target']}.", doc)
+        assert pred != INVALID
+        assert _entities(spec, doc, pred) == _entities(spec, doc, doc["target"])
+
+
+def test_helm_rule_is_reported_exactly_for_the_helm_prompts():
+    """``<primary>_helm`` on every classification / multiple-choice template that is HELM's own prompt — and
+    nowhere else (kpi_edgar reports its HELM orientation for every template; ranking, numeric QA and
+    summarization have no separate HELM reading)."""
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    got = {}
+    for path in sorted(Path(TASK_DIR).glob("*/*/*__t*.yaml")):
+        meta = load_yaml(path, resolve_func=False, recursive=False)["metadata"]
+        if "helm_metrics" in meta:
+            got[path.stem] = meta["helm_metrics"]
+    from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES
+
+    expected = {f"ent_gold_news_{c}__t1": ["weighted_f1_helm"] for c in CATEGORIES}
+    expected.update({"ent_legal_sentiment__t1": ["weighted_f1_helm"], "ent_echr_judgment__t1": ["weighted_f1_helm"],
+                     "ent_casehold__t1": ["accuracy_helm"], "ent_cti_to_mitre__t1": ["accuracy_helm"]})
+    assert got == expected
+
+
+def test_kpi_unreadable_is_a_format_failure_in_every_template():
+    spec = SPECS["kpi_edgar"]
+    doc = _doc(spec)
+    for tpl in spec.templates:
+        flt = answer_filter(spec, tpl)
+        assert flt.read(" revenue grew", doc) == INVALID and flt.read(" None", doc) == "None"
