@@ -87,6 +87,8 @@ def test_constraint_regex_allows_one_leading_space():
     assert rx == "( )?(([yY][eE][sS]|[nN][oO]))"
     assert [bool(re.fullmatch(rx, t)) for t in ["Yes", " Yes", "  Yes", " Yes.", "\nYes"]] == \
         [True, True, False, False, False]
+    # a [PARSE] format that already starts with an optional space is used as it is (never two spaces)
+    assert constraint_regex(" ?([Yy]es|[Nn]o)") == " ?([Yy]es|[Nn]o)"
 
 
 def test_labels_placeholder_fallback():

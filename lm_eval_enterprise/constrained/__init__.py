@@ -13,9 +13,9 @@ batch requests by their generation kwargs, so every batch carries one regex. Eac
   vLLM's server; the older ``guided_regex`` field is silently ignored by current vLLM).
 
 The regex handed to a backend is :func:`constraint_regex`: the format in a small dialect every decoder accepts
-(:func:`decoder_regex`), preceded by one optional space — the format is matched against the *stripped*
-completion, and after ``Answer:`` a model naturally emits `` positive`` as one token, so forbidding the space
-would force an unnatural tokenisation.
+(:func:`decoder_regex`), with one optional leading space — after ``Answer:`` a model naturally emits
+`` positive`` as one token, so forbidding the space would force an unnatural tokenisation. [PARSE] formats
+already begin with `` ?`` and are used as they are; any other format gets ``( )?`` in front.
 
 Log-likelihood requests (the ranking tasks) are never constrained: they score fixed continuations.
 
@@ -212,8 +212,10 @@ def decoder_regex(pattern: str) -> str:
 
 
 def constraint_regex(format_regex: str) -> str:
-    """The regex a backend constrains generation with: an optional leading space, then the format."""
-    return f"{LEADING}({decoder_regex(format_regex)})"
+    """The regex a backend constrains generation with: the format with one optional leading space (kept when
+    the format already starts with `` ?``, else ``( )?`` put in front)."""
+    dec = decoder_regex(format_regex)
+    return dec if dec.startswith(" ?") else f"{LEADING}({dec})"
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -280,7 +282,8 @@ def add_constraints(requests) -> None:
 
 def run_label(engine: str) -> dict[str, str]:
     """What a constrained wrapper adds to ``results["config"]`` (via ``get_model_info``)."""
-    return {DECODING_KEY: CONSTRAINED, "constraint_engine": engine, "constraint_regex": LEADING + "(<format>)"}
+    return {DECODING_KEY: CONSTRAINED, "constraint_engine": engine,
+            "constraint_regex": "template answer_regex, rendered per document, optional leading space"}
 
 
 def decoding_mode(results: Mapping[str, Any]) -> str:
