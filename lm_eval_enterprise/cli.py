@@ -3,7 +3,8 @@
 Subcommands:
   run        lm-eval's ``run`` with our task folder on the include path and, unless ``--include-defaults``,
              without indexing lm-eval's ~10k built-in YAMLs (fast start). Every lm-eval flag is passed through;
-             ``--data-root DIR`` is merged into ``--metadata``.
+             ``--data-root DIR`` is merged into ``--metadata``; the regex-constrained model wrappers
+             (``--model <backend>-constrained``, lm_eval_enterprise.constrained) are registered.
   tasks-dir  print the task folder (for ``lm_eval --include_path "$(lm-eval-enterprise tasks-dir)"``)
   list       datasets, domains and their task groups
   prepare    make datasets ready ahead of time (``--dataset ID`` / ``--domain D`` / ``--all``): with a data root
@@ -36,9 +37,11 @@ def _run(argv: list[str]) -> int:
         argv = ["--include_path", TASK_DIR] + argv
     if not include_defaults:
         _only_our_tasks()
+    from .constrained import register_models
     from .speedups import install
 
     install()
+    register_models()  # --model hf-constrained / vllm-constrained / local-(chat-)completions-constrained
     from lm_eval.__main__ import cli_evaluate
 
     from .data import DataError
