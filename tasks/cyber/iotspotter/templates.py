@@ -1,10 +1,9 @@
 """Instruction templates of iotspotter (t1 = DATASETS.md's prompt; the paper gives none, HELM has no scenario).
 
 Label set ``iot`` / ``non-iot``. 14 [BAL] shots (7 + 7), descriptions cut to 150 words in the shots; a prompt over
-the context budget (``prompt_budget``, 2,048 tokens unless ``--metadata`` says otherwise) loses trailing shots
-first, then the end of the evaluated description ([BAL] last paragraph, [TRUNC]).
+the model's context (``prompt_budget``) loses trailing shots first, then the end of the evaluated description
+([BAL] last paragraph, [TRUNC]).
 """
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 # "non-iot" must win over "iot"; [NORM] deletes the hyphen, so "non iot" / "noniot" variants are not labels
@@ -40,7 +39,6 @@ TEMPLATES = [
 TASKS = DatasetTasks(
     dataset="iotspotter", domain="cyber", family="classification_binary", primary_metric="binary_f1",
     templates=TEMPLATES, num_fewshot=14, max_gen_toks=5, until=("\n",), verbalise=True,
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"positive_label": "iot", "truncation_words": {"fewshot": 150},
                     "context_truncate_field": "text"},
 )

@@ -3,10 +3,9 @@
 The nine label names come from the data (top-9 technique IDs of the file, ATT&CK names from the STIX bundle), so
 the prompts list them from each record's ``label_list`` field (Jinja, rendered per document); the list actually
 used is also in the results metadata (``top_k_labels``/``top_k_technique_ids``, via ``Source.task_metadata``).
-Answers are compared with the names after [NORM]. 20 [BAL] shots; a prompt over the context budget
-(``prompt_budget``, 2,048 tokens unless ``--metadata`` says otherwise) loses trailing shots first.
+Answers are compared with the names after [NORM]; the names are listed once, in the instruction, never in every shot.
+20 [BAL] shots; a prompt over the model's context (``prompt_budget``) loses trailing shots first.
 """
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 FIRST_LINE = r"(?s)^\W*(\w.*?)\W*$"  # the stripped first line, outer punctuation/quotes dropped
@@ -36,15 +35,15 @@ TEMPLATES = [
              regex=r"(?s)^\W*(?:Technique:\s*)?(\w.*?)\W*$", axes=("task_card", "field_labels", "answer_format"),
              note="An optional 'Technique:' prefix in the answer is accepted."),
     Template("t5",
-             doc_to_text="{{text}}\nQuestion: Which MITRE ATT&CK technique does this sentence describe? Options: "
-                         "{{label_list}}.\nAnswer:",
-             regex=FIRST_LINE, axes=("no_instruction", "question_format")),
+             description="Options: {{label_list}}.\n\n",
+             doc_to_text="{{text}}\nQuestion: Which ATT&CK technique does this sentence describe?\nAnswer:",
+             regex=FIRST_LINE, axes=("options_only_instruction", "question_format"),
+             note="The option list is stated once, before the shots (not repeated in every shot)."),
 ]
 
 TASKS = DatasetTasks(
     dataset="tram", domain="cyber", family="classification_macro", primary_metric="macro_f1",
     templates=TEMPLATES, num_fewshot=20, max_gen_toks=16, until=("\n",), verbalise=True,
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"top_k": 9,
                     "top_k_rule": "the 9 technique IDs with the most sentences in single_label.json (ties by ID), "
                                   "split first (Random(1234), 30 % test); names and IDs used are in "

@@ -3,10 +3,9 @@
 5 [BAL] shots (random: every headline is its own key), documents cut to 512 words in the shots and 1,024 in the
 evaluated article; greedy, at most 64 new tokens, stop at the first newline (a headline is one line). Every answer
 regex takes the whole stripped first line but requires a word character: a symbols-only output is a format failure.
-Prompts over the context budget (``prompt_budget``; 2,048 tokens unless ``--metadata`` says otherwise) lose trailing
+Prompts over the model's context (``prompt_budget``; 4,096 tokens when it is not known) lose trailing
 shots first, then the end of the article.
 """
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 HEADLINE = r"(?s)^(.*?\w.*)$"  # whole completion, at least one word character
@@ -39,6 +38,5 @@ TASKS = DatasetTasks(
     dataset="edtsum", domain="finance", family="summarization", primary_metric="rouge_l",
     templates=TEMPLATES, num_fewshot=5, doc_to_target="{{summary}}", until=("\n",), max_gen_toks=64,
     # [BAL]/[TRUNC]: a prompt over the context budget drops trailing shots, then cuts the article (keeps its start)
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"truncation_words": {"fewshot": 512, "eval": 1024}, "context_truncate_field": "document"},
 )

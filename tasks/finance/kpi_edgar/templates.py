@@ -1,11 +1,9 @@
-"""Instruction templates of kpi_edgar (t1 = HELM ``kpi_edgar`` prompt, no instruction block).
+"""Instruction templates of kpi_edgar (t1 = HELM ``kpi_edgar`` wording, its task text stated once as the instruction).
 
 Every template keeps the tag set kpi/cy/py/py1 and the target format ``phrase [tag], phrase [tag]``; the answer
-regexes require at least one bracketed tag (a completion without one is a format failure). 20 shots, which
-do not fit a 2,048-token context with HELM's long per-item prompt: the budget sampler drops trailing shots
-(``shots_used`` in the results).
+regexes require at least one bracketed tag (a completion without one is a format failure). 20 shots within the
+model's context (the task class's prompt budget drops trailing shots that do not fit; ``shots_used`` in the results).
 """
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 from .source import TAG_DESCRIPTIONS
@@ -13,14 +11,17 @@ from .source import TAG_DESCRIPTIONS
 HELM_TASK = ("Task: Extract key performance indicators (KPIs) and values from the above text. Also, specify one "
              "of the following categories to each of the extracted KPIs and values in brackets.\n"
              + TAG_DESCRIPTIONS)
+# t1: HELM's task text once, before the shots, instead of inside every item (20 × ~90 tokens)
+HELM_TASK_ONCE = HELM_TASK.replace("from the above text", "from each context below")
 TAG_LIST = ("kpi (a key performance indicator expressible in numerical and monetary value), cy (its current year "
             "monetary value), py (its prior year monetary value), py1 (its value two years back)")
 ANY_TAG = r"(?s)^(.*\[[0-9a-z]+\].*)$"          # the [KPIF1] item shape: at least one "[tag]"
 KNOWN_TAG = r"(?s)^(.*\[(?:kpi|cy|py|py1)\].*)$"  # at least one of the four tags
 
 TEMPLATES = [
-    Template("t1", doc_to_text="Context: {{text}}\n" + HELM_TASK + "\nAnswer:", regex=ANY_TAG, axes=("helm",),
-             note="HELM prompt: the task text repeated in every item, no instruction block."),
+    Template("t1", description=HELM_TASK_ONCE + "\n\n", doc_to_text="Context: {{text}}\nAnswer:", regex=ANY_TAG,
+             axes=("helm",),
+             note="HELM's wording, its task text stated once as the instruction (HELM repeats it in every item)."),
     Template("t2",
              description="Extract the key performance indicators (KPIs) and their values from the sentence of an "
                          f"annual report. Tag each extracted phrase with one of: {TAG_LIST}. Answer with a "
@@ -50,6 +51,5 @@ TEMPLATES = [
 TASKS = DatasetTasks(
     dataset="kpi_edgar", domain="finance", family="kpi", primary_metric="adjusted_macro_f1",
     templates=TEMPLATES, num_fewshot=20, max_gen_toks=100, until=("\n",), doc_to_target="{{target}}",
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"metric_orientation": "ibm", "source_commit": "2ec7084dcd55b4979bbe288d4aa1e962c685c9ab"},
 )

@@ -4,10 +4,9 @@ HELM's instruction block carries two fixed trivial demonstrations (a "No" and a 
 shots from EN_train. Greedy, at most 3 new tokens (HELM: 1; the spec allows 3), stop at the first newline.
 Every template keeps the labels Yes / No. All answer regexes take the FIRST word of the completion and map it to
 Yes/No after [NORM] — with HELM's 1-token budget the completion is that first word, so t1 scores like HELM.
-Prompts over the context budget (``prompt_budget``; 2,048 tokens unless ``--metadata`` says otherwise) lose
+Prompts over the model's context (``prompt_budget``; 4,096 tokens when it is not known) lose
 trailing shots first, as HELM does.
 """
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 FIRST_WORD = r"(?i)^\W*(yes|no)\b"
@@ -50,8 +49,7 @@ TEMPLATES = [
 TASKS = DatasetTasks(
     dataset="echr_judgment", domain="legal", family="classification_weighted", primary_metric="weighted_f1",
     templates=TEMPLATES, num_fewshot=5, max_gen_toks=3, until=("\n",), verbalise=True,
-    # [BAL] last paragraph: 5 cases of up to 600 words rarely fit a 2,048-token context -> the shared prompt budget
+    # [BAL] last paragraph: 5 cases of up to 600 words often exceed a 4,096-token context -> the shared prompt budget
     # drops trailing shots first, then cuts the evaluated case text (keeps its beginning)
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"max_words_filter": 600, "context_truncate_field": "text"},
 )

@@ -5,7 +5,6 @@ stripped completion but requires at least one word character, so an output of on
 failure (scored 0) rather than a summary. A document too long for the context budget (``prompt_budget``) is cut
 to fit, keeping its beginning ([TRUNC]).
 """
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 SUMMARY = r"(?s)^(.*?\w.*)$"  # whole completion, at least one word character
@@ -40,6 +39,5 @@ TASKS = DatasetTasks(
     templates=TEMPLATES, num_fewshot=0, doc_to_target="{{summary}}", until=("\n\n",), max_gen_toks=100,
     # [TRUNC] without a fixed N: a document that does not fit the context budget with the 100 generated tokens
     # is cut to fit, keeping its beginning (counted per task in shots_used / prompt_cut)
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"context_truncate_field": "document"},
 )
