@@ -39,7 +39,7 @@ check-tasks: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_overhead.py
-	$(BIN)/python scripts/bench_startup.py
+	$(BIN)/python scripts/bench_startup.py --full-pass
 	$(BIN)/python scripts/bench_sharpe.py
 
 clean:
