@@ -437,3 +437,39 @@ def test_full_shots_at_4096_tokens_on_the_real_sample(dataset, shots, smollm2_to
         # the assembled prompts that come closest to the budget, counted as one string with the tokenizer
         longest = sorted((s["arguments"][0][0] for s in samples), key=len)[-10:]
         assert all(len(tok(p, add_special_tokens=True)["input_ids"]) + reserved <= 4096 for p in longest), n
+
+
+def test_convfinqa_cuts_the_table_never_the_dialogue():
+    """A ConvFinQA prompt over the budget drops its shot, then cuts the Table/Text block of the evaluated context
+    with the dataset's own cut (``context_truncate_fn``): the conversation and the final question stay whole."""
+    from lm_eval_enterprise import FIXTURES_DIR
+    from lm_eval_enterprise.testing import build_tasks
+
+    _, td = build_tasks(["ent_convfinqa__t1"], FIXTURES_DIR, max_context_tokens=200)
+    task = leaf_tasks(td)["ent_convfinqa__t1"]
+    assert task.config.metadata["context_truncate_field"] == "context"
+    counter, truncated = PB.TokenCounter(), 0
+    for doc in list(task.eval_docs)[:6]:
+        prompt = task.fewshot_context(doc, 1)
+        dialogue = doc["context"][doc["context"].index("\n\nQuestion: "):]
+        assert prompt.endswith(dialogue + "\nAnswer:") and doc["question"] in prompt
+        assert prompt.startswith("Based on the table, answer the final question.")
+        assert counter(prompt) + 1 + 10 <= 200                  # + special token + max_gen_toks
+        outcome = task.budget.outcome(doc)
+        assert outcome.shots_used == 0 and outcome.cut
+        truncated += outcome.truncated
+    assert truncated >= 3  # the fixture's long tables were really cut (else the test would prove nothing)
+
+
+@pytest.mark.parametrize("dataset,field", [("fiqa_qa", "passage"), ("insurance_qa_gen", "passage"),
+                                           ("convfinqa", "context"), ("cti_to_mitre", "question"),
+                                           ("billsum", "document"), ("tram", "text")])
+def test_each_dataset_names_the_field_the_budget_may_cut(dataset, field):
+    from pathlib import Path
+
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    from lm_eval_enterprise import TASK_DIR
+
+    path = next(Path(TASK_DIR).glob(f"*/*/ent_{dataset}__t1.yaml"))
+    assert load_yaml(path, resolve_func=False)["metadata"]["context_truncate_field"] == field
