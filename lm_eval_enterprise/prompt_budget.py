@@ -443,7 +443,10 @@ class PromptBudget:
 
     # -- planning (step 2 and 3) --------------------------------------------------------------------------------
     def _plan(self, doc: dict, n: int, system: str | None, per_msg: int, reserved: int) -> _Plan:
-        pool = self._pool(doc)[:n]
+        pool = self._pool(doc)
+        if len(pool) < n:  # never fewer shots in silence: lm-eval's first_n refuses this itself
+            raise ValueError(f"[{self.task.config.task}] {n} shots requested but the few-shot pool has {len(pool)}")
+        pool = pool[:n]
         key = (self._table, self.settings.key(), n, system, per_msg, reserved, self._pool_key(n), doc_key(doc))
         plan = _PLANS.get(key)
         if plan is not None:

@@ -473,3 +473,10 @@ def test_each_dataset_names_the_field_the_budget_may_cut(dataset, field):
 
     path = next(Path(TASK_DIR).glob(f"*/*/ent_{dataset}__t1.yaml"))
     assert load_yaml(path, resolve_func=False)["metadata"]["context_truncate_field"] == field
+
+
+def test_more_shots_than_the_pool_is_an_error_not_a_silent_cut(task_dir):
+    tm = TaskManager(include_path=str(task_dir), include_defaults=False, metadata={"max_context_tokens": 77})
+    task = leaf_tasks(get_task_dict(["pb_budget"], tm))["pb_budget"]
+    with pytest.raises(ValueError, match=r"\[pb_budget\] 7 shots requested but the few-shot pool has 6"):
+        task.fewshot_context(task.test_docs()[0], num_fewshot=7)
