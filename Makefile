@@ -47,7 +47,7 @@ check-tasks: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_overhead.py
-	$(BIN)/python scripts/bench_startup.py
+	$(BIN)/python scripts/bench_startup.py --full-pass
 	$(BIN)/python scripts/bench_sharpe.py
 
 # Optional vLLM (CPU) environment, never part of `make install`: see scripts/install_vllm_env.sh

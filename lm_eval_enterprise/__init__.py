@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 
 __version__ = "0.1.0"
 
@@ -21,8 +20,3 @@ def task_dir() -> str:
 
 
 TASK_DIR = task_dir()
-
-if "lm_eval.utils" in sys.modules:  # imported by lm-eval while loading our task YAMLs
-    from .speedups import install as _install_speedups
-
-    _install_speedups()

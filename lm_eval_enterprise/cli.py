@@ -3,8 +3,10 @@
 Subcommands:
   run        lm-eval's ``run`` with our task folder on the include path and, unless ``--include-defaults``,
              without indexing lm-eval's ~10k built-in YAMLs (fast start). Every lm-eval flag is passed through;
-             ``--data-root DIR`` is merged into ``--metadata``; the regex-constrained model wrappers
-             (``--model <backend>-constrained``, lm_eval_enterprise.constrained) are registered.
+             ``--data-root DIR`` is merged into ``--metadata``, and so is the context budget of ``hf``/``vllm``
+             models (``max_context_tokens`` and ``context_tokenizer`` read from the model; see prompt_budget); the
+             regex-constrained model wrappers (``--model <backend>-constrained``, lm_eval_enterprise.constrained)
+             are registered.
   tasks-dir  print the task folder (for ``lm_eval --include_path "$(lm-eval-enterprise tasks-dir)"``)
   list       datasets, domains and their task groups
   prepare    make datasets ready ahead of time (``--dataset ID`` / ``--domain D`` / ``--all``): with a data root
@@ -25,34 +27,124 @@ from typing import Sequence
 
 
 def _run(argv: list[str]) -> int:
+    """lm-eval's ``run`` through its public pieces: lm-eval's own argument parser and ``EvaluatorConfig``, then
+    ``simple_evaluate`` with a ``TaskManager`` we build (our task folder on the include path, lm-eval's built-in
+    index only with ``--include-defaults``) and the model's context budget in the task metadata."""
     from . import TASK_DIR
-
-    include_defaults = "--include-defaults" in argv
-    argv = [a for a in argv if a != "--include-defaults"]
-    argv = _merge_data_root(argv)
-    if "--include_path" in argv:
-        i = argv.index("--include_path")
-        argv[i + 1] = f"{argv[i + 1]},{TASK_DIR}" if argv[i + 1] else TASK_DIR
-    else:
-        argv = ["--include_path", TASK_DIR] + argv
-    if not include_defaults:
-        _only_our_tasks()
-    from .constrained import register_models
-    from .speedups import install
-
-    install()
-    register_models()  # --model hf-constrained / vllm-constrained / local-(chat-)completions-constrained
-    from lm_eval.__main__ import cli_evaluate
-
     from .data import DataError
 
+    include_defaults = "--include-defaults" in argv
+    argv = _merge_data_root([a for a in argv if a != "--include-defaults"])
+    from lm_eval._cli import HarnessCLI
+    from lm_eval.config.evaluate_config import EvaluatorConfig
+    from lm_eval.tasks import TaskManager
+    from lm_eval.utils import setup_logging
+
+    from .constrained import register_models
+
+    setup_logging()
+    register_models()  # --model hf-constrained / vllm-constrained / local-(chat-)completions-constrained
     sys.argv = ["lm-eval", "run"] + argv
+    cfg = EvaluatorConfig.from_cli(HarnessCLI().parse_args())
+    cfg.metadata = _with_model_budget(cfg.model, cfg.model_args or {}, cfg.metadata or {})
     try:
-        cli_evaluate()
+        task_manager = TaskManager(include_path=[p for p in (cfg.include_path, TASK_DIR) if p],
+                                   include_defaults=include_defaults, metadata=cfg.metadata)
+        cfg.tasks = _resolve_tasks(task_manager, cfg.tasks)
+        _evaluate(cfg, task_manager)
     except DataError as exc:  # one clear line instead of lm-eval's traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _with_model_budget(model: str, model_args: dict, metadata: dict) -> dict:
+    """``metadata`` plus the context budget read from an ``hf`` / ``vllm`` model (``prompt_budget.model_budget``);
+    what the user gave in ``--metadata`` wins (a given ``max_context_tokens`` keeps its source ``metadata``)."""
+    from .prompt_budget import model_budget
+
+    if "max_context_tokens" in metadata and "context_tokenizer" in metadata:
+        return metadata
+    budget = model_budget(model, model_args)
+    if "max_context_tokens" in metadata:
+        budget = {k: v for k, v in budget.items() if k == "context_tokenizer"}
+    return {**budget, **metadata}
+
+
+def _resolve_tasks(task_manager, tasks) -> list:
+    """Task names (globs allowed) and YAML files of ``--tasks``, as lm-eval's CLI resolves them."""
+    import glob
+
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    names = tasks.split(",") if isinstance(tasks, str) else [t for task in tasks or [] for t in task.split(",")]
+    resolved, missing = [], []
+    for name in dict.fromkeys(names):
+        if name.endswith(".yaml"):
+            found = [load_yaml(f, resolve_func=True) for f in glob.glob(str(Path(name).absolute()))]
+        else:
+            found = task_manager.match_tasks([name])
+        missing += [] if found else [name]
+        resolved += [t for t in found if t not in resolved]
+    if missing or not resolved:
+        raise SystemExit(f"lm-eval-enterprise run: tasks not found: {', '.join(missing) or '(none given)'}")
+    return resolved
+
+
+def _evaluate(cfg, task_manager) -> None:
+    """What ``lm_eval run`` does after building its task manager: evaluate, save, log, print the tables."""
+    import os
+
+    from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker, TrackioLogger, WandbLogger
+    from lm_eval.utils import handle_non_serializable, make_table
+
+    loggers = ([WandbLogger(cfg.wandb_args, cfg.wandb_config_args)] if cfg.wandb_args else []) + (
+        [TrackioLogger(cfg.trackio_args)] if cfg.trackio_args else [])
+    if cfg.output_path:
+        cfg.hf_hub_log_args["output_path"] = cfg.output_path
+    if os.environ.get("HF_TOKEN"):
+        cfg.hf_hub_log_args["token"] = os.environ["HF_TOKEN"]
+    tracker = EvaluationTracker(**cfg.hf_hub_log_args)
+    seeds = cfg.seed or [None] * 4
+    results = simple_evaluate(
+        model=cfg.model, model_args=cfg.model_args, tasks=cfg.tasks, num_fewshot=cfg.num_fewshot,
+        batch_size=cfg.batch_size, max_batch_size=cfg.max_batch_size, device=cfg.device, use_cache=cfg.use_cache,
+        cache_requests=cfg.cache_requests.get("cache_requests", False),
+        rewrite_requests_cache=cfg.cache_requests.get("rewrite_requests_cache", False),
+        delete_requests_cache=cfg.cache_requests.get("delete_requests_cache", False),
+        limit=cfg.limit, samples=cfg.samples, check_integrity=cfg.check_integrity, write_out=cfg.write_out,
+        log_samples=cfg.log_samples, evaluation_tracker=tracker, system_instruction=cfg.system_instruction,
+        apply_chat_template=cfg.apply_chat_template, fewshot_as_multiturn=cfg.fewshot_as_multiturn,
+        gen_kwargs=cfg.gen_kwargs, task_manager=task_manager, verbosity=cfg.verbosity,
+        predict_only=cfg.predict_only, random_seed=seeds[0], numpy_random_seed=seeds[1],
+        torch_random_seed=seeds[2], fewshot_random_seed=seeds[3],
+        confirm_run_unsafe_code=cfg.confirm_run_unsafe_code, metadata=cfg.metadata)
+    if results is None:  # a non-zero rank
+        return
+    samples = results.pop("samples") if cfg.log_samples else None
+    if cfg.show_config:
+        print(json.dumps(results, indent=2, default=handle_non_serializable, ensure_ascii=False))
+    for logger in loggers:
+        logger.post_init(results)
+        logger.log_eval_result()
+        if samples is not None:
+            logger.log_eval_samples(samples)
+    tracker.save_results_aggregated(results=results, samples=samples)
+    if samples is not None:
+        for task_name in results["configs"]:
+            tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
+    if tracker.push_results_to_hub or tracker.push_samples_to_hub:
+        tracker.recreate_metadata_card()
+    batch_sizes = ",".join(map(str, results["config"]["batch_sizes"]))
+    cfg.model_args.pop("trust_remote_code", None)
+    print(f"{cfg.model} ({cfg.model_args}), gen_kwargs: ({cfg.gen_kwargs}), limit: {cfg.limit}, num_fewshot: "
+          f"{cfg.num_fewshot}, batch_size: {cfg.batch_size}{f' ({batch_sizes})' if batch_sizes else ''}")
+    print(make_table(results))
+    if "groups" in results:
+        print(make_table(results, "groups"))
+    for logger in loggers:
+        (logger.run.finish if isinstance(logger, WandbLogger) else logger.finish)()
 
 
 def _merge_data_root(argv: list[str]) -> list[str]:
@@ -70,25 +162,6 @@ def _merge_data_root(argv: list[str]) -> list[str]:
         argv = argv[:j] + argv[j + 2:]
     meta["data_root"] = root
     return argv + ["--metadata", json.dumps(meta)]
-
-
-def _only_our_tasks() -> None:
-    """Make lm-eval's TaskManager skip its built-in task index (4–17 s) unless asked otherwise."""
-    import functools
-
-    from lm_eval import tasks as lm_tasks
-
-    cls = lm_tasks.TaskManager
-    if getattr(cls.__init__, "_lmee_patched", False):
-        return
-    original = cls.__init__
-
-    @functools.wraps(original)
-    def __init__(self, *args, include_defaults: bool = False, **kwargs):
-        original(self, *args, include_defaults=include_defaults, **kwargs)
-
-    __init__._lmee_patched = True
-    cls.__init__ = __init__
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -252,9 +252,9 @@ class Source:
     def task_metadata(self, splits: dict[str, list[dict]]) -> dict[str, Any]:
         """Facts computed from the loaded data that results must record (e.g. finer139's top-10 tag list).
 
-        ``splits`` is :func:`load_records`' output. :func:`load_task_dataset` merges the returned dict into the
-        ``metadata`` of the lm-eval task that loads the data, so it lands in ``results["configs"][task]
-        ["metadata"]`` and runs on different data are told apart. Default: nothing.
+        ``splits`` is :func:`load_records`' output. The task class merges the returned dict (via
+        :func:`loaded_task_metadata`) into the ``metadata`` of the lm-eval task that loads the data, so it lands in
+        ``results["configs"][task]["metadata"]`` and runs on different data are told apart. Default: nothing.
         """
         return {}
 
@@ -502,35 +502,24 @@ def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
 
 
 def _from_records(records: list[dict]):
-    """``datasets.Dataset.from_list`` with a content fingerprint computed from the records' JSON (sha256) instead of
-    ``datasets``' dill hash of the whole Arrow table, which costs ~5x the conversion itself. The fingerprint only
-    names the in-memory dataset (cache keys of ``.map``); it still changes whenever the content changes."""
+    """``datasets.Dataset.from_list(records)`` with a content fingerprint (sha256 of the records' JSON) passed to
+    ``datasets.Dataset(table, fingerprint=...)`` instead of ``datasets``' dill hash of the whole Arrow table, which
+    costs ~5x the conversion itself. The fingerprint only names the in-memory dataset (cache keys of ``.map``); it
+    still changes whenever the content changes. Columns and types: those of the first record's keys, inferred by
+    Arrow, as ``from_list`` does (``tests/test_data_layer.py`` checks both give the same dataset)."""
     import datasets
-    import datasets.arrow_dataset as arrow_dataset
+    import pyarrow as pa
 
     digest = hashlib.sha256(json.dumps(records, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    original = arrow_dataset.generate_fingerprint
-    arrow_dataset.generate_fingerprint = lambda _dataset: digest
-    try:
-        return datasets.Dataset.from_list(records)
-    finally:
-        arrow_dataset.generate_fingerprint = original
+    return datasets.Dataset(pa.Table.from_pylist(records), fingerprint=digest)
 
 
 _TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → report + Source facts of the cached data
 _DEDUP_FACTS: dict[tuple, dict] = {}    # same key → facts of the last [LEAK] few-shot de-duplication (leakage.py)
 
 
-def _record_task_metadata(facts: dict | None) -> None:
-    """Merge ``facts`` into the metadata of the lm-eval task whose ``download()`` called the loader (lm-eval
-    0.4.13 passes ``custom_dataset`` no task: it is found among the calling frames); no-op outside lm-eval."""
-    if not facts:
-        return
-    from .prompt_budget import find_calling_task
-
-    task = find_calling_task()
-    if task is not None and isinstance(getattr(task.config, "metadata", None), dict):
-        task.config.metadata.update(facts)
+def _dataset_key(dataset_id: str | None, subtask_id: str | None, data_root: str | None) -> tuple:
+    return dataset_id, subtask_id or None, str(data_root) if data_root else None
 
 
 def load_task_dataset(dataset_id: str | None = None, subtask_id: str | None = None, data_root: str | None = None,
@@ -540,14 +529,20 @@ def load_task_dataset(dataset_id: str | None = None, subtask_id: str | None = No
     lm-eval calls it as ``loader(**metadata, **dataset_kwargs)`` (so these keys must differ from the metadata
     keys ``dataset``/``subtask``); ``data_root`` may come from ``--metadata``.
     Returns a ``datasets.DatasetDict`` with the dataset's splits and ``fewshot``. Cached per process, so the
-    five-plus template variants of a dataset share one conversion.
+    five-plus template variants of a dataset share one conversion. The facts :meth:`Source.task_metadata`
+    computed from the data are kept for :func:`loaded_task_metadata`.
     """
     if not dataset_id:
         raise DataError("?", None, "task YAML has no dataset_kwargs.dataset_id")
-    key = (dataset_id, subtask_id or None, str(data_root) if data_root else None)
-    dd = _dataset_dict(*key)
-    _record_task_metadata(_TASK_METADATA.get(key))  # Source.task_metadata → the task's results metadata
-    return dd
+    return _dataset_dict(*_dataset_key(dataset_id, subtask_id, data_root))
+
+
+def loaded_task_metadata(dataset_id: str | None = None, subtask_id: str | None = None,
+                         data_root: str | None = None, **_metadata: Any) -> dict:
+    """The :meth:`Source.task_metadata` facts of the data :func:`load_task_dataset` loaded for the same arguments
+    (``{}`` if none). The task class (:class:`lm_eval_enterprise.task.EnterpriseTask`) merges them into the task's
+    metadata right after loading, so they reach ``results["configs"][task]["metadata"]``."""
+    return dict(_TASK_METADATA.get(_dataset_key(dataset_id, subtask_id, data_root)) or {})
 
 
 def iter_sources(domain: str | None = None) -> Iterable[Source]:

@@ -66,15 +66,16 @@ def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str
 
     from . import FIXTURES_DIR, TASK_DIR
     from .models import smollm2_dir
-    from .speedups import install
-
-    install()
+    from .prompt_budget import model_budget
 
     t0 = time.time()
     model = Path(model_dir) if model_dir else smollm2_dir()
     print(f"model: {model} (ready in {time.time() - t0:.1f}s)")
     tasks = _available(SLICE)
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": FIXTURES_DIR})
+    model_args = {"pretrained": str(model), "dtype": "float32"}
+    # the model's own context window and tokenizer as the prompt budget, as `lm-eval-enterprise run` does
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False,
+                     metadata={**model_budget("hf", model_args), "data_root": FIXTURES_DIR})
     from lm_eval.tasks import get_task_dict
 
     from .testing import leaf_tasks
@@ -86,7 +87,7 @@ def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str
                for name, task in leaves.items()}
     tracker = EvaluationTracker(output_path=out_dir)
     res = lm_eval.simple_evaluate(
-        model="hf", model_args=f"pretrained={model},dtype=float32", device="cpu", batch_size=4,
+        model="hf", model_args=model_args, device="cpu", batch_size=4,
         tasks=tasks, task_manager=tm, samples=samples, log_samples=True, evaluation_tracker=tracker,
         bootstrap_iters=0)
     samples_out = res.pop("samples")

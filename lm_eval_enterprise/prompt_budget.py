@@ -1,100 +1,84 @@
-"""Few-shot prompts that fit a context budget ([BAL] last paragraph, [TRUNC] of DATASETS.md), for any backend.
+"""Few-shot prompts that fit the model's context ([BAL] last paragraph, [TRUNC]), for any backend.
 
-HELM builds the k-shot prompt, and when it exceeds the context window it drops shots from the end until it fits,
-then truncates the prompt from the right. lm-eval 0.4.13 has nothing like it (the ``hf`` backend silently cuts
-the prompt from the LEFT, losing the instructions; API/vLLM backends fail or cut as they like), so the budget is
-enforced where the prompt is built, independent of the model backend:
+HELM builds the k-shot prompt and, when it exceeds the model's context window, drops shots from the end until it
+fits, then truncates. lm-eval 0.4.13 has nothing like it (``hf`` silently cuts the prompt from the LEFT, losing the
+instruction; vLLM/API backends fail or cut as they like), so every task of this package enforces a budget where the
+prompt is built: :class:`lm_eval_enterprise.task.EnterpriseTask` (the ``class:`` of every generated task YAML) asks
+:class:`PromptBudget` for each document's prompt.
 
-.. code-block:: yaml
+**The budget** (``results["configs"][task]["metadata"]["prompt_budget"]`` says which one applied and why):
 
-    fewshot_split: fewshot                      # the [BAL]-ordered pool of the data layer
-    fewshot_config:
-      sampler: !function lm_eval_enterprise.prompt_budget.BudgetFewshotSampler
-    metric_list:                                # per-doc reports (mean over docs)
-      - {metric: shots_used, aggregation: mean, higher_is_better: true}
-      - {metric: prompt_cut, aggregation: mean, higher_is_better: false}
+1. ``max_context_tokens`` in the task metadata — set by ``lm-eval-enterprise run`` from the model itself for ``hf``
+   (the model config / tokenizer, exactly as lm-eval's HF backend resolves ``max_length``) and ``vllm``
+   (``max_model_len``), see :func:`model_budget` (source ``model``); or given by the user with ``--metadata
+   max_context_tokens=N`` (source ``metadata``; the way for API backends and plain ``lm_eval``);
+2. else ``max_length`` / ``max_model_len`` of the model arguments, which lm-eval's CLI merges into the task metadata
+   (source ``model_args``);
+3. else :data:`DEFAULT_MAX_CONTEXT_TOKENS` = 4,096 with ONE warning per process (source ``default``).
 
-Behaviour per evaluation document (``n`` = ``num_fewshot``):
+``max_context_tokens: 0`` (or null) switches the budget off. Tokens are counted exactly with ``context_tokenizer``
+(a Hugging Face tokenizer name or folder; our CLI sets the model's own), otherwise estimated as
+``ceil(chars / context_chars_per_token)`` (default 3.0: conservative; SmolLM2 measures 3.4 characters per token on
+number-heavy KPI-EDGAR and 4.4 on loan agreements).
 
-1. Take the first ``n`` items of the few-shot split (exactly lm-eval's ``first_n``; the eval document is removed
-   from the pool only when the few-shot split is the test split, as ``first_n`` does).
-2. Plan the number of shots ONCE PER DOCUMENT FOR ALL TEMPLATE VARIANTS of the dataset, so that variants never
-   differ in data or shots (the Sharpe score's σ across templates must measure wording only). For every
-   template ``t`` of the task's template table (:func:`sibling_templates`: the ``templates.py`` of the dataset
-   named by the task's ``metadata.domain`` / ``metadata.dataset`` and ``dataset_kwargs.dataset_id``; the task's
-   own template is always included) the prompt size is estimated by parts: description (+ system instruction)
-   + every shot (``doc_to_text`` + target delimiter + ``doc_to_target`` + few-shot delimiter) + the eval
-   ``doc_to_text`` + ``max_gen_toks`` of the task's ``generation_kwargs`` (lm-eval's default 256 when unset) +
-   a per-message overhead under a chat template. For each ``t`` the largest prefix of shots (drop TRAILING
-   shots) that fits ``max_context_tokens`` is computed; the plan is the MINIMUM over the templates, i.e. the
-   per-dataset allowance for instructions/labels is that of the most demanding template, exactly, per
-   document. The plan depends only on the document, the shot pool, the dataset's template table and the run
-   settings, never on which variant is being built. A task without a template table (any non-enterprise task)
-   is planned from its own template alone.
-3. Last resort, per template: the assembled prompt is counted again as one string (e.g. a tokenizer merges
-   differently than by parts, or the chat markup is longer than ``chat_overhead_tokens``); a further shot is
-   dropped while it still does not fit. Such drops are counted per document (``prompt_cut`` = 1) and in the
-   metadata summary (``prompts_over_plan``) and logged as a warning: never silent.
-4. If no shot is left and it still does not fit, the eval document's text field (``context_truncate_field``,
-   default ``text``) is truncated word-wise keeping its BEGINNING ([TRUNC]) until the prompt fits under EVERY
-   template of the table (so the truncated text is also the same for every variant) and the assembled prompt
-   fits. The logged ``doc`` and its ``doc_hash`` are unchanged (the truncated copy is only used for the prompt).
+**The rule, per evaluation document** (``n`` = ``num_fewshot``):
 
-When everything fits, the prompt is byte-identical to ``first_n``'s.
+1. The shots are lm-eval's ``first_n`` (the first ``n`` items of the [BAL]-ordered few-shot split; the eval
+   document is removed from the pool only when shots come from the test split, as ``first_n`` does).
+2. ONE shot plan per document for ALL templates of the dataset (templates differ in wording only, never in data or
+   shots): for every template of the task's table (:func:`sibling_templates`) the prompt is sized by parts —
+   instruction (+ system instruction) + each shot (question + target delimiter + target + few-shot delimiter) + the
+   eval question + the reserved answer tokens (``max_gen_toks``; for log-likelihood tasks the longest answer choice)
+   + per-message chat markup (``chat_overhead_tokens``) under a chat template. The plan keeps the largest prefix of
+   shots (trailing shots dropped) that fits under every template. No template can dictate it through verbosity:
+   the generator (:func:`lm_eval_enterprise.templating.check_repeated_wording`) rejects templates that repeat
+   label lists or long wording in every shot, so templates differ by a bounded number of tokens per prompt.
+   The plan depends only on the document, the shot pool, the table and the run settings, and is computed once for
+   all variants. ``plan_bound_by`` counts, per template, the documents whose shots it limited.
+3. If even zero shots do not fit under every template, the eval document's long field (``context_truncate_field``,
+   generated per dataset: the document/text/passage/context field) is cut keeping its beginning ([TRUNC]; with
+   ``context_truncate_fn``, a dataset-specific cut such as ConvFinQA's, which keeps the dialogue and cuts the
+   table) until it fits under every template — the same text for every variant.
+4. Last resort, per variant: the assembled prompt is counted as one string (a tokenizer merges differently than
+   by parts, or chat markup is longer than estimated); further shots are dropped, then the text cut further,
+   while it does not fit. Counted in ``prompts_over_plan``, logged: never silent.
 
-Settings (task ``metadata``; ``--metadata '{...}'`` overrides them for a run):
+The logged ``doc`` (and ``doc_hash``) is never changed. When everything fits the prompt is byte-identical to
+lm-eval's ``first_n`` prompt (the task renders it with lm-eval's own ``fewshot_context``).
 
-* ``max_context_tokens`` (default :data:`DEFAULT_MAX_CONTEXT_TOKENS` = 2048, the paper's setting; ``0``/``null``
-  disables the budget);
-* ``context_tokenizer``: a Hugging Face tokenizer name or folder for exact counts (``transformers``
-  ``AutoTokenizer``; loaded once, offline from the HF cache when ``HF_HUB_OFFLINE=1``). Without it, tokens are
-  estimated as ``ceil(chars / context_chars_per_token)``;
-* ``context_chars_per_token`` (default :data:`DEFAULT_CHARS_PER_TOKEN` = 3.0): deliberately conservative. Measured
-  with the SmolLM2 tokenizer (digits are single tokens) on the real samples: 3.4 characters per token on
-  KPI-EDGAR (number-heavy), 4.4 on the SEC loan agreements; other tokenizers (Llama-3, GPT-4o) pack more.
-  Over-estimating drops a shot that would have fit; under-estimating lets the backend cut the prompt;
-* ``chat_overhead_tokens`` (default 8): added per chat message when the prompt is rendered with a chat template;
-* ``context_truncate_field`` (default ``text``): the document field truncated in step 4.
-
-Reporting: the per-doc metrics ``shots_used`` (shots in the prompt) and ``prompt_cut`` (1 when shots were dropped
-or the text truncated) — results report their means per task — and a summary in the task's metadata
-(``results["configs"][task]["metadata"]["prompt_budget"]``: settings, number of prompts, prompts cut, prompts
-truncated, prompts over plan (step 3), the template ids the plan was made over, min/mean shots used).
-
-How it hooks into lm-eval 0.4.13 (``api/task.py``, ``api/samplers.py``): ``ConfigurableTask.__init__`` builds
-the sampler as ``sampler_cls(fewshot_docs, rnd=None)`` and ``fewshot_context`` calls
-``sampler.sample(n=num_fewshot, eval_doc=None)`` (``eval_doc`` is only passed when the few-shot split is the test
-split), so a sampler sees neither its task nor the document being prompted. The sampler therefore finds the task
-that constructs it (the nearest calling frame whose ``self`` is an lm-eval ``Task``) and wraps that task
-instance's ``fewshot_context`` (to see the document, plan the shots and truncate) and ``process_results`` (to add
-the per-doc metrics). Without such a task (e.g. a future lm-eval that builds samplers elsewhere) it logs a
-warning and behaves exactly like ``first_n``. Requests loaded with ``--cache_requests`` were not built in this
-run: no per-doc report is available then, and the metrics are omitted rather than invented.
+Reports: per document ``shots_used`` and ``prompt_cut`` (1 when shots were dropped or the text cut; lm-eval
+reports their means per task) and the ``prompt_budget`` summary in the task metadata (budget, source, token
+counter, reserved tokens, prompts, prompts cut/truncated/over plan, templates planned over, ``plan_bound_by``,
+min/mean shots). Requests loaded with ``--cache_requests`` were not built in this run: their per-document reports
+are omitted rather than invented.
 """
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import math
-import sys
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
-from lm_eval.api.samplers import FirstNSampler
+from .text import truncate_words
 
 log = logging.getLogger("lm_eval_enterprise.prompt_budget")
 
-DEFAULT_MAX_CONTEXT_TOKENS = 2048
+DEFAULT_MAX_CONTEXT_TOKENS = 4096
 DEFAULT_CHARS_PER_TOKEN = 3.0
 DEFAULT_MAX_GEN_TOKS = 256       # lm-eval's default when generation_kwargs has no max_gen_toks
 DEFAULT_CHAT_OVERHEAD = 8        # tokens per chat message (role markers, separators)
 DEFAULT_TRUNCATE_FIELD = "text"
-REPORT_METRICS = ("shots_used", "prompt_cut")
-# for templating.DatasetTasks(fewshot_sampler=BUDGET_SAMPLER, extra_metrics=BUDGET_METRICS)
-BUDGET_SAMPLER = "lm_eval_enterprise.prompt_budget.BudgetFewshotSampler"
+# the per-document reports, as metric_list entries: name → (aggregation, higher_is_better)
 BUDGET_METRICS: dict[str, tuple[str, bool]] = {"shots_used": ("mean", True), "prompt_cut": ("mean", False)}
+HF_BACKENDS = ("hf", "hf-auto", "huggingface")
+VLLM_BACKENDS = ("vllm",)
+
+_default_warned = False
 
 
 # ------------------------------------------------------------------------------------------------ token counting
@@ -117,7 +101,7 @@ class TokenCounter:
 
     @property
     def special_tokens(self) -> int:
-        """Tokens a backend adds around a prompt (e.g. BOS): counted once per prompt."""
+        """Tokens a backend may add around a prompt (e.g. BOS): counted once per prompt."""
         if self._tok is None:
             return 1
         return len(self._tok("", add_special_tokens=True)["input_ids"])
@@ -149,20 +133,20 @@ def fit_prefix(fixed_tokens: int, shot_tokens: Sequence[int], budget: int | None
     return k
 
 
-def truncate_words_to_fit(text: str, fits: Callable[[str], bool]) -> str:
-    """Longest word-prefix of ``text`` (words re-joined by single spaces) for which ``fits`` holds ([TRUNC]:
-    keep the beginning, never the end). ``text`` itself is returned if it fits; ``""`` if nothing does."""
+def truncate_to_fit(text: str, fits: Callable[[str], bool],
+                    cut: Callable[[str, int], str] = truncate_words) -> str:
+    """Longest ``cut(text, n)`` (``n`` words kept, [TRUNC]: the beginning, never the end) for which ``fits``
+    holds; ``text`` itself if it fits, ``cut(text, 0)`` if nothing does. ``fits`` must be monotone in ``n``."""
     if fits(text):
         return text
-    words = text.split()
-    lo, hi = 0, len(words)  # invariant: words[:lo] fits (or lo == 0), words[:hi] does not
+    lo, hi = 0, len(text.split())  # invariant: cut(text, lo) fits (or lo == 0), cut(text, hi) does not
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if fits(" ".join(words[:mid])):
+        if fits(cut(text, mid)):
             lo = mid
         else:
             hi = mid
-    return " ".join(words[:lo])
+    return cut(text, lo)
 
 
 def doc_key(doc: dict) -> str:
@@ -171,24 +155,124 @@ def doc_key(doc: dict) -> str:
     return hashlib.sha1(blob.encode("utf-8")).hexdigest()
 
 
+def _import_dotted(path: str) -> Callable:
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+# ------------------------------------------------------------------------------------------------ settings
 @dataclass
 class BudgetSettings:
+    """The budget of a task and where it came from (see the module docstring)."""
+
     max_context_tokens: int | None
+    source: str                  # model | metadata | model_args | default | off
+    detail: str | None
     counter: TokenCounter
     chat_overhead: int
     truncate_field: str
+    truncate_fn: str | None
 
     @classmethod
     def from_metadata(cls, metadata: dict | None) -> "BudgetSettings":
         meta = metadata or {}
-        raw = meta.get("max_context_tokens", DEFAULT_MAX_CONTEXT_TOKENS)
-        budget = int(raw) if raw not in (None, "", "none", "None") else None
-        if budget is not None and budget <= 0:
-            budget = None
+        budget, source = _budget_from_metadata(meta)
         counter = TokenCounter(meta.get("context_tokenizer") or None,
                                float(meta.get("context_chars_per_token", DEFAULT_CHARS_PER_TOKEN)))
-        return cls(budget, counter, int(meta.get("chat_overhead_tokens", DEFAULT_CHAT_OVERHEAD)),
-                   str(meta.get("context_truncate_field", DEFAULT_TRUNCATE_FIELD)))
+        if source == "default":
+            _warn_default_once(counter)
+        return cls(budget, source, meta.get("context_budget_detail"), counter,
+                   int(meta.get("chat_overhead_tokens", DEFAULT_CHAT_OVERHEAD)),
+                   str(meta.get("context_truncate_field", DEFAULT_TRUNCATE_FIELD)),
+                   meta.get("context_truncate_fn") or None)
+
+    def key(self) -> tuple:
+        return (self.max_context_tokens, self.counter.describe(), self.chat_overhead, self.truncate_field,
+                self.truncate_fn)
+
+    def summary(self) -> dict[str, Any]:
+        out = {"max_context_tokens": self.max_context_tokens, "source": self.source,
+               "token_counter": self.counter.describe()}
+        if self.detail:
+            out["detail"] = self.detail
+        return out
+
+
+def _budget_from_metadata(meta: dict) -> tuple[int | None, str]:
+    if "max_context_tokens" in meta:
+        raw = meta["max_context_tokens"]
+        budget = int(raw) if raw not in (None, "", "none", "None") else None
+        if budget is None or budget <= 0:
+            return None, "off"
+        return budget, str(meta.get("context_budget_source") or "metadata")
+    for key in ("max_model_len", "max_length"):  # --model_args merged into the metadata by lm-eval's CLI
+        if meta.get(key):
+            return int(meta[key]), "model_args"
+    return DEFAULT_MAX_CONTEXT_TOKENS, "default"
+
+
+def _warn_default_once(counter: TokenCounter) -> None:
+    global _default_warned
+    if _default_warned:
+        return
+    _default_warned = True
+    log.warning("The model's context window is unknown to the tasks: prompts are fitted to the default %d tokens "
+                "(%s). Give the model's window with --metadata max_context_tokens=N context_tokenizer=<HF tokenizer> "
+                "(`lm-eval-enterprise run` reads both from hf and vllm models).", DEFAULT_MAX_CONTEXT_TOKENS,
+                "counted " + counter.describe().replace("chars/", "as characters / "))
+
+
+def model_budget(model: str, model_args: dict[str, Any]) -> dict[str, Any]:
+    """Task metadata stating the context budget of an ``hf`` or ``vllm`` model (``{}`` when it cannot be known).
+
+    ``hf``: ``max_length`` of the model arguments, else lm-eval's own ``resolve_max_length(config, tokenizer)``
+    (``n_positions`` / ``max_position_embeddings`` / ``n_ctx`` of the model config, then the tokenizer's
+    ``model_max_length``, then lm-eval's default) — the length the HF backend truncates to. ``vllm``:
+    ``max_model_len`` (or ``max_length``), else the same resolution from the config (vLLM derives its
+    ``max_model_len`` from the same config fields). The tokenizer (``tokenizer`` argument or ``pretrained``) gives
+    exact counts. Returns ``max_context_tokens``, ``context_tokenizer``, ``context_budget_source: model`` and
+    ``context_budget_detail``; a config or tokenizer that cannot be read is logged and left out.
+    """
+    if model not in HF_BACKENDS + VLLM_BACKENDS:
+        return {}
+    pretrained = model_args.get("pretrained")
+    if not isinstance(pretrained, str) or not pretrained:
+        return {}
+    tokenizer_name = model_args.get("tokenizer") if isinstance(model_args.get("tokenizer"), str) else pretrained
+    kwargs = {k: model_args[k] for k in ("revision", "trust_remote_code") if k in model_args}
+    out: dict[str, Any] = {}
+    tok = None
+    try:
+        tok = _load_tokenizer(tokenizer_name) if not kwargs else _hf_tokenizer(tokenizer_name, kwargs)
+        out["context_tokenizer"] = tokenizer_name
+    except Exception as exc:  # noqa: BLE001 — counts fall back to the character estimate; say so
+        log.warning("Cannot load the tokenizer %s for exact prompt counts (%s); estimating tokens from characters",
+                    tokenizer_name, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    explicit_keys = ("max_length",) if model in HF_BACKENDS else ("max_model_len", "max_length")
+    explicit = next((k for k in explicit_keys if model_args.get(k)), None)
+    if explicit:
+        out.update(max_context_tokens=int(model_args[explicit]), context_budget_source="model",
+                   context_budget_detail=f"{model} model argument {explicit}")
+        return out
+    try:
+        from lm_eval.models.utils import DEFAULT_MAX_LENGTH, resolve_max_length
+        from transformers import AutoConfig
+
+        config = AutoConfig.from_pretrained(pretrained, **kwargs)
+    except Exception as exc:  # noqa: BLE001 — the task falls back to its default budget, with its warning
+        log.warning("Cannot read the model config of %s (%s); the context budget is not known from the model",
+                    pretrained, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        return out
+    out.update(max_context_tokens=resolve_max_length(config, tok, default=DEFAULT_MAX_LENGTH),
+               context_budget_source="model",
+               context_budget_detail=f"{model}: lm_eval resolve_max_length(config of {pretrained})")
+    return out
+
+
+def _hf_tokenizer(name: str, kwargs: dict):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(name, **kwargs)
 
 
 # ------------------------------------------------------------------------------------------------ template table
@@ -200,19 +284,18 @@ class TemplateText:
     doc_to_text: str
 
 
-def sibling_templates(task) -> list[TemplateText]:
-    """Every template variant of ``task``'s dataset table (the task's own template first, then the others of
-    its ``templates.py`` in table order), as rendered into the generated YAMLs (subtask variables filled in).
+def sibling_templates(config) -> list[TemplateText]:
+    """Every template variant of the dataset table of a task ``config`` (the task's own template first, then the
+    others of its ``templates.py`` in table order), as rendered into the generated YAMLs (subtask variables filled).
 
-    Found from the generated config: ``metadata.domain``, ``metadata.dataset`` (the table id),
-    ``metadata.subtask`` and ``dataset_kwargs.dataset_id``. Returns only the task's own template when the task
-    has no such table (e.g. a hand-written YAML) or the table cannot be imported (logged)."""
-    cfg = task.config
-    meta = cfg.metadata if isinstance(cfg.metadata, dict) else {}
-    own = TemplateText(str(meta.get("template_id", "own")), cfg.description or "", cfg.doc_to_text)
+    Found from the generated config: ``metadata.domain``, ``metadata.dataset`` (the table id), ``metadata.subtask``
+    and ``dataset_kwargs.dataset_id``. Returns only the task's own template when it has no such table (e.g. a
+    hand-written YAML) or the table cannot be imported (logged)."""
+    meta = config.metadata if isinstance(config.metadata, dict) else {}
+    own = TemplateText(str(meta.get("template_id", "own")), config.description or "", config.doc_to_text)
     if not isinstance(own.doc_to_text, str):
         return [own]
-    dataset_id = (cfg.dataset_kwargs or {}).get("dataset_id")
+    dataset_id = (config.dataset_kwargs or {}).get("dataset_id")
     domain, table = meta.get("domain"), meta.get("dataset")
     if not (dataset_id and domain and table):
         return [own]
@@ -222,7 +305,7 @@ def sibling_templates(task) -> list[TemplateText]:
         spec = next(s for s in load_specs(None, domain, dataset_id) if s.table_id == table)
     except Exception as exc:  # noqa: BLE001 — plan from the own template, but say so
         log.warning("[%s] template table %s/%s not found (%s); shots planned from this template only",
-                    cfg.task, domain, table, exc)
+                    config.task, domain, table, exc)
         return [own]
     variables = dict(spec.subtasks.get(meta.get("subtask"), {})) if meta.get("subtask") else {}
     out = [own]
@@ -235,242 +318,261 @@ def sibling_templates(task) -> list[TemplateText]:
 
 
 def _render(template: str, doc: dict) -> str:
-    from lm_eval.utils import apply_template
+    from .speedups import render
 
     if not template:
         return ""
     if template in doc:  # a bare field name, as lm-eval's doc_to_text / resolve_field treat it
         return str(doc[template])
-    return apply_template(template, doc)
+    return render(template, doc)
 
 
-# ------------------------------------------------------------------------------------------------ lm-eval glue
-def find_calling_task(max_depth: int = 8):
-    """The lm-eval ``Task`` instance among the callers' ``self`` (nearest first), or ``None``."""
-    from lm_eval.api.task import Task
-
-    frame = sys._getframe(1)
-    for _ in range(max_depth):
-        frame = frame.f_back
-        if frame is None:
-            return None
-        candidate = frame.f_locals.get("self")
-        if isinstance(candidate, Task):
-            return candidate
-    return None
-
-
+# ------------------------------------------------------------------------------------------------ the budget
 @dataclass
-class _Record:
+class Outcome:
+    """What the budget did to one document's prompt."""
     shots_used: int
     shots_requested: int
     truncated: bool
-    over_plan: int = 0  # shots dropped by the last-resort check of the assembled prompt (step 3)
+    over_plan: int = 0           # shots dropped / text cut by the last-resort check of the assembled prompt (step 4)
+    bound_by: str | None = None  # the template whose fit limited the planned shots
 
     @property
     def cut(self) -> bool:
         return self.truncated or self.shots_used < self.shots_requested
 
 
-class BudgetFewshotSampler(FirstNSampler):
-    """``first_n`` few-shot sampler that keeps the prompt within a token budget (see the module docstring)."""
+@dataclass(frozen=True)
+class _Plan:
+    shots: int
+    short_text: str | None   # the eval document's cut field (step 3), None when uncut
+    bound_by: str | None     # the template whose fit limited the shots (None: all n shots fit)
+    totals: dict             # template id → prompt tokens counted by parts with these shots and text
 
-    def __init__(self, df=None, *, rnd=None, fewshot_indices=None, **kwargs):
-        super().__init__(df, rnd=rnd, fewshot_indices=fewshot_indices, **kwargs)
-        self._plan_k: int | None = None
-        self._records: dict[str, _Record] = {}
-        self._stats = {"prompts": 0, "cut": 0, "truncated": 0, "over_plan": 0, "shots": 0, "min": float("inf")}
-        self._templates: list[TemplateText] | None = None
+
+def _join_slack(shots: int) -> int:
+    """Tokens a tokenizer may add by merging differently across the joins of the ``shots + 2`` parts counted
+    separately (2 per join; the character estimate never adds any: a sum of ceilings bounds the ceiling of the sum).
+    A plan this far under the budget is not counted again as one string."""
+    return 2 * (shots + 2)
+
+
+# one plan per document for all variants of a table: (table, settings, run flags, pool, document) → plan
+_PLANS: dict[tuple, _Plan] = {}
+
+
+class PromptBudget:
+    """The context budget of one lm-eval task (duck-typed ``ConfigurableTask``): plans, builds, checks, records.
+
+    ``build(doc, n, render)`` returns the prompt; ``render(doc, k)`` must build it with ``k`` shots (the task's own
+    ``fewshot_context``). ``outcome(doc)`` is the :class:`Outcome` recorded for a document built in this run.
+    """
+
+    def __init__(self, task):
+        self.task = task
+        self.settings = BudgetSettings.from_metadata(task.config.metadata)
+        self.templates = sibling_templates(task.config)
+        self._cut = _import_dotted(self.settings.truncate_fn) if self.settings.truncate_fn else truncate_words
+        meta = task.config.metadata if isinstance(task.config.metadata, dict) else {}
+        self._table = ((meta.get("domain"), meta.get("dataset"), meta.get("subtask"),
+                        tuple(sorted(t.id for t in self.templates))) if len(self.templates) > 1
+                       else (task.config.task,))
         self._shot_cache: dict[tuple, int] = {}
-        self.task = find_calling_task()
-        if self.task is None:
-            log.warning("BudgetFewshotSampler: not constructed by an lm-eval task; behaving like first_n "
-                        "(no context budget, no shots_used report)")
-            return
-        self._install(self.task)
+        self._instruction_cache: dict[str, int] = {}
+        self._pool_keys: dict[int, str] = {}
+        self._records: dict[str, Outcome] = {}
+        self._totals: Counter = Counter()
+        self._bound_by: Counter = Counter()
+        self._min_shots = math.inf
+        self._reserved_max = 0
 
-    # -- sampling (what lm-eval calls) ------------------------------------------------------------------------
-    def sample(self, n: int, eval_doc=None, df=None, **kwargs):
-        shots = super().sample(n, eval_doc=eval_doc, df=df, **kwargs)
-        if self._plan_k is not None:
-            return shots[: self._plan_k]
-        return shots
-
-    # -- task hooks -------------------------------------------------------------------------------------------
-    def _install(self, task) -> None:
-        import inspect
-
-        original_context = task.fewshot_context
-        original_results = task.process_results
-        signature = inspect.signature(original_context)
-
-        def fewshot_context(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
-            return self._build(original_context, task, dict(bound.arguments))
-
-        def process_results(doc, results):
-            out = original_results(doc, results)
-            rec = self._records.get(doc_key(doc))
-            if rec is not None and isinstance(out, dict):
-                out = {**out, "shots_used": float(rec.shots_used), "prompt_cut": float(rec.cut)}
-            return out
-
-        for name in REPORT_METRICS:  # reported by the wrapper below, never computed by lm-eval's metric loop
-            if getattr(task, "_metric_fn_list", {}).get(name, 0) is None:
-                del task._metric_fn_list[name]
-        fewshot_context.__wrapped__ = original_context
-        process_results.__wrapped__ = original_results
-        task.fewshot_context = fewshot_context
-        task.process_results = process_results
-
-    def _build(self, original, task, arguments: dict):
-        """Plan the shots for ``arguments["doc"]``, render with ``original`` (the task's own fewshot_context),
-        verify the assembled prompt, truncate if needed, and record the outcome."""
-        doc = arguments["doc"]
-        settings = BudgetSettings.from_metadata(task.config.metadata)
-        n = int(arguments.get("num_fewshot") or 0)
-
-        def render(d: dict, k_: int | None):
-            self._plan_k = k_
-            try:
-                return original(**{**arguments, "doc": d})
-            finally:
-                self._plan_k = None
-
-        if settings.max_context_tokens is None:
-            prompt = render(doc, None)
-            self._record(task, doc, _Record(n, n, False), settings)
+    # -- what the task calls ---------------------------------------------------------------------------------
+    def build(self, doc: dict, n: int, render: Callable[[dict, int], Any], *, system_instruction: str | None = None,
+              chat: bool = False):
+        budget = self.settings.max_context_tokens
+        if budget is None:
+            prompt = render(doc, n)
+            self._record(doc, Outcome(n, n, False))
             return prompt
+        per_msg = self.settings.chat_overhead if chat else 0
+        reserved = self._reserved_tokens(doc)
+        self._reserved_max = max(self._reserved_max, reserved)
+        plan = self._plan(doc, n, system_instruction, per_msg, reserved)
+        field = self.settings.truncate_field
+        eval_doc = doc if plan.short_text is None else {**doc, field: plan.short_text}
+        k = plan.shots
+        if chat or plan.totals[self.templates[0].id] + _join_slack(k) > budget:  # else it fits: no recount
+            prompt, k, recut = self._last_resort(doc, eval_doc, k, render, reserved)
+        else:
+            prompt, recut = render(eval_doc, k), None
+        cut_further = recut is not None and recut != eval_doc.get(field)
+        over = plan.shots - k + cut_further
+        if over:
+            log.warning("[%s] assembled prompt exceeds %d tokens: %d shot(s) dropped%s beyond the template-"
+                        "independent plan of %d shots", self.task.config.task, budget, plan.shots - k,
+                        " and the text cut further" if cut_further else "", plan.shots)
+        self._record(doc, Outcome(k, n, plan.short_text is not None or recut is not None, over, plan.bound_by))
+        return prompt
 
-        budget = settings.max_context_tokens
-        count = settings.counter
-        system = arguments.get("system_instruction")
-        chat = bool(arguments.get("apply_chat_template")) and arguments.get("chat_template") is not None
-        per_msg = settings.chat_overhead if chat else 0
-        max_gen = _max_gen_toks(task)
-        pool = self._pool(task, doc)[:n]
+    def _last_resort(self, doc: dict, eval_doc: dict, k: int, render: Callable[[dict, int], Any],
+                     reserved: int) -> tuple[Any, int, str | None]:
+        """Step 4: the assembled prompt counted as one string; drop shots, then cut the text, while it does not
+        fit. Returns (prompt, shots, the cut text or None)."""
+        budget = self.settings.max_context_tokens
 
-        def prompt_tokens(p) -> int:
-            text = p if isinstance(p, str) else "".join(p)
-            return count(text) + count.special_tokens + max_gen
+        def fits(prompt) -> bool:
+            return self._prompt_tokens(prompt, reserved) <= budget
 
-        templates = self._sibling_templates(task)
-        fixed_extra = (count(system) if system else 0) + max_gen + count.special_tokens
+        prompt = render(eval_doc, k)
+        while k > 0 and not fits(prompt):
+            k -= 1
+            prompt = render(eval_doc, k)
+        if k > 0 or fits(prompt):
+            return prompt, k, None
+        field = self.settings.truncate_field
+        value = doc.get(field)
+        if not isinstance(value, str):
+            log.warning("[%s] prompt exceeds %d tokens even without shots and the document has no text field %r "
+                        "to cut; sent as is", self.task.config.task, budget, field)
+            return prompt, 0, None
+        short = truncate_to_fit(value, lambda v: fits(render({**doc, field: v}, 0)), self._cut)
+        return render({**doc, field: short}, 0), 0, short
+
+    def outcome(self, doc: dict) -> Outcome | None:
+        return self._records.get(doc_key(doc))
+
+    # -- planning (step 2 and 3) --------------------------------------------------------------------------------
+    def _plan(self, doc: dict, n: int, system: str | None, per_msg: int, reserved: int) -> _Plan:
+        pool = self._pool(doc)
+        if len(pool) < n:  # never fewer shots in silence: lm-eval's first_n refuses this itself
+            raise ValueError(f"[{self.task.config.task}] {n} shots requested but the few-shot pool has {len(pool)}")
+        pool = pool[:n]
+        key = (self._table, self.settings.key(), n, system, per_msg, reserved, self._pool_key(n), doc_key(doc))
+        plan = _PLANS.get(key)
+        if plan is not None:
+            return plan
+        budget = self.settings.max_context_tokens
+        count = self.settings.counter
+        fixed_extra = (count(system) if system else 0) + reserved + count.special_tokens
 
         def fixed_tokens(t: TemplateText, d: dict) -> int:
             desc = _render(t.description, d)
-            return (count(desc) + count(_render(t.doc_to_text, d)) + fixed_extra
-                    + per_msg * (2 if (desc or system) else 1))
+            return (self._count_instruction(desc) + count(_render(t.doc_to_text, d)) + fixed_extra
+                    + per_msg * (2 if desc or system else 1))
 
-        def plan(d: dict) -> int:  # the same for every template of the table (step 2)
-            return min(fit_prefix(fixed_tokens(t, d),
-                                  [self._shot_tokens(task, t, s, count) + 2 * per_msg for s in pool], budget)
-                       for t in templates)
+        shots = {t.id: [self._shot_tokens(t, s) + 2 * per_msg for s in pool] for t in self.templates}
+        fixed = {t.id: fixed_tokens(t, doc) for t in self.templates}
+        fits = {t.id: fit_prefix(fixed[t.id], shots[t.id], budget) for t in self.templates}
+        k = min(fits.values())
+        bound_by = min(i for i, f in fits.items() if f == k)  # of the templates that limit it, the first by id
+        short = None
+        if k == 0 and any(v > budget for v in fixed.values()):
+            field = self.settings.truncate_field
+            value = doc.get(field)
+            if isinstance(value, str):
+                short = truncate_to_fit(value, lambda v: all(fixed_tokens(t, {**doc, field: v}) <= budget
+                                                             for t in self.templates), self._cut)
+                fixed = {t.id: fixed_tokens(t, {**doc, field: short}) for t in self.templates}
+        plan = _Plan(k, short, bound_by if k < n else None, {i: fixed[i] + sum(shots[i][:k]) for i in fixed})
+        _PLANS[key] = plan
+        return plan
 
-        k = planned = plan(doc)
-        prompt = render(doc, k)
-        while k > 0 and prompt_tokens(prompt) > budget:  # last resort (step 3): reported as prompts_over_plan
-            k -= 1
-            prompt = render(doc, k)
-        if k < planned:
-            log.warning("[%s] assembled prompt exceeds %d tokens: %d shot(s) dropped beyond the template-"
-                        "independent plan of %d", task.config.task, budget, planned - k, planned)
-        truncated = False
-        if k == 0 and (prompt_tokens(prompt) > budget or any(fixed_tokens(t, doc) > budget for t in templates)):
-            prompt, truncated = self._truncate(render, doc, budget, prompt_tokens, settings, task,
-                                               lambda d: all(fixed_tokens(t, d) <= budget for t in templates))
-        self._record(task, doc, _Record(k, n, truncated, planned - k), settings)
-        return prompt
-
-    def _sibling_templates(self, task) -> list[TemplateText]:
-        if self._templates is None:
-            self._templates = sibling_templates(task)
-        return self._templates
-
-    def _truncate(self, render, doc, budget, prompt_tokens, settings, task, all_fit=lambda d: True):
-        field = settings.truncate_field
-        value = doc.get(field)
-        if not isinstance(value, str):
-            log.warning("[%s] prompt exceeds %d tokens even without shots and the document has no text field "
-                        "%r to truncate; sent as is", task.config.task, budget, field)
-            return render(doc, 0), False
-
-        def fits(text: str) -> bool:  # under every template (same text for all variants) and as assembled
-            short_doc = {**doc, field: text}
-            return all_fit(short_doc) and prompt_tokens(render(short_doc, 0)) <= budget
-
-        short = truncate_words_to_fit(value, fits)
-        return render({**doc, field: short}, 0), True
-
-    # -- helpers ----------------------------------------------------------------------------------------------
-    def _pool(self, task, doc) -> list:
+    def _pool(self, doc: dict) -> list:
         """The pool ``first_n`` takes from (the eval doc removed only when shots come from the test split)."""
-        pool = list(self.df)
+        task = self.task
+        sampler = getattr(task, "sampler", None)
+        pool = list(sampler.df) if sampler is not None else []
         if task.fewshot_cfg.split is not None and task.fewshot_cfg.split == task.config.test_split:
-            pool = list(self.rm_eval_doc(doc, pool))
+            pool = list(sampler.rm_eval_doc(doc, pool))
         return pool
 
-    def _shot_tokens(self, task, template: TemplateText, shot: dict, count: TokenCounter) -> int:
+    def _pool_key(self, n: int) -> str:
+        if n not in self._pool_keys:
+            sampler = getattr(self.task, "sampler", None)
+            head = list(sampler.df)[: n + 1] if sampler is not None else []
+            self._pool_keys[n] = hashlib.sha1("".join(doc_key(d) for d in head).encode()).hexdigest()
+        return self._pool_keys[n]
+
+    def _shot_tokens(self, template: TemplateText, shot: dict) -> int:
         """Tokens of ``shot`` rendered with ``template``'s ``doc_to_text`` (target and delimiters: the task's,
-        which are shared by every template of a table)."""
-        key = (id(task), template, doc_key(shot), count.describe())
+        shared by every template of a table)."""
+        key = (template, id(shot))  # shots are the sampler's own (long-lived) dicts
         if key not in self._shot_cache:
+            task = self.task
             cfg = task.fewshot_cfg
             target = task.doc_to_target(shot, cfg.doc_to_target)
             if isinstance(target, list):
                 target = target[0] if target else ""
             if isinstance(target, int) and cfg.doc_to_choice is not None:
                 target = task.doc_to_choice(shot, cfg.doc_to_choice)[target]
-            text = (_render(template.doc_to_text, shot) + str(cfg.target_delimiter or "")
-                    + str(target) + str(cfg.fewshot_delimiter or ""))
-            self._shot_cache[key] = count(text)
+            text = (_render(template.doc_to_text, shot) + str(cfg.target_delimiter or "") + str(target)
+                    + str(cfg.fewshot_delimiter or ""))
+            self._shot_cache[key] = self.settings.counter(text)
         return self._shot_cache[key]
 
-    def _record(self, task, doc: dict, rec: _Record, settings: BudgetSettings) -> None:
+    def _count_instruction(self, text: str) -> int:
+        """Tokens of a rendered description (mostly the same text for every document: counted once)."""
+        if text not in self._instruction_cache:
+            if len(self._instruction_cache) > 4096:
+                self._instruction_cache.clear()
+            self._instruction_cache[text] = self.settings.counter(text)
+        return self._instruction_cache[text]
+
+    def _reserved_tokens(self, doc: dict) -> int:
+        """Tokens the backend adds after the prompt: ``max_gen_toks`` for generation, the longest answer choice
+        (with the target delimiter) for log-likelihood tasks."""
+        cfg = self.task.config
+        if cfg.output_type == "generate_until":
+            try:
+                return int((cfg.generation_kwargs or {}).get("max_gen_toks", DEFAULT_MAX_GEN_TOKS))
+            except (TypeError, ValueError):
+                return DEFAULT_MAX_GEN_TOKS
+        if cfg.doc_to_choice is None:
+            return 0
+        delim = str(cfg.target_delimiter or "")
+        return max((self.settings.counter(delim + str(c)) for c in self.task.doc_to_choice(doc)), default=0)
+
+    def _prompt_tokens(self, prompt, reserved: int) -> int:
+        text = prompt if isinstance(prompt, str) else "".join(prompt)
+        return self.settings.counter(text) + self.settings.counter.special_tokens + reserved
+
+    # -- reporting -------------------------------------------------------------------------------------------
+    def _record(self, doc: dict, rec: Outcome) -> None:
         key = doc_key(doc)
-        old = self._records.get(key)  # the same document built again (e.g. --write_out): replace its counts
+        old = self._records.pop(key, None)  # the same document built again (e.g. --write_out): replace it
         if old is not None:
-            self._stats["prompts"] -= 1
-            self._stats["cut"] -= old.cut
-            self._stats["truncated"] -= old.truncated
-            self._stats["over_plan"] -= bool(old.over_plan)
-            self._stats["shots"] -= old.shots_used
+            self._tally(old, -1)
         self._records[key] = rec
-        st = self._stats
-        st["prompts"] += 1
-        st["cut"] += rec.cut
-        st["truncated"] += rec.truncated
-        st["over_plan"] += bool(rec.over_plan)
-        st["shots"] += rec.shots_used
-        st["min"] = min(st["min"], rec.shots_used) if old is None else min(r.shots_used for r in self._records.values())
+        self._tally(rec, 1)
         if rec.cut:
-            log.debug("[%s] prompt cut to %d of %d shots%s", task.config.task, rec.shots_used,
+            log.debug("[%s] prompt cut to %d of %d shots%s", self.task.config.task, rec.shots_used,
                       rec.shots_requested, " and truncated" if rec.truncated else "")
-        meta = task.config.metadata
+        meta = self.task.config.metadata
         if isinstance(meta, dict):
-            meta["prompt_budget"] = {
-                "max_context_tokens": settings.max_context_tokens,
-                "token_counter": settings.counter.describe(),
-                "max_gen_toks": _max_gen_toks(task),
-                "shots_requested": rec.shots_requested,
-                "prompts": st["prompts"],
-                "prompts_cut": st["cut"],
-                "prompts_truncated": st["truncated"],
-                "prompts_over_plan": st["over_plan"],
-                "planned_over_templates": [t.id for t in self._sibling_templates(task)],
-                "min_shots_used": st["min"],
-                "mean_shots_used": st["shots"] / st["prompts"],
-            }
+            meta["prompt_budget"] = self.summary(rec.shots_requested)
 
-    def report(self) -> dict[str, Any]:
-        """Per-doc records (doc hash → shots used, requested, truncated) built so far (for tests and tools)."""
-        return {k: {"shots_used": r.shots_used, "shots_requested": r.shots_requested, "truncated": r.truncated}
-                for k, r in self._records.items()}
+    def _tally(self, rec: Outcome, sign: int) -> None:
+        t = self._totals
+        t["prompts"] += sign
+        t["cut"] += sign * rec.cut
+        t["truncated"] += sign * rec.truncated
+        t["over_plan"] += sign * bool(rec.over_plan)
+        t["shots"] += sign * rec.shots_used
+        if rec.bound_by:
+            self._bound_by[rec.bound_by] += sign
+        self._min_shots = (min(self._min_shots, rec.shots_used) if sign > 0
+                           else min((r.shots_used for r in self._records.values()), default=math.inf))
 
-
-def _max_gen_toks(task) -> int:
-    gen = task.config.generation_kwargs or {}
-    try:
-        return int(gen.get("max_gen_toks", DEFAULT_MAX_GEN_TOKS))
-    except (TypeError, ValueError):
-        return DEFAULT_MAX_GEN_TOKS
+    def summary(self, shots_requested: int) -> dict[str, Any]:
+        t = self._totals
+        return {**self.settings.summary(),
+                "reserved_tokens": self._reserved_max,
+                "shots_requested": shots_requested,
+                "prompts": t["prompts"],
+                "prompts_cut": t["cut"],
+                "prompts_truncated": t["truncated"],
+                "prompts_over_plan": t["over_plan"],
+                "planned_over_templates": [tpl.id for tpl in self.templates],
+                "plan_bound_by": {k: v for k, v in sorted(self._bound_by.items()) if v},
+                "min_shots_used": self._min_shots,
+                "mean_shots_used": t["shots"] / t["prompts"]}

@@ -7,8 +7,10 @@ what the table produces (regenerate with ``make tasks``).
 
 For a dataset ``<id>`` (task family from :data:`lm_eval_enterprise.hooks.FAMILY_METRICS`) the generator writes:
 
-* ``_<id>_template_yaml`` — the base (no ``.yaml`` suffix, so lm-eval does not index it): data hook, splits,
-  few-shot, output type, generation, ``process_results`` and ``metric_list``;
+* ``_<id>_template_yaml`` — the base (no ``.yaml`` suffix, so lm-eval does not index it): the task class
+  (:class:`lm_eval_enterprise.task.EnterpriseTask`: context budget, data facts in the metadata), data hook, splits,
+  few-shot, output type, generation, ``process_results`` and ``metric_list`` (with the budget's ``shots_used`` /
+  ``prompt_cut``);
 * ``<task>__t<k>.yaml`` — one short file per (subtask,) template: ``include`` + prompt + answer filter + metadata;
 * ``_<group>.yaml`` — the dataset group (all variants; for datasets with subtasks, one group per subtask and a
   dataset group of those), aggregating the primary metric as the unweighted mean over variants.
@@ -26,10 +28,19 @@ import yaml
 
 from .filters import TEXT_FORMAT, AnswerFilter, check_format_regex
 from .hooks import FAMILY_METRICS, FAMILY_READER, HELM_METRICS
+from .prompt_budget import BUDGET_METRICS
 
 TASK_PREFIX = "ent_"
 PRIMARY_FILTER = "answer"
-VERSION = 1.1  # 1.1: [PARSE] answer reading shared by all templates of a dataset, format_adherence, *_helm
+VERSION = 1.1  # 1.1: [PARSE] answer reading shared by all templates of a dataset, format_adherence, *_helm; budget
+TASK_CLASS = "lm_eval_enterprise.task.EnterpriseTask"
+# the long input field the context budget may cut ([TRUNC]), first one a template uses
+LONG_FIELDS = ("document", "passage", "context", "text", "question")
+# record fields that are the same for every record of a dataset (label / type lists): instruction-only
+TABLE_CONSTANT_FIELDS = ("label_list", "label_names", "type_list")
+# wording a template may repeat in a prompt: literal characters of doc_to_text × num_fewshot (≈ 10 % of a
+# 4,096-token context at ~4 characters per token)
+MAX_REPEATED_WORDING_CHARS = 1500
 
 
 @dataclass(frozen=True)
@@ -78,12 +89,12 @@ class DatasetTasks:
     fewshot_delimiter: str = "\n\n"
     in_domain_group: bool = True     # False: a standalone group (e.g. generation-based ranking variants)
     variant: str = ""                # a further table of the same dataset folder (see table_id)
-    # few-shot sampler class (dotted path, rendered as !function); None = lm-eval's first_n. E.g.
-    # prompt_budget.BUDGET_SAMPLER keeps 20-shot prompts within a context budget ([BAL] last paragraph)
-    fewshot_sampler: str | None = None
     # metrics added to the family's metric_list: name → (aggregation: "mean" or a hooks function, higher_is_better)
-    # (e.g. prompt_budget.BUDGET_METRICS: the per-doc shots_used / prompt_cut reports of that sampler)
     extra_metrics: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    # the field the context budget cuts when even a zero-shot prompt does not fit (None: the first LONG_FIELDS
+    # field template 1 uses) and, optionally, a dataset-specific cut ``fn(text, n_words) -> text`` (dotted path)
+    truncate_field: str | None = None
+    truncate_fn: str | None = None
 
     @property
     def table_id(self) -> str:
@@ -104,6 +115,37 @@ class DatasetTasks:
 
     def task_names(self) -> list[str]:
         return [f"{g}__{t.id}" for _, g in self.variant_groups() for t in self.templates]
+
+    @property
+    def context_truncate_field(self) -> str:
+        if self.truncate_field:
+            return self.truncate_field
+        used = set(_jinja_fields(self.templates[0].doc_to_text))
+        return next((f for f in LONG_FIELDS if f in used), LONG_FIELDS[-2])
+
+
+def _jinja_fields(template: str) -> list[str]:
+    """Names a Jinja template reads: ``{{ name ...}}`` and ``{% for x in name %}``."""
+    return (re.findall(r"\{\{-?\s*(\w+)", template)
+            + re.findall(r"\{%-?\s*for\s+\w+\s+in\s+(\w+)", template))
+
+
+def check_repeated_wording(spec: DatasetTasks) -> None:
+    """No template may repeat long content in every shot: label/type lists belong in the instruction
+    (``description``), and the literal wording of ``doc_to_text`` times ``num_fewshot`` stays within
+    :data:`MAX_REPEATED_WORDING_CHARS`. This keeps the templates of a table within a bounded distance of each other,
+    so the shared per-document shot plan of the context budget is not dictated by one verbose template.
+    Raises ``ValueError`` naming the template."""
+    for tpl in spec.templates:
+        listed = sorted(set(_jinja_fields(tpl.doc_to_text)) & set(TABLE_CONSTANT_FIELDS))
+        if listed and spec.num_fewshot:
+            raise ValueError(f"{spec.table_id} {tpl.id}: doc_to_text repeats {listed} in every shot; put the list "
+                             "in the description (the instruction)")
+        literal = re.sub(r"\{\{.*?\}\}|\{%.*?%\}", "", tpl.doc_to_text, flags=re.S)
+        if len(literal) * spec.num_fewshot > MAX_REPEATED_WORDING_CHARS:
+            raise ValueError(f"{spec.table_id} {tpl.id}: {len(literal)} characters of wording repeated in each of "
+                             f"{spec.num_fewshot} shots (> {MAX_REPEATED_WORDING_CHARS}); move the fixed text to "
+                             "the description")
 
 
 class _Function(str):
@@ -179,11 +221,12 @@ def base_config(spec: DatasetTasks) -> dict[str, Any]:
     if spec.primary_metric not in metrics:
         raise ValueError(f"{spec.dataset}: primary metric {spec.primary_metric} not produced by {spec.family}")
     cfg: dict[str, Any] = {
+        "class": _Function(TASK_CLASS),
         "custom_dataset": _Function("lm_eval_enterprise.data.load_task_dataset"),
         "dataset_kwargs": {"dataset_id": spec.dataset},
         "fewshot_split": spec.fewshot_split,
         "test_split": spec.test_split,
-        "fewshot_config": {"sampler": _Function(spec.fewshot_sampler) if spec.fewshot_sampler else "first_n"},
+        "fewshot_config": {"sampler": "first_n"},
         "num_fewshot": spec.num_fewshot,
         "output_type": spec.output_type,
         "doc_to_target": spec.doc_to_target,
@@ -194,7 +237,7 @@ def base_config(spec: DatasetTasks) -> dict[str, Any]:
         cfg["generation_kwargs"] = {"until": list(spec.until), "max_gen_toks": spec.max_gen_toks,
                                     "do_sample": False, "temperature": 0.0}
     cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}")
-    cfg["metric_list"] = _metric_list({**metrics, **spec.extra_metrics})
+    cfg["metric_list"] = _metric_list({**metrics, **spec.extra_metrics, **BUDGET_METRICS})
     cfg["metadata"] = {"version": VERSION}
     return cfg
 
@@ -216,7 +259,7 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
     helm = is_helm(spec, tpl)
     if helm:  # HELM's own prompt: the family's metrics + the primary metric under HELM's reading rule
         cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}_helm")
-        cfg["metric_list"] = _metric_list({**FAMILY_METRICS[spec.family], **spec.extra_metrics,
+        cfg["metric_list"] = _metric_list({**FAMILY_METRICS[spec.family], **spec.extra_metrics, **BUDGET_METRICS,
                                            **HELM_METRICS[spec.family]})
     meta: dict[str, Any] = {"version": VERSION, "dataset": spec.table_id, "domain": spec.domain}
     if spec.variant:
@@ -233,6 +276,9 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
         meta["helm_metrics"] = list(HELM_METRICS[spec.family])
     if tpl.axes:
         meta["template_axes"] = list(tpl.axes)
+    meta["context_truncate_field"] = spec.context_truncate_field
+    if spec.truncate_fn:
+        meta["context_truncate_fn"] = spec.truncate_fn
     meta.update(spec.extra_metadata)
     cfg["metadata"] = meta
     return cfg
@@ -256,7 +302,8 @@ HEADER = "# Generated by `make tasks` (lm_eval_enterprise.templating) from templ
 
 
 def render(spec: DatasetTasks) -> dict[str, str]:
-    """File name → content for every generated file of a dataset."""
+    """File name → content for every generated file of a dataset (checked by :func:`check_repeated_wording`)."""
+    check_repeated_wording(spec)
     files = {f"_{spec.table_id}_template_yaml": HEADER + dump(base_config(spec))}
     for subtask, group in spec.variant_groups():
         for tpl in spec.templates:

@@ -49,16 +49,14 @@ class GarbageLM(_TaskAwareLM):
         return [(-1.0 if inst.idx == 0 else -2.0, inst.idx == 0) for inst in requests]
 
 
-def build_tasks(task_names: list[str], data_root: str) -> dict[str, Any]:
-    """lm-eval Task objects for our task names, with only our include path indexed (fast)."""
+def build_tasks(task_names: list[str], data_root: str, **metadata: Any) -> dict[str, Any]:
+    """lm-eval Task objects for our task names, with only our include path indexed (fast); ``metadata`` is added
+    to the run metadata (e.g. ``max_context_tokens``)."""
     from lm_eval.tasks import TaskManager, get_task_dict
 
     from . import TASK_DIR
-    from .speedups import install
 
-    install()
-
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": data_root})
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": data_root, **metadata})
     return tm, get_task_dict(task_names, tm)
 
 

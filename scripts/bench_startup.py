@@ -16,10 +16,12 @@ start, imports, argument parsing, task indexing, task/data loading of every vari
 Prints the median of ``--runs`` runs (default 3), the split at model construction, the child's CPU time (user +
 sys, which exits right at the first request; less sensitive to a busy machine than wall time), and the ratio of
 the wall time to the goal.
+``--full-pass`` also times a whole dummy-model pass over ``--tasks`` (wall and CPU time to exit) of our CLI and of plain
+``lm_eval --include_path <task folder>`` (which also indexes lm-eval's ~10k built-in YAMLs), and prints their ratio.
 ``--template-cache`` is an experiment: it also memoises lm-eval's Jinja template compilation in the subprocess
 (lm-eval 0.4.13 recompiles every template for every document and shot), to measure what that fix would save.
 Usage: ``.venv/bin/python scripts/bench_startup.py [--runs 3] [--tasks enterprise] [--data-root DIR]
-[--template-cache]``
+[--full-pass] [--template-cache]``
 Not part of the test suite (a benchmark, not a timed test).
 """
 from __future__ import annotations
@@ -113,6 +115,37 @@ def one_run(exe: Path, plugin_dir: Path, tasks: str, data_root: str, out: Path, 
             "n_requests": rec["n_requests"], "cpu": cpu}
 
 
+def full_pass(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float]:
+    """(wall s, CPU s) of one complete run of ``cmd`` (the dummy model answers at once)."""
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.time()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=1800)
+    wall = time.time() - t0
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench_startup: {' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return wall, (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+
+
+def compare_full_pass(exe: Path, tasks: str, data_root: str, task_dir: str, runs: int, cwd: Path) -> None:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false"}
+    ours_cmd = [str(exe), "run", "--model", "dummy", "--tasks", tasks, "--data-root", data_root]
+    plain_cmd = [str(exe.with_name("lm_eval")), "--model", "dummy", "--tasks", tasks, "--include_path", task_dir,
+                 "--metadata", json.dumps({"data_root": data_root})]
+    ours, plain = [], []
+    for _ in range(runs):  # interleaved, so both see the same machine load
+        ours.append(full_pass(ours_cmd, env, cwd))
+        plain.append(full_pass(plain_cmd, env, cwd))
+    med = lambda xs, i: statistics.median(x[i] for x in xs)  # noqa: E731
+    print(f"\nFull dummy pass over `{tasks}` (median of {runs}):")
+    print(f"| {'command':<42} | {'wall, s':>8} | {'CPU, s':>8} |")
+    print(f"|{'-' * 44}|{'-' * 10}|{'-' * 10}|")
+    print(f"| {'lm-eval-enterprise run':<42} | {med(ours, 0):8.2f} | {med(ours, 1):8.2f} |")
+    print(f"| {'lm_eval --include_path <task folder>':<42} | {med(plain, 0):8.2f} | {med(plain, 1):8.2f} |")
+    print(f"ratio ours / plain lm_eval: wall {med(ours, 0) / med(plain, 0):.2f}x, CPU {med(ours, 1) / med(plain, 1):.2f}x")
+
+
 def count_variants(task_dir: str) -> int:
     return len(list(Path(task_dir).glob("*/*/*__t*.yaml")))
 
@@ -124,6 +157,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--tasks", default="enterprise")
     ap.add_argument("--data-root", default=FIXTURES_DIR)
+    ap.add_argument("--full-pass", action="store_true",
+                    help="also time a whole dummy pass of our CLI and of plain lm_eval, and their ratio")
     ap.add_argument("--template-cache", action="store_true",
                     help="experiment: also memoise lm-eval's Jinja template compilation in the subprocess")
     args = ap.parse_args()
@@ -140,6 +175,8 @@ def main() -> int:
         (plugin_dir / "sitecustomize.py").write_text(site)
         runs = [one_run(exe, plugin_dir, args.tasks, args.data_root, tmp / f"out{i}.json", tmp)
                 for i in range(args.runs)]
+        if args.full_pass:
+            compare_full_pass(exe, args.tasks, args.data_root, TASK_DIR, args.runs, tmp)
 
     med_first = statistics.median(r["first"] for r in runs)
     med_init = statistics.median(r["init"] for r in runs)

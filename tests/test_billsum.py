@@ -175,7 +175,8 @@ def test_end_to_end_fixture_tiny_model(tiny_model_dir):
 
 
 def test_bill_over_the_context_budget_is_cut_keeping_its_start():
-    """The fixture's 2,048-word bill does not fit 2,048 tokens with 256 generated ones: it is cut further."""
+    """The fixture's 2,048-word bill does not fit the default 4,096 tokens (estimated) with 256 generated ones: it is
+    cut further."""
     import lm_eval
 
     from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks

@@ -59,71 +59,67 @@ def test_merge_data_root():
 
 
 @pytest.fixture
-def captured_lm_eval(monkeypatch):
-    """Replace lm-eval's CLI entry point by a recorder of sys.argv; keep TaskManager and sys.argv intact."""
-    import lm_eval.__main__ as lm_main
-    from lm_eval.tasks import TaskManager
+def captured_run(monkeypatch):
+    """Record what ``run`` would evaluate: lm-eval's TaskManager replaced by a recorder of its arguments and our
+    ``_evaluate`` by a recorder of the config (no task index, no model)."""
+    import lm_eval.tasks
 
-    calls = []
-    monkeypatch.setattr(lm_main, "cli_evaluate", lambda: calls.append(list(sys.argv)))
+    calls = {}
+
+    class RecordingTaskManager:
+        def __init__(self, **kwargs):
+            calls["task_manager"] = kwargs
+
+        def match_tasks(self, names):
+            return list(names)
+
+    monkeypatch.setattr(lm_eval.tasks, "TaskManager", RecordingTaskManager)
+    monkeypatch.setattr(cli, "_evaluate", lambda cfg, tm: calls.update(cfg=cfg))
     monkeypatch.setattr(sys, "argv", list(sys.argv))
-    monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)  # undo _only_our_tasks at teardown
     return calls
 
 
-def test_run_adds_include_path_and_metadata(captured_lm_eval):
-    from lm_eval.tasks import TaskManager
-
+def test_run_passes_our_task_manager_explicitly(captured_run):
     assert cli.main(["run", "--model", "dummy", "--tasks", "enterprise", "--data-root", "/data"]) == 0
-    (argv,) = captured_lm_eval
-    assert argv[:2] == ["lm-eval", "run"]
-    assert argv[argv.index("--include_path") + 1] == TASK_DIR
-    assert json.loads(argv[argv.index("--metadata") + 1]) == {"data_root": "/data"}
-    assert "--data-root" not in argv and argv[argv.index("--tasks") + 1] == "enterprise"
-    assert getattr(TaskManager.__init__, "_lmee_patched", False)  # built-in task index skipped
+    tm = captured_run["task_manager"]
+    assert tm["include_path"] == [TASK_DIR] and tm["include_defaults"] is False  # built-in index skipped
+    assert tm["metadata"] == {"data_root": "/data"}
+    cfg = captured_run["cfg"]
+    assert cfg.tasks == ["enterprise"] and cfg.model == "dummy" and cfg.metadata == {"data_root": "/data"}
 
 
-def test_run_appends_to_user_include_path(captured_lm_eval):
-    cli.main(["run", "--include_path", "/mine", "--model", "dummy"])
-    argv = captured_lm_eval[0]
-    assert argv[argv.index("--include_path") + 1] == f"/mine,{TASK_DIR}"
-    assert argv.count("--include_path") == 1 and "--metadata" not in argv
+def test_run_adds_our_tasks_to_the_user_include_path(captured_run):
+    cli.main(["run", "--include_path", "/mine", "--model", "dummy", "--tasks", "x"])
+    assert captured_run["task_manager"]["include_path"] == ["/mine", TASK_DIR]
 
 
-def test_run_include_defaults_keeps_builtin_index(captured_lm_eval):
+def test_run_include_defaults_keeps_builtin_index(captured_run):
+    cli.main(["run", "--include-defaults", "--model", "dummy", "--tasks", "x"])
+    assert captured_run["task_manager"]["include_defaults"] is True
+
+
+def test_run_puts_the_hf_model_budget_into_the_metadata(captured_run, tiny_model_dir):
+    cli.main(["run", "--model", "hf", "--model_args", f"pretrained={tiny_model_dir}", "--tasks", "x"])
+    meta = captured_run["task_manager"]["metadata"]
+    assert meta["max_context_tokens"] == 4096 and meta["context_tokenizer"] == str(tiny_model_dir)
+    assert meta["context_budget_source"] == "model" and meta["pretrained"] == str(tiny_model_dir)
+    cli.main(["run", "--model", "hf", "--model_args", f"pretrained={tiny_model_dir}", "--tasks", "x",
+              "--metadata", "max_context_tokens=1000"])
+    meta = captured_run["task_manager"]["metadata"]
+    assert meta["max_context_tokens"] == 1000 and "context_budget_source" not in meta  # the user's value wins
+
+
+def test_resolve_tasks_names_globs_files_and_missing(tmp_path):
     from lm_eval.tasks import TaskManager
 
-    cli.main(["run", "--include-defaults", "--model", "dummy"])
-    assert "--include-defaults" not in captured_lm_eval[0]
-    assert not getattr(TaskManager.__init__, "_lmee_patched", False)
-
-
-def test_task_manager_patch(monkeypatch):
-    from lm_eval.tasks import TaskManager
-
-    seen = []
-
-    def recorder(self, *args, include_defaults=True, **kwargs):
-        seen.append(include_defaults)
-
-    monkeypatch.setattr(TaskManager, "__init__", recorder)
-    cli._only_our_tasks()
-    cli._only_our_tasks()  # idempotent: not wrapped twice
-    TaskManager()
-    TaskManager(include_path="x", metadata={})
-    TaskManager(include_defaults=True)  # explicit opt-in still reaches lm-eval
-    assert seen == [False, False, True]
-    assert TaskManager.__init__.__wrapped__ is recorder
-
-
-def test_task_manager_patch_real_index(monkeypatch):
-    from lm_eval.tasks import TaskManager
-
-    monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)
-    cli._only_our_tasks()
-    tm = TaskManager(include_path=TASK_DIR)
-    assert "hellaswag" not in tm.all_tasks  # lm-eval's ~10k built-ins not indexed
-    assert "enterprise" in tm.all_groups and "ent_gold_news_direction_up__t1" in tm.all_tasks
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False)
+    got = cli._resolve_tasks(tm, ["ent_tram__t1,ent_tram__t2", "ent_tram__t1"])
+    assert got == ["ent_tram__t1", "ent_tram__t2"]
+    assert cli._resolve_tasks(tm, "ent_iotspotter__t*") == [f"ent_iotspotter__t{i}" for i in range(1, 6)]
+    (tmp_path / "mine.yaml").write_text("task: mine\ndataset_path: x\n")
+    assert cli._resolve_tasks(tm, [str(tmp_path / "mine.yaml")]) == [{"task": "mine", "dataset_path": "x"}]
+    with pytest.raises(SystemExit, match="tasks not found: no_such_task"):
+        cli._resolve_tasks(tm, ["ent_tram__t1", "no_such_task"])
 
 
 # ============================================================================================ acceptance runs

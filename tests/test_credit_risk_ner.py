@@ -178,4 +178,4 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
         assert math.isfinite(v) and 0.0 <= v <= 1.0, (m, v)
     assert 0 <= row["shots_used,answer"] <= 20
     budget = res["configs"]["ent_credit_risk_ner__t1"]["metadata"]["prompt_budget"]
-    assert budget["prompts"] == 2 and budget["max_context_tokens"] == 2048
+    assert budget["prompts"] == 2 and (budget["max_context_tokens"], budget["source"]) == (4096, "default")

@@ -520,6 +520,62 @@ def test_dataset_fingerprint_is_content_based_and_equal_data():
     assert a.features == datasets.Dataset.from_list(recs).features
 
 
+def test_dataset_without_patching_datasets_equals_from_list_on_every_fixture():
+    """``Dataset(arrow table, fingerprint=...)`` (no replaced ``datasets`` function) gives the same columns, types
+    and rows as ``Dataset.from_list`` for every split of every embedded dataset (nested lists and dicts included)."""
+    import datasets
+    import datasets.arrow_dataset as arrow_dataset
+
+    from lm_eval_enterprise.data import _from_records
+
+    original = arrow_dataset.generate_fingerprint
+    for ds in D.registry():
+        src = D.get_source(ds)
+        recs = D.load_records(ds, src.subtasks[0] if src.subtasks else None, FIXTURES_DIR)
+        for split, rows in recs.items():
+            ours, theirs = _from_records(rows), datasets.Dataset.from_list(rows)
+            assert ours.features == theirs.features and ours.to_list() == theirs.to_list(), (ds, split)
+    assert arrow_dataset.generate_fingerprint is original  # datasets' own function untouched
+
+
+def test_loaded_task_metadata_reaches_the_results_through_the_task_class(fake, tmp_path, monkeypatch):
+    import lm_eval
+    from lm_eval.api.model import LM
+    from lm_eval.tasks import TaskManager
+
+    monkeypatch.setattr(FakeSource, "task_metadata", lambda self, splits: {"n_test_rows": len(splits["test"])})
+    root = str(_source_layout(tmp_path / "data"))
+    D.load_task_dataset(dataset_id=FAKE, data_root=root)
+    assert D.loaded_task_metadata(dataset_id=FAKE, data_root=root, version=1.0) == {"n_test_rows": 6}
+    assert D.loaded_task_metadata(dataset_id=FAKE, data_root=root + "/other") == {}  # keyed like the loader
+    tdir = tmp_path / "tasks"
+    tdir.mkdir()
+    (tdir / "fake_task.yaml").write_text(
+        "task: lmee_fake_facts\n"
+        "class: !function lm_eval_enterprise.task.EnterpriseTask\n"
+        "custom_dataset: !function lm_eval_enterprise.data.load_task_dataset\n"
+        f"dataset_kwargs: {{dataset_id: {FAKE}}}\n"
+        "test_split: test\nfewshot_split: fewshot\nnum_fewshot: 0\noutput_type: generate_until\n"
+        "doc_to_text: \"{{text}}\"\ndoc_to_target: \"{{label}}\"\n"
+        "metric_list: [{metric: exact_match, aggregation: mean, higher_is_better: true}]\n"
+        "metadata: {version: 1.0}\n")
+
+    class Const(LM):
+        def generate_until(self, requests, disable_tqdm=False):
+            return ["No" for _ in requests]
+
+        def loglikelihood(self, requests, disable_tqdm=False):
+            raise NotImplementedError
+
+        def loglikelihood_rolling(self, requests, disable_tqdm=False):
+            raise NotImplementedError
+
+    tm = TaskManager(include_path=str(tdir), include_defaults=False,
+                     metadata={"data_root": root, "max_context_tokens": 4096})
+    res = lm_eval.simple_evaluate(model=Const(), tasks=["lmee_fake_facts"], task_manager=tm, bootstrap_iters=0)
+    assert res["configs"]["lmee_fake_facts"]["metadata"]["n_test_rows"] == 6
+
+
 def test_fetch_json_reads_and_fails_as_one_line(tmp_path):
     from lm_eval_enterprise.data import DataError, fetch_json
 

@@ -203,7 +203,8 @@ def test_end_to_end_fixture_tiny_model(tiny_model_dir):
 
 
 def test_long_cases_drop_trailing_shots(tmp_path):
-    """[BAL] last paragraph: 5 cases of ~590 words exceed the 2,048-token budget → trailing shots are dropped."""
+    """[BAL] last paragraph: 5 cases of ~590 words exceed the default 4,096-token budget → trailing shots are
+    dropped."""
     import lm_eval
 
     from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks

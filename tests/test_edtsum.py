@@ -200,14 +200,14 @@ def test_end_to_end_fixture_tiny_model(tiny_model_dir):
 
 
 def test_context_budget_drops_shots_then_cuts_the_article():
-    """Wiring of the shared prompt budget ([BAL] last paragraph, [TRUNC]) for this dataset: under the default
-    2,048-token budget the 1,024-word fixture article (edtsum7) keeps no shot and its article is cut (its field is
+    """Wiring of the shared prompt budget ([BAL] last paragraph, [TRUNC]) for this dataset: under a 2,048-token
+    budget the 1,024-word fixture article (edtsum7) keeps no shot and its article is cut (its field is
     ``document``); the other items keep all 5 shots and byte-identical prompts."""
     import lm_eval
 
     from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks
 
-    tm, td = build_tasks(["ent_edtsum__t1"], FIXTURES_DIR)
+    tm, td = build_tasks(["ent_edtsum__t1"], FIXTURES_DIR, max_context_tokens=2048)
     res = lm_eval.simple_evaluate(model=OracleLM(leaf_tasks(td)), tasks=["ent_edtsum__t1"], task_manager=tm,
                                   log_samples=True, bootstrap_iters=0)
     samples = {s["doc"]["id"]: s for s in res["samples"]["ent_edtsum__t1"]}

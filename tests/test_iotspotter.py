@@ -140,7 +140,8 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
             assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
         assert 0 <= row["shots_used,answer"] <= 14
     budget = res["configs"]["ent_iotspotter__t1"]["metadata"]["prompt_budget"]
-    assert budget["prompts"] == 2 and budget["max_context_tokens"] == 2048 and budget["shots_requested"] == 14
+    assert budget["prompts"] == 2 and budget["max_context_tokens"] == 4096 and budget["shots_requested"] == 14
+    assert budget["source"] == "default"  # no budget given to the TaskManager: 4,096 tokens, with a warning
     sample = res["samples"]["ent_iotspotter__t1"][0]
     prompt = sample["arguments"][0][0]
     assert prompt.startswith("Based on its Google Play description, is the following app an IoT")

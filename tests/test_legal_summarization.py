@@ -222,7 +222,7 @@ def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
 
 def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_path):
     """[TRUNC] without a fixed N (shared prompt budget, field ``document``): a 3,000-word clause does not fit the
-    default 2,048-token budget and is cut from the end; a short one is sent whole."""
+    default 4,096-token budget and is cut from the end; a short one is sent whole."""
     import lm_eval
 
     from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks

@@ -60,14 +60,19 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
     # t1 is marked "helm": HELM's reading rule as an extra metric, with the family's *_helm process_results
     assert cfg["process_results"] is hooks.classification_weighted_helm
     aggs = {m["metric"]: m["aggregation"] for m in cfg["metric_list"]}
+    budget = {"shots_used": "mean", "prompt_cut": "mean"}  # the context budget's per-document reports
     family_aggs = {"weighted_f1": hooks.agg_weighted_f1, "accuracy": "mean", "format_failure": "mean",
                    "format_adherence": "mean", "weighted_precision": hooks.agg_weighted_precision,
                    "weighted_recall": hooks.agg_weighted_recall}
-    assert aggs == {**family_aggs, "weighted_f1_helm": hooks.agg_weighted_f1}
+    assert aggs == {**family_aggs, **budget, "weighted_f1_helm": hooks.agg_weighted_f1}
     assert cfg["metadata"]["helm_metrics"] == ["weighted_f1_helm"]
     t2 = load_yaml(files["ent_synthetic_s1__t2.yaml"])   # not HELM's prompt: the base's family metrics only
     assert t2["process_results"] is hooks.classification_weighted and "helm_metrics" not in t2["metadata"]
-    assert {m["metric"]: m["aggregation"] for m in t2["metric_list"]} == family_aggs
+    assert {m["metric"]: m["aggregation"] for m in t2["metric_list"]} == {**family_aggs, **budget}
+    from lm_eval_enterprise.task import EnterpriseTask
+
+    assert cfg["class"] is EnterpriseTask  # the task class (budget, data facts); lm-eval builds it with cfg
+    assert cfg["metadata"]["context_truncate_field"] == "text"  # the field TRICKY_TEXT renders
     filt, take = cfg["filter_list"][0]["filter"]
     assert cfg["filter_list"][0]["name"] == PRIMARY_FILTER
     assert filt["function"] is filters.AnswerFilter and take == {"function": "take_first"}
@@ -244,3 +249,28 @@ def test_task_manager_indexes_every_generated_file():
     expected = {p.stem for p in VARIANTS}
     missing = expected - set(tm.all_tasks)
     assert not missing, f"lm-eval could not index (broken YAML?): {sorted(missing)}"
+
+
+def test_no_template_repeats_long_content_in_every_shot():
+    from lm_eval_enterprise.templating import MAX_REPEATED_WORDING_CHARS, check_repeated_wording
+
+    def spec(doc_to_text, description="", num_fewshot=20):
+        return DatasetTasks(dataset="x", domain="cyber", family="classification_macro", primary_metric="macro_f1",
+                            templates=[Template("t1", doc_to_text, description=description)],
+                            num_fewshot=num_fewshot)
+
+    # a label list inside the per-shot text is rejected; in the instruction it is fine
+    with pytest.raises(ValueError, match=r"x t1: doc_to_text repeats \['label_list'\] in every shot"):
+        check_repeated_wording(spec("{{text}}\nOptions: {{label_list}}.\nAnswer:"))
+    with pytest.raises(ValueError, match=r"repeats \['type_list'\]"):
+        check_repeated_wording(spec("{% for t in type_list %}{{t}} {% endfor %}{{text}}\nA:"))
+    check_repeated_wording(spec("{{text}}\nAnswer:", description="Options: {{label_list}}.\n\n"))
+    check_repeated_wording(spec("{{text}}\nOptions: {{label_list}}.\nAnswer:", num_fewshot=0))  # no shots
+    # literal wording × shots: 75 characters × 20 shots = 1,500 is the limit; 76 × 20 = 1,520 is over
+    assert MAX_REPEATED_WORDING_CHARS == 1500
+    check_repeated_wording(spec("{{text}}" + "w" * 75))
+    with pytest.raises(ValueError, match=r"76 characters of wording repeated in each of 20 shots"):
+        check_repeated_wording(spec("{{text}}" + "w" * 76))
+    # every checked-in table passes (make tasks runs the check)
+    for _, table in all_specs(TASKS):
+        check_repeated_wording(table)

@@ -167,7 +167,8 @@ def test_fewshot_twenty_balanced_shots():
 
 def test_templates_accept_gold_names_and_reject_garbage():
     assert len(TASKS.templates) >= 5 and TASKS.num_fewshot == 20 and TASKS.family == "classification_macro"
-    assert TASKS.fewshot_sampler == "lm_eval_enterprise.prompt_budget.BudgetFewshotSampler"
+    # the 9 names are stated once, in the instruction, never inside every one of the 20 shots
+    assert all("label_list" not in t.doc_to_text and "{{label_list}}" in t.description for t in TASKS.templates)
     assert TASKS.templates[0].description == ("Classify the following sentence from a cyber threat report by the "
                                               "MITRE ATT&CK technique it describes. Possible labels: "
                                               "{{label_list}}.\n\n")

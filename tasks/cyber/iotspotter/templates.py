@@ -1,13 +1,12 @@
 """Instruction templates of iotspotter (t1 = DATASETS.md's prompt; the paper gives none, HELM has no scenario).
 
 Label set ``iot`` / ``non-iot``. 14 [BAL] shots (7 + 7), descriptions cut to 150 words in the shots; a prompt over
-the context budget (``prompt_budget``, 2,048 tokens unless ``--metadata`` says otherwise) loses trailing shots
+the model's context (``prompt_budget``; 4,096 tokens when it is not known) loses trailing shots
 first, then the end of the evaluated description ([BAL] last paragraph, [TRUNC]).
 Every template reads the answer with the same [PARSE] rule (it tries the longest label first, so ``non-iot`` is
 never read as ``iot``); each ``regex`` is only the exact format the template asks for (``format_adherence``).
 """
 from lm_eval_enterprise.filters import label_format
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.tasks.cyber.iotspotter.source import LABELS
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
@@ -43,7 +42,6 @@ TEMPLATES = [
 TASKS = DatasetTasks(
     dataset="iotspotter", domain="cyber", family="classification_binary", primary_metric="binary_f1",
     templates=TEMPLATES, num_fewshot=14, max_gen_toks=5, until=("\n",),
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"positive_label": "iot", "truncation_words": {"fewshot": 150},
                     "context_truncate_field": "text"},
 )

@@ -6,10 +6,9 @@ used is also in the results metadata (``top_k_labels``/``top_k_technique_ids``, 
 Every template reads the answer with the same [PARSE] rule (the longest name the answer starts with, so
 ``Obfuscated Files or Information (T1027)`` is that name); each ``regex`` is only the exact format the template asks
 for (``format_adherence``), the names filled in per document from ``label_names`` (``{LABELS}``). 20 [BAL] shots;
-a prompt over the context budget (``prompt_budget``, 2,048 tokens unless ``--metadata`` says otherwise) loses
+a prompt over the model's context (``prompt_budget``; 4,096 tokens when it is not known) loses
 trailing shots first.
 """
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 NAME = " ?({LABELS})"  # one technique name, spelled as listed
@@ -39,15 +38,15 @@ TEMPLATES = [
              note="The instruction asks for 'Technique: <label>', the shots show the bare name: both are the "
                   "format."),
     Template("t5",
-             doc_to_text="{{text}}\nQuestion: Which MITRE ATT&CK technique does this sentence describe? Options: "
-                         "{{label_list}}.\nAnswer:",
-             regex=NAME, axes=("no_instruction", "question_format")),
+             description="Options: {{label_list}}.\n\n",
+             doc_to_text="{{text}}\nQuestion: Which ATT&CK technique does this sentence describe?\nAnswer:",
+             regex=NAME, axes=("options_only_instruction", "question_format"),
+             note="The option list is stated once, before the shots (not repeated in every shot)."),
 ]
 
 TASKS = DatasetTasks(
     dataset="tram", domain="cyber", family="classification_macro", primary_metric="macro_f1",
     templates=TEMPLATES, num_fewshot=20, max_gen_toks=16, until=("\n",),
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"top_k": 9,
                     "top_k_rule": "the 9 technique IDs with the most sentences in single_label.json (ties by ID), "
                                   "split first (Random(1234), 30 % test); names and IDs used are in "

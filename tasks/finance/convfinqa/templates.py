@@ -49,5 +49,7 @@ TASKS = DatasetTasks(
     dataset="convfinqa", domain="finance", family="numeric", primary_metric="accuracy",
     templates=TEMPLATES, num_fewshot=1, doc_to_target="{{answer}}", until=("\n",), max_gen_toks=10,
     test_split="valid",
+    # a prompt over the context budget cuts the Table/Text block of the eval context, never its dialogue
+    truncate_fn="lm_eval_enterprise.tasks.finance.convfinqa.source.truncate_shot_context",
     extra_metadata={"eval_split": "dev_turn.json", "fewshot_truncation_words": 512},
 )

@@ -3,10 +3,9 @@
 Every template keeps the four types (person, organization, location, miscellaneous) and the target format
 ``entity (type), entity (type)`` / ``None``. Every template reads the answer the same way ([PARSE]): the [EF1]
 parser of the metric on the completion, a format failure iff it finds nothing readable; each ``regex`` is only the
-exact format asked for (``format_adherence``). 20 shots under a 2,048-token budget (``shots_used`` in the results).
+exact format asked for (``format_adherence``). 20 shots within the model's context (``shots_used`` in the results).
 """
 from lm_eval_enterprise.filters import entity_item, list_format
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 from .source import ENTITY_TYPES, NO_ENTITY
@@ -40,14 +39,15 @@ TEMPLATES = [
              doc_to_text="Sentence: {{text}}\nAnswer:", regex=LIST_OR_NONE,
              axes=("task_card", "field_labels", "answer_format")),
     Template("t5",
-             doc_to_text="{{text}}\nQuestion: Which persons, organizations, locations and miscellaneous named "
-                         "entities does the sentence mention? Give each as entity (type), or None.\nAnswer:",
-             regex=LIST_OR_NONE, axes=("no_instruction", "question_format")),
+             description="Entity types: person, organization, location, miscellaneous. Give each entity as entity "
+                         "(type), or None.\n\n",
+             doc_to_text="{{text}}\nQuestion: Which named entities does the sentence mention?\nAnswer:",
+             regex=LIST_OR_NONE, axes=("types_only_instruction", "question_format"),
+             note="The types and the answer format are stated once, before the shots (not in every shot)."),
 ]
 
 TASKS = DatasetTasks(
     dataset="credit_risk_ner", domain="finance", family="entity", primary_metric="entity_f1",
     templates=TEMPLATES, num_fewshot=20, max_gen_toks=100, until=("\n",), doc_to_target="{{target}}",
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"entity_types": ["person", "organization", "location", "miscellaneous"]},
 )

@@ -5,11 +5,10 @@ evaluated article; greedy, at most 64 new tokens, stop at the first newline (a h
 Every template reads the answer the same way ([PARSE]): the whole stripped completion is scored, a format
 failure (scored 0) iff it holds no letter or digit. Each ``regex`` is only the exact format asked for
 (``format_adherence``): one line in every template.
-Prompts over the context budget (``prompt_budget``; 2,048 tokens unless ``--metadata`` says otherwise) lose trailing
+Prompts over the model's context (``prompt_budget``; 4,096 tokens when it is not known) lose trailing
 shots first, then the end of the article.
 """
 from lm_eval_enterprise.filters import LINE_FORMAT
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 HEADLINE = LINE_FORMAT  # one line with a letter or digit
@@ -42,6 +41,5 @@ TASKS = DatasetTasks(
     dataset="edtsum", domain="finance", family="summarization", primary_metric="rouge_l",
     templates=TEMPLATES, num_fewshot=5, doc_to_target="{{summary}}", until=("\n",), max_gen_toks=64,
     # [BAL]/[TRUNC]: a prompt over the context budget drops trailing shots, then cuts the article (keeps its start)
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"truncation_words": {"fewshot": 512, "eval": 1024}, "context_truncate_field": "document"},
 )

@@ -9,7 +9,6 @@ finds nothing readable. Each ``regex`` is only the exact format asked for (``for
 in per document from ``entity_types`` (``{TYPES}``).
 """
 from lm_eval_enterprise.filters import entity_item, list_format
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 VALUES = list_format(entity_item("{TYPES}"))  # value (type), value (type), ...
@@ -38,15 +37,16 @@ TEMPLATES = [
              doc_to_text="Sentence: {{text}}\nAnswer:", regex=VALUES,
              axes=("task_card", "field_labels", "answer_format")),
     Template("t5",
-             doc_to_text="{{text}}\nQuestion: Which numbers in this sentence are XBRL facts of the types "
-                         "{{type_list}}? Give each as value (type).\nAnswer:",
-             regex=VALUES, axes=("no_instruction", "question_format")),
+             description="XBRL fact types: {{type_list}}.\n\n",
+             doc_to_text="{{text}}\nQuestion: Which numbers in this sentence are XBRL facts of these types? Give "
+                         "each as value (type).\nAnswer:",
+             regex=VALUES, axes=("types_only_instruction", "question_format"),
+             note="The type list is stated once, before the shots (not repeated in every shot)."),
 ]
 
 TASKS = DatasetTasks(
     dataset="finer139", domain="finance", family="entity", primary_metric="entity_f1",
     templates=TEMPLATES, num_fewshot=10, max_gen_toks=100, until=("\n",), doc_to_target="{{target}}",
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"top_k": 10,
                     "top_k_rule": "the 10 entity types with the most IOB2 spans in the train split, ties by XBRL "
                                   "name; the list used is in metadata.top_k_types / top_k_xbrl",

@@ -1,13 +1,12 @@
-"""Instruction templates of kpi_edgar (t1 = HELM ``kpi_edgar`` prompt, no instruction block).
+"""Instruction templates of kpi_edgar (t1 = HELM ``kpi_edgar`` wording, its task text stated once as the instruction).
 
 Every template keeps the tag set kpi/cy/py/py1 and the target format ``phrase [tag], phrase [tag]``, and reads the
 answer the same way ([PARSE]): the metric's own KPI parser on the completion, a format failure iff it finds
-nothing readable. Each ``regex`` is only the exact format asked for (``format_adherence``). 20 shots, which
-do not fit a 2,048-token context with HELM's long per-item prompt: the budget sampler drops trailing shots
-(``shots_used`` in the results).
+nothing readable. Each ``regex`` is only the exact format asked for (``format_adherence``). 20 shots within
+the model's context (the task class's prompt budget drops trailing shots that do not fit; ``shots_used`` in the
+results).
 """
 from lm_eval_enterprise.filters import list_format
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 from .source import TAG_DESCRIPTIONS
@@ -15,13 +14,16 @@ from .source import TAG_DESCRIPTIONS
 HELM_TASK = ("Task: Extract key performance indicators (KPIs) and values from the above text. Also, specify one "
              "of the following categories to each of the extracted KPIs and values in brackets.\n"
              + TAG_DESCRIPTIONS)
+# t1: HELM's task text once, before the shots, instead of inside every item (20 × ~90 tokens)
+HELM_TASK_ONCE = HELM_TASK.replace("from the above text", "from each context below")
 TAG_LIST = ("kpi (a key performance indicator expressible in numerical and monetary value), cy (its current year "
             "monetary value), py (its prior year monetary value), py1 (its value two years back)")
 TAGGED = list_format(r"[^\[\]\n]+ \[(kpi|cy|py|py1)\]")  # phrase [tag], phrase [tag], ...
 
 TEMPLATES = [
-    Template("t1", doc_to_text="Context: {{text}}\n" + HELM_TASK + "\nAnswer:", regex=TAGGED, axes=("helm",),
-             note="HELM prompt: the task text repeated in every item, no instruction block."),
+    Template("t1", description=HELM_TASK_ONCE + "\n\n", doc_to_text="Context: {{text}}\nAnswer:", regex=TAGGED,
+             axes=("helm",),
+             note="HELM's wording, its task text stated once as the instruction (HELM repeats it in every item)."),
     Template("t2",
              description="Extract the key performance indicators (KPIs) and their values from the sentence of an "
                          f"annual report. Tag each extracted phrase with one of: {TAG_LIST}. Answer with a "
@@ -51,6 +53,5 @@ TEMPLATES = [
 TASKS = DatasetTasks(
     dataset="kpi_edgar", domain="finance", family="kpi", primary_metric="adjusted_macro_f1",
     templates=TEMPLATES, num_fewshot=20, max_gen_toks=100, until=("\n",), doc_to_target="{{target}}",
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"metric_orientation": "ibm", "source_commit": "2ec7084dcd55b4979bbe288d4aa1e962c685c9ab"},
 )

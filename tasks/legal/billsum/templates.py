@@ -1,14 +1,13 @@
 """Instruction templates of billsum (t1 = DATASETS.md's prompt; HELM's classic ``###\\nArticle:`` format is not used).
 
 0 shots (paper), greedy, at most 256 new tokens, stop at a blank line. Bills are cut to their first 2,048 words by
-the loader ([TRUNC]); a bill that still does not fit the context budget (``prompt_budget``; 2,048 tokens unless
-``--metadata`` says otherwise) together with the 256 generated tokens is cut further, keeping its beginning.
+the loader ([TRUNC]); a bill that still does not fit the model's context (``prompt_budget``; 4,096 tokens when it is
+not known) together with the 256 generated tokens is cut further, keeping its beginning.
 Every template reads the answer the same way ([PARSE]): the whole stripped completion is scored, a format
 failure (scored 0) iff it holds no letter or digit. Each ``regex`` is only the exact format asked for
 (``format_adherence``): any text, one line for t3.
 """
 from lm_eval_enterprise.filters import LINE_FORMAT, TEXT_FORMAT
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 TEMPLATES = [
@@ -39,6 +38,5 @@ TEMPLATES = [
 TASKS = DatasetTasks(
     dataset="billsum", domain="legal", family="summarization", primary_metric="rouge_l",
     templates=TEMPLATES, num_fewshot=0, doc_to_target="{{summary}}", until=("\n\n",), max_gen_toks=256,
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"truncation_words": {"eval": 2048}, "context_truncate_field": "document"},
 )

@@ -6,11 +6,10 @@ Every template keeps the labels Yes / No and reads the answer with the same [PAR
 the exact format the template asks for (``format_adherence``). t1 (HELM's prompt) also reports HELM's rule (the
 whole normalised completion is a label) as ``weighted_f1_helm``; the two differ only on completions holding more
 than the label (HELM generates 1 token, we allow 3).
-Prompts over the context budget (``prompt_budget``; 2,048 tokens unless ``--metadata`` says otherwise) lose
+Prompts over the model's context (``prompt_budget``; 4,096 tokens when it is not known) lose
 trailing shots first, as HELM does.
 """
 from lm_eval_enterprise.filters import label_format
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 from .source import EchrJudgment
@@ -55,8 +54,7 @@ TEMPLATES = [
 TASKS = DatasetTasks(
     dataset="echr_judgment", domain="legal", family="classification_weighted", primary_metric="weighted_f1",
     templates=TEMPLATES, num_fewshot=5, max_gen_toks=3, until=("\n",),
-    # [BAL] last paragraph: 5 cases of up to 600 words rarely fit a 2,048-token context -> the shared prompt budget
+    # [BAL] last paragraph: 5 cases of up to 600 words often exceed a 4,096-token context -> the shared prompt budget
     # drops trailing shots first, then cuts the evaluated case text (keeps its beginning)
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"max_words_filter": 600, "context_truncate_field": "text"},
 )

@@ -7,7 +7,6 @@ for t3 (sentence counts are not checked). A document too long for the context bu
 to fit, keeping its beginning ([TRUNC]).
 """
 from lm_eval_enterprise.filters import LINE_FORMAT, TEXT_FORMAT
-from lm_eval_enterprise.prompt_budget import BUDGET_METRICS, BUDGET_SAMPLER
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 TEMPLATES = [
@@ -40,6 +39,5 @@ TASKS = DatasetTasks(
     templates=TEMPLATES, num_fewshot=0, doc_to_target="{{summary}}", until=("\n\n",), max_gen_toks=100,
     # [TRUNC] without a fixed N: a document that does not fit the context budget with the 100 generated tokens
     # is cut to fit, keeping its beginning (counted per task in shots_used / prompt_cut)
-    fewshot_sampler=BUDGET_SAMPLER, extra_metrics=dict(BUDGET_METRICS),
     extra_metadata={"context_truncate_field": "document"},
 )

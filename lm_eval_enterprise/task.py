@@ -1,0 +1,111 @@
+"""The lm-eval task class of every enterprise task: ``class: !function lm_eval_enterprise.task.EnterpriseTask``.
+
+lm-eval 0.4.13 builds a task whose (included) YAML has a ``class:`` key with ``cls(config=<the merged YAML>)``
+(``lm_eval/tasks/_factory.py``; the index marks it ``PY_TASK``, the rest of the YAML — ``include:``, prompts,
+metrics, ``--metadata`` — is handled as for any YAML task). :class:`EnterpriseTask` is a plain
+``ConfigurableTask`` subclass that adds, through overridden methods only (nothing of lm-eval is replaced):
+
+* ``fewshot_context``: the context budget of :mod:`lm_eval_enterprise.prompt_budget` (the shots that fit the
+  model's context, the same per document for every template of the dataset; the long field cut when nothing else
+  helps). The prompt itself is lm-eval's own ``fewshot_context`` with that many ``first_n`` shots, so a prompt that
+  fits is byte-identical to lm-eval's.
+* ``process_results``: adds the per-document ``shots_used`` / ``prompt_cut`` of the budget.
+* ``download``: after lm-eval's ``custom_dataset`` call, merges the facts the loader computed from the data
+  (:func:`lm_eval_enterprise.data.loaded_task_metadata`, e.g. the label list actually used, row counts) into the
+  task's ``metadata``, so they are written to ``results["configs"][task]["metadata"]``.
+* ``doc_to_text`` / ``doc_to_target`` / ``doc_to_choice`` / ``resolve_field``: Jinja prompts rendered with a
+  compiled-template cache (:mod:`lm_eval_enterprise.speedups`; same output, version-guarded, falls back to
+  lm-eval's own rendering).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from lm_eval.api.task import ConfigurableTask
+
+from . import speedups
+from .prompt_budget import PromptBudget
+
+
+class EnterpriseTask(ConfigurableTask):
+    """``ConfigurableTask`` with the context budget, data facts in the metadata and cached prompt rendering."""
+
+    def __init__(self, config: dict | None = None, **kwargs: Any) -> None:
+        self._budget: PromptBudget | None = None
+        config = {k: v for k, v in (config or {}).items() if k != "class"}  # the YAML key that selected us
+        super().__init__(config=config, **kwargs)
+
+    # -- data facts into the results metadata -----------------------------------------------------------------
+    def download(self, dataset_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        super().download(dataset_kwargs, **kwargs)
+        from .data import loaded_task_metadata
+
+        facts = loaded_task_metadata(**{**(self.config.metadata or {}), **(self.config.dataset_kwargs or {})})
+        if facts and isinstance(self.config.metadata, dict):
+            self.config.metadata.update(facts)
+
+    # -- the context budget ----------------------------------------------------------------------------------
+    @property
+    def budget(self) -> PromptBudget:
+        """Created at the first prompt (after lm-eval has applied ``--gen_kwargs`` and the task name)."""
+        if self._budget is None:
+            self._budget = PromptBudget(self)
+        return self._budget
+
+    def fewshot_context(self, doc: dict, num_fewshot: int, system_instruction: str | None = None,
+                        apply_chat_template: bool = False, fewshot_as_multiturn: bool = False,
+                        chat_template=None, gen_prefix: str | None = None):
+        def render(d: dict, k: int):
+            return super(EnterpriseTask, self).fewshot_context(
+                d, k, system_instruction=system_instruction, apply_chat_template=apply_chat_template,
+                fewshot_as_multiturn=fewshot_as_multiturn, chat_template=chat_template, gen_prefix=gen_prefix)
+
+        return self.budget.build(doc, int(num_fewshot or 0), render, system_instruction=system_instruction,
+                                 chat=bool(apply_chat_template and chat_template))
+
+    def process_results(self, doc: dict, results):
+        out = super().process_results(doc, results)
+        rec = self._budget.outcome(doc) if self._budget is not None else None
+        if rec is not None and isinstance(out, dict):
+            reports = {"shots_used": float(rec.shots_used), "prompt_cut": float(rec.cut)}
+            out = {**out, **{k: v for k, v in reports.items() if k in self.aggregation()}}  # declared ones only
+        return out
+
+    # -- prompt rendering (cached compile; same text as lm-eval's) ---------------------------------------------
+    def _rendered(self, value, doc) -> str | None:
+        """``value`` rendered as lm-eval's ``apply_template`` would, when it is a Jinja template (not a field name)
+        and the fast renderer may be used; else None (then lm-eval's own method handles it)."""
+        if (self.prompt is None and isinstance(value, str) and value not in getattr(self, "features", ())
+                and speedups.enabled()):
+            return speedups.render(value, doc)
+        return None
+
+    def _choice_index(self, text: str):
+        """lm-eval's rule: a rendered digit string is a choice index when the task has choices."""
+        return ast.literal_eval(text) if text.isdigit() and self._config.doc_to_choice is not None else text
+
+    def doc_to_text(self, doc, doc_to_text=None):
+        text = self._rendered(doc_to_text if doc_to_text is not None else self.config.doc_to_text, doc)
+        return super().doc_to_text(doc, doc_to_text) if text is None else self._choice_index(text)
+
+    def doc_to_target(self, doc, doc_to_target=None):
+        target = self._rendered(doc_to_target if doc_to_target is not None else self.config.doc_to_target, doc)
+        if target is None:
+            return super().doc_to_target(doc, doc_to_target)
+        value = self._choice_index(target)
+        if value is target and len(target) >= 2 and target[0] == "[" and target[-1] == "]":
+            try:
+                return ast.literal_eval(target)  # a list of targets
+            except (SyntaxError, ValueError):
+                return target
+        return value
+
+    def doc_to_choice(self, doc, doc_to_choice=None):
+        text = self._rendered(doc_to_choice if doc_to_choice is not None else self.config.doc_to_choice, doc)
+        return super().doc_to_choice(doc, doc_to_choice) if text is None else ast.literal_eval(text)
+
+    @staticmethod
+    def resolve_field(doc: dict[str, Any], field: str | None = None):
+        if field:
+            return doc[field] if field in doc else speedups.render(field, doc)
