@@ -546,7 +546,9 @@ def test_loaded_task_metadata_reaches_the_results_through_the_task_class(fake, t
     monkeypatch.setattr(FakeSource, "task_metadata", lambda self, splits: {"n_test_rows": len(splits["test"])})
     root = str(_source_layout(tmp_path / "data"))
     D.load_task_dataset(dataset_id=FAKE, data_root=root)
-    assert D.loaded_task_metadata(dataset_id=FAKE, data_root=root, version=1.0) == {"n_test_rows": 6}
+    facts = D.loaded_task_metadata(dataset_id=FAKE, data_root=root, version=1.0)
+    # the Source's own facts, next to the data report (counts, hashes) and the [LEAK] counts
+    assert facts["n_test_rows"] == 6 and {"row_counts", "source_sha256", "eval_rows_before_dedup"} <= set(facts)
     assert D.loaded_task_metadata(dataset_id=FAKE, data_root=root + "/other") == {}  # keyed like the loader
     tdir = tmp_path / "tasks"
     tdir.mkdir()
@@ -573,7 +575,8 @@ def test_loaded_task_metadata_reaches_the_results_through_the_task_class(fake, t
     tm = TaskManager(include_path=str(tdir), include_defaults=False,
                      metadata={"data_root": root, "max_context_tokens": 4096})
     res = lm_eval.simple_evaluate(model=Const(), tasks=["lmee_fake_facts"], task_manager=tm, bootstrap_iters=0)
-    assert res["configs"]["lmee_fake_facts"]["metadata"]["n_test_rows"] == 6
+    meta = res["configs"]["lmee_fake_facts"]["metadata"]
+    assert meta["n_test_rows"] == 6 and meta["source_sha256"] == facts["source_sha256"]
 
 
 def test_fetch_json_reads_and_fails_as_one_line(tmp_path):
