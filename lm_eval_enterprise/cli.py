@@ -3,12 +3,14 @@
 Subcommands:
   run        lm-eval's ``run`` with our task folder on the include path and, unless ``--include-defaults``,
              without indexing lm-eval's ~10k built-in YAMLs (fast start). Every lm-eval flag is passed through;
-             ``--data-root DIR`` is merged into ``--metadata``.
+             ``--data-root DIR`` is merged into ``--metadata``; ``--cell-budget F [--cell-seed S]`` evaluates only a
+             seeded share F of the (template, document) cells (``cellplan.py``, estimates: ``sharpe-sparse``).
   tasks-dir  print the task folder (for ``lm_eval --include_path "$(lm-eval-enterprise tasks-dir)"``)
   list       datasets, domains and their task groups
   prepare    download datasets into the cache ahead of time (``--dataset ID`` / ``--domain D`` / ``--all``)
   demo       the offline demo: SmolLM2-135M-Instruct on the embedded fixture data, score table per template
   sharpe     aggregate template variants of lm-eval output folders (Sharpe score, robustness statistics)
+  sharpe-sparse  estimated per-template scores, mean, std and Sharpe of a --cell-budget run
 """
 from __future__ import annotations
 
@@ -38,6 +40,15 @@ def _run(argv: list[str]) -> int:
 
     from .data import DataError
 
+    if any(a.startswith("--cell-") for a in argv):  # sparse template × document design (cellplan.py)
+        from .cellplan import CellPlanError, rewrite_run_argv
+
+        try:
+            argv, plan = rewrite_run_argv(argv)
+        except (CellPlanError, DataError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(plan.summary(), file=sys.stderr)
     sys.argv = ["lm-eval", "run"] + argv
     try:
         cli_evaluate()
@@ -132,6 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .sharpe.cli import main as sharpe_main
 
         return sharpe_main(argv[1:])
+    if argv and argv[0] == "sharpe-sparse":  # estimates from a --cell-budget run (sharpe/sparse.py)
+        from .sharpe.sparse_cli import main as sparse_main
+        return sparse_main(argv[1:])
     ap = argparse.ArgumentParser(prog="lm-eval-enterprise", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
