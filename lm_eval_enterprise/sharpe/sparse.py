@@ -255,7 +255,11 @@ def fit_two_way(y: np.ndarray, mask: np.ndarray, family: str, trials: np.ndarray
         new_phi = phi
         if family == "gaussian" and n_obs > 0:
             res = m * (y - (c[0] + a[0][:, None] + b[0][None, :])) ** 2
-            cell_var = np.diag(v_th)[:t_n][:, None] + v_b[None, :]
+            e = np.zeros((t_n + 1, t_n))                                              # η_td loads on a_t and c
+            e[np.arange(t_n), np.arange(t_n)] = 1.0
+            e[t_n] = 1.0
+            q = v_th @ e                                                              # Cov([a, c], η_t·)
+            cell_var = (e * q).sum(0)[:, None] + v_b[None, :] - 2 * (u.T @ q).T     # Var(c + a_t + b_d | y)
             new_phi = max(float((res.sum() + (m * cell_var).sum()) / n_obs), 1e-12)
         done = (abs(new_tau - tau) < 1e-5 * tau and abs(new_sa - sigma_a) < 1e-5 * sigma_a
                 and abs(new_phi - phi) < 1e-6 * phi)
