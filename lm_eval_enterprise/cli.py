@@ -145,6 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return sharpe_main(argv[1:])
     if argv and argv[0] == "sharpe-sparse":  # estimates from a --cell-budget run (sharpe/sparse.py)
         from .sharpe.sparse_cli import main as sparse_main
+
         return sparse_main(argv[1:])
     ap = argparse.ArgumentParser(prog="lm-eval-enterprise", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -164,6 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--output_path", default="demo_out")
     p.add_argument("--model-dir", default=None, help="use this HF model folder instead of SmolLM2")
     sub.add_parser("sharpe", help="aggregate template variants (see `lm-eval-enterprise sharpe --help`)")
+    sub.add_parser("sharpe-sparse", help="estimates from a --cell-budget run (see `… sharpe-sparse --help`)")
     args = ap.parse_args(argv)
     if args.cmd == "tasks-dir":
         from . import TASK_DIR

@@ -10,8 +10,8 @@ For every (dataset, model) case with a FULL score matrix (every template on ever
 3. report how often the estimated Sharpe and the per-template scores fall inside the full-data 95 % intervals,
    and their bias and RMSE against the full-data values.
 
-Cases: synthetic matrices with known generating parameters (0/1 accuracy, 3-class weighted F1 and a ROUGE-like
-continuous metric × four "models" that differ in ability, template spread, document spread and template ×
+Cases: synthetic matrices with known generating parameters (0/1 accuracy, 3-class weighted F1, entity F1 and a
+ROUGE-like continuous metric × four "models" that differ in ability, template spread, document spread and template ×
 document interaction), and real SmolLM2-135M-Instruct full runs on the real samples (``--real DIR``: lm-eval output
 folders of full runs; ``--make-runs DIR`` creates them first — slow on CPU, run it once, with ``nice``).
 
@@ -39,7 +39,7 @@ from lm_eval_enterprise.sharpe.sparse import CellMatrix, estimate_row, naive_sco
 from lm_eval_enterprise.sharpe.stats import sharpe  # noqa: E402
 
 FRACS = (0.2, 0.3, 0.4, 0.6)
-REAL_TASKS = ("ent_securenlp", "ent_iotspotter", "ent_gold_news_direction_up", "ent_tram", "ent_credit_risk_ner")
+REAL_TASKS = ("ent_securenlp", "ent_gold_news_direction_up", "ent_iotspotter", "ent_tram", "ent_credit_risk_ner")
 
 # "models" of the synthetic cases: logit ability, template-effect sd, document-effect sd, interaction sd
 SYN_MODELS = {"m1 (moderate)": (0.5, 0.3, 1.5, 0.5), "m2 (small spread)": (-0.5, 0.15, 1.0, 0.3),
@@ -50,8 +50,14 @@ def _sig(x):
     return 1 / (1 + np.exp(-x))
 
 
+def _micro_f1(s):
+    s = np.atleast_2d(s)
+    den = 2 * s[:, 0] + s[:, 1] + s[:, 2]
+    return np.where(den > 0, 2 * s[:, 0] / np.where(den > 0, den, 1), 0.0)
+
+
 def synthetic_cases(n_docs: int, seed: int, n_templates: int = 5):
-    """(name, full CellMatrix, baseline) for 3 synthetic datasets × 4 synthetic models."""
+    """(name, full CellMatrix, baseline) for 4 synthetic datasets × 4 synthetic models."""
     out = []
     for mi, (mname, (alpha, s_a, s_b, s_i)) in enumerate(SYN_MODELS.items()):
         rng = np.random.default_rng([seed, mi])
@@ -80,6 +86,15 @@ def synthetic_cases(n_docs: int, seed: int, n_templates: int = 5):
         out.append((f"syn-weighted-F1 / {mname}",
                     CellMatrix.from_labels(gold, pred, k, "weighted", name="syn-wf1"),
                     BL.uniform_f1(counts.tolist(), "weighted")))
+        # entity F1 (micro over documents): gold counts g_d, hits ~ Binomial(g_d, σ(η)), false positives ~ Poisson
+        g = rng.poisson(1.5, n_docs)
+        tp = rng.binomial(np.broadcast_to(g, eta.shape), _sig(eta))
+        fp = rng.poisson(np.exp(-1.0 - 0.5 * a[:, None] + 0.5 * rng.normal(0, 1, n_docs)[None, :]))
+        feats = np.stack([tp, fp, g[None, :] - tp], axis=2).astype(float)
+        out.append((f"syn-entity-F1 / {mname}",
+                    CellMatrix([f"t{i + 1}" for i in range(n_templates)], [str(j) for j in range(n_docs)], feats,
+                               np.ones(eta.shape, bool), _micro_f1, ("counts", [("tp_fp_fn", 0)]),
+                               name="syn-entity"), 0.0))
         # ROUGE-like continuous values in [0, 1]
         v = np.clip(0.3 + 0.1 * alpha + 0.08 * a[:, None] + 0.12 * np.tanh(b)[None, :]
                     + rng.normal(0, 0.05 + 0.05 * s_i, eta.shape), 0, 1)
@@ -124,13 +139,15 @@ def _finite(x):
     return x is not None and math.isfinite(x)
 
 
-def evaluate_case(cm: CellMatrix, baseline, fracs, reps: int, n_boot: int, seed: int) -> dict:
+def evaluate_case(cm: CellMatrix, baseline, fracs, reps: int, n_boot: int, seed: int, ci_reps: int = 0,
+                  ci_frac: float = 0.4) -> dict:
     full = estimate_row([cm], baseline, n_boot=n_boot, seed=seed)
     s_full, ci_s = full.stats["sharpe"], full.ci.get("sharpe")
     m_full = full.scores
     ci_t = np.array([full.ci["per_template"][t] for t in cm.templates])
     res = {"full_sharpe": s_full, "full_ci": ci_s, "full_means": m_full.tolist()}
     t_n, d_n = cm.mask.shape
+    cov = {"sharpe": [], "means": []}
     for f in fracs:
         rows = {"est": [], "naive": []}
         for r in range(reps):
@@ -139,7 +156,14 @@ def evaluate_case(cm: CellMatrix, baseline, fracs, reps: int, n_boot: int, seed:
             for d, ts in enumerate(sets):
                 keep[ts, d] = True
             sub = cm.subset(keep)
-            est = estimate_row([sub], baseline, n_boot=0)
+            with_ci = abs(f - ci_frac) < 1e-9 and r < ci_reps
+            est = estimate_row([sub], baseline, n_boot=n_boot // 2 if with_ci else 0, seed=seed + r)
+            if with_ci:  # does the sparse run's own interval cover the full-data value?
+                sci = est.ci
+                cov["sharpe"].append(bool(sci.get("sharpe")) and _finite(s_full)
+                                     and sci["sharpe"][0] <= s_full <= sci["sharpe"][1])
+                cov["means"].extend(sci["per_template"][t][0] <= m_full[j] <= sci["per_template"][t][1]
+                                    for j, t in enumerate(cm.templates))
             nv = naive_scores(sub)
             nst = sharpe(nv, baseline, 1)
             rows["est"].append((est.stats["sharpe"], est.scores))
@@ -160,6 +184,8 @@ def evaluate_case(cm: CellMatrix, baseline, fracs, reps: int, n_boot: int, seed:
                 o["sharpe_undefined"] = float((~ok).mean())
             out[kind] = o
         res[f] = out
+    if cov["means"]:
+        res["sparse_ci_coverage"] = {k: float(np.mean(v)) for k, v in cov.items()}
     return res
 
 
@@ -196,6 +222,11 @@ def summary(results: dict, fracs, label: str) -> None:
         mn = [r[f]["naive"]["means_in_ci"] for r in results.values()]
         print(f"| {f:.0%} | {np.mean(se):.1%} | {np.mean(sn):.1%} | {sum(x >= 0.9 for x in se)}/{len(se)} | "
               f"{sum(x >= 0.9 for x in sn)}/{len(sn)} | {np.mean(me):.1%} | {np.mean(mn):.1%} |")
+    cov = [r["sparse_ci_coverage"] for r in results.values() if "sparse_ci_coverage" in r]
+    if cov:
+        print(f"\nCoverage of the full-data values by the sparse run's own 95% intervals (at the CI share, "
+              f"{len(cov)} cases): Sharpe {np.mean([c['sharpe'] for c in cov]):.1%}, "
+              f"template scores {np.mean([c['means'] for c in cov]):.1%}")
 
 
 def main(argv=None) -> int:
@@ -208,6 +239,8 @@ def main(argv=None) -> int:
     ap.add_argument("--real", type=Path, help="folder of full lm-eval runs (one sub-folder per task group)")
     ap.add_argument("--make-runs", type=Path, help="run SmolLM2 on the real samples into this folder first")
     ap.add_argument("--no-synthetic", action="store_true")
+    ap.add_argument("--ci-reps", type=int, default=10,
+                    help="designs per case at 40%% whose own bootstrap intervals (B = boot/2) are checked")
     args = ap.parse_args(argv)
     fracs = [float(x) for x in args.fracs.split(",")]
     t0 = time.time()
@@ -224,7 +257,7 @@ def main(argv=None) -> int:
               f"B = {args.boot}\n")
         results = {}
         for name, cm, b in cases:
-            results[name] = evaluate_case(cm, b, fracs, args.reps, args.boot, args.seed)
+            results[name] = evaluate_case(cm, b, fracs, args.reps, args.boot, args.seed, args.ci_reps)
         print_table(results, fracs)
         summary(results, fracs, label)
     print(f"\n({time.time() - t0:.0f} s)")

@@ -218,3 +218,15 @@ def test_sparse_run_end_to_end(tmp_path):
     rec = json.loads((tmp_path / "est.json").read_text())["records"][0]
     assert (rec["cells_observed"], rec["cells_total"]) == (20, 50)
     assert rec["plan"]["cell_budget"] == 0.4 and rec["estimate"] is True
+
+
+def test_rewrite_run_argv_ranking_keeps_queries(monkeypatch):
+    from lm_eval.tasks import TaskManager
+
+    monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)
+    argv, plan = _rewrite(["--tasks", "ent_fiqa_qa", "--cell-budget", "0.6", "--limit", "40",
+                           "--metadata", '{"data_root": "embedded"}'])
+    g = plan.groups["ent_fiqa_qa"]
+    assert (g.n_docs, g.n_units) == (40, 2)                       # 2 queries × 20 candidates
+    for task, idx in json.loads(argv[argv.index("--samples") + 1]).items():
+        assert idx in ([*range(20)], [*range(20, 40)], [*range(40)]), task

@@ -204,7 +204,7 @@ def fit_two_way(y: np.ndarray, mask: np.ndarray, family: str, trials: np.ndarray
         scale = max(float(obs.std()) if obs.size > 1 else 1.0, 1e-6)
     elif family not in ("binomial", "poisson"):
         raise ValueError(f"unknown family {family!r}")
-    bounds = (1e-4 * scale, 20.0 * scale)
+    bounds = (1e-2 * scale, 20.0 * scale)   # below 1 % of the scale an effect spread is immaterial (and EM crawls)
     b_rows = 1 if weights is None else len(np.atleast_2d(weights))
     constant = None
     if family != "gaussian" and m.sum() > 0:
@@ -261,8 +261,8 @@ def fit_two_way(y: np.ndarray, mask: np.ndarray, family: str, trials: np.ndarray
             q = v_th @ e                                                              # Cov([a, c], η_t·)
             cell_var = (e * q).sum(0)[:, None] + v_b[None, :] - 2 * (u.T @ q).T     # Var(c + a_t + b_d | y)
             new_phi = max(float((res.sum() + (m * cell_var).sum()) / n_obs), 1e-12)
-        done = (abs(new_tau - tau) < 1e-5 * tau and abs(new_sa - sigma_a) < 1e-5 * sigma_a
-                and abs(new_phi - phi) < 1e-6 * phi)
+        done = (abs(new_tau - tau) < 1e-3 * scale and abs(new_sa - sigma_a) < 1e-3 * scale
+                and abs(new_phi - phi) < 1e-3 * phi)
         tau, sigma_a, phi = new_tau, new_sa, new_phi
         if done:
             break
