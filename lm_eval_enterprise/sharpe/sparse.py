@@ -3,32 +3,37 @@
 A sparse run evaluates each document under only some templates. Per template the score is estimated by
 **plug-in** (PromptEval, Polo et al. 2024): observed cells keep their observed per-document sufficient statistics
 (the ``Scorer.features`` of :mod:`.scoring`), every unobserved cell (t, d) contributes its expectation under a model
-with a template effect a_t and a document effect b_d, and the template's score is the metric's own ``finalize`` of
-the sum over all documents:
+with template and document effects, and the template's score is the metric's own ``finalize`` of the sum over all
+documents:
 
     ŝ_t = finalize( Σ_{d observed under t} F_td + Σ_{d not observed under t} E[F_td] ).
 
-With every cell observed, ŝ_t is exactly the full-data score. The mean, std and Sharpe of the ŝ_t use the same
-definitions as the full tool (:func:`.stats.sharpe`, :func:`.stats.sharpe_matrix`); bootstrap intervals resample
-documents exactly as the full tool does (:func:`.bootstrap.draw`, one document vector per resample shared by all
-templates; the cell model is refitted on every resample, so the intervals include the imputation uncertainty).
+With every cell observed ŝ_t is exactly the full-data score, and every statistic below is the full tool's.
 
-Cell models (all are two-way generalised linear models η_td = a_t + b_d, fitted by penalised Newton steps with a
-Gaussian prior b_d ~ N(0, τ²) whose τ (and for the Gaussian family the noise variance) is set by empirical Bayes,
-EM with the Laplace posterior variance; the template effects get a vague N(0, 100²) prior):
+Cell models: two-way generalised linear models η_td = c + a_t + b_d with template effects a_t ~ N(0, σ_a²),
+document effects b_d ~ N(0, τ²) and a free intercept c, fitted by penalised Newton steps (the [a, c] block through
+its Schur complement); σ_a, τ (and the Gaussian noise variance φ) by empirical Bayes, EM with the Laplace posterior
+variances. For 0/1 data this approximation is known to under-estimate τ somewhat (tested: 1.18 for 1.5).
 
 * ``mean`` layout, features [y, 1] (accuracy, yes/no, ROUGE, per-query RR@k/NDCG@k): 0/1 values → Rasch model
-  P(y_td = 1) = σ(a_t + b_d); other values → additive model y_td = a_t + b_d + ε, clipped to the observed range
-  (to [0, 1] for values inside it).
+  P(y_td = 1) = σ(η_td); other values → additive model y_td = η_td + ε, ε ~ N(0, φ), predictions clipped to the
+  observed range (to [0, 1] for values inside it).
 * ``classification`` layout, features [tp_1..k, gold_1..k, pred_1..k] (weighted / macro / binary F1): a Rasch
-  model of correctness c_td (the hooks' exact-match accuracy) and, for wrong answers, template t's observed error
-  distribution: E[F_td] = p_td·[g_d, g_d, g_d] + (1 − p_td)·F̄err(t, gold class of d), where F̄err is the mean
-  feature row of t's observed wrong cells with that gold class, shrunk towards all templates' mean with weight
-  1 cell (an unseen gold class: an unparsable answer, no predicted label). So the expected confusion counts, and
-  with them every F1 average, follow from the fitted correctness and each template's error pattern.
+  model of correctness c_td (the hooks' exact-match accuracy) and, for a wrong answer, template t's error
+  distribution q_t,j over the categories "feature label i" / "none" (unparsable, or a label outside the feature
+  columns) for the document's gold class j: t's observed wrong cells of class j plus one pseudo-cell spread as all
+  templates' wrong cells of class j (no wrong cell of class j anywhere: "none").
+  E[F_td] = p_td·[g_d, g_d, g_d] + (1 − p_td)·[0, g_d, q_t,j(d)] — expected confusion counts, from which every F1
+  average follows through ``finalize``.
 * ``counts`` layout (entity F1: per document [TP, FP, FN]; KPI F1: per tag [O, P, G]): gold counts g_d are document
-  properties (known from any observed cell); hits TP_td ~ Binomial(g_d, σ(a_t + b_d)) and false positives
-  FP_td ~ Poisson(exp(a'_t + b'_d)); E[F_td] is rebuilt from (E TP, E FP, g_d).
+  properties (known from any observed cell); hits TP_td ~ Binomial(g_d, σ(η_td)) and false positives
+  FP_td ~ Poisson(exp(η'_td)); E[F_td] is rebuilt from (E TP, E FP, g_d).
+
+σ and Sharpe: the spread of the plug-in scores mixes the true template spread with estimation noise, so σ is the
+posterior predictive mean of the full-data variance: R draws of every unobserved cell (parameters from the Laplace
+posterior, then the outcome), σ = sqrt(mean_r σ_r²), S = (μ − b)/(α·max(σ, floor)) (:func:`predictive_stats`).
+Intervals: the full tool's document bootstrap (:func:`.bootstrap.draw`), with the model refitted and the
+unobserved cells drawn once on every resample, so they include the imputation uncertainty.
 
 Not supported (:class:`SparseError`): metrics without per-document sufficient statistics (an aggregation that
 falls back to :class:`.scoring.ItemScorer`), and the parsed-only scoring mode. Composite datasets (subtasks) use
