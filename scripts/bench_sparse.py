@@ -105,14 +105,15 @@ def synthetic_cases(n_docs: int, seed: int, n_templates: int = 5):
     return out
 
 
-def real_cases(root: Path):
+def real_cases(root: Path, metric: str | None = None):
+    """Cases of the full runs under ``root`` (one sub-folder per task group): primary metric, or ``metric``."""
     from lm_eval_enterprise.sharpe.sparse_io import read_sparse
 
     out = []
     for d in sorted(p for p in root.iterdir() if p.is_dir()):
         if not list(d.rglob("results_*.json")):
             continue
-        groups, _ = read_sparse([str(d)])
+        groups, _ = read_sparse([str(d)], metric=metric)
         for g in groups:
             if not g.cells.mask.all():
                 raise SystemExit(f"{d}: not a full run ({g.cells.share:.0%} of cells)")
@@ -265,7 +266,8 @@ def main(argv=None) -> int:
     if not args.no_synthetic:
         groups.append(("synthetic", synthetic_cases(args.docs, args.seed)))
     if args.real:
-        groups.append(("real (SmolLM2-135M-Instruct, real samples)", real_cases(args.real)))
+        groups.append(("real (SmolLM2-135M-Instruct, real samples), primary metric", real_cases(args.real)))
+        groups.append(("real, accuracy (secondary metric, same runs)", real_cases(args.real, "accuracy")))
     for label, cases in groups:
         print(f"\n## {label}: {len(cases)} cases, {args.reps} designs per share, full-data CIs from "
               f"B = {args.boot}\n")

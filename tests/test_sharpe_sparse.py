@@ -110,7 +110,10 @@ def test_classification_mixture_assembly():
     pred[0, np.isnan(pred).all(0)] = gold[np.isnan(pred).all(0)]
     cm = CellMatrix.from_labels(gold, pred, 3, "weighted")
     m = cell_model(cm)
-    p = m.fit.mean()[0][..., None]                                         # T × D × 1
+    p = np.empty((4, 40, 1))                                               # correctness, fitted per gold class
+    for f, cols in zip(m.fit, m.classes):
+        assert sorted(set(gold[cols])) == [gold[cols][0]]                  # one class per fit
+        p[:, cols, 0] = f.mean()[0]
     expected = p * m.right[None] + (1 - p) * m.err                         # T × D × 9
     manual = np.where(cm.mask[..., None], cm.features, expected).sum(1)
     assert m.sums(np.ones((1, 40)))[0] == pytest.approx(manual)

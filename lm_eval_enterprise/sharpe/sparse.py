@@ -19,7 +19,8 @@ variances. For 0/1 data this approximation is known to under-estimate τ somewha
   P(y_td = 1) = σ(η_td); other values → additive model y_td = η_td + ε, ε ~ N(0, φ), predictions clipped to the
   observed range (to [0, 1] for values inside it).
 * ``classification`` layout, features [tp_1..k, gold_1..k, pred_1..k] (weighted / macro / binary F1): a Rasch
-  model of correctness c_td (the hooks' exact-match accuracy) and, for a wrong answer, template t's error
+  model of correctness c_td (the hooks' exact-match accuracy) fitted within each gold class (template effects per
+  class: a template's label bias makes its accuracy depend on the class) and, for a wrong answer, template t's error
   distribution q_t,j over the categories "feature label i" / "none" (unparsable, or a label outside the feature
   columns) for the document's gold class j: t's observed wrong cells of class j plus one pseudo-cell spread as all
   templates' wrong cells of class j (no wrong cell of class j anywhere: "none").
@@ -459,8 +460,9 @@ class _MeanModel(_CellModel):
 
 
 class _ClassificationModel(_CellModel):
-    """Correctness ~ Rasch; a wrong answer's predicted label ~ template t's error distribution for the document's
-    gold class (categories: the k feature labels and "none" = no feature label, e.g. unparsable)."""
+    """Correctness ~ Rasch within each gold class (template effects per class: a template's accuracy depends on the
+    class through its label bias); a wrong answer's predicted label ~ template t's error distribution for the
+    document's gold class (categories: the k feature labels and "none" = no feature label, e.g. unparsable)."""
 
     def __init__(self, cm: CellMatrix):
         super().__init__(cm)
@@ -490,17 +492,20 @@ class _ClassificationModel(_CellModel):
         zeros = np.zeros((t_n, len(cm.docs), k))
         self.err = np.concatenate([zeros, np.broadcast_to(self.g, zeros.shape), q @ onehot], axis=2)
         self.right = np.concatenate([self.g, self.g, self.g], axis=1)                     # D × 3k
-        self.fit = fit_two_way(cm.correct, cm.mask, "binomial")
+        self.classes = [np.flatnonzero(self.sig == s) for s in np.unique(self.sig)]
+        self.fit = [fit_two_way(cm.correct[:, c], cm.mask[:, c], "binomial") for c in self.classes]
 
     def fits(self):
-        return [self.fit]
+        return list(self.fit)
 
     def refit(self, w):
-        return [_refit(self.fit, self.cm.correct, self.cm.mask, w)]
+        return [_refit(f, self.cm.correct[:, c], self.cm.mask[:, c], w[:, c]) for f, c in zip(self.fit, self.classes)]
 
     def cells(self, fits, mode, rng, n):
-        f = fits[0]
-        p = f.mean(eta=_eta(f, mode, rng, n))
+        rows = n if n is not None else fits[0].a.shape[0]
+        p = np.empty((rows,) + self.m.shape)
+        for f, c in zip(fits, self.classes):
+            p[:, :, c] = f.mean(eta=_eta(f, mode, rng, n))
         if mode != "draw":
             p = p[..., None]
             return p * self.right[None, None] + (1 - p) * self.err[None]
@@ -515,8 +520,8 @@ class _ClassificationModel(_CellModel):
         return np.where(ok[..., None], self.right[None, None], out)
 
     def describe(self):
-        return {"model": "Rasch (logit) model of correctness + per-template error distribution",
-                **_fit_info(self.fit)}
+        return {"model": "Rasch (logit) model of correctness per gold class + per-template error distribution",
+                "classes": [_fit_info(f) for f in self.fit]}
 
 
 class _CountModel(_CellModel):
