@@ -174,16 +174,26 @@ def plan_cells(docs_per_group: Mapping[str, Sequence[Hashable]], templates: Mapp
 RANKING_FAMILIES = ("ranking", "ranking_generate")
 
 
-def _take(argv: list[str], flag: str, what: str) -> tuple[list[str], str | None]:
-    """Remove ``flag VALUE`` (or ``flag=VALUE``) from argv; return (argv, VALUE or None)."""
+def _take(argv: list[str], flag: str, what: str, aliases: Sequence[str] = ()) -> tuple[list[str], str | None]:
+    """Remove ``flag VALUE`` (or ``flag=VALUE``, or an alias spelling) from argv; return (argv, VALUE or None)."""
     for i, a in enumerate(argv):
-        if a == flag:
-            if i + 1 >= len(argv) or argv[i + 1].startswith("--"):
-                raise CellPlanError(f"{flag} needs {what}")
-            return argv[:i] + argv[i + 2:], argv[i + 1]
-        if a.startswith(flag + "="):
-            return argv[:i] + argv[i + 1:], a.split("=", 1)[1]
+        for f in (flag, *aliases):
+            if a == f:
+                if i + 1 >= len(argv) or argv[i + 1].startswith("--"):
+                    raise CellPlanError(f"{flag} needs {what}")
+                return argv[:i] + argv[i + 2:], argv[i + 1]
+            if a.startswith(f + "="):
+                return argv[:i] + argv[i + 1:], a.split("=", 1)[1]
     return argv, None
+
+
+# lm-eval's flag style (underscores); the hyphen spellings of the first version stay accepted as hidden aliases
+CELL_FLAGS = ("--cell_budget", "--cell_seed", "--cell-budget", "--cell-seed")
+
+
+def has_cell_flags(argv: Sequence[str]) -> bool:
+    """Does a ``run`` argv ask for a cell plan (``--cell_budget``/``--cell_seed`` in either spelling)?"""
+    return any(a == f or a.startswith(f + "=") for a in argv for f in CELL_FLAGS)
 
 
 def _metadata(argv: list[str]) -> tuple[list[str], dict]:
@@ -197,7 +207,7 @@ def _metadata(argv: list[str]) -> tuple[list[str], dict]:
     except json.JSONDecodeError:
         meta = None
     if not isinstance(meta, dict):
-        raise CellPlanError(f"with --cell-budget, --metadata must be one JSON object, not {raw!r}")
+        raise CellPlanError(f"with --cell_budget, --metadata must be one JSON object, not {raw!r}")
     return argv, meta
 
 
@@ -212,7 +222,7 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
         meta = getattr(task.config, "metadata", None) or {}
         group = meta.get("variant_group")
         if not group or not meta.get("template_id"):
-            raise CellPlanError(f"task {name} has no metadata.variant_group/template_id: --cell-budget plans "
+            raise CellPlanError(f"task {name} has no metadata.variant_group/template_id: --cell_budget plans "
                                 "template variants only (run other tasks separately)")
         ds = list(task.eval_docs)
         if limit is not None:
@@ -236,12 +246,12 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
         docs[group] = keys
         templates.setdefault(group, []).append(name)
     if not docs:
-        raise CellPlanError("--cell-budget: no tasks to plan")
+        raise CellPlanError("--cell_budget: no tasks to plan")
     return plan_cells(docs, templates, budget, seed, units)
 
 
 def rewrite_run_argv(argv: list[str]) -> tuple[list[str], CellPlan]:
-    """``lm-eval-enterprise run … --cell-budget F [--cell-seed S] [--limit N]`` → lm-eval argv with
+    """``lm-eval-enterprise run … --cell_budget F [--cell_seed S] [--limit N]`` → lm-eval argv with
     ``--samples`` (the plan) and the plan's :meth:`CellPlan.metadata` merged into ``--metadata``.
 
     Expects ``--include_path`` already set (``cli._run``). ``--limit N`` restricts the plan to the first N
@@ -250,31 +260,31 @@ def rewrite_run_argv(argv: list[str]) -> tuple[list[str], CellPlan]:
     other documents would be scored against this plan's documents)."""
     import json
 
-    argv, raw_budget = _take(argv, "--cell-budget", "a share in (0, 1]")
-    argv, raw_seed = _take(argv, "--cell-seed", "an integer")
+    argv, raw_budget = _take(argv, "--cell_budget", "a share in (0, 1]", ("--cell-budget",))
+    argv, raw_seed = _take(argv, "--cell_seed", "an integer", ("--cell-seed",))
     if raw_budget is None:
-        raise CellPlanError("--cell-seed needs --cell-budget")
+        raise CellPlanError("--cell_seed needs --cell_budget")
     budget = check_budget(raw_budget)
     try:
         seed = int(raw_seed) if raw_seed is not None else 0
     except ValueError:
-        raise CellPlanError(f"--cell-seed must be an integer, not {raw_seed!r}") from None
+        raise CellPlanError(f"--cell_seed must be an integer, not {raw_seed!r}") from None
     for bad, why in (("--samples", "it selects the documents itself"),
                      ("-E", "it selects the documents itself"),
                      ("--cache_requests", "lm-eval's request cache ignores the document selection")):
         if any(a == bad or a.startswith(bad + "=") for a in argv):
-            raise CellPlanError(f"--cell-budget cannot be combined with {bad}: {why}")
+            raise CellPlanError(f"--cell_budget cannot be combined with {bad}: {why}")
     argv, raw_limit = _take(argv, "--limit", "a number of documents")
     limit = None
     if raw_limit is not None:
         try:
             limit = int(raw_limit)
         except ValueError:
-            raise CellPlanError(f"with --cell-budget, --limit must be a whole number of documents, "
+            raise CellPlanError(f"with --cell_budget, --limit must be a whole number of documents, "
                                 f"not {raw_limit!r}") from None
     argv, tasks_arg = _take(argv, "--tasks", "task names")
     if not tasks_arg:
-        raise CellPlanError("--cell-budget needs --tasks")
+        raise CellPlanError("--cell_budget needs --tasks")
     argv, meta = _metadata(argv)
     _, include = _take(list(argv), "--include_path", "a folder")
 

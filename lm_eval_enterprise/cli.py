@@ -3,14 +3,13 @@
 Subcommands:
   run        lm-eval's ``run`` with our task folder on the include path and, unless ``--include-defaults``,
              without indexing lm-eval's ~10k built-in YAMLs (fast start). Every lm-eval flag is passed through;
-             ``--data-root DIR`` is merged into ``--metadata``; ``--cell-budget F [--cell-seed S]`` evaluates only a
-             seeded share F of the (template, document) cells (``cellplan.py``, estimates: ``sharpe-sparse``).
+             ``--data-root DIR`` is merged into ``--metadata``; ``--cell_budget F [--cell_seed S]`` evaluates only a
+             seeded share F of the (template, document) cells (``cellplan.py``; ``sharpe`` then reports estimates).
   tasks-dir  print the task folder (for ``lm_eval --include_path "$(lm-eval-enterprise tasks-dir)"``)
   list       datasets, domains and their task groups
   prepare    download datasets into the cache ahead of time (``--dataset ID`` / ``--domain D`` / ``--all``)
   demo       the offline demo: SmolLM2-135M-Instruct on the embedded fixture data, score table per template
   sharpe     aggregate template variants of lm-eval output folders (Sharpe score, robustness statistics)
-  sharpe-sparse  estimated per-template scores, mean, std and Sharpe of a --cell-budget run
 """
 from __future__ import annotations
 
@@ -40,7 +39,9 @@ def _run(argv: list[str]) -> int:
 
     from .data import DataError
 
-    if any(a.startswith("--cell-") for a in argv):  # sparse template × document design (cellplan.py)
+    from .cellplan import has_cell_flags
+
+    if has_cell_flags(argv):  # sparse template × document design (cellplan.py)
         from .cellplan import CellPlanError, rewrite_run_argv
 
         try:
@@ -143,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .sharpe.cli import main as sharpe_main
 
         return sharpe_main(argv[1:])
-    if argv and argv[0] == "sharpe-sparse":  # estimates from a --cell-budget run (sharpe/sparse.py)
+    if argv and argv[0] == "sharpe-sparse":  # hidden alias: `sharpe` detects --cell_budget runs itself
         from .sharpe.sparse_cli import main as sparse_main
 
         return sparse_main(argv[1:])
@@ -165,7 +166,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--output_path", default="demo_out")
     p.add_argument("--model-dir", default=None, help="use this HF model folder instead of SmolLM2")
     sub.add_parser("sharpe", help="aggregate template variants (see `lm-eval-enterprise sharpe --help`)")
-    sub.add_parser("sharpe-sparse", help="estimates from a --cell-budget run (see `… sharpe-sparse --help`)")
     args = ap.parse_args(argv)
     if args.cmd == "tasks-dir":
         from . import TASK_DIR

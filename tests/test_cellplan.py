@@ -135,9 +135,13 @@ def test_rewrite_run_argv(monkeypatch):
     from lm_eval.tasks import TaskManager
 
     monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)  # undo _only_our_tasks at teardown
-    argv, plan = _rewrite(["--tasks", "ent_securenlp", "--cell-budget", "0.4", "--cell-seed", "5", "--limit", "8",
+    argv, plan = _rewrite(["--tasks", "ent_securenlp", "--cell_budget", "0.4", "--cell_seed", "5", "--limit", "8",
                            "--metadata", '{"data_root": "embedded"}', "--log_samples"])
-    assert "--limit" not in argv and "--cell-budget" not in argv and "--cell-seed" not in argv
+    assert "--limit" not in argv and "--cell_budget" not in argv and "--cell_seed" not in argv
+    # the hyphen spellings of the first version are hidden aliases: the same plan
+    alias, _ = _rewrite(["--tasks", "ent_securenlp", "--cell-budget=0.4", "--cell-seed", "5", "--limit", "8",
+                         "--metadata", '{"data_root": "embedded"}', "--log_samples"])
+    assert alias == argv
     assert argv[argv.index("--tasks") + 1] == "ent_securenlp"
     samples = json.loads(argv[argv.index("--samples") + 1])
     assert samples == plan.samples
@@ -159,7 +163,7 @@ def test_rewrite_run_argv_refusals(monkeypatch, extra, match):
     monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)
     tasks = "ent_fiqa_qa" if "--limit" in extra else "ent_securenlp"
     with pytest.raises(CellPlanError, match=match):
-        _rewrite(["--tasks", tasks, "--cell-budget", "0.6", "--metadata", '{"data_root": "embedded"}'] + extra)
+        _rewrite(["--tasks", tasks, "--cell_budget", "0.6", "--metadata", '{"data_root": "embedded"}'] + extra)
 
 
 def test_cli_reports_plan_errors(capsys, monkeypatch):
@@ -167,8 +171,8 @@ def test_cli_reports_plan_errors(capsys, monkeypatch):
 
     monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)
     monkeypatch.setattr(sys, "argv", list(sys.argv))
-    assert cli.main(["run", "--model", "dummy", "--tasks", "ent_securenlp", "--cell-seed", "1"]) == 2
-    assert "--cell-seed needs --cell-budget" in capsys.readouterr().err
+    assert cli.main(["run", "--model", "dummy", "--tasks", "ent_securenlp", "--cell_seed", "1"]) == 2
+    assert "--cell_seed needs --cell_budget" in capsys.readouterr().err
     assert cli.main(["run", "--model", "dummy", "--tasks", "ent_securenlp", "--cell-budget", "0"]) == 2
     assert "(0, 1]" in capsys.readouterr().err
 
@@ -188,10 +192,10 @@ def _lines(out, task):
 
 
 def test_sparse_run_end_to_end(tmp_path):
-    """--cell-budget through lm-eval: exactly the planned documents run, logged doc_ids are the dataset indices,
+    """--cell_budget through lm-eval: exactly the planned documents run, logged doc_ids are the dataset indices,
     prompts (shots included) equal those of a full run, and the plan is recorded in every task's metadata; the
     sparse estimator then reads the folder."""
-    proc = _run(["--cell-budget", "0.4", "--cell-seed", "3"], tmp_path / "sparse")
+    proc = _run(["--cell_budget", "0.4", "--cell_seed", "3"], tmp_path / "sparse")
     assert "cell plan (budget 0.4, seed 3): 20 of 50 cells (40.0%)" in proc.stderr
     _run([], tmp_path / "full")
     (res_file,) = (tmp_path / "sparse").rglob("results_*.json")
@@ -210,12 +214,13 @@ def test_sparse_run_end_to_end(tmp_path):
         for ln in sparse:
             assert ln["doc"] == full[ln["doc_id"]]["doc"]
             assert ln["prompt_hash"] == full[ln["doc_id"]]["prompt_hash"]
-    proc = subprocess.run([str(BIN / "lm-eval-enterprise"), "sharpe-sparse", str(tmp_path / "sparse"),
-                           "--bootstrap", "50", "--out", str(tmp_path / "est.json")],
+    # `sharpe` sees the cell plan in the task metadata and reports estimates
+    proc = subprocess.run([str(BIN / "lm-eval-enterprise"), "sharpe", str(tmp_path / "sparse"),
+                           "--bootstrap", "50", "--out", str(tmp_path / "est")],
                           capture_output=True, text=True, env=ENV, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("ESTIMATES") and "40.0%" in proc.stdout
-    rec = json.loads((tmp_path / "est.json").read_text())["records"][0]
+    rec = json.loads((tmp_path / "est" / "sparse_estimates.json").read_text())["records"][0]
     assert (rec["cells_observed"], rec["cells_total"]) == (20, 50)
     assert rec["plan"]["cell_budget"] == 0.4 and rec["estimate"] is True
 
@@ -224,7 +229,7 @@ def test_rewrite_run_argv_ranking_keeps_queries(monkeypatch):
     from lm_eval.tasks import TaskManager
 
     monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)
-    argv, plan = _rewrite(["--tasks", "ent_fiqa_qa", "--cell-budget", "0.6", "--limit", "40",
+    argv, plan = _rewrite(["--tasks", "ent_fiqa_qa", "--cell_budget", "0.6", "--limit", "40",
                            "--metadata", '{"data_root": "embedded"}'])
     g = plan.groups["ent_fiqa_qa"]
     assert (g.n_docs, g.n_units) == (40, 2)                       # 2 queries × 20 candidates

@@ -241,21 +241,27 @@ def test_full_composite_dataset_matches_the_sharpe_tool(tmp_path):
         assert got[0]["ci"][key] == pytest.approx(rec["ci"][key], abs=1e-12)
 
 
-@pytest.mark.parametrize("fam", ["classification_weighted", "entity", "ranking"])
-def test_sparse_run_reader(tmp_path, fam):
-    """A run made with a cell plan: observed cells = the plan, naive scores = lm-eval's per-template results."""
-    n = 200 if fam == "ranking" else 40
+def _sparse_run(root, fam, n, budget=0.5, extra_planned=0):
+    """A run made with a cell plan (``budget`` of the 4 templates × n documents); returns (tasks, plan, path)."""
     tasks = _tasks(fam, n)
     units = {"g": [d["qid"] for d in tasks[0].docs]} if fam == "ranking" else None
-    plan = plan_cells({"g": list(range(n))}, {"g": [t.task for t in tasks]}, 0.5, seed=1, units=units)
+    plan = plan_cells({"g": list(range(n))}, {"g": [t.task for t in tasks]}, budget, seed=1, units=units)
     meta = plan.metadata()
     meta["cell_design"] = {tasks[0].variant_group: meta["cell_design"]["g"]}
-    meta["cells_planned"][tasks[0].task] += 1          # a planned document that was not evaluated → a message
+    meta["cells_planned"][tasks[0].task] += extra_planned
     for t in tasks:
         idx = plan.samples[t.task]
         t.docs, t.outputs = [t.docs[i] for i in idx], [t.outputs[i] for i in idx]
         t.extra_metadata = dict(meta)
-    path = S.write_run(tmp_path, "m", tasks)
+    return tasks, plan, S.write_run(root, "m", tasks)
+
+
+@pytest.mark.parametrize("fam", ["classification_weighted", "entity", "ranking"])
+def test_sparse_run_reader(tmp_path, fam):
+    """A run made with a cell plan: observed cells = the plan, naive scores = lm-eval's per-template results."""
+    n = 200 if fam == "ranking" else 40
+    # a planned document that was not evaluated → a message
+    tasks, plan, path = _sparse_run(tmp_path, fam, n, extra_planned=1)
     results = json.loads(path.read_text())["results"]
     groups, messages = read_sparse([tmp_path])
     (g,) = groups
@@ -276,3 +282,44 @@ def test_unsupported_metric_is_an_error(tmp_path):
     S.write_run(tmp_path, "m", _tasks("classification_weighted", 20))
     with pytest.raises(SparseError, match="no per-document sufficient statistics"):
         read_sparse([tmp_path], metric="weighted_precision")
+
+
+# ============================================================================================ `sharpe` detects them
+def test_sharpe_detects_sparse_runs_and_reports_estimates(tmp_path, capsys):
+    from lm_eval_enterprise.sharpe.cli import main as sharpe_main
+    from lm_eval_enterprise.sharpe.sparse_cli import sparse_inputs
+
+    _sparse_run(tmp_path / "sparse", "classification_weighted", 40)
+    S.write_run(tmp_path / "full", "m", _tasks("classification_weighted", 40))
+    assert sparse_inputs([tmp_path / "sparse"]) is True
+    assert sparse_inputs([tmp_path / "full"]) is False
+    assert sparse_inputs([tmp_path / "missing"]) is False           # the full tool reports it as before
+    assert sharpe_main([str(tmp_path / "sparse"), "--bootstrap", "20", "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    # 40 documents × 4 templates, budget 0.5: 80 of 160 cells
+    assert out.startswith("ESTIMATES") and "| 80/160 (50%) |" in out
+    rec = json.loads((tmp_path / "o" / "sparse_estimates.json").read_text())["records"][0]
+    want = aggregate_sparse([tmp_path / "sparse"], bootstrap=20, seed=0)["records"][0]
+    assert rec["estimate"] is True and (rec["cells_observed"], rec["cells_total"]) == (80, 160)
+    assert (rec["mean"], rec["std"], rec["sharpe"]) == (want["mean"], want["std"], want["sharpe"])
+    assert (tmp_path / "o" / "sparse_estimates.md").read_text() == out
+    # the full run goes through the full tool, untouched
+    assert sharpe_main([str(tmp_path / "full"), "--bootstrap", "20"]) == 0
+    assert "ESTIMATES" not in capsys.readouterr().out
+    # the first version's `sharpe-sparse` (hidden alias) forces the estimator: a full run is read exactly
+    from lm_eval_enterprise import cli
+
+    assert cli.main(["sharpe-sparse", str(tmp_path / "full"), "--bootstrap", "0"]) == 0
+    assert "| 160/160 (100%) |" in capsys.readouterr().out
+    # options the estimator does not implement are refused in one line, not ignored
+    assert sharpe_main([str(tmp_path / "sparse"), "--compare", "m,x"]) == 2
+    assert capsys.readouterr().err == "error: --compare is not supported for estimates from a --cell_budget run\n"
+    assert sharpe_main([str(tmp_path / "sparse"), "--metric", "weighted_f1", "--metric", "accuracy"]) == 2
+    assert "one --metric at a time" in capsys.readouterr().err
+
+
+def test_budget_one_is_a_full_run(tmp_path):
+    from lm_eval_enterprise.sharpe.sparse_cli import sparse_inputs
+
+    _sparse_run(tmp_path, "classification_weighted", 10, budget=1.0)
+    assert sparse_inputs([tmp_path]) is False

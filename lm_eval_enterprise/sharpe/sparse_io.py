@@ -1,5 +1,5 @@
-"""Reading a sparse run (``lm-eval-enterprise run --cell-budget F``) into cell matrices, and the estimates per
-model × dataset (:func:`aggregate_sparse`; CLI: ``lm-eval-enterprise sharpe-sparse``).
+"""Reading a sparse run (``lm-eval-enterprise run --cell_budget F``) into cell matrices, and the estimates per
+model × dataset (:func:`aggregate_sparse`; CLI: ``lm-eval-enterprise sharpe``, which detects such runs).
 
 Inputs are read with :mod:`.io` (results files, template metadata, newest run per model and task, samples of the
 primary filter). Per model × variant group, the documents are the union over templates of the logged documents
@@ -8,7 +8,7 @@ the full tool's order; each template's logged lines become the observed cells, w
 statistics of :mod:`.scoring`. The baseline is computed on all documents of the group with :mod:`.baselines`
 (label information from the logged documents), as the full tool does.
 
-A run made with ``--cell-budget`` records ``cell_budget``, ``cell_seed``, ``cells_planned`` and ``cell_design`` in
+A run made with ``--cell_budget`` records ``cell_budget``, ``cell_seed``, ``cells_planned`` and ``cell_design`` in
 every task's metadata; the reader checks the observed cells against them (a mismatch is a message, e.g. a run
 that was cut short). A full run can be read too (every cell observed: the estimates are then the exact scores).
 """
@@ -254,7 +254,7 @@ def aggregate_sparse(paths: Sequence[str], metric: str | None = None, baseline: 
                "baseline_method": method, "plan": gs[0].plan, "ddof": ddof, **est.as_dict()}
         records.append(rec)
         estimates[(model, name)] = est
-    out = {"tool": f"lm-eval-enterprise {__version__} sharpe-sparse", "estimate": True, "records": records,
+    out = {"tool": f"lm-eval-enterprise {__version__} sharpe (estimates of a --cell_budget run)", "estimate": True, "records": records,
            "messages": messages}
     if keep_boot:
         out["_estimates"] = estimates
