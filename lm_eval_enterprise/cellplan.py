@@ -254,10 +254,10 @@ def rewrite_run_argv(argv: list[str]) -> tuple[list[str], CellPlan]:
     """``lm-eval-enterprise run … --cell_budget F [--cell_seed S] [--limit N]`` → lm-eval argv with
     ``--samples`` (the plan) and the plan's :meth:`CellPlan.metadata` merged into ``--metadata``.
 
-    Expects ``--include_path`` already set (``cli._run``). ``--limit N`` restricts the plan to the first N
-    documents (lm-eval does not accept ``--limit`` with ``--samples``). Refused: ``--samples`` (a second selection)
-    and ``--cache_requests`` (lm-eval's request cache is keyed without the sample selection, so cached requests of
-    other documents would be scored against this plan's documents)."""
+    Tasks are looked up in ``--include_path`` (if given) and our task folder. ``--limit N`` restricts the plan to
+    the first N documents (lm-eval does not accept ``--limit`` with ``--samples``). Refused: ``--samples`` (a second
+    selection) and ``--cache_requests`` (lm-eval's request cache is keyed without the sample selection, so cached
+    requests of other documents would be scored against this plan's documents)."""
     import json
 
     argv, raw_budget = _take(argv, "--cell_budget", "a share in (0, 1]", ("--cell-budget",))
@@ -290,9 +290,11 @@ def rewrite_run_argv(argv: list[str]) -> tuple[list[str], CellPlan]:
 
     from lm_eval.tasks import TaskManager, get_task_dict
 
+    from . import TASK_DIR
     from .testing import leaf_tasks
 
-    tm = TaskManager(include_path=include.split(",") if include else None, include_defaults=False,
+    paths = [p for p in (include or "").split(",") if p]
+    tm = TaskManager(include_path=paths + [TASK_DIR] * (TASK_DIR not in paths), include_defaults=False,
                      metadata=dict(meta))
     leaves = leaf_tasks(get_task_dict(tasks_arg.split(","), tm))
     plan = plan_for_tasks(leaves, budget, seed, limit)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_enterprise import TASK_DIR, cli
+from lm_eval_enterprise import cli
 from lm_eval_enterprise.cellplan import CellPlanError, design, plan_cells, rewrite_run_argv
 
 BIN = Path(sys.executable).parent
@@ -127,14 +127,10 @@ def test_plan_input_errors():
 
 # ============================================================================================ run argv
 def _rewrite(extra):
-    cli._only_our_tasks()
-    return rewrite_run_argv(["--include_path", TASK_DIR, "--model", "dummy"] + extra)
+    return rewrite_run_argv(["--model", "dummy"] + extra)           # our task folder is always searched
 
 
-def test_rewrite_run_argv(monkeypatch):
-    from lm_eval.tasks import TaskManager
-
-    monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)  # undo _only_our_tasks at teardown
+def test_rewrite_run_argv():
     argv, plan = _rewrite(["--tasks", "ent_securenlp", "--cell_budget", "0.4", "--cell_seed", "5", "--limit", "8",
                            "--metadata", '{"data_root": "embedded"}', "--log_samples"])
     assert "--limit" not in argv and "--cell_budget" not in argv and "--cell_seed" not in argv
@@ -157,10 +153,7 @@ def test_rewrite_run_argv(monkeypatch):
     (["--cache_requests", "true"], "request cache"),
     (["--limit", "25"], "cuts a query in two"),
 ])
-def test_rewrite_run_argv_refusals(monkeypatch, extra, match):
-    from lm_eval.tasks import TaskManager
-
-    monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)
+def test_rewrite_run_argv_refusals(extra, match):
     tasks = "ent_fiqa_qa" if "--limit" in extra else "ent_securenlp"
     with pytest.raises(CellPlanError, match=match):
         _rewrite(["--tasks", tasks, "--cell_budget", "0.6", "--metadata", '{"data_root": "embedded"}'] + extra)
@@ -225,10 +218,7 @@ def test_sparse_run_end_to_end(tmp_path):
     assert rec["plan"]["cell_budget"] == 0.4 and rec["estimate"] is True
 
 
-def test_rewrite_run_argv_ranking_keeps_queries(monkeypatch):
-    from lm_eval.tasks import TaskManager
-
-    monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)
+def test_rewrite_run_argv_ranking_keeps_queries():
     argv, plan = _rewrite(["--tasks", "ent_fiqa_qa", "--cell_budget", "0.6", "--limit", "40",
                            "--metadata", '{"data_root": "embedded"}'])
     g = plan.groups["ent_fiqa_qa"]

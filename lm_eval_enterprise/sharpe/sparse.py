@@ -49,7 +49,10 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .bootstrap import draw, multiplicities
-from .engine import natural_key
+try:  # the Sharpe engine split by stage
+    from .options import natural_key
+except ImportError:  # before the split
+    from .engine import natural_key
 from .stats import percentile_ci, sharpe, sharpe_matrix
 
 PREDICTIVE_DRAWS = 400    # posterior predictive draws of the unobserved cells for the point estimates of σ and S

@@ -44,7 +44,8 @@ def markdown(result: dict) -> str:
         sh = _fmt(r["sharpe"], 2) if r["sharpe"] is not None else r["sharpe_status"]
         sh_ci = "" if not ci.get("sharpe") else f" [{ci['sharpe'][0]:.2f}, {ci['sharpe'][1]:.2f}]"
         per = ", ".join(f"{t} {_fmt(r['scores'][t])} ({_fmt(r['naive_scores'][t])})" for t in r["templates"])
-        lines.append(f"| {r['name']} ({r['metric']}) | {r['model']} | {r['cells_observed']}/{r['cells_total']} ({r['share']:.0%}) | "
+        lines.append(f"| {r['name']} ({r['metric']}) | {r['model']} | "
+                     f"{r['cells_observed']}/{r['cells_total']} ({r['share']:.0%}) | "
                      f"{_fmt(r['mean'])}{_ci(ci.get('mean'))} | {_fmt(r['std'])}{_ci(ci.get('std'))} | "
                      f"{sh}{sh_ci} | {per} |")
     lines.append("")

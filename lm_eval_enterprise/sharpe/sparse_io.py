@@ -23,7 +23,13 @@ import numpy as np
 
 from .. import __version__
 from . import baselines as BL
-from .engine import MetricSpec, _label_info, _unit_keys, natural_key
+try:  # the Sharpe engine split by stage (grouping / options / pairing / template_scores)
+    from .grouping import MetricSpec
+    from .options import natural_key
+    from .pairing import _unit_keys
+    from .template_scores import label_info as _label_info
+except ImportError:  # before the split: one engine module
+    from .engine import MetricSpec, _label_info, _unit_keys, natural_key
 from .io import (DEFAULT_VARIANT_PATTERN, SampleTable, SharpeInputError, TaskRun, assign_models,
                  find_results_files, load_name_map, read_results_file, read_samples, select_newest, task_runs)
 from .scoring import (RANKING_FAMILIES, ItemScorer, ScoringError, aggregation_of, build_doc_scorer,
@@ -254,8 +260,8 @@ def aggregate_sparse(paths: Sequence[str], metric: str | None = None, baseline: 
                "baseline_method": method, "plan": gs[0].plan, "ddof": ddof, **est.as_dict()}
         records.append(rec)
         estimates[(model, name)] = est
-    out = {"tool": f"lm-eval-enterprise {__version__} sharpe (estimates of a --cell_budget run)", "estimate": True, "records": records,
-           "messages": messages}
+    out = {"tool": f"lm-eval-enterprise {__version__} sharpe (estimates of a --cell_budget run)", "estimate": True,
+           "records": records, "messages": messages}
     if keep_boot:
         out["_estimates"] = estimates
     return out
