@@ -36,9 +36,17 @@ posterior, then the outcome), σ = sqrt(mean_r σ_r²), S = (μ − b)/(α·max(
 Intervals: the full tool's document bootstrap (:func:`.bootstrap.draw`), with the model refitted and the
 unobserved cells drawn once on every resample, so they include the imputation uncertainty.
 
-Not supported (:class:`SparseError`): metrics without per-document sufficient statistics (an aggregation that
-falls back to :class:`.scoring.ItemScorer`), and the parsed-only scoring mode. Composite datasets (subtasks) use
-s_t = mean over subtasks, as the full tool does.
+Supported metrics (every primary metric of the 25 datasets): any per-document metric with aggregation ``mean``
+(accuracy, exact match, ROUGE-1/2/L, ...), weighted / macro / binary F1, entity F1 / precision / recall, KPI
+adjusted and word macro F1 (and ``adjusted_macro_f1_helm``), per-query RR@k and NDCG@k.
+
+Not supported (a one-line :class:`SparseError` naming the metric, never a silent fallback): aggregations without
+per-document sufficient statistics in :mod:`.scoring` (e.g. weighted precision / recall, which the full tool scores
+with the exact :class:`.scoring.ItemScorer`: a missing cell has no additive contribution to impute) and any
+aggregation without a cell model above; the
+parsed-only scoring mode (it drops each template's unparsable documents, so which cells are missing would depend
+on the outcome, while the cell models assume the planner's outcome-independent missingness). Composite datasets
+(subtasks) use s_t = mean over subtasks, as the full tool does.
 """
 from __future__ import annotations
 
@@ -49,6 +57,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .bootstrap import draw, multiplicities
+
 try:  # the Sharpe engine split by stage
     from .options import natural_key
 except ImportError:  # before the split
