@@ -6,7 +6,8 @@ Subcommands:
              ``--data-root DIR`` is merged into ``--metadata``, and so is the context budget of ``hf``/``vllm``
              models (``max_context_tokens`` and ``context_tokenizer`` read from the model; see prompt_budget); the
              regex-constrained model wrappers (``--model <backend>-constrained``, lm_eval_enterprise.constrained)
-             are registered.
+             are registered; ``--cell_budget F [--cell_seed S]`` evaluates only a seeded share F of the
+             (template, document) cells (``cellplan.py``; ``sharpe`` then reports estimates).
   tasks-dir  print the task folder (for ``lm_eval --include_path "$(lm-eval-enterprise tasks-dir)"``)
   list       datasets, domains and their task groups
   prepare    make datasets ready ahead of time (``--dataset ID`` / ``--domain D`` / ``--all``): with a data root
@@ -44,6 +45,18 @@ def _run(argv: list[str]) -> int:
 
     setup_logging()
     register_models()  # --model hf-constrained / vllm-constrained / local-(chat-)completions-constrained
+
+    from .cellplan import has_cell_flags
+
+    if has_cell_flags(argv):  # sparse template × document design (cellplan.py)
+        from .cellplan import CellPlanError, rewrite_run_argv
+
+        try:
+            argv, plan = rewrite_run_argv(argv)
+        except (CellPlanError, DataError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(plan.summary(), file=sys.stderr)
     sys.argv = ["lm-eval", "run"] + argv
     cfg = EvaluatorConfig.from_cli(HarnessCLI().parse_args())
     cfg.metadata = _with_model_budget(cfg.model, cfg.model_args or {}, cfg.metadata or {})
@@ -294,6 +307,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .sharpe.cli import main as sharpe_main
 
         return sharpe_main(argv[1:])
+    if argv and argv[0] == "sharpe-sparse":  # hidden alias: `sharpe` detects --cell_budget runs itself
+        from .sharpe.sparse_cli import main as sparse_main
+
+        return sparse_main(argv[1:])
     ap = argparse.ArgumentParser(prog="lm-eval-enterprise", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)

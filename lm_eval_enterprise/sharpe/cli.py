@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    from .sparse_cli import run_sparse, sparse_inputs  # a --cell_budget run: estimates (sparse.py)
+    if sparse_inputs(args.paths):
+        return run_sparse(args)
     opts = Options(baseline=args.baseline, ddof=args.ddof, alpha=args.alpha, sigma_floor=args.sigma_floor,
                    metrics=args.metrics, scoring=args.scoring, bootstrap=args.bootstrap, seed=args.seed,
                    bootstrap_templates=args.bootstrap_templates, variant_pattern=args.variant_pattern,

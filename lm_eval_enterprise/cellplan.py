@@ -1,0 +1,304 @@
+"""Sparse (template × document) run plans: which cells of a template-variant group to evaluate.
+
+Evaluating T templates on D documents costs T full runs. A *cell budget* f ∈ (0, 1] evaluates only a share f of
+the T·D cells, chosen by a seeded, balanced incomplete design; ``lm_eval_enterprise.sharpe.sparse`` then estimates
+per-template scores, mean, std and Sharpe from those cells with a model of template and document effects.
+
+The design of one variant group (templates t_1..t_T, units u_1..u_U; a unit is one document, or for ranking
+datasets one query with all its candidate documents, which are always kept together):
+
+1. ``rng = random.Random(f"cellplan|{seed}|{group}")`` (a group's plan does not depend on the other groups).
+2. Cells: C = round(f·T·U), at least U (every unit gets ≥ 1 template) and at least T (every template gets ≥ 1
+   unit; fewer is an error). Each unit gets k_u ∈ {⌊C/U⌋, ⌊C/U⌋ + 1} templates (the units with the extra one are
+   random), so a budget such as 0.3 with T = 5 means half the units get 1 template and half get 2 — not round(1.5).
+3. Units are visited in a random order (``rng.shuffle``); their template sets are cut, k_u at a time, from a
+   stream of random permutations of the T templates (a fresh ``rng.shuffle`` of 0..T−1 whenever the stream runs
+   out; templates already in the unit's set are moved to the end of the fresh permutation so a set never repeats
+   a template). Every permutation holds each template once, so template loads differ by at most one unit, and
+   the random permutations make the template pairs that share a unit vary (a connected design for k_u ≥ 2).
+
+Documents are never altered and every template of a group sees the same documents (only fewer of them), so the
+per-document shot plans and prompts are identical to those of a full run. lm-eval selects the cells with
+``--samples '{"task": [doc indices]}'``; its evaluator maps logged ``doc_id`` back through the index list in
+position order, so the lists are sorted (as returned here) and never empty.
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Hashable, Mapping, Sequence
+
+
+class CellPlanError(ValueError):
+    """An impossible or malformed plan request (one line)."""
+
+
+@dataclass
+class GroupPlan:
+    """The plan of one variant group."""
+
+    group: str
+    tasks: list[str]                  # template variants, in the order given
+    n_docs: int
+    n_units: int
+    unit_templates: list[list[int]]   # per unit (input order): indices into ``tasks``
+    unit_docs: list[list[int]]        # per unit: its document indices
+    cells: int = 0                    # planned (template, document) cells
+
+    @property
+    def share(self) -> float:
+        return self.cells / (self.n_docs * len(self.tasks))
+
+    def docs_of(self, task_index: int) -> list[int]:
+        return sorted(d for u, ts in enumerate(self.unit_templates) if task_index in ts for d in self.unit_docs[u])
+
+    def loads(self) -> list[int]:
+        """Units per template."""
+        return [sum(t in ts for ts in self.unit_templates) for t in range(len(self.tasks))]
+
+
+@dataclass
+class CellPlan:
+    budget: float
+    seed: int
+    groups: dict[str, GroupPlan] = field(default_factory=dict)
+
+    @property
+    def samples(self) -> dict[str, list[int]]:
+        """lm-eval's ``samples`` argument: task name → sorted document indices."""
+        return {task: g.docs_of(i) for g in self.groups.values() for i, task in enumerate(g.tasks)}
+
+    @property
+    def cells(self) -> int:
+        return sum(g.cells for g in self.groups.values())
+
+    @property
+    def total(self) -> int:
+        return sum(g.n_docs * len(g.tasks) for g in self.groups.values())
+
+    def metadata(self) -> dict:
+        """What a run records in every task's metadata (``--metadata``): the budget, the seed, the cells planned per
+        task and the size of each group's full design."""
+        return {"cell_budget": self.budget, "cell_seed": self.seed,
+                "cells_planned": {task: len(docs) for task, docs in self.samples.items()},
+                "cell_design": {name: {"docs": g.n_docs, "units": g.n_units, "templates": len(g.tasks),
+                                       "cells": g.cells, "share": round(g.share, 6)}
+                                for name, g in self.groups.items()}}
+
+    def summary(self) -> str:
+        lines = [f"cell plan (budget {self.budget:g}, seed {self.seed}): {self.cells} of {self.total} cells "
+                 f"({self.cells / self.total:.1%})"]
+        for g in self.groups.values():
+            lines.append(f"  {g.group}: {len(g.tasks)} templates × {g.n_docs} docs"
+                         + (f" in {g.n_units} units" if g.n_units != g.n_docs else "")
+                         + f" → {g.cells} cells ({g.share:.1%}); units per template {g.loads()}")
+        return "\n".join(lines)
+
+
+def check_budget(budget: float) -> float:
+    try:
+        b = float(budget)
+    except (TypeError, ValueError):
+        raise CellPlanError(f"cell budget must be a number in (0, 1], not {budget!r}") from None
+    if not (0 < b <= 1) or math.isnan(b):
+        raise CellPlanError(f"cell budget must be in (0, 1], not {budget!r}")
+    return b
+
+
+def design(n_units: int, n_templates: int, budget: float, rng: random.Random, where: str = "") -> list[list[int]]:
+    """Template sets (indices) for ``n_units`` units, in unit order (steps 2–3 of the module docstring)."""
+    budget = check_budget(budget)
+    t, u = n_templates, n_units
+    if t < 1 or u < 1:
+        raise CellPlanError(f"{where}nothing to plan ({u} units, {t} templates)")
+    cells = max(round(budget * t * u), u)
+    if cells < t:
+        raise CellPlanError(f"{where}a budget of {budget:g} gives {cells} cells for {t} templates × {u} units; "
+                            f"every template needs at least one unit (raise the budget or use more documents)")
+    k_low, extra = divmod(cells, u)
+    order = list(range(u))
+    rng.shuffle(order)
+    sets: list[list[int]] = [[] for _ in range(u)]
+    stream: list[int] = []
+    for rank, unit in enumerate(order):
+        k = k_low + (1 if rank < extra else 0)
+        chunk: list[int] = []
+        while len(chunk) < k:
+            if not stream:
+                perm = list(range(t))
+                rng.shuffle(perm)
+                stream = [x for x in perm if x not in chunk] + [x for x in perm if x in chunk]
+            chunk.append(stream.pop(0))
+        sets[unit] = sorted(chunk)
+    return sets
+
+
+def plan_cells(docs_per_group: Mapping[str, Sequence[Hashable]], templates: Mapping[str, Sequence[str]],
+               budget: float, seed: int = 0,
+               units: Mapping[str, Sequence[Hashable]] | None = None) -> CellPlan:
+    """Plan the cells of every variant group.
+
+    ``docs_per_group``: group → its documents (any keys, in the tasks' document order; position = lm-eval index).
+    ``templates``: group → its template-variant task names. ``units``: group → one unit key per document
+    (e.g. the query id of a ranking candidate); documents with the same key are planned together. Groups without
+    an entry are planned per document. Returns a :class:`CellPlan`; ``.samples`` is lm-eval's ``samples``.
+    """
+    budget = check_budget(budget)
+    plan = CellPlan(budget, int(seed))
+    for group in sorted(docs_per_group):
+        docs = list(docs_per_group[group])
+        tasks = list(templates.get(group) or [])
+        if len(tasks) < 2:
+            raise CellPlanError(f"group {group}: a cell budget needs at least 2 templates, got {tasks}")
+        if len(set(tasks)) != len(tasks):
+            raise CellPlanError(f"group {group}: duplicate template tasks {tasks}")
+        if not docs:
+            raise CellPlanError(f"group {group}: no documents")
+        keys = list(units[group]) if units and group in units else list(range(len(docs)))
+        if len(keys) != len(docs):
+            raise CellPlanError(f"group {group}: {len(keys)} unit keys for {len(docs)} documents")
+        unit_docs: dict[Hashable, list[int]] = {}
+        for i, k in enumerate(keys):
+            unit_docs.setdefault(k, []).append(i)
+        members = list(unit_docs.values())
+        rng = random.Random(f"cellplan|{int(seed)}|{group}")
+        sets = design(len(members), len(tasks), budget, rng, where=f"group {group}: ")
+        gp = GroupPlan(group, tasks, len(docs), len(members), sets, members)
+        gp.cells = sum(len(s) * len(m) for s, m in zip(sets, members))
+        plan.groups[group] = gp
+    return plan
+
+
+# ============================================================================================ lm-eval run wiring
+RANKING_FAMILIES = ("ranking", "ranking_generate")
+
+
+def _take(argv: list[str], flag: str, what: str, aliases: Sequence[str] = ()) -> tuple[list[str], str | None]:
+    """Remove ``flag VALUE`` (or ``flag=VALUE``, or an alias spelling) from argv; return (argv, VALUE or None)."""
+    for i, a in enumerate(argv):
+        for f in (flag, *aliases):
+            if a == f:
+                if i + 1 >= len(argv) or argv[i + 1].startswith("--"):
+                    raise CellPlanError(f"{flag} needs {what}")
+                return argv[:i] + argv[i + 2:], argv[i + 1]
+            if a.startswith(f + "="):
+                return argv[:i] + argv[i + 1:], a.split("=", 1)[1]
+    return argv, None
+
+
+# lm-eval's flag style (underscores); the hyphen spellings of the first version stay accepted as hidden aliases
+CELL_FLAGS = ("--cell_budget", "--cell_seed", "--cell-budget", "--cell-seed")
+
+
+def has_cell_flags(argv: Sequence[str]) -> bool:
+    """Does a ``run`` argv ask for a cell plan (``--cell_budget``/``--cell_seed`` in either spelling)?"""
+    return any(a == f or a.startswith(f + "=") for a in argv for f in CELL_FLAGS)
+
+
+def _metadata(argv: list[str]) -> tuple[list[str], dict]:
+    argv, raw = _take(argv, "--metadata", "a JSON object")
+    if raw is None:
+        return argv, {}
+    import json
+
+    try:
+        meta = json.loads(raw)
+    except json.JSONDecodeError:
+        meta = None
+    if not isinstance(meta, dict):
+        raise CellPlanError(f"with --cell_budget, --metadata must be one JSON object, not {raw!r}")
+    return argv, meta
+
+
+def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit: int | None = None) -> CellPlan:
+    """Plan lm-eval leaf tasks (name → Task): grouped by ``metadata.variant_group``; documents are the tasks'
+    ``eval_docs`` (the first ``limit`` when given); ranking families are planned per query (``doc["qid"]``)."""
+    docs: dict[str, list] = {}
+    templates: dict[str, list[str]] = {}
+    units: dict[str, list] = {}
+    for name in sorted(leaves):
+        task = leaves[name]
+        meta = getattr(task.config, "metadata", None) or {}
+        group = meta.get("variant_group")
+        if not group or not meta.get("template_id"):
+            raise CellPlanError(f"task {name} has no metadata.variant_group/template_id: --cell_budget plans "
+                                "template variants only (run other tasks separately)")
+        ds = list(task.eval_docs)
+        if limit is not None:
+            ds = ds[:limit]
+        keys = [str(d.get("id", i)) if isinstance(d, dict) else str(i) for i, d in enumerate(ds)]
+        if meta.get("task_family") in RANKING_FAMILIES:
+            keys = [f"{d.get('qid')}|{d.get('cand_index')}" for d in ds]
+            all_docs = task.eval_docs
+            if limit is not None and 0 < limit < len(all_docs) and \
+                    all_docs[limit - 1].get("qid") == all_docs[limit].get("qid"):
+                raise CellPlanError(f"task {name}: --limit {limit} cuts a query in two (ranking datasets keep whole "
+                                    "queries; use a multiple of the candidates per query)")
+            unit_keys = [d.get("qid") for d in ds]
+            if any(q is None for q in unit_keys):
+                raise CellPlanError(f"task {name}: ranking documents without 'qid'")
+            units.setdefault(group, unit_keys)
+        if group in docs and docs[group] != keys:
+            other = templates[group][0]
+            raise CellPlanError(f"group {group}: tasks {other} and {name} have different documents; a cell plan "
+                                "needs the same documents under every template")
+        docs[group] = keys
+        templates.setdefault(group, []).append(name)
+    if not docs:
+        raise CellPlanError("--cell_budget: no tasks to plan")
+    return plan_cells(docs, templates, budget, seed, units)
+
+
+def rewrite_run_argv(argv: list[str]) -> tuple[list[str], CellPlan]:
+    """``lm-eval-enterprise run … --cell_budget F [--cell_seed S] [--limit N]`` → lm-eval argv with
+    ``--samples`` (the plan) and the plan's :meth:`CellPlan.metadata` merged into ``--metadata``.
+
+    Tasks are looked up in ``--include_path`` (if given) and our task folder. ``--limit N`` restricts the plan to
+    the first N documents (lm-eval does not accept ``--limit`` with ``--samples``). Refused: ``--samples`` (a second
+    selection) and ``--cache_requests`` (lm-eval's request cache is keyed without the sample selection, so cached
+    requests of other documents would be scored against this plan's documents)."""
+    import json
+
+    argv, raw_budget = _take(argv, "--cell_budget", "a share in (0, 1]", ("--cell-budget",))
+    argv, raw_seed = _take(argv, "--cell_seed", "an integer", ("--cell-seed",))
+    if raw_budget is None:
+        raise CellPlanError("--cell_seed needs --cell_budget")
+    budget = check_budget(raw_budget)
+    try:
+        seed = int(raw_seed) if raw_seed is not None else 0
+    except ValueError:
+        raise CellPlanError(f"--cell_seed must be an integer, not {raw_seed!r}") from None
+    for bad, why in (("--samples", "it selects the documents itself"),
+                     ("-E", "it selects the documents itself"),
+                     ("--cache_requests", "lm-eval's request cache ignores the document selection")):
+        if any(a == bad or a.startswith(bad + "=") for a in argv):
+            raise CellPlanError(f"--cell_budget cannot be combined with {bad}: {why}")
+    argv, raw_limit = _take(argv, "--limit", "a number of documents")
+    limit = None
+    if raw_limit is not None:
+        try:
+            limit = int(raw_limit)
+        except ValueError:
+            raise CellPlanError(f"with --cell_budget, --limit must be a whole number of documents, "
+                                f"not {raw_limit!r}") from None
+    argv, tasks_arg = _take(argv, "--tasks", "task names")
+    if not tasks_arg:
+        raise CellPlanError("--cell_budget needs --tasks")
+    argv, meta = _metadata(argv)
+    _, include = _take(list(argv), "--include_path", "a folder")
+
+    from lm_eval.tasks import TaskManager, get_task_dict
+
+    from . import TASK_DIR
+    from .testing import leaf_tasks
+
+    paths = [p for p in (include or "").split(",") if p]
+    tm = TaskManager(include_path=paths + [TASK_DIR] * (TASK_DIR not in paths), include_defaults=False,
+                     metadata=dict(meta))
+    leaves = leaf_tasks(get_task_dict(tasks_arg.split(","), tm))
+    plan = plan_for_tasks(leaves, budget, seed, limit)
+    meta.update(plan.metadata())
+    out = argv + ["--tasks", tasks_arg, "--samples", json.dumps(plan.samples, separators=(",", ":")),
+                  "--metadata", json.dumps(meta)]
+    return out, plan

@@ -1,0 +1,756 @@
+"""Template-robust statistics from a sparse (template × document) design (``cellplan.py`` runs).
+
+A sparse run evaluates each document under only some templates. Per template the score is estimated by
+**plug-in** (PromptEval, Polo et al. 2024): observed cells keep their observed per-document sufficient statistics
+(the ``Scorer.features`` of :mod:`.scoring`), every unobserved cell (t, d) contributes its expectation under a model
+with template and document effects, and the template's score is the metric's own ``finalize`` of the sum over all
+documents:
+
+    ŝ_t = finalize( Σ_{d observed under t} F_td + Σ_{d not observed under t} E[F_td] ).
+
+With every cell observed ŝ_t is exactly the full-data score, and every statistic below is the full tool's.
+
+Cell models: two-way generalised linear models η_td = c + a_t + b_d with template effects a_t ~ N(0, σ_a²),
+document effects b_d ~ N(0, τ²) and a free intercept c, fitted by penalised Newton steps (the [a, c] block through
+its Schur complement); σ_a, τ (and the Gaussian noise variance φ) by empirical Bayes, EM with the Laplace posterior
+variances. For 0/1 data this approximation is known to under-estimate τ somewhat (tested: 1.18 for 1.5).
+
+* ``mean`` layout, features [y, 1] (accuracy, yes/no, ROUGE, per-query RR@k/NDCG@k): 0/1 values → Rasch model
+  P(y_td = 1) = σ(η_td); other values → additive model y_td = η_td + ε, ε ~ N(0, φ), predictions clipped to the
+  observed range (to [0, 1] for values inside it).
+* ``classification`` layout, features [tp_1..k, gold_1..k, pred_1..k] (weighted / macro / binary F1): a Rasch
+  model of correctness c_td (the hooks' exact-match accuracy) fitted within each gold class (template effects per
+  class: a template's label bias makes its accuracy depend on the class) and, for a wrong answer, template t's error
+  distribution q_t,j over the categories "feature label i" / "none" (unparsable, or a label outside the feature
+  columns) for the document's gold class j: t's observed wrong cells of class j plus one pseudo-cell spread as all
+  templates' wrong cells of class j (no wrong cell of class j anywhere: "none").
+  E[F_td] = p_td·[g_d, g_d, g_d] + (1 − p_td)·[0, g_d, q_t,j(d)] — expected confusion counts, from which every F1
+  average follows through ``finalize``.
+* ``counts`` layout (entity F1: per document [TP, FP, FN]; KPI F1: per tag [O, P, G]): gold counts g_d are document
+  properties (known from any observed cell); hits TP_td ~ Binomial(g_d, σ(η_td)) and false positives
+  FP_td ~ Poisson(exp(η'_td)); E[F_td] is rebuilt from (E TP, E FP, g_d).
+
+σ and Sharpe: the spread of the plug-in scores mixes the true template spread with estimation noise, so σ is the
+posterior predictive mean of the full-data variance: R draws of every unobserved cell (parameters from the Laplace
+posterior, then the outcome), σ = sqrt(mean_r σ_r²), S = (μ − b)/(α·max(σ, floor)) (:func:`predictive_stats`).
+Intervals: the full tool's document bootstrap (:func:`.bootstrap.draw`), with the model refitted and the
+unobserved cells drawn once on every resample, so they include the imputation uncertainty.
+
+Supported metrics (every primary metric of the 25 datasets): any per-document metric with aggregation ``mean``
+(accuracy, exact match, ROUGE-1/2/L, ...), weighted / macro / binary F1, entity F1 / precision / recall, KPI
+adjusted and word macro F1 (and ``adjusted_macro_f1_helm``), per-query RR@k and NDCG@k.
+
+Not supported (a one-line :class:`SparseError` naming the metric, never a silent fallback): aggregations without
+per-document sufficient statistics in :mod:`.scoring` (e.g. weighted precision / recall, which the full tool scores
+with the exact :class:`.scoring.ItemScorer`: a missing cell has no additive contribution to impute) and any
+aggregation without a cell model above; the
+parsed-only scoring mode (it drops each template's unparsable documents, so which cells are missing would depend
+on the outcome, while the cell models assume the planner's outcome-independent missingness). Composite datasets
+(subtasks) use s_t = mean over subtasks, as the full tool does.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .bootstrap import draw, multiplicities
+
+from .options import natural_key
+from .stats import percentile_ci, sharpe, sharpe_matrix
+
+PREDICTIVE_DRAWS = 400    # posterior predictive draws of the unobserved cells for the point estimates of σ and S
+ERROR_SHRINK = 1.0          # pseudo-cells pulling a template's error distribution towards the pooled one
+
+
+class SparseError(ValueError):
+    """A metric or input the sparse estimator cannot handle (one line)."""
+
+
+# ============================================================================================ two-way GLM
+@dataclass
+class TwoWayFit:
+    """η_td = c + a_t + b_d fitted on the observed cells; ``a`` B × T, ``c`` B, ``b`` B × D (B = 1 for a point fit,
+    B resamples for a weighted fit). ``prec``, ``hab``, ``hbb``: blocks of the negative Hessian at the optimum
+    ((T+1) × (T+1) Schur complement of the template block [a, c], its cross terms with b, and b's diagonal), for
+    Laplace draws of the parameters."""
+
+    family: str
+    a: np.ndarray
+    c: np.ndarray
+    b: np.ndarray
+    tau: float
+    sigma_a: float
+    phi: float = 1.0
+    prec: np.ndarray | None = None
+    hab: np.ndarray | None = None
+    hbb: np.ndarray | None = None
+    iterations: int = 0
+    converged: bool = True
+    lo: float = -math.inf
+    hi: float = math.inf
+    constant: float | None = None     # every observed cell at the same bound (all 0, or all successes)
+
+    def eta(self, a=None, c=None, b=None) -> np.ndarray:
+        a, c, b = (self.a if a is None else a), (self.c if c is None else c), (self.b if b is None else b)
+        return c[:, None, None] + a[:, :, None] + b[:, None, :]
+
+    def mean(self, trials=None, eta: np.ndarray | None = None) -> np.ndarray:
+        """Expected value of every cell, B × T × D (at the fitted or the given linear predictor)."""
+        eta = self.eta() if eta is None else eta
+        if self.constant is not None:  # the likelihood has no finite maximum: predict the bound itself
+            full = np.ones_like(eta) if trials is None else np.broadcast_to(trials, eta.shape).astype(float)
+            return self.constant * full
+        return _mean(self.family, eta, trials, self.lo, self.hi)
+
+    def draw_eta(self, rng: np.random.Generator, n: int | None = None) -> np.ndarray:
+        """Linear predictors from the Laplace posterior: n draws of a point fit, or one per row of a weighted fit.
+        [a, c] ~ N(θ̂, prec⁻¹), then b_d | [a, c] ~ N(b̂_d − hab_d·Δ/hbb_d, 1/hbb_d)."""
+        rows = self.a.shape[0] if n is None else n
+        idx = np.arange(rows) if n is None else np.zeros(rows, dtype=int)
+        if self.constant is not None or self.prec is None:
+            return self.eta(self.a[idx], self.c[idx], self.b[idx])
+        t_n = self.a.shape[1]
+        prec = self.prec[idx] if n is None else np.broadcast_to(self.prec[0], (rows,) + self.prec.shape[1:])
+        try:
+            chol = np.linalg.cholesky(prec)
+        except np.linalg.LinAlgError:
+            chol = np.linalg.cholesky(prec + 1e-9 * np.eye(t_n + 1))
+        z = rng.standard_normal((rows, t_n + 1))
+        delta = np.linalg.solve(np.swapaxes(chol, 1, 2), z[:, :, None])[:, :, 0]
+        a = self.a[idx] + delta[:, :t_n]
+        c = self.c[idx] + delta[:, t_n]
+        hbb = self.hbb[idx]
+        shift = (np.einsum("pd,bp->bd", self.hab[0], delta) if n is not None
+                 else np.einsum("bpd,bp->bd", self.hab, delta))
+        sd = np.divide(1.0, np.sqrt(hbb), out=np.zeros_like(hbb), where=hbb > 0)
+        b = self.b[idx] - shift * sd ** 2 + rng.standard_normal(hbb.shape) * sd
+        return self.eta(a, c, b)
+
+
+def _mean(family: str, eta: np.ndarray, trials, lo: float = -math.inf, hi: float = math.inf) -> np.ndarray:
+    if family == "binomial":
+        p = 1.0 / (1.0 + np.exp(-np.clip(eta, -40, 40)))
+        return p if trials is None else p * trials
+    if family == "poisson":
+        return np.exp(np.minimum(eta, 30.0))
+    return np.clip(eta, lo, hi)
+
+
+def _newton(y, m, family, trials, w, lam_b, lam_a, phi, a, c, b, max_iter=200, tol=1e-8):
+    """Penalised Newton iterations, batched over the rows of ``w`` (B × D document weights).
+
+    Maximises Σ_td w_d m_td ℓ(y_td; c + a_t + b_d)/φ − λ_a/2 Σ_t a_t² − λ_c/2 c² − λ_b/2 Σ_d w_d b_d² per row; the
+    document prior is weighted like the document, so a document drawn twice behaves as two documents with equal
+    effects. The (T + 1 + D)-dimensional system is solved through the Schur complement of the [a, c] block."""
+    n = 1.0 if trials is None else trials
+    t_n = a.shape[1]
+    p_n = t_n + 1
+    lam_c = 1e-6
+    wt = w[:, None, :]
+    diag = np.arange(t_n)
+    out = None
+    for it in range(1, max_iter + 1):
+        eta = c[:, None, None] + a[:, :, None] + b[:, None, :]
+        if family == "binomial":
+            p = 1.0 / (1.0 + np.exp(-np.clip(eta, -40, 40)))
+            mu, v = n * p, n * p * (1 - p)
+        elif family == "poisson":
+            mu = np.exp(np.minimum(eta, 30.0))
+            v = mu
+        else:
+            mu, v = eta, np.ones_like(eta)
+        r = m * (y - mu) / phi
+        h = m * v / phi
+        wr, wh = wt * r, wt * h
+        ga = np.empty((len(w), p_n))
+        ga[:, :t_n] = wr.sum(2) - lam_a * a
+        ga[:, t_n] = wr.sum((1, 2)) - lam_c * c
+        gb = w * (r.sum(1) - lam_b * b)
+        hbb = w * (h.sum(1) + lam_b)
+        hab = np.empty((len(w), p_n, w.shape[1]))
+        hab[:, :t_n] = wh
+        hab[:, t_n] = wh.sum(1)
+        haa = np.zeros((len(w), p_n, p_n))
+        rows = wh.sum(2)
+        haa[:, diag, diag] = rows + lam_a
+        haa[:, diag, t_n] = haa[:, t_n, diag] = rows
+        haa[:, t_n, t_n] = rows.sum(1) + lam_c
+        invb = np.divide(1.0, hbb, out=np.zeros_like(hbb), where=hbb > 0)
+        prec = haa - np.einsum("bpd,bd,bqd->bpq", hab, invb, hab)
+        rhs = ga - np.einsum("bpd,bd,bd->bp", hab, invb, gb)
+        dth = np.linalg.solve(prec, rhs[:, :, None])[:, :, 0]
+        db = invb * (gb - np.einsum("bpd,bp->bd", hab, dth))
+        step = max(float(np.abs(dth).max()), float(np.abs(db).max()))
+        if step > 4.0:  # damp large first steps (separable cells); the objective is concave
+            dth, db, step = dth * 4.0 / step, db * 4.0 / step, 4.0
+        a, c, b = a + dth[:, :t_n], c + dth[:, t_n], b + db
+        out = (prec, hab, hbb)
+        if step < tol:
+            return a, c, b, it, True, out
+    return a, c, b, max_iter, False, out
+
+
+def fit_two_way(y: np.ndarray, mask: np.ndarray, family: str, trials: np.ndarray | None = None,
+                tau: float | None = None, sigma_a: float | None = None, weights: np.ndarray | None = None,
+                phi: float | None = None, start: TwoWayFit | None = None, em_iter: int = 300) -> TwoWayFit:
+    """Fit η_td = c + a_t + b_d to the observed cells (``mask``) of a T × D matrix ``y``, with template effects
+    a_t ~ N(0, σ_a²), document effects b_d ~ N(0, τ²) and a free intercept c.
+
+    ``family``: ``binomial`` (y = successes of ``trials``, default 1: the Rasch model), ``poisson`` (counts) or
+    ``gaussian`` (additive model; predictions clipped to the observed range, to [0, 1] when inside it).
+    ``tau``/``sigma_a`` None: empirical Bayes by EM with the Laplace posterior variances (σ_a² ← mean_t(â_t² + V_tt),
+    τ² ← mean_d(b̂_d² + V_dd); Gaussian family also φ ← (Σ residual² + Σ cell posterior variances)/N_obs).
+    ``weights`` (B × D): a batched fit of bootstrap resamples at fixed τ, σ_a and φ (``start``: warm start)."""
+    y = np.where(mask, np.asarray(y, dtype=float), 0.0)
+    m = np.asarray(mask, dtype=float)
+    if trials is not None:
+        trials = np.broadcast_to(np.asarray(trials, dtype=float), y.shape)
+        m = m * (trials > 0)
+    t_n, d_n = y.shape
+    lo, hi, scale = -math.inf, math.inf, 1.0
+    if family == "gaussian":
+        obs = y[m > 0]
+        lo, hi = (float(obs.min()), float(obs.max())) if obs.size else (0.0, 1.0)
+        if lo >= 0 and hi <= 1:
+            lo, hi = 0.0, 1.0
+        scale = max(float(obs.std()) if obs.size > 1 else 1.0, 1e-6)
+    elif family not in ("binomial", "poisson"):
+        raise ValueError(f"unknown family {family!r}")
+    bounds = (1e-2 * scale, 20.0 * scale)   # below 1 % of the scale an effect spread is immaterial (and EM crawls)
+    b_rows = 1 if weights is None else len(np.atleast_2d(weights))
+    constant = None
+    if family != "gaussian" and m.sum() > 0:
+        if not (y * m).any():
+            constant = 0.0
+        elif family == "binomial" and np.all((y == (1.0 if trials is None else trials))[m > 0]):
+            constant = 1.0
+    if constant is not None:
+        return TwoWayFit(family, np.zeros((b_rows, t_n)), np.zeros(b_rows), np.zeros((b_rows, d_n)), 0.0, 0.0,
+                         constant=constant)
+    if weights is not None:
+        w = np.atleast_2d(np.asarray(weights, dtype=float))
+        if tau is None or sigma_a is None or (family == "gaussian" and phi is None):
+            raise ValueError("a weighted (bootstrap) fit needs fixed tau and sigma_a (and phi for gaussian)")
+        if start is not None:
+            a0, c0 = np.repeat(start.a, len(w), 0), np.repeat(start.c, len(w), 0)
+            b0 = np.repeat(start.b, len(w), 0) * (w > 0)
+        else:
+            a0, c0, b0 = np.zeros((len(w), t_n)), np.zeros(len(w)), np.zeros((len(w), d_n))
+        a, c, b, it, ok, (prec, hab, hbb) = _newton(y, m, family, trials, w, 1 / tau ** 2, 1 / sigma_a ** 2,
+                                                    phi or 1.0, a0, c0, b0)
+        return TwoWayFit(family, a, c, b, tau, sigma_a, phi or 1.0, prec, hab, hbb, it, ok, lo, hi)
+    w = (m.sum(0) > 0).astype(float)[None, :]
+    used = w[0] > 0
+    n_obs = float(m.sum())
+    phi = phi or (scale ** 2 if family == "gaussian" else 1.0)
+    if family != "gaussian":
+        phi = 1.0
+    fixed = tau is not None and sigma_a is not None
+    tau = tau if tau is not None else (scale if family == "gaussian" else 1.0)
+    sigma_a = sigma_a if sigma_a is not None else (scale / 2 if family == "gaussian" else 0.5)
+    a, c, b = np.zeros((1, t_n)), np.zeros(1), np.zeros((1, d_n))
+    if start is not None:
+        a, c, b = start.a.copy(), start.c.copy(), start.b.copy()
+    total_it, ok = 0, True
+    for _ in range(1 if fixed else em_iter):
+        a, c, b, it, ok, (prec, hab, hbb) = _newton(y, m, family, trials, w, 1 / tau ** 2, 1 / sigma_a ** 2, phi,
+                                                    a, c, b)
+        total_it += it
+        if fixed:
+            break
+        v_th = np.linalg.inv(prec[0])
+        u = np.divide(hab[0], hbb[0], out=np.zeros_like(hab[0]), where=hbb[0] > 0)      # (T+1) × D
+        v_b = np.divide(1.0, hbb[0], out=np.zeros(d_n), where=hbb[0] > 0) + np.einsum("pd,pq,qd->d", u, v_th, u)
+        new_tau = math.sqrt(float(np.mean(b[0, used] ** 2 + v_b[used]))) if used.any() else tau
+        new_sa = math.sqrt(float(np.mean(a[0] ** 2 + np.diag(v_th)[:t_n])))
+        new_tau, new_sa = (min(max(x, bounds[0]), bounds[1]) for x in (new_tau, new_sa))
+        new_phi = phi
+        if family == "gaussian" and n_obs > 0:
+            res = m * (y - (c[0] + a[0][:, None] + b[0][None, :])) ** 2
+            e = np.zeros((t_n + 1, t_n))                                              # η_td loads on a_t and c
+            e[np.arange(t_n), np.arange(t_n)] = 1.0
+            e[t_n] = 1.0
+            q = v_th @ e                                                              # Cov([a, c], η_t·)
+            cell_var = (e * q).sum(0)[:, None] + v_b[None, :] - 2 * (u.T @ q).T     # Var(c + a_t + b_d | y)
+            new_phi = max(float((res.sum() + (m * cell_var).sum()) / n_obs), 1e-12)
+        done = (abs(new_tau - tau) < 1e-3 * scale and abs(new_sa - sigma_a) < 1e-3 * scale
+                and abs(new_phi - phi) < 1e-3 * phi)
+        tau, sigma_a, phi = new_tau, new_sa, new_phi
+        if done:
+            break
+    if not fixed:  # final fit at the converged hyper-parameters
+        a, c, b, it, ok, (prec, hab, hbb) = _newton(y, m, family, trials, w, 1 / tau ** 2, 1 / sigma_a ** 2, phi,
+                                                    a, c, b)
+        total_it += it
+    return TwoWayFit(family, a, c, b, tau, sigma_a, phi, prec, hab, hbb, total_it, ok, lo, hi)
+
+
+# ============================================================================================ cell matrices
+@dataclass
+class CellMatrix:
+    """Observed cells of one variant group: ``features`` T × D × K (anything where unobserved), ``mask`` T × D,
+    the metric's ``finalize`` (rows of K summed features → scores) and the feature ``layout``:
+
+    * ``("mean",)`` — [value, 1];
+    * ``("classification", k)`` — [tp_1..k, gold_1..k, pred_1..k], with ``correct`` (T × D, 0/1);
+    * ``("counts", slots)`` — ``slots``: list of ("tp_fp_fn" | "o_p_g", first column).
+    """
+
+    templates: list[str]
+    docs: list[str]
+    features: np.ndarray
+    mask: np.ndarray
+    finalize: Callable[[np.ndarray], np.ndarray]
+    layout: tuple
+    correct: np.ndarray | None = None
+    name: str = ""
+    metric: str = ""
+
+    def __post_init__(self):
+        self.features = np.asarray(self.features, dtype=float)
+        self.mask = np.asarray(self.mask, dtype=bool)
+        t, d = self.mask.shape
+        if self.features.shape[:2] != (t, d) or (len(self.templates), len(self.docs)) != (t, d):
+            raise SparseError(f"{self.name}: features {self.features.shape}, mask {self.mask.shape}, "
+                              f"{len(self.templates)} templates and {len(self.docs)} documents disagree")
+        if t < 1 or not self.mask.any(0).all():
+            missing = [self.docs[i] for i in np.flatnonzero(~self.mask.any(0))[:3]]
+            raise SparseError(f"{self.name}: documents without any observed template (e.g. {missing})")
+        if not self.mask.any(1).all():
+            missing = [self.templates[i] for i in np.flatnonzero(~self.mask.any(1))]
+            raise SparseError(f"{self.name}: templates without any observed document: {missing}")
+        self.features = np.where(self.mask[:, :, None], np.nan_to_num(self.features), 0.0)
+        if self.layout[0] == "classification":
+            if self.correct is None:
+                raise SparseError(f"{self.name}: the classification layout needs per-cell correctness")
+            self.correct = np.where(self.mask, np.asarray(self.correct, dtype=float), 0.0)
+
+    @property
+    def share(self) -> float:
+        return float(self.mask.mean())
+
+    def subset(self, keep: np.ndarray) -> "CellMatrix":
+        """The same matrix with only the cells ``keep`` & ``mask`` observed (subsampling a full run)."""
+        keep = np.asarray(keep, dtype=bool) & self.mask
+        return CellMatrix(self.templates, self.docs, self.features, keep, self.finalize, self.layout,
+                          correct=self.correct, name=self.name, metric=self.metric)
+
+    # --------------------------------------------------------------------------- constructors for plain matrices
+    @classmethod
+    def from_values(cls, values: np.ndarray, mask: np.ndarray | None = None, templates=None, docs=None,
+                    name: str = "") -> "CellMatrix":
+        """Mean metric from a T × D matrix of per-document values (NaN = unobserved when ``mask`` is None)."""
+        v = np.asarray(values, dtype=float)
+        mask = ~np.isnan(v) if mask is None else np.asarray(mask, dtype=bool)
+        feats = np.stack([np.nan_to_num(v), np.ones_like(v)], axis=2)
+        return cls(list(templates or [f"t{i + 1}" for i in range(v.shape[0])]),
+                   list(docs or [str(j) for j in range(v.shape[1])]), feats, mask, _ratio_finalize, ("mean",),
+                   name=name)
+
+    @classmethod
+    def from_labels(cls, gold: Sequence[int], pred: np.ndarray, k: int, average: str, mask: np.ndarray | None = None,
+                    positive: int | None = None, templates=None, docs=None, name: str = "") -> "CellMatrix":
+        """Classification from gold class indices (D) and predicted indices (T × D; −1 = no label / unparsable,
+        NaN or ``mask`` False = unobserved). ``average`` weighted | macro | binary (``positive`` class)."""
+        g = np.asarray(gold, dtype=int)
+        p = np.asarray(pred, dtype=float)
+        mask = ~np.isnan(p) if mask is None else np.asarray(mask, dtype=bool)
+        p = np.where(mask, np.nan_to_num(p, nan=-1), -1).astype(int)
+        cols = [positive] if average == "binary" else list(range(k))
+        g1 = np.stack([(g == c) for c in cols], 1).astype(float)              # D × k'
+        p1 = np.stack([(p == c) for c in cols], 2).astype(float)              # T × D × k'
+        feats = np.concatenate([p1 * g1[None], np.broadcast_to(g1, p1.shape), p1], axis=2)
+        correct = (p == g[None, :]).astype(float)
+        return cls(list(templates or [f"t{i + 1}" for i in range(p.shape[0])]),
+                   list(docs or [str(j) for j in range(len(g))]), feats, mask, f1_finalize(len(cols), average),
+                   ("classification", len(cols)), correct=correct, name=name)
+
+
+def _ratio_finalize(s: np.ndarray) -> np.ndarray:
+    s = np.atleast_2d(s)
+    return np.where(s[:, 1] > 0, s[:, 0] / np.where(s[:, 1] > 0, s[:, 1], 1), np.nan)
+
+
+def f1_finalize(k: int, average: str) -> Callable[[np.ndarray], np.ndarray]:
+    """F1 from summed [tp, gold, pred] columns (the formulas of :func:`.scoring.classification_scorer`)."""
+    def fin(s: np.ndarray) -> np.ndarray:
+        s = np.atleast_2d(s)
+        tp, gold, pred = s[:, :k], s[:, k:2 * k], s[:, 2 * k:3 * k]
+        den = gold + pred
+        f1 = np.where(den > 0, 2 * tp / np.where(den > 0, den, 1), 0.0)
+        if average in ("binary", "macro"):
+            return f1.mean(1)
+        tot = gold.sum(1)
+        return np.where(tot > 0, (f1 * gold).sum(1) / np.where(tot > 0, tot, 1), 0.0)
+    return fin
+
+
+# ============================================================================================ cell models
+class _CellModel:
+    """A fitted model of the unobserved cells. :meth:`sums` gives, per row of document weights ``w`` (B × D),
+    Σ_d w_bd · (observed F_td, or for an unobserved cell its expectation (``mode="mean"``) or a posterior
+    predictive draw (``mode="draw"``: parameters from the Laplace posterior, then the cell outcome)), B × T × K.
+    ``refit``: fit the model again on the weighted documents (bootstrap) at the point fit's hyper-parameters."""
+
+    def __init__(self, cm: CellMatrix):
+        self.cm = cm
+        self.m = cm.mask.astype(float)
+        self.obs_f = cm.features * self.m[:, :, None]
+
+    def fits(self) -> list[TwoWayFit]:
+        raise NotImplementedError
+
+    def refit(self, w: np.ndarray) -> list[TwoWayFit]:
+        raise NotImplementedError
+
+    def cells(self, fits: list[TwoWayFit], mode: str, rng, n: int | None) -> np.ndarray:
+        """Values of every cell (rows × T × D × K) under ``mode``."""
+        raise NotImplementedError
+
+    def sums(self, w: np.ndarray, refit: bool = False, mode: str = "mean", rng=None) -> np.ndarray:
+        fits = self.refit(w) if refit else self.fits()
+        n = None if refit else (len(w) if mode == "draw" else None)
+        x = self.cells(fits, mode, rng, n)
+        miss = (1.0 - self.m)[None, :, :, None] * w[:, None, :, None]
+        return np.einsum("bd,tdk->btk", w, self.obs_f) + (miss * x).sum(2)
+
+    def describe(self) -> dict:
+        raise NotImplementedError
+
+
+def _refit(f: TwoWayFit, y, mask, w, trials=None) -> TwoWayFit:
+    return fit_two_way(y, mask, f.family, trials=trials, tau=f.tau, sigma_a=f.sigma_a, weights=w, phi=f.phi,
+                       start=f) if f.constant is None else \
+        TwoWayFit(f.family, np.zeros((len(w),) + f.a.shape[1:]), np.zeros(len(w)),
+                  np.zeros((len(w),) + f.b.shape[1:]), f.tau, f.sigma_a, constant=f.constant)
+
+
+def _eta(f: TwoWayFit, mode: str, rng, n: int | None) -> np.ndarray:
+    return f.draw_eta(rng, n) if mode == "draw" else f.eta()
+
+
+def _fit_info(f: TwoWayFit) -> dict:
+    return {"family": f.family, "doc_effect_sd": f.tau, "template_effect_sd": f.sigma_a,
+            "noise_var": f.phi if f.family == "gaussian" else None, "converged": f.converged,
+            "degenerate": f.constant}
+
+
+class _MeanModel(_CellModel):
+    def __init__(self, cm: CellMatrix):
+        super().__init__(cm)
+        self.y = cm.features[:, :, 0]
+        obs = self.y[cm.mask]
+        self.family = "binomial" if np.all((obs == 0) | (obs == 1)) else "gaussian"
+        self.fit = fit_two_way(self.y, cm.mask, self.family)
+
+    def fits(self):
+        return [self.fit]
+
+    def refit(self, w):
+        return [_refit(self.fit, self.y, self.cm.mask, w)]
+
+    def cells(self, fits, mode, rng, n):
+        f = fits[0]
+        eta = _eta(f, mode, rng, n)
+        mu = f.mean(eta=eta)
+        if mode == "draw":
+            if self.family == "binomial":
+                mu = (rng.random(mu.shape) < mu).astype(float)
+            else:
+                mu = np.clip(mu + rng.standard_normal(mu.shape) * math.sqrt(f.phi), f.lo, f.hi)
+        return np.stack([mu, np.ones_like(mu)], axis=3)
+
+    def describe(self):
+        kind = "Rasch (logit) model of 0/1 values" if self.family == "binomial" else "additive model of values"
+        return {"model": kind, **_fit_info(self.fit)}
+
+
+class _ClassificationModel(_CellModel):
+    """Correctness ~ Rasch within each gold class (template effects per class: a template's accuracy depends on the
+    class through its label bias); a wrong answer's predicted label ~ template t's error distribution for the
+    document's gold class (categories: the k feature labels and "none" = no feature label, e.g. unparsable)."""
+
+    def __init__(self, cm: CellMatrix):
+        super().__init__(cm)
+        k = cm.layout[1]
+        self.k = k
+        d_idx = np.arange(len(cm.docs))
+        first = cm.mask.argmax(0)
+        self.g = cm.features[first, d_idx, k:2 * k]                                       # D × k (document's)
+        self.sig = np.where(self.g.sum(1) > 0, self.g.argmax(1), -1)                      # gold class (−1: none)
+        pred = cm.features[:, :, 2 * k:3 * k]
+        cat = np.where(pred.sum(2) > 0, pred.argmax(2), k)                                # T × D category
+        wrong = cm.mask & (cm.correct < 0.5)
+        t_n = len(cm.templates)
+        q = np.zeros((t_n, len(cm.docs), k + 1))
+        for s in np.unique(self.sig):
+            cols = self.sig == s
+            cw, cc = wrong[:, cols], cat[:, cols]
+            pooled = np.bincount(cc[cw], minlength=k + 1).astype(float)
+            pooled = pooled / pooled.sum() if pooled.sum() else np.eye(k + 1)[k]          # unseen: "none"
+            for t in range(t_n):
+                own = np.bincount(cc[t][cw[t]], minlength=k + 1).astype(float)
+                q[t, cols] = (own + ERROR_SHRINK * pooled) / (own.sum() + ERROR_SHRINK)
+        self.q = q
+        self.cum = np.cumsum(q, axis=2)
+        onehot = np.vstack([np.eye(k), np.zeros((1, k))])                                 # category → pred part
+        self.onehot = onehot
+        zeros = np.zeros((t_n, len(cm.docs), k))
+        self.err = np.concatenate([zeros, np.broadcast_to(self.g, zeros.shape), q @ onehot], axis=2)
+        self.right = np.concatenate([self.g, self.g, self.g], axis=1)                     # D × 3k
+        self.classes = [np.flatnonzero(self.sig == s) for s in np.unique(self.sig)]
+        self.fit = [fit_two_way(cm.correct[:, c], cm.mask[:, c], "binomial") for c in self.classes]
+
+    def fits(self):
+        return list(self.fit)
+
+    def refit(self, w):
+        return [_refit(f, self.cm.correct[:, c], self.cm.mask[:, c], w[:, c]) for f, c in zip(self.fit, self.classes)]
+
+    def cells(self, fits, mode, rng, n):
+        rows = n if n is not None else fits[0].a.shape[0]
+        p = np.empty((rows,) + self.m.shape)
+        for f, c in zip(fits, self.classes):
+            p[:, :, c] = f.mean(eta=_eta(f, mode, rng, n))
+        if mode != "draw":
+            p = p[..., None]
+            return p * self.right[None, None] + (1 - p) * self.err[None]
+        ok = rng.random(p.shape) < p
+        u = rng.random(p.shape)
+        cat = (u[..., None] > self.cum[None]).sum(-1).clip(max=self.k)                    # rows × T × D
+        k = self.k
+        out = np.empty(p.shape + (3 * k,))
+        out[..., :k] = 0.0
+        out[..., k:2 * k] = self.g[None, None]
+        out[..., 2 * k:] = self.onehot[cat]
+        return np.where(ok[..., None], self.right[None, None], out)
+
+    def describe(self):
+        return {"model": "Rasch (logit) model of correctness per gold class + per-template error distribution",
+                "classes": [_fit_info(f) for f in self.fit]}
+
+
+class _CountModel(_CellModel):
+    """Per slot: hits TP ~ Binomial(g_d, logit⁻¹ η), false positives FP ~ Poisson(exp η')."""
+
+    def __init__(self, cm: CellMatrix):
+        super().__init__(cm)
+        first = cm.mask.argmax(0)
+        d_idx = np.arange(len(cm.docs))
+        self.parts = []
+        for kind, c in cm.layout[1]:
+            f = cm.features[:, :, c:c + 3]
+            if kind == "tp_fp_fn":
+                tp, fp, g = f[:, :, 0], f[:, :, 1], (f[:, :, 0] + f[:, :, 2])[first, d_idx]
+            elif kind == "o_p_g":
+                tp, fp, g = f[:, :, 0], f[:, :, 1] - f[:, :, 0], f[:, :, 2][first, d_idx]
+            else:
+                raise SparseError(f"unknown count slot {kind!r}")
+            fit_tp = fit_two_way(tp, cm.mask, "binomial", trials=g[None, :]) if (g > 0).any() else None
+            fit_fp = fit_two_way(fp, cm.mask, "poisson")
+            self.parts.append((kind, c, tp, fp, g, fit_tp, fit_fp))
+
+    def fits(self):
+        return [f for p in self.parts for f in p[5:7]]
+
+    def refit(self, w):
+        out = []
+        for kind, c, tp, fp, g, fit_tp, fit_fp in self.parts:
+            out.append(None if fit_tp is None else _refit(fit_tp, tp, self.cm.mask, w, trials=g[None, :]))
+            out.append(_refit(fit_fp, fp, self.cm.mask, w))
+        return out
+
+    def cells(self, fits, mode, rng, n):
+        t_n, d_n = self.m.shape
+        rows = n if n is not None else next(f.a.shape[0] for f in fits if f is not None)
+        out = np.zeros((rows, t_n, d_n, self.cm.features.shape[2]))
+        for j, (kind, c, tp, fp, g, _, _) in enumerate(self.parts):
+            f_tp, f_fp = fits[2 * j], fits[2 * j + 1]
+            gg = np.broadcast_to(g[None, None, :], (rows, t_n, d_n))
+            if f_tp is None:
+                etp = np.zeros((rows, t_n, d_n))
+            else:
+                p = f_tp.mean(eta=_eta(f_tp, mode, rng, n))
+                etp = rng.binomial(gg.astype(int), np.clip(p, 0, 1)).astype(float) if mode == "draw" else p * gg
+            efp = f_fp.mean(eta=_eta(f_fp, mode, rng, n))
+            if mode == "draw":
+                efp = rng.poisson(efp).astype(float)
+            efp = np.broadcast_to(efp, (rows, t_n, d_n))
+            etp = np.broadcast_to(etp, (rows, t_n, d_n))
+            if kind == "tp_fp_fn":
+                out[..., c], out[..., c + 1], out[..., c + 2] = etp, efp, gg - etp
+            else:
+                out[..., c], out[..., c + 1], out[..., c + 2] = etp, etp + efp, gg
+        return out
+
+    def describe(self):
+        return {"model": "binomial (logit) model of hits out of the gold count + Poisson (log) model of false "
+                         "positives, per slot",
+                "slots": [{"hits": None if p[5] is None else _fit_info(p[5]), "false_positives": _fit_info(p[6])}
+                          for p in self.parts]}
+
+
+def cell_model(cm: CellMatrix) -> _CellModel:
+    kind = cm.layout[0]
+    if kind == "mean":
+        return _MeanModel(cm)
+    if kind == "classification":
+        return _ClassificationModel(cm)
+    if kind == "counts":
+        return _CountModel(cm)
+    raise SparseError(f"{cm.name}: unknown feature layout {cm.layout!r}")
+
+
+# ============================================================================================ estimates
+def naive_scores(cm: CellMatrix) -> np.ndarray:
+    """Per-template score from the observed cells only (what lm-eval reports for a sparse run)."""
+    return cm.finalize((cm.features * cm.mask[:, :, None]).sum(1))
+
+
+def plugin_scores(cm: CellMatrix, model: _CellModel | None = None) -> np.ndarray:
+    """ŝ_t = finalize(Σ observed F_td + Σ unobserved E[F_td]) at the fitted parameters."""
+    model = model or cell_model(cm)
+    return cm.finalize(model.sums(np.ones((1, len(cm.docs))))[0])
+
+
+def _draw_scores(groups, models, w_rows: np.ndarray | None, n: int, rng, refit: bool, cols=None) -> np.ndarray:
+    """Scores (rows × T, mean over groups) with every unobserved cell drawn from the posterior predictive."""
+    out = 0.0
+    for gi, (g, m) in enumerate(zip(groups, models)):
+        w = np.ones((n, len(g.docs))) if w_rows is None else w_rows[:, cols[gi]]
+        sums = m.sums(w, refit=refit, mode="draw", rng=rng)
+        out = out + g.finalize(sums.reshape(-1, sums.shape[2])).reshape(len(w), -1)
+    return out / len(groups)
+
+
+@dataclass
+class RowEstimate:
+    """Estimates of one dataset row (one variant group, or the subtask groups of one dataset)."""
+
+    name: str
+    templates: list[str]
+    scores: np.ndarray
+    naive: np.ndarray
+    stats: dict
+    cells_observed: int
+    cells_total: int
+    n_docs: int
+    ci: dict = field(default_factory=dict)
+    models: list[dict] = field(default_factory=list)
+    boot_scores: np.ndarray | None = None
+
+    @property
+    def share(self) -> float:
+        return self.cells_observed / self.cells_total
+
+    def as_dict(self) -> dict:
+        def f(x):
+            return None if x is None or not np.isfinite(x) else float(x)
+        st = dict(self.stats)
+        note = (f"model-based estimates from {self.cells_observed} of {self.cells_total} (template, document) "
+                f"cells ({self.share:.1%}); not a full evaluation")
+        if self.cells_observed == self.cells_total:
+            note = "every (template, document) cell observed: exact scores (bootstrap intervals as the full tool)"
+        return {"name": self.name, "estimate": self.cells_observed < self.cells_total, "note": note,
+                "cells_observed": self.cells_observed, "cells_total": self.cells_total, "share": self.share,
+                "n_docs": self.n_docs, "templates": self.templates,
+                "scores": {t: f(v) for t, v in zip(self.templates, self.scores)},
+                "naive_scores": {t: f(v) for t, v in zip(self.templates, self.naive)},
+                "mean": f(st["mean"]), "std": f(st["std"]), "sharpe": f(st["sharpe"]),
+                "sharpe_status": st["sharpe_status"], "baseline": st.get("baseline"),
+                "ci": self.ci, "models": self.models}
+
+
+def predictive_stats(draws: np.ndarray, scores: np.ndarray, baseline, ddof: int, alpha: float,
+                     floor_mode, n_docs: int) -> dict:
+    """Point statistics from posterior predictive draws of the full-data scores (R × T): μ from the plug-in
+    scores, σ = sqrt(mean_r σ_r²) (the predictive mean of the full-data variance), S = (μ − b)/(α·max(σ, floor))
+    with the degenerate-case rules of :func:`.stats.sharpe` (evaluated on a score vector with that σ)."""
+    _, sig, _, _ = sharpe_matrix(draws, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode, n_docs)
+    base = sharpe(scores, baseline, ddof, alpha, floor_mode, n_docs)
+    if base["std"] is None:
+        return base
+    sigma = float(np.sqrt(np.nanmean(sig ** 2)))
+    # rescale the plug-in scores' deviations to the predictive σ: same μ and excess, std = sigma
+    s = np.asarray(scores, dtype=float)
+    ex = s - (0.0 if baseline is None else np.asarray(baseline, dtype=float))
+    dev = ex - ex.mean()
+    cur = float(np.sqrt((dev ** 2).sum() / (len(s) - ddof)))
+    shaped = ex.mean() + (dev * (sigma / cur) if cur > 0 else
+                          sigma * math.sqrt((len(s) - ddof) / 2) * np.r_[1.0, -1.0, np.zeros(len(s) - 2)])
+    bvec = 0.0 if baseline is None else baseline
+    out = sharpe(shaped + bvec, baseline, ddof, alpha, floor_mode, n_docs)
+    out["mean"] = base["mean"]
+    return out
+
+
+def estimate_row(groups: Sequence[CellMatrix], baseline: float | Sequence[float] | None, ddof: int = 1,
+                 alpha: float = 1.0, floor_mode: str | float | None = "off", n_boot: int = 1000, seed: int = 0,
+                 name: str = "", keep_boot: bool = False, draws: int = PREDICTIVE_DRAWS) -> RowEstimate:
+    """Estimates for a dataset row: one :class:`CellMatrix`, or several (subtasks) with the same templates, whose
+    per-template scores are averaged.
+
+    Point estimates: per-template plug-in scores ŝ_t, μ = mean_t ŝ_t; σ and S from ``draws`` posterior predictive
+    draws of the unobserved cells (:func:`predictive_stats`; ``np.random.default_rng(seed)``). Intervals: document
+    bootstrap as the full tool (documents = the sorted union of the groups' document keys, one
+    :func:`.bootstrap.draw` per row, B = ``n_boot``, 0: none); on every resample the cell model is refitted and
+    the unobserved cells are drawn once from its posterior predictive, so the intervals include the imputation
+    uncertainty. With every cell observed all of this reduces to the full tool's statistics."""
+    if not groups:
+        raise SparseError(f"{name}: no groups")
+    templates = groups[0].templates
+    if any(g.templates != templates for g in groups):
+        raise SparseError(f"{name}: subtask groups have different templates")
+    models = [cell_model(g) for g in groups]
+    scores = np.mean([plugin_scores(g, m) for g, m in zip(groups, models)], axis=0)
+    naive = np.mean([naive_scores(g) for g in groups], axis=0)
+    keys = sorted(set().union(*(g.docs for g in groups)), key=natural_key)
+    complete = all(g.mask.all() for g in groups)
+    rng = np.random.default_rng([seed, 1])
+    if complete or draws <= 0:
+        st = sharpe(scores, baseline, ddof, alpha, floor_mode, len(keys))
+    else:
+        pred = np.vstack([_draw_scores(groups, models, None, min(100, draws - i), rng, False)
+                          for i in range(0, draws, 100)])
+        st = predictive_stats(pred, scores, baseline, ddof, alpha, floor_mode, len(keys))
+    st["baseline"] = None if baseline is None else (float(baseline) if np.isscalar(baseline)
+                                                    else [float(x) for x in baseline])
+    est = RowEstimate(name or groups[0].name, list(templates), scores, naive, st,
+                      int(sum(g.mask.sum() for g in groups)), int(sum(g.mask.size for g in groups)), len(keys),
+                      models=[m.describe() for m in models])
+    if n_boot and n_boot > 0:
+        col = {k: i for i, k in enumerate(keys)}
+        cols = [np.array([col[k] for k in g.docs]) for g in groups]
+        di, _ = draw(seed, n_boot, len(keys), len(templates), False)
+        boot = np.zeros((n_boot, len(templates)))
+        width = max(g.features.shape[2] for g in groups)
+        chunk = max(1, min(n_boot, 4_000_000 // max(len(keys) * len(templates) * width, 1)))
+        for start in range(0, n_boot, chunk):
+            w_all = multiplicities(di[start:start + chunk], len(keys))
+            if complete:
+                boot[start:start + len(w_all)] = np.mean(
+                    [g.finalize(np.einsum("bd,tdk->btk", w_all[:, c], g.features).reshape(-1, g.features.shape[2]))
+                     .reshape(len(w_all), -1) for g, c in zip(groups, cols)], axis=0)
+            else:
+                boot[start:start + len(w_all)] = _draw_scores(groups, models, w_all, len(w_all), rng, True, cols)
+        mu, sig, sh, degen = sharpe_matrix(boot, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode,
+                                           len(keys))
+        valid = np.isfinite(mu)
+        est.ci = {"mean": percentile_ci(mu), "std": percentile_ci(sig),
+                  "sharpe": percentile_ci(sh) if baseline is not None else None,
+                  "per_template": {t: percentile_ci(boot[:, j]) for j, t in enumerate(templates)},
+                  "B": int(n_boot), "seed": int(seed), "resample_templates": False,
+                  "frac_degenerate": float(degen[valid].mean()) if valid.any() else None,
+                  "method": ("document bootstrap" if complete else
+                             "document bootstrap; cell model refitted and unobserved cells drawn on every resample")}
+        if keep_boot:
+            est.boot_scores = boot
+    return est
+
+
+def estimate(cm: CellMatrix, baseline: float | Sequence[float] | None, **kwargs) -> RowEstimate:
+    """:func:`estimate_row` of a single variant group."""
+    return estimate_row([cm], baseline, **kwargs)

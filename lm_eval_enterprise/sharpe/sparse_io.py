@@ -1,0 +1,264 @@
+"""Reading a sparse run (``lm-eval-enterprise run --cell_budget F``) into cell matrices, and the estimates per
+model × dataset (:func:`aggregate_sparse`; CLI: ``lm-eval-enterprise sharpe``, which detects such runs).
+
+Inputs are read with :mod:`.io` (results files, template metadata, newest run per model and task, samples of the
+primary filter). Per model × variant group, the documents are the union over templates of the logged documents
+(keyed like the full tool: ``doc.id``, else ``doc_hash``, else ``doc_id``; ranking families by query), sorted in
+the full tool's order; each template's logged lines become the observed cells, with the per-document sufficient
+statistics of :mod:`.scoring`. The baseline is computed on all documents of the group with :mod:`.baselines`
+(label information from the logged documents), as the full tool does.
+
+A run made with ``--cell_budget`` records ``cell_budget``, ``cell_seed``, ``cells_planned`` and ``cell_design`` in
+every task's metadata; the reader checks the observed cells against them (a mismatch is a message, e.g. a run
+that was cut short). A full run can be read too (every cell observed: the estimates are then the exact scores).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Sequence
+
+import numpy as np
+
+from .. import __version__
+from . import baselines as BL
+from .grouping import MetricSpec
+from .options import natural_key
+from .pairing import _unit_keys
+from .template_scores import label_info as _label_info
+from .io import (DEFAULT_VARIANT_PATTERN, SampleTable, SharpeInputError, TaskRun, assign_models,
+                 find_results_files, load_name_map, read_results_file, read_samples, select_newest, task_runs)
+from .scoring import (RANKING_FAMILIES, ItemScorer, ScoringError, aggregation_of, build_doc_scorer,
+                      build_query_scorer, ranking_aggregation)
+from .sparse import CellMatrix, RowEstimate, SparseError, estimate_row
+
+CLASSIFICATION_AGGS = {"agg_weighted_f1", "agg_macro_f1", "agg_binary_f1"}
+ENTITY_AGGS = {"agg_entity_f1", "agg_entity_precision", "agg_entity_recall"}
+KPI_AGGS = {"agg_adjusted_macro_f1", "agg_word_macro_f1", "agg_adjusted_macro_f1_helm"}
+
+
+@dataclass
+class SparseGroup:
+    """One model × variant group of a sparse run."""
+
+    model: str
+    name: str
+    dataset: str
+    domain: str
+    subtask: str | None
+    family: str | None
+    metric: str
+    cells: CellMatrix
+    baseline: BL.Baseline
+    plan: dict = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+
+
+def layout_for(agg: str, n_features: int) -> tuple:
+    """Feature layout of an aggregation's :class:`.scoring.Scorer` (see :class:`.sparse.CellMatrix`)."""
+    if agg == "mean" or ranking_aggregation(agg):
+        return ("mean",)
+    if agg in CLASSIFICATION_AGGS:
+        return ("classification", n_features // 3)
+    if agg in ENTITY_AGGS:
+        return ("counts", [("tp_fp_fn", 0)])
+    if agg in KPI_AGGS:
+        return ("counts", [("o_p_g", 3 * i) for i in range(n_features // 3)])
+    raise SparseError(f"aggregation {agg!r} has no cell model")
+
+
+def _doc_keys(tab: SampleTable, unit: str, path) -> list:
+    for source in (("id",) if unit == "query" else ("id", "doc_hash", "doc_id")):
+        keys = _unit_keys(tab, unit, source)
+        if keys is not None and len(set(keys)) == len(keys):
+            return keys
+    raise SharpeInputError(f"{path}: no unique document key (doc.id / doc_hash / doc_id; ranking: doc.qid + "
+                           "doc.cand_index) to pair documents across templates")
+
+
+def _group_cells(model: str, name: str, runs: dict[str, TaskRun], metric: str | None, method: str,
+                 seed: int) -> SparseGroup:
+    tids = sorted(runs, key=natural_key)
+    first = runs[tids[0]]
+    family = first.family
+    metric = metric or first.primary_metric
+    if not metric:
+        raise SharpeInputError(f"group {name}: no metadata.primary_metric; pass --metric NAME")
+    filt = first.primary_filter
+    agg = aggregation_of(family, metric) or "mean"
+    unit = "query" if family in RANKING_FAMILIES or ranking_aggregation(agg) else "doc"
+    tables, keys = {}, {}
+    for t in tids:
+        run = runs[t]
+        if run.samples_path is None:
+            raise SharpeInputError(f"{run.source.path}: no samples_{run.task}_{run.source.timestamp}.jsonl; a sparse "
+                                   "run must be made with --log_samples")
+        tab = read_samples(run.samples_path, filt, [metric], keep_docs=True)
+        if len(tab) == 0:
+            raise SharpeInputError(f"{run.samples_path}: no sample lines")
+        tables[t], keys[t] = tab, _doc_keys(tab, unit, run.samples_path)
+    # units: documents, or queries (all candidate lines of a qid)
+    lines: dict[str, dict] = {}
+    for t in tids:
+        if unit == "doc":
+            lines[t] = {k: i for i, k in enumerate(keys[t])}
+        else:
+            by_q: dict = defaultdict(list)
+            for i, (q, c) in enumerate(keys[t]):
+                by_q[q].append((c, i))
+            lines[t] = {q: [i for _, i in sorted(v)] for q, v in by_q.items()}
+    docs = sorted(set().union(*(set(v) for v in lines.values())), key=natural_key)
+    pos = {k: j for j, k in enumerate(docs)}
+    feats, mask, correct, finalize, width = None, np.zeros((len(tids), len(docs)), bool), None, None, None
+    for ti, t in enumerate(tids):
+        tab = tables[t]
+        ks = list(lines[t])
+        vals = tab.values[metric]
+        try:
+            if unit == "doc":
+                sc = build_doc_scorer(agg, [vals[lines[t][k]] for k in ks], metric)
+            else:
+                sc = build_query_scorer(agg, [[vals[i] for i in lines[t][k]] for k in ks], metric)
+        except ScoringError as exc:
+            raise SharpeInputError(f"{tab.path}: {exc}") from None
+        if isinstance(sc, ItemScorer):
+            raise SparseError(f"group {name}: metric {metric} (aggregation {agg}) has no per-document sufficient "
+                              "statistics; the sparse estimator cannot impute it")
+        if feats is None:
+            width = sc.features.shape[1]
+            feats = np.zeros((len(tids), len(docs), width))
+            correct = np.zeros((len(tids), len(docs)))
+            finalize = sc.finalize
+        elif sc.features.shape[1] != width:
+            raise SharpeInputError(f"group {name}: templates disagree on the label set of {metric}")
+        cols = np.array([pos[k] for k in ks])
+        feats[ti, cols] = sc.features
+        mask[ti, cols] = True
+        if sc.per_doc is not None:
+            correct[ti, cols] = sc.per_doc
+    layout = layout_for(agg, width)
+    cm = CellMatrix([str(t) for t in tids], [str(d) for d in docs], feats, mask, finalize, layout,
+                    correct=correct if layout[0] == "classification" else None, name=f"{model} / {name}",
+                    metric=metric)
+    baseline = _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method, seed)
+    g = SparseGroup(model, name, first.dataset, first.domain, first.subtask, family, metric, cm, baseline)
+    _check_plan(g, runs, tids)
+    return g
+
+
+def _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method, seed) -> BL.Baseline:
+    """Baseline on all documents of the group: one merged table with each document's first logged line."""
+    src = {}
+    for d in docs:
+        t = next(t for t in tids if d in lines[t])
+        src[d] = (t, lines[t][d])
+    merged_docs, values, idx = [], [], []
+    for d in docs:
+        t, li = src[d]
+        tab = tables[t]
+        if unit == "doc":
+            idx.append(len(merged_docs))
+            merged_docs.append(tab.docs[li])
+            values.append(tab.values[metric][li])
+        else:
+            idx.append(list(range(len(merged_docs), len(merged_docs) + len(li))))
+            merged_docs.extend(tab.docs[i] for i in li)
+            values.extend(tab.values[metric][i] for i in li)
+    merged = SampleTable(tables[tids[0]].path, merged_docs, [None] * len(merged_docs), [None] * len(merged_docs),
+                         {metric: values}, None)
+    info = _label_info(SimpleNamespace(family=family, unit=unit), merged, idx, MetricSpec(metric, "", agg, True))
+    return BL.compute(metric, family, agg, info, method, seed)
+
+
+def _check_plan(g: SparseGroup, runs: dict[str, TaskRun], tids: list[str]) -> None:
+    meta = runs[tids[0]].meta
+    if "cell_budget" not in meta:
+        if not g.cells.mask.all():
+            g.messages.append(f"{g.cells.name}: {int(g.cells.mask.sum())} of {g.cells.mask.size} cells observed "
+                              "but no cell plan recorded (cell_budget) in the task metadata")
+        return
+    g.plan = {"cell_budget": meta.get("cell_budget"), "cell_seed": meta.get("cell_seed"),
+              "design": (meta.get("cell_design") or {}).get(g.name)}
+    planned = meta.get("cells_planned") or {}
+    for t in tids:
+        task = runs[t].task
+        want = planned.get(task)
+        got = int(runs[t].n_samples.get("effective") or 0) if runs[t].n_samples else None
+        if want is not None and got is not None and want != got:
+            g.messages.append(f"{g.cells.name}: {task} planned {want} documents, {got} evaluated")
+    design = g.plan["design"] or {}
+    if design.get("units") is not None and design["units"] != len(g.cells.docs):
+        g.messages.append(f"{g.cells.name}: the plan covers {design['units']} units but {len(g.cells.docs)} were "
+                          "logged (a template was not run or the run was cut short)")
+
+
+def read_sparse(paths: Sequence[str], metric: str | None = None, baseline: str = "uniform", seed: int = 0,
+                run: str | None = None, variant_pattern: str = DEFAULT_VARIANT_PATTERN,
+                model_names: str | None = None) -> tuple[list[SparseGroup], list[str]]:
+    """Cell matrices of every model × variant group under ``paths`` (and messages)."""
+    messages: list[str] = []
+    runs: list[TaskRun] = []
+    for p in find_results_files(paths):
+        runs.extend(task_runs(read_results_file(p), variant_pattern, messages))
+    if not runs:
+        raise SharpeInputError("no template-variant tasks in the inputs")
+    assign_models(runs, load_name_map(model_names), False, messages)
+    by: dict[tuple[str, str], dict[str, TaskRun]] = defaultdict(dict)
+    for r in select_newest(runs, run):
+        by[(r.model, r.variant_group)][r.template_id] = r
+    groups = []
+    for (model, name), rs in sorted(by.items()):
+        if len(rs) < 2:
+            messages.append(f"group {name}, model {model}: a single template; skipped")
+            continue
+        g = _group_cells(model, name, rs, metric, baseline, seed)
+        messages.extend(g.messages)
+        groups.append(g)
+    if not groups:
+        raise SharpeInputError("no variant group with at least two templates")
+    return groups, messages
+
+
+def _row_baseline(gs: list[SparseGroup]) -> tuple[float | None, str]:
+    vals = [g.baseline.value for g in gs]
+    if any(v is None for v in vals):
+        return None, "unavailable"
+    return float(np.mean(vals)), gs[0].baseline.method
+
+
+def aggregate_sparse(paths: Sequence[str], metric: str | None = None, baseline: str = "uniform", ddof: int = 1,
+                     alpha: float = 1.0, sigma_floor: str | float = "off", bootstrap: int = 1000, seed: int = 0,
+                     run: str | None = None, model_names: str | None = None,
+                     keep_boot: bool = False) -> dict:
+    """Estimates per model × dataset row (subtask groups of a dataset: s_t = mean over subtasks).
+    Returns a JSON-ready dict: ``records`` (see :meth:`.sparse.RowEstimate.as_dict`, plus model, dataset, domain,
+    metric, baseline method, plan) and ``messages``."""
+    groups, messages = read_sparse(paths, metric, baseline, seed, run, model_names=model_names)
+    rows: dict[tuple[str, str], list[SparseGroup]] = defaultdict(list)
+    for g in groups:
+        key = g.dataset if g.subtask else g.name
+        rows[(g.model, key)].append(g)
+    records, estimates = [], {}
+    for (model, name), gs in sorted(rows.items()):
+        tsets = {tuple(g.cells.templates) for g in gs}
+        if len(tsets) > 1:
+            common = sorted(set.intersection(*(set(t) for t in tsets)), key=natural_key)
+            raise SharpeInputError(f"dataset {name}, model {model}: subtasks have different templates "
+                                   f"(shared: {common})")
+        b, method = _row_baseline(gs)
+        try:
+            est: RowEstimate = estimate_row([g.cells for g in gs], b, ddof=ddof, alpha=alpha, floor_mode=sigma_floor,
+                                            n_boot=bootstrap, seed=seed, name=name, keep_boot=keep_boot)
+        except SparseError as exc:
+            raise SharpeInputError(str(exc)) from None
+        rec = {"model": model, "dataset": gs[0].dataset, "domain": gs[0].domain, "metric": gs[0].metric,
+               "subtasks": [g.subtask for g in gs] if gs[0].subtask else None,
+               "baseline_method": method, "plan": gs[0].plan, "ddof": ddof, **est.as_dict()}
+        records.append(rec)
+        estimates[(model, name)] = est
+    out = {"tool": f"lm-eval-enterprise {__version__} sharpe (estimates of a --cell_budget run)", "estimate": True,
+           "records": records, "messages": messages}
+    if keep_boot:
+        out["_estimates"] = estimates
+    return out

@@ -1,0 +1,227 @@
+"""Sparse run planner (lm_eval_enterprise/cellplan.py) and its wiring into ``lm-eval-enterprise run``."""
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lm_eval_enterprise import cli
+from lm_eval_enterprise.cellplan import CellPlanError, design, plan_cells, rewrite_run_argv
+
+BIN = Path(sys.executable).parent
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+       "TOKENIZERS_PARALLELISM": "false"}
+
+
+class NoShuffle(random.Random):
+    """A generator whose shuffle keeps the order: the design is then fully determined by hand."""
+
+    def shuffle(self, x):  # noqa: D401 - keeps x unchanged
+        return None
+
+
+# ============================================================================================ design
+def test_design_by_hand_identity_shuffles():
+    # 3 units × 3 templates at 2/3: 6 cells, k = 2 per unit. Units in order 0, 1, 2; permutation stream 0 1 2 | 0 1 2:
+    # unit 0 ← [0, 1]; unit 1 ← [2] + next permutation with 2 moved to its end → [0, 1, 2] → takes 0 → {0, 2};
+    # unit 2 ← [1, 2].
+    assert design(3, 3, 2 / 3, NoShuffle()) == [[0, 1], [0, 2], [1, 2]]
+
+
+def test_design_fractional_budget_mixes_k():
+    # 0.3 × 5 templates × 4 units = 6 cells: two units get 2 templates, two get 1 (not round(1.5) = 2 for all)
+    sets = design(4, 5, 0.3, random.Random(0))
+    assert sorted(len(s) for s in sets) == [1, 1, 2, 2]
+    loads = [sum(t in s for s in sets) for t in range(5)]
+    assert sorted(loads) == [1, 1, 1, 1, 2]
+    assert all(len(set(s)) == len(s) for s in sets)
+
+
+@pytest.mark.parametrize("units,templates,budget", [(100, 5, 0.4), (37, 5, 0.2), (50, 6, 0.5), (11, 3, 0.9),
+                                                    (200, 7, 0.3)])
+def test_design_balanced_and_covering(units, templates, budget):
+    sets = design(units, templates, budget, random.Random(1))
+    cells = sum(map(len, sets))
+    assert cells == max(round(budget * templates * units), units)
+    assert all(len(s) >= 1 and len(set(s)) == len(s) for s in sets)          # every unit covered, no repeats
+    assert {len(s) for s in sets} <= {cells // units, cells // units + 1}
+    loads = [sum(t in s for s in sets) for t in range(templates)]
+    assert min(loads) >= 1 and max(loads) - min(loads) <= 1                   # balanced template loads
+
+
+def test_design_pairs_vary_when_k_divides_t():
+    # T = 6, k = 2: a fixed cyclic design would only ever pair {0,1}, {2,3}, {4,5}; random permutations connect all
+    sets = design(60, 6, 2 / 6, random.Random(3))
+    pairs = {tuple(s) for s in sets}
+    assert len(pairs) > 3
+
+
+def test_design_errors():
+    with pytest.raises(CellPlanError, match=r"in \(0, 1\]"):
+        design(10, 5, 0, random.Random(0))
+    with pytest.raises(CellPlanError, match=r"in \(0, 1\]"):
+        design(10, 5, 1.5, random.Random(0))
+    with pytest.raises(CellPlanError, match="number"):
+        design(10, 5, "x", random.Random(0))
+    # 2 units × 5 templates at 0.2 = 2 cells < 5 templates
+    with pytest.raises(CellPlanError, match="every template needs at least one unit"):
+        design(2, 5, 0.2, random.Random(0))
+
+
+# ============================================================================================ plan_cells
+def test_plan_two_docs_two_templates_half():
+    plan = plan_cells({"g": ["a", "b"]}, {"g": ["g__t1", "g__t2"]}, 0.5, seed=0)
+    s = plan.samples
+    assert sorted(s) == ["g__t1", "g__t2"]
+    assert sorted(s["g__t1"] + s["g__t2"]) == [0, 1] and len(s["g__t1"]) == 1     # each doc once, each template once
+    assert plan.cells == 2 and plan.total == 4
+
+
+def test_plan_full_budget_is_everything():
+    plan = plan_cells({"g": list("abcde")}, {"g": ["x", "y", "z"]}, 1.0)
+    assert plan.samples == {"x": [0, 1, 2, 3, 4], "y": [0, 1, 2, 3, 4], "z": [0, 1, 2, 3, 4]}
+
+
+def test_plan_units_keep_queries_together():
+    docs = [f"q{q}c{c}" for q in range(10) for c in range(3)]
+    units = [f"q{q}" for q in range(10) for c in range(3)]
+    plan = plan_cells({"r": docs}, {"r": ["r1", "r2", "r3", "r4", "r5"]}, 0.4, seed=2, units={"r": units})
+    for task, idx in plan.samples.items():
+        assert idx == sorted(idx)
+        queries = {i // 3 for i in idx}
+        assert sorted(idx) == sorted(i for q in queries for i in range(3 * q, 3 * q + 3)), task  # whole queries
+    g = plan.groups["r"]
+    assert (g.n_units, g.n_docs, g.cells) == (10, 30, 20 * 3)                                   # 20 unit-cells
+
+
+def test_plan_deterministic_seeded_and_per_group():
+    docs = {"a": list(range(40)), "b": list(range(30))}
+    tpl = {"a": [f"a{i}" for i in range(5)], "b": [f"b{i}" for i in range(5)]}
+    p1 = plan_cells(docs, tpl, 0.4, seed=7).samples
+    assert p1 == plan_cells(docs, tpl, 0.4, seed=7).samples
+    assert p1 != plan_cells(docs, tpl, 0.4, seed=8).samples
+    only_a = plan_cells({"a": docs["a"]}, {"a": tpl["a"]}, 0.4, seed=7).samples
+    assert {k: v for k, v in p1.items() if k.startswith("a")} == only_a     # a group's plan ignores other groups
+
+
+def test_plan_metadata_and_summary():
+    plan = plan_cells({"g": list(range(10))}, {"g": ["g__t1", "g__t2", "g__t3", "g__t4", "g__t5"]}, 0.4, seed=3)
+    meta = plan.metadata()
+    assert meta["cell_budget"] == 0.4 and meta["cell_seed"] == 3
+    assert meta["cells_planned"] == {f"g__t{i}": 4 for i in range(1, 6)}        # 20 cells, 4 per template
+    assert meta["cell_design"]["g"] == {"docs": 10, "units": 10, "templates": 5, "cells": 20, "share": 0.4}
+    assert "20 of 50 cells (40.0%)" in plan.summary()
+
+
+def test_plan_input_errors():
+    with pytest.raises(CellPlanError, match="at least 2 templates"):
+        plan_cells({"g": [1, 2]}, {"g": ["only"]}, 0.5)
+    with pytest.raises(CellPlanError, match="unit keys"):
+        plan_cells({"g": [1, 2]}, {"g": ["a", "b"]}, 0.5, units={"g": ["q"]})
+    with pytest.raises(CellPlanError, match="no documents"):
+        plan_cells({"g": []}, {"g": ["a", "b"]}, 0.5)
+
+
+# ============================================================================================ run argv
+def _rewrite(extra):
+    return rewrite_run_argv(["--model", "dummy"] + extra)           # our task folder is always searched
+
+
+def test_rewrite_run_argv():
+    argv, plan = _rewrite(["--tasks", "ent_securenlp", "--cell_budget", "0.4", "--cell_seed", "5", "--limit", "8",
+                           "--metadata", '{"data_root": "embedded"}', "--log_samples"])
+    assert "--limit" not in argv and "--cell_budget" not in argv and "--cell_seed" not in argv
+    # the hyphen spellings of the first version are hidden aliases: the same plan
+    alias, _ = _rewrite(["--tasks", "ent_securenlp", "--cell-budget=0.4", "--cell-seed", "5", "--limit", "8",
+                         "--metadata", '{"data_root": "embedded"}', "--log_samples"])
+    assert alias == argv
+    assert argv[argv.index("--tasks") + 1] == "ent_securenlp"
+    samples = json.loads(argv[argv.index("--samples") + 1])
+    assert samples == plan.samples
+    assert sorted(samples) == [f"ent_securenlp__t{i}" for i in range(1, 6)]
+    assert sum(map(len, samples.values())) == 16 and all(0 <= i < 8 for v in samples.values() for i in v)
+    meta = json.loads(argv[argv.index("--metadata") + 1])
+    assert meta["data_root"] == "embedded" and meta["cell_budget"] == 0.4 and meta["cell_seed"] == 5
+    assert meta["cell_design"]["ent_securenlp"]["docs"] == 8
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--samples", '{"x": [1]}'], "cannot be combined with --samples"),
+    (["--cache_requests", "true"], "request cache"),
+    (["--limit", "25"], "cuts a query in two"),
+])
+def test_rewrite_run_argv_refusals(extra, match):
+    tasks = "ent_fiqa_qa" if "--limit" in extra else "ent_securenlp"
+    with pytest.raises(CellPlanError, match=match):
+        _rewrite(["--tasks", tasks, "--cell_budget", "0.6", "--metadata", '{"data_root": "embedded"}'] + extra)
+
+
+def test_cli_reports_plan_errors(capsys, monkeypatch):
+    from lm_eval.tasks import TaskManager
+
+    monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    assert cli.main(["run", "--model", "dummy", "--tasks", "ent_securenlp", "--cell_seed", "1"]) == 2
+    assert "--cell_seed needs --cell_budget" in capsys.readouterr().err
+    assert cli.main(["run", "--model", "dummy", "--tasks", "ent_securenlp", "--cell-budget", "0"]) == 2
+    assert "(0, 1]" in capsys.readouterr().err
+
+
+# ============================================================================================ end to end (dummy LM)
+def _run(args, out):
+    proc = subprocess.run([str(BIN / "lm-eval-enterprise"), "run", "--model", "dummy", "--tasks", "ent_securenlp",
+                           "--data-root", "embedded", "--output_path", str(out), "--log_samples"] + args,
+                          capture_output=True, text=True, env=ENV, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def _lines(out, task):
+    (f,) = Path(out).rglob(f"samples_{task}_*.jsonl")
+    return [json.loads(x) for x in f.open()]
+
+
+def test_sparse_run_end_to_end(tmp_path):
+    """--cell_budget through lm-eval: exactly the planned documents run, logged doc_ids are the dataset indices,
+    prompts (shots included) equal those of a full run, and the plan is recorded in every task's metadata; the
+    sparse estimator then reads the folder."""
+    proc = _run(["--cell_budget", "0.4", "--cell_seed", "3"], tmp_path / "sparse")
+    assert "cell plan (budget 0.4, seed 3): 20 of 50 cells (40.0%)" in proc.stderr
+    _run([], tmp_path / "full")
+    (res_file,) = (tmp_path / "sparse").rglob("results_*.json")
+    res = json.loads(res_file.read_text())
+    docs = [f"Invented_Tidewater_Campaign.tokens:{i}" for i in range(5)]
+    docs += [f"Synthetic_Mossback_RAT_Whitepaper.tokens:{i}" for i in range(5)]
+    plan = plan_cells({"ent_securenlp": docs}, {"ent_securenlp": [f"ent_securenlp__t{i}" for i in range(1, 6)]},
+                      0.4, seed=3)
+    for i in range(1, 6):
+        task = f"ent_securenlp__t{i}"
+        meta = res["configs"][task]["metadata"]
+        assert meta["cell_budget"] == 0.4 and meta["cell_seed"] == 3 and meta["cells_planned"][task] == 4
+        sparse = _lines(tmp_path / "sparse", task)
+        assert [ln["doc_id"] for ln in sparse] == plan.samples[task]
+        full = {ln["doc_id"]: ln for ln in _lines(tmp_path / "full", task)}
+        for ln in sparse:
+            assert ln["doc"] == full[ln["doc_id"]]["doc"]
+            assert ln["prompt_hash"] == full[ln["doc_id"]]["prompt_hash"]
+    # `sharpe` sees the cell plan in the task metadata and reports estimates
+    proc = subprocess.run([str(BIN / "lm-eval-enterprise"), "sharpe", str(tmp_path / "sparse"),
+                           "--bootstrap", "50", "--out", str(tmp_path / "est")],
+                          capture_output=True, text=True, env=ENV, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("ESTIMATES") and "40.0%" in proc.stdout
+    rec = json.loads((tmp_path / "est" / "sparse_estimates.json").read_text())["records"][0]
+    assert (rec["cells_observed"], rec["cells_total"]) == (20, 50)
+    assert rec["plan"]["cell_budget"] == 0.4 and rec["estimate"] is True
+
+
+def test_rewrite_run_argv_ranking_keeps_queries():
+    argv, plan = _rewrite(["--tasks", "ent_fiqa_qa", "--cell_budget", "0.6", "--limit", "40",
+                           "--metadata", '{"data_root": "embedded"}'])
+    g = plan.groups["ent_fiqa_qa"]
+    assert (g.n_docs, g.n_units) == (40, 2)                       # 2 queries × 20 candidates
+    for task, idx in json.loads(argv[argv.index("--samples") + 1]).items():
+        assert idx in ([*range(20)], [*range(20, 40)], [*range(40)]), task
