@@ -71,7 +71,7 @@ def test_constrained_run_is_its_own_model_and_never_supersedes(tmp_path):
     assert info[MC]["decoding"] == "regex_constrained" and info[MC]["base_model"] == M
     assert info[MC]["model_wrapper"] == "hf-constrained" and info[MC]["constraint_engine"] == "xgrammar"
     assert "decoding" not in info[M]           # unconstrained runs keep their former model_info
-    assert "decoding_comparisons" not in res   # only with --compare_decoding
+    assert "decoding_comparisons" not in res and "compare_decoding" not in res["settings"]   # only when asked
     ov = res["macro"]["overall"]["models"]
     assert ov[M]["mean_sharpe"] == pytest.approx(2.5) and ov[MC]["mean_sharpe"] == pytest.approx(7.0)
 
@@ -148,6 +148,9 @@ def test_constrained_wrapper_without_label_is_rejected(tmp_path):
     path = write_run(tmp_path, M, _tasks((13, 12, 11)), config_extra={"model": "vllm-constrained"})
     with pytest.raises(SharpeInputError, match=rf"{path}: results of model 'vllm-constrained' lack config.decoding"):
         aggregate([tmp_path], **FAST)
+    path = write_run(tmp_path, M, _tasks((13, 12, 11)), config_extra={"model": "hf", "decoding": "json_schema"})
+    with pytest.raises(SharpeInputError, match=rf"{path}: unknown config.decoding 'json_schema'"):
+        aggregate([path], **FAST)
 
 
 def test_hub_ids_keep_decoding_and_settings_apart():

@@ -124,7 +124,9 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "timing_seconds": {"read_and_bootstrap": round(t_read - t0, 3), "total": round(t_end - t0, 3)},
         },
-        "settings": {k: v for k, v in asdict(opts).items() if k != "progress"},
+        # compare_decoding only when set: without it every output stays as it was before the option existed
+        "settings": {k: v for k, v in asdict(opts).items()
+                     if k != "progress" and (k != "compare_decoding" or v)},
         "models": models,
         "model_info": _model_info(runs, models),
         "rows": [{"group": r.name, "dataset": r.dataset, "domain": r.domain, "templates": r.templates,
