@@ -35,6 +35,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .. import hooks
+
 SIMULATION_DRAWS = 10_000
 
 
@@ -303,6 +305,13 @@ def _generation_baseline(metric: str, info: LabelInfo, generation: str) -> Basel
                     note=f"mean {metric} of the first {k} sentence(s) of each document")
 
 
+def helm_base_metric(metric: str) -> str:
+    """The metric a HELM-reading metric re-reads (``accuracy_helm`` → ``accuracy``); others unchanged. Both have
+    the same chance level, so the baseline rules of the base metric apply."""
+    helm = {m for t in hooks.HELM_METRICS.values() for m in t}
+    return metric[: -len("_helm")] if metric in helm else metric
+
+
 def compute(metric: str, family: str | None, agg: str, info: LabelInfo, method: str, seed: int = 0,
             generation: str = "zero") -> Baseline:
     """Auto baseline of ``metric`` (aggregation ``agg``) under ``method`` ∈ {uniform, majority, simulated, none};
@@ -313,6 +322,7 @@ def compute(metric: str, family: str | None, agg: str, info: LabelInfo, method: 
     """
     if method == "none":
         return Baseline(0.0, "none")
+    metric = helm_base_metric(metric)
     if metric in ROUGE_METRICS and generation != "zero":
         return _generation_baseline(metric, info, generation)
     if metric == "format_failure":

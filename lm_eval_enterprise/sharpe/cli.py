@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--model-names", help="display-name map (JSON/YAML mapping or CSV raw,display)")
     ap.add_argument("--compare", action="append", metavar="A,B",
                     help="model pair(s) to compare (repeatable; default: every pair)")
+    ap.add_argument("--compare_decoding", action="store_true",
+                    help="compare the unconstrained (greedy) and regex-constrained runs of each model: Δμ, Δσ, "
+                         "ΔSharpe with paired bootstrap intervals, format failures and adherence of both "
+                         "(aggregate.json decoding_comparisons, decoding_comparison.md)")
     ap.add_argument("--permutations", type=int, default=2000, help="sign-flip permutations per template")
     ap.add_argument("--workers", type=int, default=None,
                     help="processes for reading and bootstrap (default: auto, >1 only for inputs over 50 MB)")
@@ -83,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    run=args.run, model_names=args.model_names, compare=args.compare,
                    permutations=args.permutations, progress=False if args.no_progress else None,
                    workers=args.workers, hash_samples=args.hash_samples,
-                   generation_baseline=args.generation_baseline)
+                   generation_baseline=args.generation_baseline, compare_decoding=args.compare_decoding)
     formats = {f.strip() for f in args.formats.split(",") if f.strip()}
     bad = formats - set(FORMATS)
     if bad:

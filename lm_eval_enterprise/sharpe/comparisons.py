@@ -1,4 +1,5 @@
-"""Stage 6 — paired model comparisons per dataset row and metric (same templates, same documents).
+"""Stage 6 — paired model comparisons per dataset row and metric (same templates, same documents), and the
+greedy vs regex-constrained comparison of each model (``--compare_decoding``, same machinery).
 
 Per pair: Δ_t = s_{A,t} − s_{B,t}, sign test and Wilcoxon over the templates, ΔSharpe with its interval from the
 shared document bootstrap, per-template bootstrap intervals of Δ_t and — where the score is a mean of
@@ -28,33 +29,44 @@ def _pairs(models: list[str], compare: list[str] | None) -> list[tuple[str, str]
     return [(a, b) if (a, b) in wanted else (b, a) for a, b in pairs if (a, b) in wanted or (b, a) in wanted]
 
 
+def _baseline_arg(rec: Record, tids: list[str]):
+    """The record's baseline as the Sharpe formulas take it (a vector when it differs per template)."""
+    b_arg = rec.baseline["value"]
+    if rec.baseline.get("per_template") and b_arg is not None:
+        b_arg = np.array([rec.baseline["per_template"][t] for t in tids])
+    return b_arg
+
+
+def _resampled(mat: np.ndarray, rec: Record, b_arg, higher_is_better: bool, opts: Options):
+    """(μ, σ, S) per resample of one record's B × T resampled template scores (S None without a baseline; μ on the
+    metric's own scale)."""
+    sign = 1.0 if higher_is_better else -1.0
+    mu, sd, sh, _ = ST.sharpe_matrix(sign * mat, sign * (b_arg if b_arg is not None else 0.0), opts.ddof,
+                                     opts.alpha, opts.floor_mode(), rec.n_docs)
+    return sign * mu, sd, (sh if b_arg is not None else None)
+
+
 def _bootstrap_fields(comp: dict, ra: Record, rb: Record, tids: list[str], higher_is_better: bool,
-                      opts: Options) -> None:
-    """Per-template intervals of Δ_t and the ΔSharpe interval from the shared document resamples."""
+                      opts: Options) -> dict | None:
+    """Per-template intervals of Δ_t and the ΔSharpe interval from the shared document resamples; returns the
+    resampled (μ, σ, S) of both records (None without resamples)."""
     ma, mb = ra.scores_bt, rb.scores_bt
     if ma is None or mb is None:
         comp["delta_ci"], comp["delta_sharpe_ci"] = None, None
         comp["bootstrap"] = None
-        return
+        return None
     d_bt = ma - mb
     if np.isfinite(d_bt).all():
         lo_hi = np.percentile(d_bt, [2.5, 97.5], axis=0)
         comp["delta_ci"] = {t: [float(lo_hi[0, j]), float(lo_hi[1, j])] for j, t in enumerate(tids)}
     else:
         comp["delta_ci"] = {t: ST.percentile_ci(d_bt[:, j]) for j, t in enumerate(tids)}
-    b_arg = ra.baseline["value"]
-    if ra.baseline.get("per_template") and b_arg is not None:
-        b_arg = np.array([ra.baseline["per_template"][t] for t in tids])
-    if b_arg is not None:
-        sign = 1.0 if higher_is_better else -1.0
-        _, _, sh_a, _ = ST.sharpe_matrix(sign * ma, sign * b_arg, opts.ddof, opts.alpha, opts.floor_mode(),
-                                         ra.n_docs)
-        _, _, sh_b, _ = ST.sharpe_matrix(sign * mb, sign * b_arg, opts.ddof, opts.alpha, opts.floor_mode(),
-                                         rb.n_docs)
-        comp["delta_sharpe_ci"] = ST.percentile_ci(sh_a - sh_b)
-    else:
-        comp["delta_sharpe_ci"] = None
+    b_arg = _baseline_arg(ra, tids)
+    res_a = _resampled(ma, ra, b_arg, higher_is_better, opts)
+    res_b = _resampled(mb, rb, b_arg, higher_is_better, opts)
+    comp["delta_sharpe_ci"] = ST.percentile_ci(res_a[2] - res_b[2]) if b_arg is not None else None
     comp["bootstrap"] = {"B": opts.bootstrap, "seed": opts.seed, "shared_doc_indices": True}
+    return {"a": res_a, "b": res_b}
 
 
 def _compare(row: Row, metric: str, ra: Record, rb: Record, higher_is_better: bool, opts: Options) -> dict | None:
@@ -74,7 +86,7 @@ def _compare(row: Row, metric: str, ra: Record, rb: Record, higher_is_better: bo
     comp["delta_sharpe"] = (sha - shb) if sha is not None and shb is not None else None
     comp["delta_sharpe_status"] = ("ok" if comp["delta_sharpe"] is not None else
                                    f"{ra.sharpe_status} vs {rb.sharpe_status}")
-    _bootstrap_fields(comp, ra, rb, tids, higher_is_better, opts)
+    comp["_resampled"] = _bootstrap_fields(comp, ra, rb, tids, higher_is_better, opts)
     comp["permutation_p"] = None
     comp["permutation_note"] = ("no per-document metric values (corpus-level metric, dataset with subtasks, or no "
                                 "samples)")
@@ -107,18 +119,23 @@ def _holm(out: list[dict]) -> None:
         out[i]["permutation_p_holm"][t] = v
 
 
-def comparisons(recs: RecordSet, rows: list[Row], opts: Options) -> list[dict]:
-    """Every reported model pair of every dataset row and metric (strict scores)."""
+def _compare_pairs(recs: RecordSet, rows: list[Row], opts: Options, pairs_of, extend=None) -> list[dict]:
+    """Paired comparisons of the model pairs ``pairs_of(models of a row)`` on every dataset row and metric (strict
+    scores): per-template Δ_t and tests, ΔSharpe with its shared-resample interval, permutation tests, Holm over
+    the returned comparisons. ``extend(comp, row, spec, record_a, record_b)`` adds fields to each comparison."""
     out: list[dict] = []
     for row in rows:
         for spec in row.groups[0].metrics:
             models = [m for m in row.models if recs.get(row.name, m, spec.name) is not None]
             pending: list[tuple[int, list[str], np.ndarray]] = []
-            for a, b in _pairs(models, opts.compare):
+            for a, b in pairs_of(models):
                 ra, rb = recs.get(row.name, a, spec.name), recs.get(row.name, b, spec.name)
                 comp = _compare(row, spec.name, ra, rb, spec.higher_is_better, opts)
                 if comp is None:
                     continue
+                resampled = comp.pop("_resampled")
+                if extend is not None:
+                    extend(comp, row, spec, ra, rb, resampled)
                 pa, pb = recs.per_doc.get((row.name, a, spec.name)), recs.per_doc.get((row.name, b, spec.name))
                 if pa is not None and pb is not None and pa[2] and pb[2]:
                     pending.append((len(out), comp["templates"], pa[1] - pb[1]))
@@ -126,3 +143,87 @@ def comparisons(recs: RecordSet, rows: list[Row], opts: Options) -> list[dict]:
             _permutation_tests(out, pending, opts)
     _holm(out)
     return out
+
+
+def comparisons(recs: RecordSet, rows: list[Row], opts: Options) -> list[dict]:
+    """Every reported model pair of every dataset row and metric (strict scores)."""
+    return _compare_pairs(recs, rows, opts, lambda models: _pairs(models, opts.compare))
+
+
+# ============================================================================================== decoding
+def decoding_pairs(rows: list[Row], messages: list[str]) -> list[tuple[str, str, str]]:
+    """(model, unconstrained run, regex-constrained run) for every model with exactly one run of each decoding mode
+    (the display names of :func:`.io.assign_models`); a model with several settings in one mode is reported."""
+    modes: dict[str, dict[str, set[str]]] = {}
+    for row in rows:
+        for g in row.groups:
+            for name, by_t in g.runs.items():
+                r = next(iter(by_t.values()))
+                modes.setdefault(r.base_model or name, {}).setdefault(r.decoding, set()).add(name)
+    pairs = []
+    for base, by_mode in sorted(modes.items()):
+        u, c = sorted(by_mode.get("unconstrained", ())), sorted(by_mode.get("regex_constrained", ()))
+        if len(u) == 1 and len(c) == 1:
+            pairs.append((base, u[0], c[0]))
+        elif u and c:
+            messages.append(f"--compare_decoding: model {base} has {len(u)} unconstrained and {len(c)} "
+                            f"regex-constrained runs with different settings ({', '.join(u + c)}); not compared "
+                            "(pick a pair with --compare A,B)")
+    if not pairs:
+        messages.append("--compare_decoding: no model has both an unconstrained and a regex-constrained run")
+    return pairs
+
+
+def _mean_of(values: dict[str, float | None] | None) -> float | None:
+    if not values or any(v is None for v in values.values()):
+        return None
+    return float(np.mean(list(values.values())))
+
+
+def _adherence(row: Row, model: str, metric_filter: str) -> dict[str, float | None]:
+    """Per template: ``format_adherence`` as the results file reports it (all documents of the run), the mean over
+    the subtasks of a dataset row; None where a template's results lack it (e.g. log-likelihood ranking)."""
+    out = {}
+    for t in row.templates:
+        vals = [g.runs[model][t].row.get(f"format_adherence,{metric_filter}") for g in row.groups]
+        ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
+        out[t] = float(np.mean(vals)) if ok else None
+    return out
+
+
+def _mode_summary(row: Row, spec, rec: Record) -> dict:
+    """One decoding mode's side of a decoding comparison."""
+    sign = 1.0 if spec.higher_is_better else -1.0
+    adh = _adherence(row, rec.model, spec.filter)
+    return {"model": rec.model, "mean": None if rec.mean is None else sign * rec.mean, "std": rec.std,
+            "sharpe": rec.sharpe, "sharpe_status": rec.sharpe_status,
+            "sharpe_ci": (rec.ci or {}).get("sharpe"), "format_failure": _mean_of(rec.format_failure),
+            "format_failure_per_template": rec.format_failure, "format_adherence": _mean_of(adh),
+            "format_adherence_per_template": adh}
+
+
+def decoding_comparisons(recs: RecordSet, rows: list[Row], opts: Options, messages: list[str]) -> list[dict]:
+    """``--compare_decoding``: per model with both decoding modes, per dataset row and metric, the paired comparison
+    regex-constrained − unconstrained (the comparison stage above, on the shared document resamples) with Δμ, Δσ,
+    ΔSharpe and their percentile intervals, plus format failures and adherence of both modes. Holm corrections
+    run over these comparisons only."""
+    by_pair = {(c, u): base for base, u, c in decoding_pairs(rows, messages)}
+
+    def pairs_of(models: list[str]) -> list[tuple[str, str]]:
+        return [(c, u) for (c, u) in by_pair if c in models and u in models]
+
+    def extend(comp: dict, row: Row, spec, rc: Record, ru: Record, resampled: dict | None) -> None:
+        comp["model"] = by_pair[(rc.model, ru.model)]
+        comp["dataset"], comp["domain"] = row.dataset, row.domain
+        comp["direction"] = "regex_constrained − unconstrained"
+        comp["delta_mean"] = comp["mean_delta"]
+        comp["delta_std"] = None if rc.std is None or ru.std is None else rc.std - ru.std
+        comp["delta_mean_ci"] = comp["delta_std_ci"] = None
+        if resampled is not None:
+            (mu_c, sd_c, _), (mu_u, sd_u, _) = resampled["a"], resampled["b"]
+            comp["delta_mean_ci"] = ST.percentile_ci(mu_c - mu_u)
+            if len(comp["templates"]) > 1:
+                comp["delta_std_ci"] = ST.percentile_ci(sd_c - sd_u)
+        comp["unconstrained"], comp["constrained"] = _mode_summary(row, spec, ru), _mode_summary(row, spec, rc)
+
+    return _compare_pairs(recs, rows, opts, pairs_of, extend)

@@ -13,7 +13,8 @@ Stages (one module each):
    (stages 2–4 run per row, in worker processes for big inputs: :mod:`.parallel`);
 5. :mod:`.records` — one typed :class:`~.records.Record` per model × group × metric × mode (point statistics,
    PSS, intervals, failure flags);
-6. :mod:`.comparisons` — paired model comparisons;
+6. :mod:`.comparisons` — paired model comparisons (and, with ``--compare_decoding``, unconstrained vs
+   regex-constrained runs of each model);
 7. :mod:`.rollup` — rank stability, domain and overall rows.
 
 The result is one JSON-ready dict (no NaN/inf: Sharpe is ``null`` plus ``sharpe_status``); the writers are in
@@ -27,7 +28,7 @@ from typing import Sequence
 
 from .. import __version__
 from . import stats as ST
-from .comparisons import comparisons
+from .comparisons import comparisons, decoding_comparisons
 from .grouping import Group, build_groups, build_rows, load_runs
 from .io import SharpeInputError, TaskRun, _sha256
 from .options import Options, Progress
@@ -63,6 +64,10 @@ def _model_info(runs: list[TaskRun], models: list[str]) -> dict:
                              "model_dtype": cfg.get("model_dtype"), "model_sha": cfg.get("model_sha"),
                              "model_revision": cfg.get("model_revision"),
                              "model_num_parameters": cfg.get("model_num_parameters"), **r.source.settings}
+            if r.decoding != "unconstrained":   # keys only for constrained runs: other outputs stay as they were
+                info[r.model].update({"decoding": r.decoding, "base_model": r.base_model,
+                                      "model_wrapper": cfg.get("model"),
+                                      "constraint_engine": cfg.get("constraint_engine")})
     return info
 
 
@@ -101,12 +106,13 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
     rank = rank_stability(recs, rows)
     _check_compare(opts, {r.model for r in recs.records})
     comps = comparisons(recs, rows, opts)
+    decoding = decoding_comparisons(recs, rows, opts, messages) if opts.compare_decoding else None
     models = sorted({r.model for r in recs.records})
     macro = rollup(recs, rows, models)
     records = sorted(recs.records, key=lambda r: (r.level != "dataset", r.domain, r.group, r.metric,
                                                   r.scoring_mode != "strict", ST.sort_key(r.sharpe_value()), r.model))
     t_end = time.perf_counter()
-    return {
+    result = {
         "schema_version": SCHEMA_VERSION,
         "provenance": {
             "tool": "lm-eval-enterprise sharpe", "tool_version": __version__,
@@ -118,7 +124,9 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "timing_seconds": {"read_and_bootstrap": round(t_read - t0, 3), "total": round(t_end - t0, 3)},
         },
-        "settings": {k: v for k, v in asdict(opts).items() if k != "progress"},
+        # compare_decoding only when set: without it every output stays as it was before the option existed
+        "settings": {k: v for k, v in asdict(opts).items()
+                     if k != "progress" and (k != "compare_decoding" or v)},
         "models": models,
         "model_info": _model_info(runs, models),
         "rows": [{"group": r.name, "dataset": r.dataset, "domain": r.domain, "templates": r.templates,
@@ -131,3 +139,6 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
         "macro": macro,
         "messages": messages,
     }
+    if decoding is not None:   # only with --compare_decoding (other outputs keep their layout)
+        result["decoding_comparisons"] = decoding
+    return result

@@ -47,19 +47,22 @@ SHARPE_CAP = 100.0
 MARKER = ".lm-eval-enterprise-export"
 TOY_SOURCE = "embedded fixture data (toy rows for demos and tests, not the benchmark)"
 REAL_SOURCE = "benchmark data"
-_SETTINGS = re.compile(r"^(?P<base>.*) \[settings (?P<k>\d+)\]$")
+_TAG = re.compile(r"^(?P<base>.*) \[(?P<tag>settings (?P<k>\d+)|regex-constrained)\]$")
 
 
 # ============================================================================================== names
 def hub_model_id(model_name: str, display: str | None = None) -> str:
     """The model name a leaderboard shows: the display name if it is a hub id ``org/model`` (e.g. given with
     ``--model-names``), else ``model_name`` if it is one, else the last component of a local path. A model split
-    by settings keeps its ``settings-k`` suffix so that its runs stay apart."""
+    by settings keeps its ``settings-k`` suffix, a regex-constrained run its ``regex-constrained`` suffix
+    (``org/model-regex-constrained``), so that these runs stay apart."""
     suffix = ""
-    if display:
-        m = _SETTINGS.match(display)
-        if m:
-            display, suffix = m.group("base"), f"-settings-{m.group('k')}"
+    while display:
+        m = _TAG.match(display)
+        if not m:
+            break
+        tag = f"settings-{m.group('k')}" if m.group("k") else m.group("tag")
+        display, suffix = m.group("base"), f"-{tag}{suffix}"
     for cand in (display, model_name):
         if cand and _is_hub_id(cand):
             return cand + suffix

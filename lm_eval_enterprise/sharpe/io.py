@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 DEFAULT_VARIANT_PATTERN = r"(?P<group>.+)__t(?P<tid>\d+)$"
+DECODING_TAGS = {"regex_constrained": "regex-constrained"}   # decoding mode → tag of the model's display name
 SETTING_KEYS = ("chat_template_sha", "system_instruction_sha", "fewshot_as_multiturn")
 
 
@@ -63,6 +64,20 @@ class ResultsFile:
     def signature(self) -> tuple:
         return (self.model_args,) + tuple(str(self.data.get(k)) for k in SETTING_KEYS)
 
+    @cached_property
+    def decoding(self) -> str:
+        """``"regex_constrained"`` for a run of a constrained model wrapper (``config.decoding``), else
+        ``"unconstrained"`` (see :func:`lm_eval_enterprise.constrained.decoding_mode`)."""
+        from ..constrained import ConstraintError, decoding_mode
+
+        try:
+            mode = decoding_mode(self.data)
+        except ConstraintError as exc:
+            raise SharpeInputError(f"{self.path}: {exc}") from None
+        if mode not in DECODING_TAGS and mode != "unconstrained":
+            raise SharpeInputError(f"{self.path}: unknown config.decoding {mode!r} (known: regex_constrained)")
+        return mode
+
 
 def model_args_dict(args: Any) -> dict:
     """lm-eval ``model_args`` (``"k=v,k2=v2"`` string or dict) as a dict."""
@@ -96,6 +111,7 @@ class TaskRun:
     grouped_by: str                     # "metadata" | "name"
     samples_path: Path | None
     model: str = ""                     # display key, set by assign_models
+    base_model: str = ""                # display name without the decoding and settings tags (assign_models)
     n_shot: Any = None
     higher_is_better: dict = field(default_factory=dict)
     n_samples: dict = field(default_factory=dict)
@@ -103,6 +119,10 @@ class TaskRun:
     @property
     def limit(self):
         return self.source.config.get("limit")
+
+    @property
+    def decoding(self) -> str:
+        return self.source.decoding
 
     @property
     def toy_data(self) -> bool:
@@ -306,34 +326,44 @@ def load_name_map(path: str | None) -> dict[str, str]:
 
 def assign_models(runs: list[TaskRun], names: dict[str, str], strict: bool, messages: list[str]) -> None:
     """Set ``run.model``: the display name, split by settings when one model name was run with different
-    model_args / chat settings (reported separately; an error under ``--strict``)."""
-    by_name: dict[str, dict[tuple, list[TaskRun]]] = {}
+    model_args / chat settings (reported separately; an error under ``--strict``).
+
+    The decoding mode is part of a model's identity: a regex-constrained run is the model
+    ``<name> [regex-constrained]`` (never pooled with, nor superseded by, the unconstrained runs of ``<name>``);
+    settings are told apart within one decoding mode (``<name> [regex-constrained] [settings 2]``)."""
+    by_name: dict[tuple[str, str], dict[tuple, list[TaskRun]]] = {}
     for r in runs:
-        by_name.setdefault(r.source.model_name, {}).setdefault(r.source.signature, []).append(r)
+        by_name.setdefault((r.source.model_name, r.decoding), {}).setdefault(r.source.signature, []).append(r)
     displays: dict[str, str] = {}
-    for raw in by_name:
+    for raw, _ in by_name:
+        if raw in displays:
+            continue
         d = display_name(raw, names)
         if d in displays.values():
             d = raw
         displays[raw] = d
-    for raw, sigs in by_name.items():
+    for (raw, decoding), sigs in by_name.items():
+        label = raw if decoding not in DECODING_TAGS else f"{raw} ({decoding} decoding)"
         if len(sigs) > 1:
             desc = "; ".join(f"model_args={s[0]!r}, chat_template_sha={s[1]}, system_instruction_sha={s[2]}, "
                              f"fewshot_as_multiturn={s[3]}" for s in sigs)
-            msg = (f"model {raw} was run with {len(sigs)} different settings ({desc}); "
+            msg = (f"model {label} was run with {len(sigs)} different settings ({desc}); "
                    "results are reported as separate models")
             if strict:
                 raise SharpeInputError(msg.replace("results are reported as separate models",
                                                    "mixed settings cannot be pooled (--strict)"))
             messages.append(msg)
+        base = displays[raw]
+        tagged = base if decoding not in DECODING_TAGS else f"{base} [{DECODING_TAGS[decoding]}]"
         for i, (sig, rs) in enumerate(sorted(sigs.items(), key=lambda kv: kv[0])):
-            name = displays[raw] if len(sigs) == 1 else f"{displays[raw]} [settings {i + 1}]"
+            name = tagged if len(sigs) == 1 else f"{tagged} [settings {i + 1}]"
             for r in rs:
-                r.model = name
+                r.model, r.base_model = name, base
 
 
 def select_newest(runs: list[TaskRun], run_ts: str | None) -> list[TaskRun]:
-    """Per (model, task): the run with timestamp ``run_ts`` if given, else the newest."""
+    """Per (model, task): the run with timestamp ``run_ts`` if given, else the newest. ``model`` carries the
+    decoding mode, so a newer regex-constrained run never supersedes an unconstrained one (or the reverse)."""
     if run_ts:
         runs = [r for r in runs if r.source.timestamp == run_ts or r.source.timestamp.startswith(run_ts)]
         if not runs:

@@ -36,6 +36,7 @@ class Options:
     workers: int | None = None             # processes for reading/bootstrap; None: auto (>1 only for big inputs)
     hash_samples: bool = False             # SHA-256 of every samples file in the provenance
     generation_baseline: str = "zero"      # ROUGE baseline: zero | lead-K (first K sentences of each document)
+    compare_decoding: bool = False         # greedy vs regex-constrained runs of the same model (decoding_comparisons)
 
     def floor_mode(self):
         if self.sigma_floor in ("off", "binomial"):

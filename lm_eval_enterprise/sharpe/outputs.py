@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .export import write_hf_leaderboard, write_open_llm
 from .html_report import html_report
-from .report import markdown, write_csvs
+from .report import decoding_markdown, markdown, write_csvs
 from .serialize import to_json
 
 FORMATS = ("json", "csv", "md", "html", "hf", "openllm")
@@ -31,6 +31,9 @@ def write_all(result: dict, out: str | Path, formats: set[str] | None = None) ->
     if "md" in formats:
         (out / "leaderboard.md").write_text(md, encoding="utf-8")
         written["md"] = out / "leaderboard.md"
+        if "decoding_comparisons" in result:   # --compare_decoding
+            (out / "decoding_comparison.md").write_text(decoding_markdown(result), encoding="utf-8")
+            written["decoding_md"] = out / "decoding_comparison.md"
     if "html" in formats:
         (out / "report.html").write_text(html_report(result, md), encoding="utf-8")
         written["html"] = out / "report.html"

@@ -319,12 +319,20 @@ def ranking_aggregation(agg: str) -> tuple[str, int] | None:
     return None
 
 
+def _metric_tables(family: str | None) -> list[dict[str, tuple[str, bool]]]:
+    """The metric tables of a family: its ``hooks.FAMILY_METRICS`` entry and its HELM-reading metrics
+    (``hooks.HELM_METRICS``, e.g. ``weighted_f1_helm``), which the HELM-prompt template adds."""
+    return [t[family] for t in (hooks.FAMILY_METRICS, hooks.HELM_METRICS) if family and family in t]
+
+
 def aggregation_of(family: str | None, metric: str) -> str | None:
-    """Aggregation name of ``metric`` (``"mean"`` or a ``hooks`` function): from the family's table, else the unique
-    aggregation that metric has across all families, else None."""
-    if family and family in hooks.FAMILY_METRICS and metric in hooks.FAMILY_METRICS[family]:
-        return hooks.FAMILY_METRICS[family][metric][0]
-    found = {m[metric][0] for m in hooks.FAMILY_METRICS.values() if metric in m}
+    """Aggregation name of ``metric`` (``"mean"`` or a ``hooks`` function): from the family's tables
+    (``hooks.FAMILY_METRICS``, ``hooks.HELM_METRICS``), else the unique aggregation that metric has across all
+    families, else None."""
+    for table in _metric_tables(family):
+        if metric in table:
+            return table[metric][0]
+    found = {m[metric][0] for t in (hooks.FAMILY_METRICS, hooks.HELM_METRICS) for m in t.values() if metric in m}
     return found.pop() if len(found) == 1 else None
 
 

@@ -41,10 +41,18 @@ class SynthTask:
     metadata: dict | None = None        # replaces the generated metadata entirely when given (None → generated)
     extra_metadata: dict = field(default_factory=dict)
     n_shot: int = 0
+    hook: str | None = None             # process_results in hooks (default: the family's; ``<family>_helm`` adds
+    #                                     the HELM-reading metric of hooks.HELM_METRICS)
 
     @property
     def filter(self) -> str:
         return "none" if self.family == "ranking" else "answer"
+
+    @property
+    def metrics(self) -> dict[str, tuple[str, bool]]:
+        """metric → (aggregation, higher_is_better) of the task's hook."""
+        extra = hooks.HELM_METRICS.get(self.family, {}) if (self.hook or "").endswith("_helm") else {}
+        return {**hooks.FAMILY_METRICS[self.family], **extra}
 
 
 def _hash(obj: Any) -> str:
@@ -63,8 +71,8 @@ def metadata_for(t: SynthTask) -> dict:
 
 def sample_lines(t: SynthTask, prompt_chars: int = 300) -> tuple[list[dict], dict]:
     """(sample dicts, results row) computed with the family's hook and aggregations."""
-    proc = getattr(hooks, t.family)
-    metrics = hooks.FAMILY_METRICS[t.family]
+    proc = getattr(hooks, t.hook or t.family)
+    metrics = t.metrics
     lines, per_metric = [], {m: [] for m in metrics}
     pad = ("Context: " + "lorem ipsum dolor sit amet " * (prompt_chars // 27 + 1))[:prompt_chars]
     for i, (doc, out) in enumerate(zip(t.docs, t.outputs)):
@@ -103,8 +111,9 @@ def sample_lines(t: SynthTask, prompt_chars: int = 300) -> tuple[list[dict], dic
 def write_run(out_dir: str | Path, model_name: str, tasks: Sequence[SynthTask],
               timestamp: str = "2026-01-01T00-00-00.000000", with_samples: bool = True,
               model_args: str | None = None, limit: int | None = None, chat_template_sha: str | None = None,
-              prompt_chars: int = 300, dumps=json.dumps) -> Path:
-    """Write one lm-eval run (results + samples) into ``out_dir/<model_name_sanitized>/``; returns the results path."""
+              prompt_chars: int = 300, dumps=json.dumps, config_extra: dict | None = None) -> Path:
+    """Write one lm-eval run (results + samples) into ``out_dir/<model_name_sanitized>/``; returns the results path.
+    ``config_extra`` is merged into ``results["config"]`` (e.g. the label a regex-constrained run carries)."""
     sanitized = model_name.replace("/", "__")
     d = Path(out_dir) / sanitized
     d.mkdir(parents=True, exist_ok=True)
@@ -115,7 +124,7 @@ def write_run(out_dir: str | Path, model_name: str, tasks: Sequence[SynthTask],
         configs[t.task] = {"task": t.task, "output_type": "multiple_choice" if t.family == "ranking" else
                            "generate_until", "num_fewshot": t.n_shot,
                            "metadata": metadata_for(t) if t.metadata is None else t.metadata}
-        hib[t.task] = {m: h for m, (_, h) in hooks.FAMILY_METRICS[t.family].items()}
+        hib[t.task] = {m: h for m, (_, h) in t.metrics.items()}
         n_samples[t.task] = {"original": len(lines), "effective": len(lines)}
         n_shot[t.task] = t.n_shot
         versions[t.task] = 1.0
@@ -127,7 +136,7 @@ def write_run(out_dir: str | Path, model_name: str, tasks: Sequence[SynthTask],
             "versions": versions, "n-shot": n_shot, "higher_is_better": hib, "n-samples": n_samples,
             "config": {"model": "hf", "model_args": model_args or f"pretrained={model_name},dtype=float32",
                        "model_dtype": "torch.float32", "model_sha": "", "batch_size": 1, "device": "cpu",
-                       "limit": limit, "bootstrap_iters": 0, "random_seed": 0},
+                       "limit": limit, "bootstrap_iters": 0, "random_seed": 0, **(config_extra or {})},
             "git_hash": "synthetic", "date": 0.0, "lm_eval_version": "0.4.13", "model_name": model_name,
             "model_name_sanitized": sanitized, "system_instruction": None, "system_instruction_sha": None,
             "fewshot_as_multiturn": False, "chat_template": None, "chat_template_sha": chat_template_sha}
