@@ -147,10 +147,6 @@ def read_jsonl_lines(path: Path, dataset: str) -> tuple[list[dict], list[int]]:
     return rows, lines
 
 
-def read_jsonl(path: Path, dataset: str) -> list[dict]:
-    return read_jsonl_lines(path, dataset)[0]
-
-
 MC_LETTERS = "ABCDEFGHIJ"  # option letters of multiple-choice records ([ACC]: A–J, assigned by position)
 
 

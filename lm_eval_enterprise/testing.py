@@ -1,8 +1,9 @@
 """Test doubles for the whole pipeline: an oracle LM that answers with the gold target and a garbage LM.
 
 They are lm-eval ``LM`` subclasses, so they exercise the real task code path (prompting, filters,
-``process_results``, aggregations) without a neural model. Used by ``tests/test_oracle.py`` and useful to
-check a new dataset: ``lm-eval-enterprise`` prints 1.0 for every variant under the oracle.
+``process_results``, aggregations) without a neural model. ``tests/test_oracle.py`` runs both over every task
+variant on the embedded fixture data (``ORACLE_DATASETS=<id>,…`` restricts it to the datasets named, e.g. while
+adding one); per-dataset tests use them for end-to-end checks.
 """
 from __future__ import annotations
 
@@ -49,9 +50,10 @@ class GarbageLM(_TaskAwareLM):
         return [(-1.0 if inst.idx == 0 else -2.0, inst.idx == 0) for inst in requests]
 
 
-def build_tasks(task_names: list[str], data_root: str, **metadata: Any) -> dict[str, Any]:
-    """lm-eval Task objects for our task names, with only our include path indexed (fast); ``metadata`` is added
-    to the run metadata (e.g. ``max_context_tokens``)."""
+def build_tasks(task_names: list[str], data_root: str, **metadata: Any) -> tuple[Any, dict[str, Any]]:
+    """``(task_manager, task_dict)`` for our task or group names, with only our include path indexed (fast);
+    ``metadata`` is added to the run metadata (e.g. ``max_context_tokens``). :func:`leaf_tasks` flattens the
+    task dict to task name → lm-eval Task."""
     from lm_eval.tasks import TaskManager, get_task_dict
 
     from . import TASK_DIR
@@ -61,6 +63,7 @@ def build_tasks(task_names: list[str], data_root: str, **metadata: Any) -> dict[
 
 
 def leaf_tasks(task_dict: dict) -> dict[str, Any]:
+    """Task name → lm-eval Task for every leaf of a (nested) ``get_task_dict`` result."""
     out = {}
     for key, value in task_dict.items():
         if isinstance(value, dict):

@@ -7,6 +7,7 @@ import csv
 import hashlib
 import json
 import os
+import random
 import sys
 import types
 from pathlib import Path
@@ -17,7 +18,6 @@ from lm_eval_enterprise import FIXTURES_DIR
 from lm_eval_enterprise import cli
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.data import DataError, RemoteFile, Source
-from lm_eval_enterprise.fewshot import helm_balanced
 
 FAKE = "fake_ds"
 FAKE_MODULE = "lmee_test_fake_source"
@@ -303,16 +303,23 @@ def test_empty_eval_or_fewshot_split(fake, tmp_path):
 def test_fewshot_split_is_bal_ordered_train(fake, tmp_path):
     fake.expected_rows = UNCOUNTED
     d = tmp_path / FAKE
-    pool = _rows(30)
-    _write_jsonl(d / "train.jsonl", pool)
+    _write_jsonl(d / "train.jsonl", _rows(7))
     _write_jsonl(d / "test.jsonl", _rows(2, "test"))
     out = D.load_records(FAKE, data_root=str(tmp_path))
-    expected = helm_balanced(out["train"], fake.fewshot_key, 30)
-    assert [r["id"] for r in out["fewshot"]] == [r["id"] for r in expected]
+    # [BAL] by hand (the order is worked out here, not by the selection function under test):
+    # pool r0 Yes, r1 No, r2 No, r3 Yes, r4 No, r5 No, r6 Yes → groups No [r1, r2, r4, r5], Yes [r0, r3, r6];
+    # sizes 4 and 3 differ → label order [No, Yes] (each shuffle is of one label: no draw); then Random(0) draws
+    #   round 1: No randrange(4) = 3 → r5, Yes randrange(3) = 1 → r3
+    #   round 2: No randrange(3) = 0 → r1, Yes randrange(2) = 1 → r6
+    #   round 3: No randrange(2) = 1 → r4, Yes randrange(1) = 0 → r0
+    #   round 4: No randrange(1) = 0 → r2 (Yes is empty)
+    rng = random.Random(0)
+    assert [rng.randrange(n) for n in (4, 3, 3, 2, 2, 1, 1)] == [3, 1, 0, 1, 1, 0, 0]
+    assert [r["id"] for r in out["fewshot"]] == ["r5", "r3", "r1", "r6", "r4", "r0", "r2"]
     # fewshot_transform applies to the shots only
     assert all(r["text"].endswith(" [shot]") for r in out["fewshot"])
     assert not any(r["text"].endswith(" [shot]") for r in out["train"] + out["test"])
-    # [BAL]: both classes among the first two shots although Yes is the minority (10 of 30)
+    # [BAL]: both classes among the first two shots although Yes is the minority (3 of 7)
     assert {r["label"] for r in out["fewshot"][:2]} == {"Yes", "No"}
 
 

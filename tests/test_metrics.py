@@ -249,6 +249,35 @@ def test_float_equivalence(gold, pred, expected):
     assert M.float_equivalence(gold, pred) == expected
 
 
+# The tolerance is ABSOLUTE and strict: |a − b| < 1e-6 whatever the magnitude or sign, with no base number.
+# Each row sits just inside / just outside 1e-6 or where a relative tolerance (1e-6 · |gold|, · |pred|, or
+# math.isclose's max of both) decides differently; the differences are the float differences of the literals.
+@pytest.mark.parametrize("gold, pred, expected", [
+    # zero gold: a relative tolerance 1e-6 · 0 = 0 accepts nothing but identity
+    ("0", "0.0000009", 1.0),                    # |d| = 9e-7 < 1e-6
+    ("0", "-0.0000009", 1.0),                   # the same below zero
+    ("0", "0.000001", 0.0),                     # |d| = 1e-6 exactly (the same double): not < 1e-6 (strict)
+    ("0.000001", "0", 0.0),                     # symmetric
+    # large magnitude: relative 1e-6 · 10^6 = 1 would accept a difference of 0.5
+    ("1000000", "1000000.0000009", 1.0),        # |d| = 9.00007e-7
+    ("1000000", "1000000.0000011", 0.0),        # |d| = 1.10001e-6
+    ("1000000", "1000000.5", 0.0),              # |d| = 0.5 (relative 5e-7 < 1e-6 would call it equal)
+    ("1000000.5", "1000000", 0.0),              # the same with the roles swapped (base = pred or gold)
+    ("-1000000", "-1000000.5", 0.0),            # negative: |d| = 0.5
+    # negative numbers: a tolerance scaled by the signed gold (1e-6 · −2.5 < 0) would accept nothing
+    ("-2.5", "-2.5000009", 1.0),                # |d| = 9e-7
+    ("-2.5", "-2.5000011", 0.0),                # |d| = 1.1e-6 (relative to 2.5: 2.5e-6 would accept it)
+    ("-0.0000004", "0.0000005", 1.0),           # opposite signs, |d| = 9e-7 (relative: |d| ≫ 1e-6 · 5e-7)
+    # small magnitudes: relative 1e-6 · 1e-7 = 1e-13 would reject these
+    ("0.0000001", "0.0000009", 1.0),            # |d| = 8e-7
+    ("0.0000009", "0.0000001", 1.0),            # the same with the roles swapped
+    ("0.0000001", "0.0000012", 0.0),            # |d| = 1.1e-6
+    ("1e-7", "1e-9", 1.0),                      # e-notation: |d| = 9.9e-8
+])
+def test_float_equivalence_absolute_tolerance_boundary(gold, pred, expected):
+    assert M.float_equivalence(gold, pred) == expected
+
+
 def test_first_number():
     assert M.first_number("  -12.5e-3 apples ") == "-12.5e-3"
     assert M.first_number("abc") is None

@@ -80,7 +80,10 @@ def test_binary_f1_30_70():
 
     golds = ["pos"] * 30 + ["neg"] * 70
     assert binary_f1(golds, ["pos"] * 100, "pos") == pytest.approx(0.461538, abs=TOL)
-    assert B.majority_f1([70, 30], "binary", positive=0) == pytest.approx(2 * 0.7 / 1.7)
+    # majority = the positive class (70 of 100): TP 70, FP 30, FN 0 → F1 = 2·70/(2·70 + 30) = 14/17, the same as
+    # the project's metric on the 100 predictions
+    assert B.majority_f1([70, 30], "binary", positive=0) == pytest.approx(14 / 17, abs=1e-12)
+    assert binary_f1(["pos"] * 70 + ["neg"] * 30, ["pos"] * 100, "pos") == pytest.approx(14 / 17, abs=1e-12)
     assert B.majority_f1([30, 30], "binary", positive=0) == pytest.approx(0.6667, abs=1e-4)  # tie → first label
 
 

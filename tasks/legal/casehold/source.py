@@ -33,7 +33,6 @@ HOLDINGS = tuple(f"holding_{i}" for i in range(N_OPTIONS))
 COLUMNS = ("example_id", "citing_prompt", *HOLDINGS, "label")
 
 
-UNLABELLED = (None, "", "-1", -1)  # how an unlabelled row marks its label (also NaN)
 POSITIONAL = {"Unnamed: 0": "example_id", "0": "citing_prompt", **{str(i + 1): f"holding_{i}" for i in range(5)},
               "11": "label"}  # the repo's raw CSV header (original loading script's column order)
 
