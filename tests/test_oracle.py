@@ -11,7 +11,7 @@ from pathlib import Path
 import lm_eval
 import pytest
 
-from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
+from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.templating import all_specs
 from lm_eval_enterprise.testing import GarbageLM, OracleLM, build_tasks, leaf_tasks
 
@@ -24,7 +24,7 @@ GROUPS = (["enterprise"] if not _ONLY else [s.base_name for s in SPECS if s.in_d
 
 
 def _run(lm_cls):
-    tm, task_dict = build_tasks(GROUPS, FIXTURES_DIR)
+    tm, task_dict = build_tasks(GROUPS, "embedded")
     tasks = leaf_tasks(task_dict)
     return lm_eval.simple_evaluate(model=lm_cls(tasks), tasks=GROUPS, task_manager=tm, log_samples=False,
                                    bootstrap_iters=0)
