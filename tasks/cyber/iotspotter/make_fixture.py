@@ -10,7 +10,7 @@ stop words). Package names and descriptions are invented for lm-eval-enterprise.
 import json
 from pathlib import Path
 
-from lm_eval_enterprise.data import generator_main
+from lm_eval_enterprise.data import generator_main, write_manifest
 
 
 IOT = [
@@ -60,12 +60,11 @@ def write(out: Path) -> None:
     test = [x for pair in zip(iot[10:14], non[10:14]) for x in pair] + [row("com.example.emptylisting", "", "0")]
     for name, rows in (("training_set.txt", train), ("validation_set.txt", valid), ("test_set.txt", test)):
         (out / name).write_text("\n".join(rows) + "\n")
-    manifest = {"dataset": "iotspotter",
-                "note": "Synthetic app descriptions written for lm-eval-enterprise (not from IoTSpotter), in the "
-                        "JSON-lines schema of data/dataset/*.txt (pkg_name, description, label '1'/'0'); the last "
-                        "test row has an empty description, as one real test row has.",
-                "expected_rows": {"train": len(train), "valid": len(valid), "test": len(test)}, "tolerance": 0}
-    (out / "MANIFEST.json").write_text(json.dumps(manifest) + "\n")
+    write_manifest(out, "iotspotter",
+                   "Synthetic app descriptions written for lm-eval-enterprise (not from IoTSpotter), in the "
+                   "JSON-lines schema of data/dataset/*.txt (pkg_name, description, label '1'/'0'); the last "
+                   "test row has an empty description, as one real test row has.",
+                   {"train": len(train), "valid": len(valid), "test": len(test)})
 
 
 if __name__ == "__main__":

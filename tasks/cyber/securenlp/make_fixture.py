@@ -10,10 +10,9 @@ the loader reads as tag ``O`` with one warning. Deterministic.
 
     .venv/bin/python tasks/cyber/securenlp/make_fixture.py [--out DIR]
 """
-import json
 from pathlib import Path
 
-from lm_eval_enterprise.data import generator_main
+from lm_eval_enterprise.data import generator_main, write_manifest
 
 
 REPORTS = {
@@ -82,12 +81,10 @@ def write(out: Path) -> None:
                 lines += token_lines(s) + [""]
             (folder / name).write_text("\n".join(lines))
         counts[split] = sum(len(s) for s in reports.values())
-    manifest = {"dataset": "securenlp",
-                "note": "Synthetic malware-report sentences written for lm-eval-enterprise (not from MalwareTextDB), "
-                        "in the token/tag file format of MalwareTextDB-2.0 (train/dev/test_1 tokenized folders).",
-                "expected_rows": {"train": counts["train"], "valid": counts["dev"], "test": counts["test_1"]},
-                "tolerance": 0}
-    (out / "MANIFEST.json").write_text(json.dumps(manifest) + "\n")
+    write_manifest(out, "securenlp",
+                   "Synthetic malware-report sentences written for lm-eval-enterprise (not from MalwareTextDB), "
+                   "in the token/tag file format of MalwareTextDB-2.0 (train/dev/test_1 tokenized folders).",
+                   {"train": counts["train"], "valid": counts["dev"], "test": counts["test_1"]})
 
 
 if __name__ == "__main__":

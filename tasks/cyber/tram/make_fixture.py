@@ -16,7 +16,7 @@ sub-techniques and one revoked object; object ids are made up.
 import json
 from pathlib import Path
 
-from lm_eval_enterprise.data import generator_main
+from lm_eval_enterprise.data import generator_main, write_manifest
 from lm_eval_enterprise.tasks.cyber.tram.source import SPEC_TOP9, split_indices
 
 SENTENCES = {
@@ -128,13 +128,11 @@ def write(out: Path) -> None:
     keep = set(SPEC_TOP9)
     n_test = sum(data[i]["label"] in keep for i in test_idx)
     n_train = sum(data[i]["label"] in keep for i in train_idx)
-    manifest = {"dataset": "tram",
-                "note": "Synthetic threat-report sentences written for lm-eval-enterprise (not from TRAM) in the "
-                        "structure of single_label.json, and a minimal ATT&CK STIX bundle (real technique names, "
-                        "made-up object ids). raw_rows/kept_rows: sentences before/after the top-9 filter.",
-                "expected_rows": {"train": n_train, "test": n_test}, "raw_rows": len(data),
-                "kept_rows": n_train + n_test, "tolerance": 0}
-    (out / "MANIFEST.json").write_text(json.dumps(manifest) + "\n")
+    write_manifest(out, "tram",
+                   "Synthetic threat-report sentences written for lm-eval-enterprise (not from TRAM) in the "
+                   "structure of single_label.json, and a minimal ATT&CK STIX bundle (real technique names, "
+                   "made-up object ids). raw_rows/kept_rows: sentences before/after the top-9 filter.",
+                   {"train": n_train, "test": n_test}, raw_rows=len(data), kept_rows=n_train + n_test)
 
 
 if __name__ == "__main__":

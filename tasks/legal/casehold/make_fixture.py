@@ -11,11 +11,10 @@ reporters); nothing is copied from CaseHOLD. The correct holding is placed at a 
 """
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
-from lm_eval_enterprise.data import generator_main
+from lm_eval_enterprise.data import generator_main, write_manifest
 
 
 # (citing context, correct holding); wrong options are drawn from the other items' holdings
@@ -102,15 +101,13 @@ def write(out: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         cols = {k: [r[k] for r in rs] for k in feats}
         datasets.Dataset.from_dict(cols, features=feats).to_parquet(str(path))
-    manifest = {"dataset": "casehold",
-                "note": "Synthetic citing contexts and holdings written for lm-eval-enterprise (not from the real "
-                        "data), laid out like the hub's auto-converted parquet files of casehold/casehold config "
-                        "all (revision refs/convert/parquet): all/{train,validation,test}/0000.parquet with columns "
-                        "example_id, citing_prompt, holding_0..holding_4, label ('0'-'4'). Written by "
-                        "tasks/legal/casehold/make_fixture.py.",
-                "expected_rows": {("valid" if k == "validation" else k): len(v) for k, v in splits.items()},
-                "tolerance": 0}
-    (out / "MANIFEST.json").write_text(json.dumps(manifest) + "\n")
+    write_manifest(out, "casehold",
+                   "Synthetic citing contexts and holdings written for lm-eval-enterprise (not from the real "
+                   "data), laid out like the hub's auto-converted parquet files of casehold/casehold config "
+                   "all (revision refs/convert/parquet): all/{train,validation,test}/0000.parquet with columns "
+                   "example_id, citing_prompt, holding_0..holding_4, label ('0'-'4'). Written by "
+                   "tasks/legal/casehold/make_fixture.py.",
+                   {("valid" if k == "validation" else k): len(v) for k, v in splits.items()})
 
 
 if __name__ == "__main__":

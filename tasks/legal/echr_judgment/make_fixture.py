@@ -11,7 +11,7 @@ import json
 import zipfile
 from pathlib import Path
 
-from lm_eval_enterprise.data import generator_main
+from lm_eval_enterprise.data import generator_main, write_manifest
 
 
 FACTS_VIOLATION = [
@@ -90,14 +90,13 @@ def write(out: Path) -> None:
                 info = zipfile.ZipInfo(f"{folder}/{c['ITEMID']}.json", date_time=(2019, 6, 2, 0, 0, 0))
                 info.compress_type = zipfile.ZIP_DEFLATED
                 zf.writestr(info, json.dumps(c, indent=1))
-    manifest = {"dataset": "echr_judgment",
-                "note": "Invented case summaries (fictional applicants, not from HUDOC or the archive) in the layout "
-                        "of archive.org ECHR-ACL2019/ECHR_Dataset.zip: EN_train 11, EN_dev 3, EN_test 11 case "
-                        "files (+ EN_train_Anon, ignored); one train and one test case exceed 600 words and are "
-                        "dropped by the HELM filter -> train 10 / valid 3 / test 10 (5 Yes, 5 No each). Generated "
-                        "by tasks/legal/echr_judgment/make_fixture.py.",
-                "expected_rows": {"train": 10, "valid": 3, "test": 10}, "tolerance": 0}
-    (out / "MANIFEST.json").write_text(json.dumps(manifest) + "\n")
+    write_manifest(out, "echr_judgment",
+                   "Invented case summaries (fictional applicants, not from HUDOC or the archive) in the layout "
+                   "of archive.org ECHR-ACL2019/ECHR_Dataset.zip: EN_train 11, EN_dev 3, EN_test 11 case "
+                   "files (+ EN_train_Anon, ignored); one train and one test case exceed 600 words and are "
+                   "dropped by the HELM filter -> train 10 / valid 3 / test 10 (5 Yes, 5 No each). Generated "
+                   "by tasks/legal/echr_judgment/make_fixture.py.",
+                   {"train": 10, "valid": 3, "test": 10})
 
 
 if __name__ == "__main__":

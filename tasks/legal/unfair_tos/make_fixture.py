@@ -11,10 +11,9 @@ nothing is copied from CLAUDETTE/LexGLUE/LegalBench.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from lm_eval_enterprise.data import generator_main
+from lm_eval_enterprise.data import generator_main, write_manifest
 
 
 TRAIN = [
@@ -68,14 +67,13 @@ def write(out: Path) -> None:
     datasets.Dataset.from_dict(cols, features=feats).to_parquet(str(out / "unfair_tos" / "test" / "0000.parquet"))
     lines = ["text\tanswer\tindex"] + [f"{t}\t{a}\t{i}" for i, (t, a) in enumerate(TRAIN)]
     (out / "train.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    manifest = {"dataset": "unfair_tos",
-                "note": "Synthetic terms-of-service clauses written for lm-eval-enterprise (not from the real data), "
-                        "laid out like the real sources: unfair_tos/test/0000.parquet (hub auto-converted parquet of "
-                        "nguha/legalbench config unfair_tos; columns text, answer, index) and LegalBench's "
-                        "train.tsv (text, answer, index; one clause per class). Written by "
-                        "tasks/legal/unfair_tos/make_fixture.py.",
-                "expected_rows": {"train": len(TRAIN), "test": len(TEST)}, "tolerance": 0}
-    (out / "MANIFEST.json").write_text(json.dumps(manifest) + "\n")
+    write_manifest(out, "unfair_tos",
+                   "Synthetic terms-of-service clauses written for lm-eval-enterprise (not from the real data), "
+                   "laid out like the real sources: unfair_tos/test/0000.parquet (hub auto-converted parquet of "
+                   "nguha/legalbench config unfair_tos; columns text, answer, index) and LegalBench's "
+                   "train.tsv (text, answer, index; one clause per class). Written by "
+                   "tasks/legal/unfair_tos/make_fixture.py.",
+                   {"train": len(TRAIN), "test": len(TEST)})
 
 
 if __name__ == "__main__":
