@@ -230,11 +230,10 @@ def test_real_fixture_manifest_gold_news():
     # the embedded fixture passes its own MANIFEST check and the subtask selection
     out = D.load_records("gold_news", "direction_up", data_root="embedded")
     manifest = json.loads((fixture_dir("gold_news") / D.MANIFEST).read_text())
-    # the fixture repeats one headline in train and test: 4 test rows leave by the few-shot de-duplication
-    removed = load._DEDUP_FACTS[("gold_news", "direction_up", "embedded")]["eval_removed_fewshot_duplicates"]
-    assert removed == 4
-    assert {s: len(out[s]) + (removed if s == "test" else 0) for s in manifest["expected_rows"]} == \
-        manifest["expected_rows"]
+    # no test headline of the fixture equals a pool headline: [LEAK] removes nothing, every split has its count
+    facts = load._DEDUP_FACTS[("gold_news", "direction_up", "embedded")]
+    assert (facts["eval_rows_before_dedup"], facts["eval_removed_fewshot_duplicates"]) == (54, 0)
+    assert {s: len(out[s]) for s in manifest["expected_rows"]} == manifest["expected_rows"] == {"train": 6, "test": 54}
     assert set(out["test"][0]) >= {"id", "text", "label", "label_names"}
 
 
@@ -421,7 +420,7 @@ def test_load_task_dataset_hook(fake, tmp_path):
 
 def test_load_task_dataset_gold_news_fixture():
     dd = D.load_task_dataset(dataset_id="gold_news", subtask_id="direction_up", data_root="embedded")
-    assert dd["test"].num_rows == 54 - 4 and dd["fewshot"].num_rows == 6  # 4 repeat a pool headline ([LEAK])
+    assert dd["test"].num_rows == 54 and dd["fewshot"].num_rows == 6  # no test headline repeats a pool one
     assert {dd["fewshot"][0]["label"], dd["fewshot"][1]["label"]} == {"Yes", "No"}
 
 
