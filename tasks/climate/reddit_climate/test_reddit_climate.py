@@ -125,10 +125,12 @@ def test_multiline_quoted_body_is_parsed_from_the_stream():
 
 def test_fixture_loads_with_balanced_shots_and_label_names():
     recs = load_records("reddit_climate", data_root="embedded")
-    # the fixture's comments repeat word for word (as real Reddit copypasta does): 9 of the 12 test comments equal a
-    # pool comment and leave by the few-shot de-duplication ([LEAK]; the sample of 24 is still checked before it)
-    assert {k: len(v) for k, v in recs.items()} == {"test": 12 - 9, "train": 12, "fewshot": 12}
-    assert [r["id"] for r in recs["test"]] == ["is45ku4", "is45x22", "is46xpw"]
+    # every fixture comment is distinct, so no test comment equals a pool comment and [LEAK] removes none of the 12;
+    # the sample of 24 is sorted by id, the first 12 are the test split
+    assert {k: len(v) for k, v in recs.items()} == {"test": 12, "train": 12, "fewshot": 12}
+    assert [r["id"] for r in recs["test"]] == ["is44we8", "is458m6", "is45ku4", "is45qy3", "is45x22", "is469a0",
+                                               "is46fdz", "is46xpw", "is473tv", "is47g1t", "is47m5s", "is47ydq"]
+    assert max(r["id"] for r in recs["test"]) < min(r["id"] for r in recs["train"])
     assert recs["test"][0]["label_names"] == ["positive", "negative"]
     assert {r["label"] for r in recs["fewshot"][:2]} == {"positive", "negative"}
     assert {r["id"] for r in recs["fewshot"]} == {r["id"] for r in recs["train"]}
