@@ -11,7 +11,6 @@ import os
 __version__ = "0.1.0"
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-FIXTURES_DIR = os.path.join(PACKAGE_DIR, "fixtures")
 
 
 def task_dir() -> str:

@@ -243,19 +243,15 @@ def _verify(args: argparse.Namespace) -> int:
 
     from tqdm.auto import tqdm
 
-    from .data import COMPLETE_MARKER, EMBEDDED, ENV_DATA, DataError, cache_root, inspect_folder
+    from .data import COMPLETE_MARKER, ENV_DATA, DataError, cache_root, data_folder, inspect_folder
 
     sources = _selected_sources(args, "verify", default_all=True)
     if isinstance(sources, int):
         return sources
     root = args.data_root or os.environ.get(ENV_DATA)
-    if root == EMBEDDED:
-        from . import FIXTURES_DIR
-
-        root = FIXTURES_DIR
     if root:
-        base = Path(root).expanduser()
-        present = [(s, base / s.id) for s in sources if (base / s.id).is_dir()]
+        base = root
+        present = [(s, data_folder(s.id, root)) for s in sources if data_folder(s.id, root).is_dir()]
     else:
         base = cache_root()
         present = [(s, base / s.id) for s in sources if (base / s.id / COMPLETE_MARKER).exists()]

@@ -64,7 +64,8 @@ def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
-    from . import FIXTURES_DIR, TASK_DIR
+    from . import TASK_DIR
+    from .data import EMBEDDED
     from .models import smollm2_dir
     from .prompt_budget import model_budget
 
@@ -75,7 +76,7 @@ def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str
     model_args = {"pretrained": str(model), "dtype": "float32"}
     # the model's own context window and tokenizer as the prompt budget, as `lm-eval-enterprise run` does
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False,
-                     metadata={**model_budget("hf", model_args), "data_root": FIXTURES_DIR})
+                     metadata={**model_budget("hf", model_args), "data_root": EMBEDDED})
     from lm_eval.tasks import get_task_dict
 
     from .testing import leaf_tasks

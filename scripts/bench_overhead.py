@@ -50,7 +50,7 @@ from lm_eval.api.model import LM  # noqa: E402
 from lm_eval.tasks import TaskManager  # noqa: E402
 from lm_eval.tasks._yaml_loader import load_yaml  # noqa: E402
 
-from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR  # noqa: E402
+from lm_eval_enterprise import TASK_DIR  # noqa: E402
 from lm_eval_enterprise import data as D  # noqa: E402
 
 DATASET, SUBTASK = "gold_news", "direction_up"
@@ -74,7 +74,7 @@ class ConstLM(LM):
 
 def scaled_data_root(dst: Path, scale: int) -> Path:
     """gold_news fixture CSV with every row repeated ``scale`` times (+ a MANIFEST with the HELM 10 % split)."""
-    src = Path(FIXTURES_DIR) / DATASET / "finalDataset_0208.csv"
+    src = D.fixture_dir(DATASET) / "finalDataset_0208.csv"
     with open(src, newline="", encoding="utf-8-sig") as f:
         reader = csv.DictReader(f)
         fields, rows = reader.fieldnames, list(reader)
@@ -124,8 +124,7 @@ def minimal_task_dir(dst: Path, data_root: Path) -> tuple[Path, int]:
 
 
 def clear_our_caches() -> None:
-    D._converted.cache_clear()
-    D._dataset_dict.cache_clear()
+    D.clear_caches()
 
 
 def run_once(task: str, tm: TaskManager, log_samples: bool = False) -> tuple[float, float, dict]:

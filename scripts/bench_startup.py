@@ -151,12 +151,12 @@ def count_variants(task_dir: str) -> int:
 
 
 def main() -> int:
-    from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
+    from lm_eval_enterprise import TASK_DIR
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--tasks", default="enterprise")
-    ap.add_argument("--data-root", default=FIXTURES_DIR)
+    ap.add_argument("--data-root", default="embedded")
     ap.add_argument("--full-pass", action="store_true",
                     help="also time a whole dummy pass of our CLI and of plain lm_eval, and their ratio")
     ap.add_argument("--template-cache", action="store_true",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from lm_eval.tasks._yaml_loader import load_yaml
 
-from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR, cli
+from lm_eval_enterprise import TASK_DIR, cli
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -152,7 +152,7 @@ def _check_finance_output(proc):
 def test_acceptance_lm_eval_dummy_enterprise_finance():
     """Issue acceptance check: plain lm-eval with --include_path tasks and --metadata data_root, from the checkout."""
     cmd = [str(BIN / "lm_eval"), "--model", "dummy", "--tasks", "enterprise_finance", "--include_path", "tasks",
-           "--limit", "2", "--metadata", json.dumps({"data_root": FIXTURES_DIR})]
+           "--limit", "2", "--metadata", json.dumps({"data_root": "embedded"})]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, env=ENV, timeout=600)
     _check_finance_output(proc)
 
@@ -160,7 +160,7 @@ def test_acceptance_lm_eval_dummy_enterprise_finance():
 def test_acceptance_lm_eval_enterprise_run(tmp_path):
     """The same through the wrapper CLI, from an unrelated folder (include path and data root added by it)."""
     cmd = [str(BIN / "lm-eval-enterprise"), "run", "--model", "dummy", "--tasks", "enterprise_finance",
-           "--limit", "2", "--data-root", FIXTURES_DIR]
+           "--limit", "2", "--data-root", "embedded"]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=ENV, timeout=600)
     _check_finance_output(proc)
 

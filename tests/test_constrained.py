@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
+from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.constrained import (
     CONSTRAINED,
     GEN_KWARG,
@@ -145,7 +145,7 @@ def test_gold_answers_pass_their_constraint():
     from lm_eval_enterprise.testing import build_tasks, leaf_tasks
 
     specs = [s for _, s in all_specs(Path(TASK_DIR)) if s.output_type == "generate_until"]
-    _, task_dict = build_tasks([s.base_name for s in specs], FIXTURES_DIR)
+    _, task_dict = build_tasks([s.base_name for s in specs], "embedded")
     tasks = leaf_tasks(task_dict)
     assert len(tasks) >= 100
     checked, unsupported = 0, []

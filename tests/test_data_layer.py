@@ -1,4 +1,4 @@
-"""Data layer (lm_eval_enterprise/data.py) with a tiny fake dataset registered through monkeypatch.
+"""Data layer (the package lm_eval_enterprise/data/) with a tiny fake dataset registered through monkeypatch.
 
 No network anywhere: downloads are monkeypatched (or use file:// URLs); the cache is a per-test temp folder
 (conftest ``_isolated_cache``).
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_enterprise import FIXTURES_DIR
 from lm_eval_enterprise import cli
 from lm_eval_enterprise import data as D
-from lm_eval_enterprise.data import DataError, RemoteFile, Source
+from lm_eval_enterprise.data import load, tasktree
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, fixture_dir
 
 FAKE = "fake_ds"
 FAKE_MODULE = "lmee_test_fake_source"
@@ -90,12 +90,10 @@ def fake(monkeypatch):
     mod.SOURCE = src
     monkeypatch.setitem(sys.modules, FAKE_MODULE, mod)
     real = D.registry()
-    monkeypatch.setattr(D, "registry", lambda: {**real, FAKE: FAKE_MODULE})
-    D._converted.cache_clear()
-    D._dataset_dict.cache_clear()
+    monkeypatch.setattr(tasktree, "registry", lambda: {**real, FAKE: FAKE_MODULE})
+    D.clear_caches()
     yield src
-    D._converted.cache_clear()
-    D._dataset_dict.cache_clear()
+    D.clear_caches()
 
 
 @pytest.fixture
@@ -213,7 +211,7 @@ def test_manifest_overrides_expected_rows(fake, tmp_path):
     (root / FAKE / D.MANIFEST).write_text(json.dumps({"dataset": FAKE, "expected_rows": {"train": 4, "test": 5},
                                                       "tolerance": 0}))
     assert len(D.load_records(FAKE, data_root=str(root))["test"]) == 5
-    D._converted.cache_clear()
+    D.clear_caches()
     (root / FAKE / D.MANIFEST).write_text(json.dumps({"expected_rows": {"train": 4, "test": 7}, "tolerance": 0}))
     with pytest.raises(DataError, match="split 'test' has 5 rows after conversion, expected 7"):
         D.load_records(FAKE, data_root=str(root))
@@ -230,13 +228,12 @@ def test_bad_manifest(fake, tmp_path, content):
 
 def test_real_fixture_manifest_gold_news():
     # the embedded fixture passes its own MANIFEST check and the subtask selection
-    out = D.load_records("gold_news", "direction_up", data_root=FIXTURES_DIR)
-    manifest = json.loads((Path(FIXTURES_DIR) / "gold_news" / D.MANIFEST).read_text())
-    # the fixture repeats one headline in train and test: 4 test rows leave by the few-shot de-duplication
-    removed = D._DEDUP_FACTS[("gold_news", "direction_up", FIXTURES_DIR)]["eval_removed_fewshot_duplicates"]
-    assert removed == 4
-    assert {s: len(out[s]) + (removed if s == "test" else 0) for s in manifest["expected_rows"]} == \
-        manifest["expected_rows"]
+    out = D.load_records("gold_news", "direction_up", data_root="embedded")
+    manifest = json.loads((fixture_dir("gold_news") / D.MANIFEST).read_text())
+    # no test headline of the fixture equals a pool headline: [LEAK] removes nothing, every split has its count
+    facts = load._DEDUP_FACTS[("gold_news", "direction_up", "embedded")]
+    assert (facts["eval_rows_before_dedup"], facts["eval_removed_fewshot_duplicates"]) == (54, 0)
+    assert {s: len(out[s]) for s in manifest["expected_rows"]} == manifest["expected_rows"] == {"train": 6, "test": 54}
     assert set(out["test"][0]) >= {"id", "text", "label", "label_names"}
 
 
@@ -294,7 +291,7 @@ def test_empty_eval_or_fewshot_split(fake, tmp_path):
         D.load_records(FAKE, data_root=str(tmp_path))
     _write_jsonl(d / "test.jsonl", _rows(2, "test"))
     (d / "train.jsonl").unlink()
-    D._converted.cache_clear()
+    D.clear_caches()
     with pytest.raises(DataError, match="few-shot pool split 'train' is empty or missing"):
         D.load_records(FAKE, data_root=str(tmp_path))
 
@@ -329,7 +326,7 @@ def test_fewshot_pool_is_capped_and_a_prefix(fake, tmp_path, monkeypatch):
     _write_jsonl(d / "train.jsonl", _rows(30))
     _write_jsonl(d / "test.jsonl", _rows(2, "test"))
     full = [r["id"] for r in D.load_records(FAKE, data_root=str(tmp_path))["fewshot"]]
-    monkeypatch.setattr(D, "FEWSHOT_POOL_MAX", 7)
+    monkeypatch.setattr(load, "FEWSHOT_POOL_MAX", 7)
     capped = [r["id"] for r in D.load_records(FAKE, data_root=str(tmp_path))["fewshot"]]
     assert capped == full[:7]
 
@@ -429,8 +426,8 @@ def test_load_task_dataset_hook(fake, tmp_path):
 
 
 def test_load_task_dataset_gold_news_fixture():
-    dd = D.load_task_dataset(dataset_id="gold_news", subtask_id="direction_up", data_root=FIXTURES_DIR)
-    assert dd["test"].num_rows == 54 - 4 and dd["fewshot"].num_rows == 6  # 4 repeat a pool headline ([LEAK])
+    dd = D.load_task_dataset(dataset_id="gold_news", subtask_id="direction_up", data_root="embedded")
+    assert dd["test"].num_rows == 54 and dd["fewshot"].num_rows == 6  # no test headline repeats a pool one
     assert {dd["fewshot"][0]["label"], dd["fewshot"][1]["label"]} == {"Yes", "No"}
 
 
@@ -505,19 +502,18 @@ def test_cli_prepare_subprocess_unknown_dataset(tmp_path):
 
 
 def test_embedded_keyword_selects_package_fixtures(monkeypatch):
-    from lm_eval_enterprise import FIXTURES_DIR
     from lm_eval_enterprise.data import get_source, resolve_data_dir
 
     src = get_source("gold_news")
-    assert resolve_data_dir(src, "embedded") == Path(FIXTURES_DIR) / "gold_news"
+    assert resolve_data_dir(src, "embedded") == fixture_dir("gold_news")
     monkeypatch.setenv("LM_EVAL_ENTERPRISE_DATA", "embedded")
-    assert resolve_data_dir(src) == Path(FIXTURES_DIR) / "gold_news"
+    assert resolve_data_dir(src) == fixture_dir("gold_news")
 
 
 def test_dataset_fingerprint_is_content_based_and_equal_data():
     import datasets
 
-    from lm_eval_enterprise.data import _from_records
+    from lm_eval_enterprise.data.load import _from_records
 
     recs = [{"id": "1", "text": "a", "label": "Yes"}, {"id": "2", "text": "b", "label": "No"}]
     a, b = _from_records(recs), _from_records([dict(r) for r in recs])
@@ -533,12 +529,12 @@ def test_dataset_without_patching_datasets_equals_from_list_on_every_fixture():
     import datasets
     import datasets.arrow_dataset as arrow_dataset
 
-    from lm_eval_enterprise.data import _from_records
+    from lm_eval_enterprise.data.load import _from_records
 
     original = arrow_dataset.generate_fingerprint
     for ds in D.registry():
         src = D.get_source(ds)
-        recs = D.load_records(ds, src.subtasks[0] if src.subtasks else None, FIXTURES_DIR)
+        recs = D.load_records(ds, src.subtasks[0] if src.subtasks else None, "embedded")
         for split, rows in recs.items():
             ours, theirs = _from_records(rows), datasets.Dataset.from_list(rows)
             assert ours.features == theirs.features and ours.to_list() == theirs.to_list(), (ds, split)

@@ -1,4 +1,4 @@
-"""Load-time data checks (lm_eval_enterprise/datacheck.py and their use in data.py / cli.py): declared counts
+"""Load-time data checks (lm_eval_enterprise/data/checks.py and their use in the data layer / cli.py): declared counts
 (verified → error, unverified → warning), declared copies (MANIFEST.json exact, SOURCE.md partial), sha256
 provenance with its cache, gold labels and UTF-8 found at load, `prepare` honouring the data root and the offline
 variables, and `lm-eval-enterprise verify`."""
@@ -10,23 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR, cli
+from lm_eval_enterprise import TASK_DIR, cli
 from lm_eval_enterprise import data as D
-from lm_eval_enterprise import datacheck as C
-from lm_eval_enterprise.data import DataError
+from lm_eval_enterprise.data import checks as C
+from lm_eval_enterprise.data import DataError, fixture_dir
 
 from conftest import shared_sample
 
-FIX = Path(FIXTURES_DIR)
 
 
 @pytest.fixture(autouse=True)
 def _fresh_loader_cache():
-    D._converted.cache_clear()
-    D._dataset_dict.cache_clear()
+    D.clear_caches()
     yield
-    D._converted.cache_clear()
-    D._dataset_dict.cache_clear()
+    D.clear_caches()
 
 
 # ============================================================================================ count rules
@@ -75,7 +72,7 @@ def test_every_dataset_declares_each_split_with_evidence():
         src = D.get_source(ds)
         declared = src.expected_rows
         assert declared and all(isinstance(r, C.Rows) and r.evidence for r in declared.values()), ds
-        produced, _ = D.inspect_folder(src, FIX / ds)
+        produced, _ = D.inspect_folder(src, fixture_dir(ds))
         assert set(produced) <= set(declared), (ds, set(produced), set(declared))
         for split, rows in declared.items():
             if rows.verified:
@@ -138,7 +135,7 @@ def test_verified_genuine_size_mismatch_is_an_error_unless_declared_partial(tmp_
                             "(counted on the genuine FIN5.txt (1,164 sentences, 41,010 tokens)); the source files "
                             "are incomplete or changed")
     shutil.copy(sample / "SOURCE.md", d / "SOURCE.md")
-    D._converted.cache_clear()
+    D.clear_caches()
     recs, report = D.load_checked("credit_risk_ner", data_root=str(tmp_path))
     assert (len(recs["train"]), len(recs["test"])) == (100, 300)
     assert report.status == "warning" and report.declared == "SOURCE.md"
@@ -155,7 +152,7 @@ def test_real_samples_load_in_place_as_partial_copies():
 
 def test_manifest_counts_are_exact(tmp_path):
     d = tmp_path / "fiqa_sa"
-    shutil.copytree(FIX / "fiqa_sa", d)
+    shutil.copytree(fixture_dir("fiqa_sa"), d)
     man = json.loads((d / "MANIFEST.json").read_text())
     man["expected_rows"]["valid"] = 4
     (d / "MANIFEST.json").write_text(json.dumps(man))
@@ -202,17 +199,17 @@ def test_counts_and_hashes_reach_the_task_metadata_and_results(tmp_path):
         def loglikelihood_rolling(self, requests, disable_tqdm=False):
             raise NotImplementedError
 
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": FIXTURES_DIR})
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
     task = "ent_gold_news_direction_up__t1"
     res = lm_eval.simple_evaluate(model=Yes(), tasks=[task], task_manager=tm, limit=2, bootstrap_iters=0)
     meta = res["configs"][task]["metadata"]
-    files = C.folder_hashes(FIX / "gold_news")
+    files = C.folder_hashes(fixture_dir("gold_news"))
     assert meta["source_files"] == files and meta["source_sha256"] == C.combined_sha256(files)
     assert set(files) == {"MANIFEST.json", "finalDataset_0208.csv"}
     assert meta["row_counts"]["test"] == {"rows": 54, "expected": 54, "verified": True, "evidence": "MANIFEST.json",
                                           "status": "ok"}
     assert (meta["data_status"], meta["data_declared"], meta["evaluated_split"]) == ("ok", "MANIFEST.json", "test")
-    assert meta["data_layout"] == "source files" and meta["data_dir"] == str(FIX / "gold_news")
+    assert meta["data_layout"] == "source files" and meta["data_dir"] == str(fixture_dir("gold_news"))
 
 
 # ============================================================================================ gold labels at load
@@ -234,7 +231,7 @@ def test_gold_label_outside_the_label_set_is_found_at_load_presplit(tmp_path):
     with pytest.raises(DataError) as e:
         D.load_records("gold_news", "direction_up", data_root=str(tmp_path))
     assert str(e.value) == expected
-    D._converted.cache_clear()
+    D.clear_caches()
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(tmp_path)})
     with pytest.raises(DataError) as e:               # lm-eval builds the task → the loader fails, no model run
         get_task_dict(["ent_gold_news_direction_down__t1"], tm)
@@ -296,7 +293,7 @@ def test_non_utf8_source_file_names_file_and_line(tmp_path):
     """A loader reading its source with open(encoding="utf-8") stops with UnicodeDecodeError: the data layer
     reports the file and line instead of the raw exception."""
     d = tmp_path / "gold_news"
-    shutil.copytree(FIX / "gold_news", d)
+    shutil.copytree(fixture_dir("gold_news"), d)
     path = d / "finalDataset_0208.csv"
     lines = path.read_bytes().split(b"\n")
     lines[3] = lines[3].replace(b"gold", b"g\xf6ld", 1)
@@ -326,7 +323,7 @@ def test_first_non_utf8_looks_into_zip_members_and_gz(tmp_path):
 # ============================================================================================ prepare
 def test_prepare_honours_the_data_root_and_never_downloads_present_data(tmp_path, monkeypatch):
     monkeypatch.setattr(D.Source, "download", lambda *a, **k: pytest.fail("no download expected"))
-    shutil.copytree(FIX / "fiqa_sa", tmp_path / "fiqa_sa")
+    shutil.copytree(fixture_dir("fiqa_sa"), tmp_path / "fiqa_sa")
     src = D.get_source("fiqa_sa")
     monkeypatch.setenv(D.ENV_DATA, str(tmp_path))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -361,8 +358,8 @@ def test_prepare_downloads_into_the_data_root_when_online(tmp_path, monkeypatch)
         monkeypatch.delenv(v, raising=False)
 
     def fake_download(self, dest, progress=True):
-        shutil.copy(FIX / "gold_news" / "finalDataset_0208.csv", dest / "finalDataset_0208.csv")
-        shutil.copy(FIX / "gold_news" / "MANIFEST.json", dest / "MANIFEST.json")
+        shutil.copy(fixture_dir("gold_news") / "finalDataset_0208.csv", dest / "finalDataset_0208.csv")
+        shutil.copy(fixture_dir("gold_news") / "MANIFEST.json", dest / "MANIFEST.json")
 
     monkeypatch.setattr(type(D.get_source("gold_news")), "download", fake_download)
     d = D.prepare(D.get_source("gold_news"), data_root=str(tmp_path / "root"))
@@ -383,7 +380,7 @@ def test_download_failure_hint_names_the_data_root(tmp_path, monkeypatch):
 
 
 def test_cli_prepare_data_root_flag(tmp_path, capsys, monkeypatch):
-    shutil.copytree(FIX / "tram", tmp_path / "tram")
+    shutil.copytree(fixture_dir("tram"), tmp_path / "tram")
     for v in D.OFFLINE_VARS:
         monkeypatch.delenv(v, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -402,16 +399,16 @@ def test_cli_verify_embedded_fixtures(capsys):
     assert cli.main(["verify", "--data-root", "embedded"]) == 0
     out, err = capsys.readouterr()
     lines = out.strip().splitlines()
-    assert len(lines) == 26 and lines[-1] == f"25 verified in {FIX}: 25 OK, 0 warning(s), 0 error(s)"
+    assert len(lines) == 26 and lines[-1] == "25 verified in embedded: 25 OK, 0 warning(s), 0 error(s)"
     gold = next(line for line in lines if line.startswith("gold_news "))
-    sha = C.combined_sha256(C.folder_hashes(FIX / "gold_news"))[:12]
+    sha = C.combined_sha256(C.folder_hashes(fixture_dir("gold_news")))[:12]
     assert gold.split() == ["gold_news", "train", "6/6", "test", "54/54", "verified:", "manifest", "sha256", sha,
                             "OK"]
     assert "verify" in err and "25/25" in err        # the progress bar (stderr)
 
 
 def test_cli_verify_folder_with_wrong_counts(tmp_path, capsys):
-    shutil.copytree(FIX / "securenlp", tmp_path / "securenlp")
+    shutil.copytree(fixture_dir("securenlp"), tmp_path / "securenlp")
     (tmp_path / "securenlp" / "MANIFEST.json").unlink()           # the genuine (verified) counts apply
     d = tmp_path / "fiqa_sa"
     _jsonl(d / "train.jsonl", _fiqa_rows(954))
@@ -453,7 +450,7 @@ OWN_CHECK_ERRORS = {  # checks a loader makes itself, before the shared counts
 @pytest.mark.parametrize("ds", sorted(D.registry()))
 def test_fixture_without_manifest_is_held_to_the_declared_counts(ds, tmp_path):
     d = tmp_path / ds
-    shutil.copytree(FIX / ds, d)
+    shutil.copytree(fixture_dir(ds), d)
     (d / "MANIFEST.json").unlink()
     src = D.get_source(ds)
     if ds in OWN_CHECK_ERRORS:
@@ -480,8 +477,7 @@ def test_embedded_fixture_data_is_marked_as_toy_data_in_the_metadata(tmp_path):
     """Scores on the package's fixtures must never pass for benchmark scores: the data report says so whether the
     fixtures were chosen with data_root 'embedded' or by their path; real data (and copies of fixtures) are not."""
     assert D.load_checked("iotspotter", data_root="embedded")[1].metadata()["toy_data"] is True
-    assert D.load_checked("iotspotter", data_root=str(FIX))[1].metadata()["toy_data"] is True
     assert D.load_checked("iotspotter", data_root=str(shared_sample("iotspotter").parent))[1].metadata()[
         "toy_data"] is False
-    shutil.copytree(FIX / "iotspotter", tmp_path / "iotspotter")
+    shutil.copytree(fixture_dir("iotspotter"), tmp_path / "iotspotter")
     assert D.load_checked("iotspotter", data_root=str(tmp_path))[1].metadata()["toy_data"] is False

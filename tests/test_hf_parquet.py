@@ -1,6 +1,7 @@
-"""Shared HF-parquet helpers of lm_eval_enterprise.data: shard listing, split mapping, download, errors.
+"""Shared HF-parquet helpers of lm_eval_enterprise.data (``hub``, ``parquet``): split mapping, download, errors.
 
-No network: ``huggingface_hub.HfApi`` is replaced by a fake serving files from a local folder.
+No network: ``huggingface_hub.snapshot_download`` is replaced by :class:`conftest.FakeHub`, which selects files with
+the hub's own ``allow_patterns`` filter.
 """
 import shutil
 from pathlib import Path
@@ -12,31 +13,9 @@ import pytest
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.data import DataError
 
+from conftest import FakeHub
+
 OFFLINE_VARS = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "LM_EVAL_ENTERPRISE_OFFLINE")
-
-
-class FakeHfApi:
-    """list_repo_files / hf_hub_download over a dict {repo path: bytes}; records every call."""
-
-    def __init__(self, files=None, fail_listing=None, fail_download=None):
-        self.files = dict(files or {})
-        self.fail_listing, self.fail_download = fail_listing, fail_download
-        self.calls = []
-
-    def list_repo_files(self, repo_id, *, revision=None, repo_type=None, token=None):
-        self.calls.append(("list", repo_id, revision, repo_type))
-        if self.fail_listing:
-            raise self.fail_listing
-        return list(self.files)
-
-    def hf_hub_download(self, repo_id, filename, *, repo_type=None, revision=None, local_dir=None, **_):
-        self.calls.append(("download", repo_id, filename, revision, repo_type))
-        if self.fail_download:
-            raise self.fail_download
-        dest = Path(local_dir) / filename
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(self.files[filename])
-        return str(dest)
 
 
 @pytest.fixture
@@ -70,54 +49,71 @@ def test_split_of_repo_path(path, prefix, split):
     assert D.hf_parquet_split(path, prefix) == split
 
 
-def test_listing_groups_by_split_in_shard_order_with_patched_hfapi(online, monkeypatch):
-    fake = FakeHfApi(CONVERTED)
-    monkeypatch.setattr("huggingface_hub.HfApi", lambda *a, **k: fake)  # the default api=None path
-    out = D.hf_parquet_files("jlh-ibm/earnings_call", dataset="x", revision=D.HF_CONVERTED_REVISION,
-                             prefix="transcript-sentiment")
-    assert out == {"test": ["transcript-sentiment/test/0000.parquet"],
-                   "train": ["transcript-sentiment/train/0000.parquet", "transcript-sentiment/train/0001.parquet"]}
-    assert fake.calls == [("list", "jlh-ibm/earnings_call", "refs/convert/parquet", "dataset")]
+def test_patterns_select_each_layout_of_a_split_and_nothing_else():
+    pats = D.hub.split_patterns("transcript-sentiment/", ["train"])
+    assert pats == ["transcript-sentiment/train/*.parquet", "transcript-sentiment/train-*.parquet",
+                    "transcript-sentiment/train.parquet"]
+    from huggingface_hub.utils import filter_repo_objects
+
+    repo = list(CONVERTED) + ["transcript-sentiment/train-00000-of-00002-ab12.parquet",
+                              "transcript-sentiment/train.parquet", "transcript-sentiment/training/0000.parquet",
+                              "transcript-sentiment/trainx.parquet", "other/train/0000.parquet"]
+    assert sorted(filter_repo_objects(repo, allow_patterns=pats)) == [
+        "transcript-sentiment/train-00000-of-00002-ab12.parquet", "transcript-sentiment/train.parquet",
+        "transcript-sentiment/train/0000.parquet", "transcript-sentiment/train/0001.parquet"]
+    assert D.hub.split_patterns("", ["test"])[0] == "test/*.parquet"
 
 
-def test_download_writes_repo_relative_paths(online, tmp_path):
-    fake = FakeHfApi(CONVERTED)
-    got = D.download_hf_parquet("r/x", tmp_path, dataset="x", revision="rev", prefix="transcript-sentiment",
-                                splits=["train"], api=fake)
+def test_download_through_the_patched_snapshot_download_keeps_repo_paths(online, monkeypatch, tmp_path):
+    import huggingface_hub
+
+    hub = FakeHub(CONVERTED)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", hub)  # the default fetch=None path
+    got = D.download_hf_parquet("jlh-ibm/earnings_call", tmp_path, dataset="x", revision=D.HF_CONVERTED_REVISION,
+                                prefix="transcript-sentiment", splits=["train"])
     assert got == {"train": [tmp_path / "transcript-sentiment/train/0000.parquet",
                              tmp_path / "transcript-sentiment/train/0001.parquet"]}
     assert (tmp_path / "transcript-sentiment/train/0001.parquet").read_bytes() == b"train-1"
     assert not (tmp_path / "transcript-sentiment/test").exists()  # only the splits asked for
-    assert [c[2] for c in fake.calls if c[0] == "download"] == [
-        "transcript-sentiment/train/0000.parquet", "transcript-sentiment/train/0001.parquet"]
+    assert hub.calls == [{"repo_id": "jlh-ibm/earnings_call", "repo_type": "dataset", "revision": "refs/convert/parquet",
+                          "allow_patterns": D.hub.split_patterns("transcript-sentiment", ["train"])}]
     assert D.local_parquet_files(tmp_path, "transcript-sentiment") == got
+
+
+def test_optional_splits_are_fetched_when_present(online, tmp_path):
+    hub = FakeHub(CONVERTED)
+    got = D.download_hf_parquet("r/x", tmp_path, dataset="x", prefix="transcript-sentiment", splits=["test"],
+                                optional=["validation", "train"], fetch=hub)
+    assert sorted(got) == ["test", "train"]          # no validation in the repo: not an error
+    assert len(got["train"]) == 2
 
 
 def test_offline_raises_before_any_hub_call(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    fake = FakeHfApi(CONVERTED)
+    hub = FakeHub(CONVERTED)
     with pytest.raises(DataError) as e:
         D.download_hf_parquet("jlh-ibm/earnings_call", Path("/nonexistent"), dataset="earnings_call",
-                              revision=D.HF_CONVERTED_REVISION, prefix="transcript-sentiment", api=fake)
+                              revision=D.HF_CONVERTED_REVISION, prefix="transcript-sentiment", fetch=hub)
     msg = str(e.value)
     assert msg.startswith("[earnings_call] hf://datasets/jlh-ibm/earnings_call@refs/convert/parquet/"
-                          "transcript-sentiment:") and "offline" in msg and "\n" not in msg
-    assert fake.calls == []
+                          "transcript-sentiment: cannot download from the hub: offline (")
+    assert "HF_HUB_OFFLINE" in msg and "LM_EVAL_ENTERPRISE_DATA/earnings_call/" in msg and "\n" not in msg
+    assert hub.calls == []
 
 
-def test_listing_failure_missing_split_and_download_failure_are_one_line_errors(online, tmp_path):
-    with pytest.raises(DataError, match=r"^\[x\] hf://datasets/r/x@main: cannot list the hub files "
-                                        r"\(ConnectionError: no route\)$"):
-        D.hf_parquet_files("r/x", dataset="x", api=FakeHfApi(fail_listing=ConnectionError("no route\nmore")))
-    with pytest.raises(DataError, match=r"no parquet files there"):
-        D.hf_parquet_files("r/x", dataset="x", prefix="nothing", api=FakeHfApi(CONVERTED))
-    with pytest.raises(DataError, match=r"no parquet files for split\(s\) \['valid'\]; found \['test', 'train'\]"):
-        D.download_hf_parquet("r/x", tmp_path, dataset="x", prefix="transcript-sentiment",
-                              splits=["train", "valid"], api=FakeHfApi(CONVERTED))
-    with pytest.raises(DataError, match=r"^\[x\] hf://datasets/r/x@main/transcript-sentiment/test/0000.parquet: "
-                                        r"download failed \(OSError: disk full\); .*x/transcript-sentiment/test/"):
-        D.download_hf_parquet("r/x", tmp_path, dataset="x", prefix="transcript-sentiment",
-                              api=FakeHfApi(CONVERTED, fail_download=OSError("disk full")))
+def test_missing_split_and_download_failure_are_one_line_errors(online, tmp_path):
+    with pytest.raises(DataError, match=r"^\[x\] hf://datasets/r/x@main/transcript-sentiment: no parquet files for "
+                                        r"split\(s\) \['valid'\] in the repo \(found \['test', 'train'\];"):
+        D.download_hf_parquet("r/x", tmp_path / "a", dataset="x", prefix="transcript-sentiment",
+                              splits=["train", "valid", "test"], fetch=FakeHub(CONVERTED))
+    with pytest.raises(DataError, match=r"no parquet files for split\(s\) \['train', 'test'\] in the repo \(found none;"):
+        D.download_hf_parquet("r/x", tmp_path / "b", dataset="x", prefix="nothing", fetch=FakeHub(CONVERTED))
+    with pytest.raises(DataError) as e:
+        D.download_hf_parquet("r/x", tmp_path / "c", dataset="x", prefix="transcript-sentiment",
+                              fetch=FakeHub(CONVERTED, fail=ConnectionError("no route\nmore")))
+    assert str(e.value).startswith("[x] hf://datasets/r/x@main/transcript-sentiment: download failed "
+                                   "(ConnectionError: no route); obtain the source files by hand")
+    assert "\n" not in str(e.value) and "x/transcript-sentiment" in str(e.value)
 
 
 def test_local_listing_skips_hidden_cache_folders(tmp_path):

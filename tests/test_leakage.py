@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_enterprise import data as D
 from lm_eval_enterprise import leakage as L
 from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.data import get_source, load_records, load_task_dataset
+from lm_eval_enterprise.data import get_source, load, load_records, load_task_dataset
 
 from conftest import shared_sample
 
@@ -120,7 +119,7 @@ def test_unfair_tos_train_clauses_inside_the_test_file_are_removed(tmp_path):
     assert len(train) == 9 and sorted(r["answer"] for r in train) == sorted(get_source("unfair_tos").labels)
     recs = load_records("unfair_tos", data_root=str(tmp_path))
     assert [r["id"] for r in recs["test"]] == ["test-100", "test-101", "test-102"]  # the 9 repeats are gone
-    assert D._DEDUP_FACTS[("unfair_tos", None, str(tmp_path))] == {
+    assert load._DEDUP_FACTS[("unfair_tos", None, str(tmp_path))] == {
         "fewshot_dedup_fields": ["text", "target"], "eval_rows_before_dedup": 12,
         "eval_fewshot_pool_duplicates": 9, "eval_removed_fewshot_duplicates": 9}
     # what remains (documented, not fixable by removal): one clause per class, so [BAL] never shows "Other"
@@ -130,7 +129,7 @@ def test_unfair_tos_train_clauses_inside_the_test_file_are_removed(tmp_path):
 def test_unfair_tos_facts_reach_the_task_metadata_dict(tmp_path):
     _unfair_tos_folder(tmp_path)
     load_task_dataset(dataset_id="unfair_tos", data_root=str(tmp_path))
-    meta = D._TASK_METADATA[("unfair_tos", None, str(tmp_path))]
+    meta = load._TASK_METADATA[("unfair_tos", None, str(tmp_path))]
     assert meta["eval_rows_before_dedup"] == 12 and meta["eval_removed_fewshot_duplicates"] == 9
 
 
@@ -160,7 +159,7 @@ def test_tram_sentence_in_both_splits_is_removed_case_variant_stays(tmp_path):
         (d / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     recs = load_records("tram", data_root=str(tmp_path))
     assert [r["id"] for r in recs["test"]] == ["4", "5"]  # "cmd /C" removed; the case variant is not byte-identical
-    facts = D._DEDUP_FACTS[("tram", None, str(tmp_path))]
+    facts = load._DEDUP_FACTS[("tram", None, str(tmp_path))]
     assert (facts["eval_rows_before_dedup"], facts["eval_removed_fewshot_duplicates"]) == (3, 1)
 
 
@@ -177,7 +176,7 @@ def test_tram_majority_class_baseline_by_hand():
 def test_tram_real_sample_has_no_exact_repeat_and_its_majority_baseline():
     root = str(shared_sample("tram").parent)
     recs = load_records("tram", data_root=root)
-    assert D._DEDUP_FACTS[("tram", None, root)]["eval_removed_fewshot_duplicates"] == 0  # 100-row pool sample
+    assert load._DEDUP_FACTS[("tram", None, root)]["eval_removed_fewshot_duplicates"] == 0  # 100-row pool sample
     golds = [r["label"] for r in recs["test"]]
     assert len(golds) == 164 and golds.count("Obfuscated Files or Information") == 43
     names = recs["test"][0]["label_names"]

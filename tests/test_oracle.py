@@ -16,7 +16,7 @@ from pathlib import Path
 import lm_eval
 import pytest
 
-from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
+from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.templating import all_specs
 from lm_eval_enterprise.testing import GarbageLM, OracleLM, build_tasks, leaf_tasks
 
@@ -29,7 +29,7 @@ GROUPS = (["enterprise"] if not _ONLY else [s.base_name for s in SPECS if s.in_d
 
 
 def _run(lm_cls, groups=GROUPS):
-    tm, task_dict = build_tasks(groups, FIXTURES_DIR)
+    tm, task_dict = build_tasks(groups, "embedded")
     tasks = leaf_tasks(task_dict)
     res = lm_eval.simple_evaluate(model=lm_cls(tasks), tasks=groups, task_manager=tm, log_samples=False,
                                   bootstrap_iters=0)

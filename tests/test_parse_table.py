@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR, hooks
+from lm_eval_enterprise import TASK_DIR, hooks
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import load_records
 from lm_eval_enterprise.templating import all_specs, answer_filter, output_field
@@ -27,7 +27,7 @@ CASES = [(name, t.id) for name, s in SPECS.items() for t in s.templates]
 
 def _doc(spec) -> dict:
     subtask = next(iter(spec.subtasks), None)
-    return load_records(spec.dataset, subtask, data_root=FIXTURES_DIR)[spec.test_split][0]
+    return load_records(spec.dataset, subtask, data_root="embedded")[spec.test_split][0]
 
 
 def _gold(spec, doc) -> str:

@@ -442,10 +442,9 @@ def test_full_shots_at_4096_tokens_on_the_real_sample(dataset, shots, smollm2_to
 def test_convfinqa_cuts_the_table_never_the_dialogue():
     """A ConvFinQA prompt over the budget drops its shot, then cuts the Table/Text block of the evaluated context
     with the dataset's own cut (``context_truncate_fn``): the conversation and the final question stay whole."""
-    from lm_eval_enterprise import FIXTURES_DIR
     from lm_eval_enterprise.testing import build_tasks
 
-    _, td = build_tasks(["ent_convfinqa__t1"], FIXTURES_DIR, max_context_tokens=200)
+    _, td = build_tasks(["ent_convfinqa__t1"], "embedded", max_context_tokens=200)
     task = leaf_tasks(td)["ent_convfinqa__t1"]
     assert task.config.metadata["context_truncate_field"] == "context"
     counter, truncated = PB.TokenCounter(), 0

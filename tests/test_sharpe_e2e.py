@@ -14,7 +14,7 @@ import pytest
 from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
 
-from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
+from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.models import build_tiny_model
 from lm_eval_enterprise.sharpe import cli
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown
@@ -37,7 +37,7 @@ def _save(res, out_dir):
 
 
 def _evaluate(model, tasks, out_dir, limit, **kw):
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": FIXTURES_DIR})
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
     tracker = EvaluationTracker(output_path=str(out_dir))
     res = lm_eval.simple_evaluate(model=model, tasks=tasks, task_manager=tm, limit=limit, log_samples=True,
                                   evaluation_tracker=tracker, bootstrap_iters=0, random_seed=0, numpy_random_seed=1234,
@@ -89,7 +89,7 @@ class NoisyOracle(OracleLM):
 def oracle_runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("noisy_out")
     names = _tasks((1, 2, 3, 4, 5))
-    _, task_dict = build_tasks(names, FIXTURES_DIR)
+    _, task_dict = build_tasks(names, "embedded")
     for seed in (0, 1):
         _evaluate(NoisyOracle(leaf_tasks(task_dict), seed), names, out, limit=20,
                   model_args=f"pretrained=noisy-oracle-{seed}")

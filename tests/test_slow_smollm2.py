@@ -5,7 +5,7 @@ Deselected by default (``-m 'not slow'``); run with ``make test-slow``. Bounded:
 """
 import pytest
 
-from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
+from lm_eval_enterprise import TASK_DIR
 
 
 @pytest.mark.slow
@@ -16,7 +16,7 @@ def test_smollm2_gold_news_direction_up():
     from lm_eval_enterprise.models import smollm2_dir
 
     model = smollm2_dir()
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": FIXTURES_DIR})
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
     res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={model},dtype=float32", device="cpu",
                                   tasks=["ent_gold_news_direction_up"], task_manager=tm, limit=8, batch_size=4,
                                   bootstrap_iters=0)

@@ -6,7 +6,7 @@ from lm_eval.api.task import ConfigurableTask
 from lm_eval.tasks import TaskManager, get_task_dict
 from lm_eval.tasks._yaml_loader import load_yaml
 
-from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR, speedups
+from lm_eval_enterprise import TASK_DIR, speedups
 from lm_eval_enterprise.task import EnterpriseTask
 from lm_eval_enterprise.testing import leaf_tasks
 
@@ -18,14 +18,14 @@ def _plain_twin(task) -> ConfigurableTask:
     """lm-eval's ConfigurableTask from the same YAML and run metadata, without our ``class:``."""
     cfg = load_yaml(task.config.metadata["config_source"], resolve_func=True)
     cfg.pop("class")
-    cfg["metadata"] = {**cfg.get("metadata", {}), "data_root": FIXTURES_DIR}
+    cfg["metadata"] = {**cfg.get("metadata", {}), "data_root": "embedded"}
     return ConfigurableTask(config=cfg)
 
 
 @pytest.fixture(scope="module")
 def enterprise_tasks():
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False,
-                     metadata={"data_root": FIXTURES_DIR, "max_context_tokens": 10 ** 6})
+                     metadata={"data_root": "embedded", "max_context_tokens": 10 ** 6})
     return leaf_tasks(get_task_dict(GROUPS, tm))
 
 

@@ -139,21 +139,13 @@ EMBEDDED_DATA_ROOT = "embedded"
 
 def is_toy_data_root(data_root: Any) -> bool:
     """True when a task's ``metadata.data_root`` selects the embedded fixture data (a few synthetic rows per
-    dataset for demos and tests, not the benchmark): the value ``embedded``, this package's fixture folder, or a
-    ``.../lm_eval_enterprise/fixtures`` folder of another installed copy (results made on another machine)."""
+    dataset for demos and tests, not the benchmark): the value ``embedded`` (the only way to select them), or the
+    ``.../lm_eval_enterprise/fixtures`` folder older versions kept them in (results made with such a version)."""
     if not isinstance(data_root, str) or not data_root:
         return False
     if data_root == EMBEDDED_DATA_ROOT:
         return True
-    from .. import FIXTURES_DIR
-
-    p = Path(data_root).expanduser()
-    if p.parts[-2:] == ("lm_eval_enterprise", "fixtures"):
-        return True
-    try:
-        return p.resolve() == Path(FIXTURES_DIR).resolve()
-    except OSError:
-        return False
+    return Path(data_root).expanduser().parts[-2:] == ("lm_eval_enterprise", "fixtures")
 
 
 def _sha256(path: Path) -> str:

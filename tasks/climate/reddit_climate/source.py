@@ -25,8 +25,7 @@ import zipfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, map_rows
-from lm_eval_enterprise.datacheck import unverified
+from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, map_rows, unverified
 
 ZIP_NAME = "the-reddit-climate-change-dataset-comments.csv.zip"
 ZIP_URL = f"https://exports.socialgrep.com/download/public/{ZIP_NAME}"

@@ -20,8 +20,7 @@ from pathlib import Path
 
 from lm_eval_enterprise.splits import pandas_frac_split
 from lm_eval_enterprise.text import collapse_ws
-from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows
-from lm_eval_enterprise.datacheck import verified
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, verified
 
 COMMIT = "5c39fb0b28f91eea0d9d0a92ef209c0338ecaf87"
 XLSX_NAME = "climate_claims_raw.xlsx"

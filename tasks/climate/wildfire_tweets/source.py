@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lm_eval_enterprise.data import (MANIFEST, DataError, HFParquetSource, hf_class_names, map_rows,
-                                     read_parquet_rows)
-from lm_eval_enterprise.datacheck import check_count, unverified, verified
+from lm_eval_enterprise.data import (MANIFEST, DataError, HFParquetSource, check_count, hf_class_names, map_rows,
+                                     read_parquet_rows, unverified, verified)
 from lm_eval_enterprise.fewshot import helm_balanced
 
 HF_REPO = "rubrix/wildfire_tweets"

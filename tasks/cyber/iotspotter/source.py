@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, unverified, verified
 from lm_eval_enterprise.text import truncate_words
-from lm_eval_enterprise.datacheck import unverified, verified
 
 COMMIT = "604fb10e00721212bc32e54ba9d2c7c574edda86"
 BASE_URL = f"https://raw.githubusercontent.com/xinjin95/IoTSpotter/{COMMIT}/data/dataset"

@@ -17,8 +17,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from lm_eval_enterprise.data import ENV_DATA, DataError, RemoteFile, Source, download_url, fetch_json, map_rows
-from lm_eval_enterprise.datacheck import verified
+from lm_eval_enterprise.data import (ENV_DATA, DataError, RemoteFile, Source, download_url, fetch_json, map_rows,
+                                     verified)
 
 REPO = "basel-a/secureNLP"
 COMMIT = "6438597d50f1110e4c1c00d53158ce7a4bf339e6"

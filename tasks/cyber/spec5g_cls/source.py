@@ -17,8 +17,7 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
-from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows
-from lm_eval_enterprise.datacheck import unverified
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, unverified
 
 log = logging.getLogger("lm_eval_enterprise.data")
 

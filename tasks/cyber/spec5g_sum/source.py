@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from lm_eval_enterprise.tasks.cyber.spec5g_cls.source import SPEC5GDriveSource
 from lm_eval_enterprise.text import collapse_ws
-from lm_eval_enterprise.datacheck import unverified
+from lm_eval_enterprise.data import unverified
 
 CSV_NAME = "simplification_dataset.csv"
 DOCUMENT, SUMMARY = "Paragraph", "Simplification"

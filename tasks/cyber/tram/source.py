@@ -30,8 +30,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, map_rows
-from lm_eval_enterprise.datacheck import check_count, unverified, verified
+from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, check_count, map_rows, unverified, verified
 from lm_eval_enterprise.fewshot import top_k_labels
 
 log = logging.getLogger("lm_eval_enterprise.tram")

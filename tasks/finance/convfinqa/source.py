@@ -13,8 +13,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from lm_eval_enterprise.data import DataError, RemoteFile, Source
-from lm_eval_enterprise.datacheck import unverified
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, unverified
 
 COMMIT = "cf3eed2d5984960bf06bb8145bcea5e80b0222a6"
 ZIP_NAME = "data.zip"

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows
-from lm_eval_enterprise.datacheck import verified
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, verified
 
 # pinned: the commit the real test sample (../shared/data/credit_risk_ner/SOURCE.md) was drawn from
 COMMIT = "27f595cc97631cca4d54a6af6cb07752532367f6"

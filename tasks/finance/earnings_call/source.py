@@ -16,8 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, DataError, HFParquetSource, hf_class_names, map_rows,
-                                     read_parquet_rows)
-from lm_eval_enterprise.datacheck import unverified
+                                     read_parquet_rows, unverified)
 
 log = logging.getLogger("lm_eval_enterprise.earnings_call")
 

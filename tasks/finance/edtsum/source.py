@@ -1,8 +1,8 @@
 """edtsum — EDT financial news headline generation (Zhou et al., Findings ACL 2021), FinBen's EDTSUM release.
 
 Source layout: the parquet files of the HF dataset ``TheFinAI/flare-edtsum`` as the hub stores them
-(``data/<split>-NNNNN-of-NNNNN-<hash>.parquet``, listed with the hub API; columns ``id``, ``query`` (FinBen prompt +
-article), ``answer`` (the article title = reference), ``text`` (the article)). The hub exposes only ``test``
+(``data/<split>-NNNNN-of-NNNNN-<hash>.parquet``, fetched with ``huggingface_hub.snapshot_download``; columns
+``id``, ``query`` (FinBen prompt + article), ``answer`` (the article title = reference), ``text`` (the article)). The hub exposes only ``test``
 (2,000 rows), so the split is HELM's 10 % rule: ``random.Random(0).sample(range(n), n // 10)`` rows → few-shot
 pool (``train``), the other 90 % are evaluated. Should the hub ever expose a train (or valid) split, that split is
 the pool and test is kept whole (DATASETS.md §edtsum, Split).
@@ -15,10 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from lm_eval_enterprise.splits import helm_ten_percent
-from lm_eval_enterprise.data import (DataError, HFParquetSource, download_hf_parquet, hf_parquet_files,
-                                     local_parquet_files, read_parquet_rows)
+from lm_eval_enterprise.data import (DataError, HFParquetSource, download_hf_parquet, local_parquet_files,
+                                     read_parquet_rows, unverified)
 from lm_eval_enterprise.text import truncate_words
-from lm_eval_enterprise.datacheck import unverified
 
 HF_REPO = "TheFinAI/flare-edtsum"
 COLUMNS = ("id", "query", "answer", "text")
@@ -55,10 +54,8 @@ class EDTSum(HFParquetSource):
 
     def download(self, dest: Path, progress: bool = True) -> None:
         """Fetch ``test`` and, when the repo has one, a train/valid split (the spec's preferred few-shot pool)."""
-        listed = hf_parquet_files(self.hf_repo, dataset=self.id, revision=self.hf_revision, prefix=self.hf_prefix)
-        splits = list(self.hf_splits) + [s for s in POOL_SPLITS if s in listed]
         download_hf_parquet(self.hf_repo, dest, dataset=self.id, revision=self.hf_revision, prefix=self.hf_prefix,
-                            splits=splits)
+                            splits=self.hf_splits, optional=POOL_SPLITS)
 
     def _records(self, raw_dir: Path, split: str) -> list[dict]:
         out = []

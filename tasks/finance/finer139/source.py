@@ -42,9 +42,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from lm_eval_enterprise.fewshot import top_k_labels
-from lm_eval_enterprise.data import (ENV_DATA, HF_CONVERTED_REVISION, MANIFEST, DataError, HFParquetSource,
-                                     RemoteFile, _exc_line, is_offline, local_parquet_files)
-from lm_eval_enterprise.datacheck import check_count, unverified, verified
+from lm_eval_enterprise.data import (ENV_DATA, HF_CONVERTED_REVISION, MANIFEST, DataError, HFParquetSource, RemoteFile,
+                                     check_count, exc_line, is_offline, local_parquet_files, unverified, verified)
 
 log = logging.getLogger("lm_eval_enterprise.finer139")
 
@@ -106,7 +105,7 @@ def read_dataset_infos(path: Path) -> tuple[list[str] | None, dict[str, int]]:
     try:
         infos = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise DataError("finer139", path, f"not a readable JSON file ({_exc_line(exc)})") from exc
+        raise DataError("finer139", path, f"not a readable JSON file ({exc_line(exc)})") from exc
     info = infos.get(CONFIG) if isinstance(infos, dict) else None
     if info is None and isinstance(infos, dict) and len(infos) == 1:
         info = next(iter(infos.values()))
@@ -288,7 +287,7 @@ class JsonlSplits:
                 with zipfile.ZipFile(zpath) as zf:
                     names = [n for n in zf.namelist() if not n.endswith("/") and not n.startswith("__MACOSX/")]
             except (OSError, zipfile.BadZipFile) as exc:
-                raise DataError("finer139", zpath, f"not a readable zip archive ({_exc_line(exc)})") from exc
+                raise DataError("finer139", zpath, f"not a readable zip archive ({exc_line(exc)})") from exc
             members = {}
             for split in SPLITS:
                 found = [n for n in names if n.rsplit("/", 1)[-1] == f"{split}.jsonl"]
@@ -321,7 +320,7 @@ class JsonlSplits:
                 with open(self.root / self.members[split], "rb") as f:
                     yield from self._decoded(f, where)
         except (OSError, zipfile.BadZipFile, EOFError) as exc:  # truncated archive, CRC error, unreadable file
-            raise DataError(self.dataset, where, f"cannot read the file ({_exc_line(exc)})") from exc
+            raise DataError(self.dataset, where, f"cannot read the file ({exc_line(exc)})") from exc
 
     def _decoded(self, f, where: str) -> Iterator[tuple[int, str]]:
         for n, raw in enumerate(f, 1):
@@ -342,7 +341,7 @@ def jsonl_row(line: str, n: int, where: str, names: list[str] | None) -> tuple[s
     try:
         row = json.loads(line)
     except ValueError as exc:
-        raise DataError("finer139", loc, f"invalid JSON line ({_exc_line(exc)})") from exc
+        raise DataError("finer139", loc, f"invalid JSON line ({exc_line(exc)})") from exc
     tokens, tags = (row.get("tokens"), row.get("ner_tags")) if isinstance(row, dict) else (None, None)
     if not isinstance(tokens, list) or not isinstance(tags, list):
         raise DataError("finer139", loc, "expected an object with 'tokens' and 'ner_tags' lists")
@@ -463,7 +462,7 @@ class Finer139(HFParquetSource):
             try:
                 api.hf_hub_download(repo_id=self.hf_repo, filename=f.name, repo_type="dataset", local_dir=str(dest))
             except Exception as exc:  # network / auth / missing file: one actionable line
-                raise DataError(self.id, f"{where}/{f.name}", f"download failed ({_exc_line(exc)}); download "
+                raise DataError(self.id, f"{where}/{f.name}", f"download failed ({exc_line(exc)}); download "
                                 f"{f.url} by hand into ${ENV_DATA}/{self.id}/") from exc
 
     # -- conversion -----------------------------------------------------------------------------------------

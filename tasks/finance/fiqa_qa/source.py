@@ -19,9 +19,8 @@ import json
 import shutil
 from pathlib import Path
 
-from lm_eval_enterprise.data import DataError, RemoteFile
+from lm_eval_enterprise.data import DataError, RemoteFile, snapshot, unverified
 from lm_eval_enterprise.ranking import BM25, CANDIDATES, RankingSource, candidate_ids, natural_id_key, ranking_record
-from lm_eval_enterprise.datacheck import unverified
 
 HUB_CORPUS = "BeIR/fiqa"
 HUB_QRELS = "BeIR/fiqa-qrels"
@@ -73,6 +72,14 @@ def doc_text(row: dict) -> str:
     return " ".join(p for p in (str(row.get("title") or "").strip(), str(row["text"])) if p)
 
 
+def hub_candidates(name: str) -> list[str]:
+    """The repo files that can hold BEIR file ``name`` (``snapshot_download`` patterns): ``<file>.gz``, ``<file>``,
+    or a parquet copy named after its stem (``corpus*.parquet``, also in a folder)."""
+    stem = Path(name).name
+    base = stem.split(".")[0]
+    return [stem + ".gz", stem, f"{base}*.parquet", f"*/{base}*.parquet"]
+
+
 class FiqaQA(RankingSource):
     id = "fiqa_qa"
     domain = "finance"
@@ -86,23 +93,19 @@ class FiqaQA(RankingSource):
 
     # -- download ------------------------------------------------------------------------------------------------
     def download(self, dest: Path, progress: bool = True) -> None:
-        """Fetch the hub files with ``huggingface_hub`` and write the BEIR folder layout into ``dest``."""
-        from huggingface_hub import HfApi, hf_hub_download
-
-        api = HfApi()
+        """Fetch the hub files with ``huggingface_hub.snapshot_download`` (every candidate name of each file, see
+        :func:`hub_candidates`) and write the BEIR folder layout into ``dest``."""
         for repo, names in ((HUB_CORPUS, (CORPUS, QUERIES)), (HUB_QRELS, (QRELS_TEST, QRELS_TRAIN))):
-            try:
-                listing = api.list_repo_files(repo, repo_type="dataset")
-            except Exception as exc:  # network/auth errors of any kind → one line
-                raise DataError(self.id, f"hf://datasets/{repo}", f"cannot list the repository ({exc}); "
-                                "put the BEIR files (corpus.jsonl, queries.jsonl, qrels/*.tsv) in "
-                                "$LM_EVAL_ENTERPRISE_DATA/fiqa_qa/ instead") from exc
+            raw = dest / ".hub" / repo.replace("/", "--")
+            snapshot(repo, raw, dataset=self.id, patterns=[p for n in names for p in hub_candidates(n)])
+            listing = sorted(p.relative_to(raw).as_posix() for p in raw.rglob("*")
+                             if p.is_file() and not p.relative_to(raw).parts[0].startswith("."))
             for name in names:
                 remote = self._pick(repo, name, listing)
-                local = Path(hf_hub_download(repo, remote, repo_type="dataset"))
                 out = dest / name
                 out.parent.mkdir(parents=True, exist_ok=True)
-                self._materialise(local, remote, out)
+                self._materialise(raw / remote, remote, out)
+        shutil.rmtree(dest / ".hub", ignore_errors=True)
 
     def _pick(self, repo: str, name: str, listing: list[str]) -> str:
         stem = Path(name).name                                  # corpus.jsonl / test.tsv

@@ -10,8 +10,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from lm_eval_enterprise.data import DataError, HFParquetSource, map_rows, read_parquet_rows
-from lm_eval_enterprise.datacheck import unverified
+from lm_eval_enterprise.data import DataError, HFParquetSource, map_rows, read_parquet_rows, unverified
 
 HF_REPO = "TheFinAI/fiqa-sentiment-classification"
 HF_COMMIT = "b669064ceb406dfc33a86a8ddce203b7395a0fa1"  # "Upload 4 files" (2024-03-04): data/*.parquet

@@ -11,8 +11,7 @@ import zipfile
 from pathlib import Path
 
 from lm_eval_enterprise.splits import helm_ten_percent
-from lm_eval_enterprise.data import DataError, RemoteFile, Source, download_url, map_rows
-from lm_eval_enterprise.datacheck import unverified
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, download_url, map_rows, unverified
 
 CSV_NAME = "finalDataset_0208.csv"
 KAGGLE_URL = ("https://www.kaggle.com/api/v1/datasets/download/daittan/gold-commodity-news-and-dimensions"

@@ -15,8 +15,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows
-from lm_eval_enterprise.datacheck import unverified
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, unverified
 
 COMMIT = "2ec7084dcd55b4979bbe288d4aa1e962c685c9ab"
 JSON_NAME = "kpi_edgar.json"

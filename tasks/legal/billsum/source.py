@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_enterprise.data import DataError, HFParquetSource, read_parquet_rows
+from lm_eval_enterprise.data import DataError, HFParquetSource, read_parquet_rows, unverified
 from lm_eval_enterprise.text import collapse_ws, truncate_words
-from lm_eval_enterprise.datacheck import unverified
 
 HF_REPO = "FiscalNote/billsum"
 HF_COMMIT = "80bf8bc45b509641bd203107fff6a1db72949eaa"  # "Convert dataset to Parquet": data/*.parquet

@@ -23,8 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, MC_LETTERS, DataError, HFParquetSource, hf_class_names,
-                                     map_rows, read_parquet_rows)
-from lm_eval_enterprise.datacheck import unverified
+                                     map_rows, read_parquet_rows, unverified)
 
 HF_REPO = "casehold/casehold"
 CONFIG = "all"

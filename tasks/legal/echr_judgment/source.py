@@ -23,8 +23,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source
-from lm_eval_enterprise.datacheck import check_count, unverified
+from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, check_count, unverified
 
 log = logging.getLogger("lm_eval_enterprise.data")
 

@@ -21,8 +21,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from lm_eval_enterprise.data import DataError, RemoteFile, Source
-from lm_eval_enterprise.datacheck import unverified, verified
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, unverified, verified
 
 # the index order of the source files' Label/label column (NOT the label order of the metric; NOT HELM's
 # ["positive", "negative", "neutral"], which contradicts the Sentiment column of the train sheet)

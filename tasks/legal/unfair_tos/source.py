@@ -20,9 +20,8 @@ import io
 from pathlib import Path
 
 from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, DataError, HFParquetSource, RemoteFile, download_url,
-                                     map_rows, read_parquet_rows)
+                                     map_rows, read_parquet_rows, unverified, verified)
 from lm_eval_enterprise.text import norm
-from lm_eval_enterprise.datacheck import unverified, verified
 
 HF_REPO = "nguha/legalbench"
 CONFIG = "unfair_tos"

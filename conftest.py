@@ -1,0 +1,132 @@
+"""Fixtures and helpers shared by every test: ``tests/`` (the machinery) and ``tasks/<domain>/<id>/test_<id>.py``
+(one dataset each). One conftest for both, at the repository root; import the helpers with
+``from conftest import shared_sample, FakeHub``."""
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+SHARED_DATA = Path(__file__).resolve().parents[1] / "shared" / "data"
+
+
+def shared_sample(dataset: str) -> Path:
+    """../shared/data/<dataset>: real samples for tests. Missing → skip locally, fail under CI."""
+    d = SHARED_DATA / dataset
+    if not d.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI: real sample folder {d} is missing (../shared/data must sit beside the checkout)")
+        pytest.skip(f"real sample {d} not available")
+    return d
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory):
+    from lm_eval_enterprise.models import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-llama"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    # never touch the user's cache; a test that needs data passes data_root explicitly
+    monkeypatch.setenv("LM_EVAL_ENTERPRISE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("LM_EVAL_ENTERPRISE_DATA", raising=False)
+
+
+class FakeHub:
+    """Stands in for ``huggingface_hub.snapshot_download`` over ``{repo path: bytes}`` (or ``{repo id: {...}}`` when
+    several repos are served): picks the files with the hub's own pattern filter
+    (``huggingface_hub.utils.filter_repo_objects``, the fnmatch rules of ``allow_patterns``) and writes them under
+    ``local_dir`` at their repo paths, as the real function does; records every call."""
+
+    def __init__(self, files: dict, fail: BaseException | None = None):
+        self.files, self.fail, self.calls = files, fail, []
+
+    def __call__(self, *, repo_id, repo_type=None, revision=None, allow_patterns=None, local_dir=None, **_):
+        from huggingface_hub.utils import filter_repo_objects
+
+        self.calls.append({"repo_id": repo_id, "repo_type": repo_type, "revision": revision,
+                           "allow_patterns": list(allow_patterns or ())})
+        if self.fail:
+            raise self.fail
+        files = self.files.get(repo_id, {}) if all(isinstance(v, dict) for v in self.files.values()) else self.files
+        for path in filter_repo_objects(list(files), allow_patterns=allow_patterns):
+            dest = Path(local_dir) / path
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(files[path])
+        return str(local_dir)
+
+    def downloaded(self) -> list[str]:
+        """Repo paths the calls selected (all repos), in call and listing order."""
+        from huggingface_hub.utils import filter_repo_objects
+
+        out = []
+        for call in self.calls:
+            files = self.files.get(call["repo_id"], {}) if all(isinstance(v, dict) for v in self.files.values()) \
+                else self.files
+            out += list(filter_repo_objects(list(files), allow_patterns=call["allow_patterns"]))
+        return out
+
+
+# ------------------------------------------------------------------------------------------------ tiny-model runs
+def table_specs() -> dict:
+    """Every template table (``templates.py`` ``TASKS``) by table id (``fiqa_qa``, ``fiqa_qa_gen``, ...)."""
+    from lm_eval_enterprise import TASK_DIR
+    from lm_eval_enterprise.templating import all_specs
+
+    return {s.table_id: s for _, s in all_specs(Path(TASK_DIR))}
+
+
+def e2e_tasks(table_id: str) -> tuple[str, str]:
+    """The two variants every table runs end to end with the tiny model: its first and its last template (of its
+    first subtask)."""
+    spec = table_specs()[table_id]
+    _, group = spec.variant_groups()[0]
+    return f"{group}__{spec.templates[0].id}", f"{group}__{spec.templates[-1].id}"
+
+
+E2E_MAX_GEN_TOKS = 16  # generation bound of the tiny-model runs (a random model rarely emits a stop sequence)
+
+
+@pytest.fixture(scope="session")
+def tiny_eval(tiny_model_dir):
+    """``run(tasks, data_root="embedded", limit=2, gen_kwargs=None)``: lm-eval's ``simple_evaluate`` with the tiny
+    random Llama (hf backend, samples logged), memoised for the session so that the shared end-to-end test
+    (``tests/test_datasets.py``) and a dataset's own test read the same run."""
+    cache: dict = {}
+
+    def run(tasks, data_root="embedded", limit=2, gen_kwargs=None) -> dict:
+        key = (tuple(tasks), str(data_root), limit, gen_kwargs)
+        if key not in cache:
+            import lm_eval
+            from lm_eval.tasks import TaskManager
+
+            from lm_eval_enterprise import TASK_DIR
+
+            tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(data_root)})
+            cache[key] = lm_eval.simple_evaluate(
+                model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32", device="cpu", tasks=list(tasks),
+                task_manager=tm, limit=limit, log_samples=True, bootstrap_iters=0, gen_kwargs=gen_kwargs)
+        return cache[key]
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def tiny_e2e(tiny_eval):
+    """``run(table_id)``: the embedded-data run of :func:`e2e_tasks` (limit 2 documents, a whole query of 20
+    candidate documents for the log-likelihood ranking tables; generation bounded by :data:`E2E_MAX_GEN_TOKS`)."""
+
+    def run(table_id: str) -> dict:
+        spec = table_specs()[table_id]
+        ranking = spec.family.startswith("ranking")  # one query = 20 documents: --limit must be a multiple of 20
+        long_gen = spec.output_type == "generate_until" and spec.max_gen_toks > E2E_MAX_GEN_TOKS
+        return tiny_eval(e2e_tasks(table_id), limit=20 if ranking else 2,
+                         gen_kwargs=f"max_gen_toks={E2E_MAX_GEN_TOKS}" if long_gen else None)
+
+    return run

@@ -1,0 +1,157 @@
+"""The :class:`Source` model: what one dataset's loader (``tasks/<domain>/<id>/source.py``) declares and implements,
+and the record fields shared by every dataset of a task type (:func:`mc_fields`).
+
+A Source knows only its own source format: the files to fetch (:attr:`Source.files` / :meth:`Source.download`),
+the conversion of those files to the common record schema with the split recipe (:meth:`Source.convert`), the
+pre-split rows' conversion (:meth:`Source.convert_presplit`) and the expected counts (:attr:`Source.expected_rows`).
+Locating, checking, caching and serving the data is the rest of :mod:`lm_eval_enterprise.data`.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ..errors import DataError
+from .checks import MANIFEST, CountCheck, Rows, as_rows, check_count, manifest_rows
+from .download import RemoteFile, download_url
+
+log = logging.getLogger("lm_eval_enterprise.data")
+
+
+MC_LETTERS = "ABCDEFGHIJ"  # option letters of multiple-choice records ([ACC]: A–J, assigned by position)
+
+
+def mc_fields(record: dict) -> dict:
+    """The fields the ``multiple_choice`` task family needs, added to a multiple-choice record
+    ``{id, question, choices, answer}`` (DATASETS.md §Common conventions; ``Source.task_type == "mc"``):
+
+    * ``label_names`` = the option letters ``["A", …]`` (one per choice): the ``AnswerFilter`` verbaliser set;
+    * ``answer_letter`` = the letter of ``answer`` (0-based index into ``choices``): compared with the filtered
+      letter by :func:`lm_eval_enterprise.hooks.multiple_choice` and used as the YAML's ``doc_to_target``;
+    * ``n_options`` = ``len(choices)`` (k of the uniform accuracy baseline 1/k).
+
+    ``{"choices": ["x", "y", "z"], "answer": 2}`` → ``label_names ["A", "B", "C"]``, ``answer_letter "C"``,
+    ``n_options 3``. Raises ``ValueError`` for more than 10 choices or an answer outside the choices.
+    """
+    import operator
+
+    choices, answer = record["choices"], record["answer"]
+    k = len(choices)
+    if not 1 <= k <= len(MC_LETTERS):
+        raise ValueError(f"multiple-choice record {record.get('id')!r}: {k} choices (1–{len(MC_LETTERS)} allowed)")
+    try:
+        answer = operator.index(answer) if not isinstance(answer, bool) else None  # int, numpy int; not bool/str
+    except TypeError:
+        answer = None
+    if answer is None or not 0 <= answer < k:
+        raise ValueError(f"multiple-choice record {record.get('id')!r}: answer {record['answer']!r} is not an "
+                         f"index of its {k} choices")
+    return {**record, "label_names": list(MC_LETTERS[:k]), "answer_letter": MC_LETTERS[answer], "n_options": k}
+
+
+class Source:
+    """Base class of a dataset's loader. Subclasses set the class attributes and implement :meth:`convert`.
+
+    ``convert(raw_dir)`` turns the files of the source layout into ``{split: [record, ...]}`` in the common record
+    schema (DATASETS.md §Common conventions) applying the split recipe; ``convert_presplit(rows)`` maps rows of
+    the pre-split layout with the same per-row code. Records must have a string ``id`` (or ``qid`` for ranking).
+    """
+
+    id: str = ""
+    domain: str = ""
+    task_type: str = ""                 # classification | ner | kpi | ranking | numeric | summarization | mc
+    files: tuple[RemoteFile, ...] = ()  # the source layout: what download() fetches
+    # per split after the recipe: verified(n, evidence) — counted on a genuine file, a mismatch is an error — or
+    # unverified(n | None, evidence) — a mismatch is a warning (lm_eval_enterprise.data.checks); every split declared
+    expected_rows: dict[str, Rows] = {}
+    labels: tuple[str, ...] = ()        # classification label set (canonical spelling, spec order)
+    positive_label: str | None = None   # binary F1 tasks
+    subtasks: tuple[str, ...] = ()      # datasets made of several tasks (gold_news)
+    eval_split: str = "test"
+    # split evaluated instead when every record of eval_split lacks a gold answer (e.g. an unlabelled test release);
+    # the task YAML of such a dataset reads the split "eval", which the data layer fills with the chosen one
+    eval_fallback: str | None = None
+    fewshot_source_split: str = "train"
+    # True: convert() already chose the shots and returns the pool split in [BAL] selection order (e.g. a dataset
+    # whose few-shot pool is "k rows chosen by [BAL] from all rows"); the fewshot split keeps that order as is
+    fewshot_preordered: bool = False
+
+    # -- what subclasses implement ------------------------------------------------------------------------------
+    def download(self, dest: Path, progress: bool = True) -> None:
+        """Fetch the source layout into ``dest`` (default: every :attr:`files` URL)."""
+        for f in self.files:
+            download_url(f.url, dest / f.name, self.id, f.sha256, progress)
+
+    def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
+        raise NotImplementedError
+
+    def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
+        raise DataError(self.id, data_dir, "this dataset has no pre-split layout; provide the source files "
+                        f"{[f.name for f in self.files]}")
+
+    def fewshot_key(self, record: dict) -> Any:
+        """[BAL] label key: the class label for classification, the reference string otherwise."""
+        for field in ("label", "target", "answer", "summary"):
+            if field in record:
+                return record[field]
+        raise KeyError("fewshot_key: record has no label/target field; override fewshot_key")
+
+    def select(self, splits: dict[str, list[dict]], subtask: str | None) -> dict[str, list[dict]]:
+        """Records of one subtask (identity for datasets without subtasks)."""
+        if subtask:
+            raise DataError(self.id, None, f"unknown subtask {subtask!r} (dataset has none)")
+        return splits
+
+    def finalize(self, record: dict) -> dict:
+        """Add the fields every task of this type needs (label set, positive label)."""
+        if self.task_type == "classification":
+            record = {**record, "label_names": list(self.labels)}
+            if self.positive_label is not None:
+                record["positive_label"] = self.positive_label
+        elif self.task_type == "mc":
+            record = mc_fields(record)
+        return record
+
+    def fewshot_transform(self, record: dict) -> dict:
+        """Applied to few-shot examples only (e.g. shorter truncation of long documents in shots)."""
+        return record
+
+    def task_metadata(self, splits: dict[str, list[dict]]) -> dict[str, Any]:
+        """Facts computed from the loaded data that results must record (e.g. finer139's top-10 tag list).
+
+        ``splits`` is :func:`load_records`' output. The task class merges the returned dict (via
+        :func:`loaded_task_metadata`) into the ``metadata`` of the lm-eval task that loads the data, so it lands in
+        ``results["configs"][task]["metadata"]`` and runs on different data are told apart. Default: nothing.
+        """
+        return {}
+
+    # -- shared machinery ---------------------------------------------------------------------------------------
+    def has_source_layout(self, d: Path) -> bool:
+        return bool(self.files) and all((d / f.name).exists() for f in self.files)
+
+    def expected_for(self, data_dir: Path) -> dict[str, Rows]:
+        """Expected counts for this folder: its ``MANIFEST.json`` (exact, as verified) or :attr:`expected_rows`."""
+        manifest = data_dir / MANIFEST
+        if manifest.exists():
+            return manifest_rows(manifest, self.id)
+        return {s: as_rows(r) for s, r in self.expected_rows.items()}
+
+    def check_rows(self, splits: dict[str, list[dict]], data_dir: Path,
+                   provided: Iterable[str] | None = None) -> list[CountCheck]:
+        """Compare every split's count with :meth:`expected_for` (:func:`~lm_eval_enterprise.data.checks.check_count`:
+        verified mismatch → error, unverified → warning). ``provided``: the splits a pre-split folder holds (an
+        absent file is not a count of 0); ``None`` (source layout): a missing expected split counts 0 rows."""
+        expected = self.expected_for(data_dir)
+        names = list(expected) + [s for s in splits if s not in expected]
+        if provided is not None:
+            names = [s for s in names if s in set(provided)]
+        return [check_count(self.id, s, len(splits.get(s, [])), expected.get(s), data_dir) for s in names]
+
+
+def map_rows(rows: list[dict], fn: Callable[[dict], dict | None], dataset: str, where: str) -> list[dict]:
+    """Apply a row→record function; a row the recipe drops returns None and is counted in the log."""
+    out = [r for r in (fn(row) for row in rows) if r is not None]
+    if len(out) != len(rows):
+        log.info("[%s] %s: %d of %d rows dropped by the recipe", dataset, where, len(rows) - len(out), len(rows))
+    return out

@@ -1,0 +1,116 @@
+"""spec5g_sum: simplification_dataset.csv loader (fixture), seeded 15 % split, empty-row drop, shared SPEC5G Drive
+download, errors, templates, 0-shot end to end (no real sample exists for SPEC5G: the fixture is used)."""
+import csv
+import json
+import math
+import shutil
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.tasks.cyber.spec5g_cls import source as CLS
+from lm_eval_enterprise.tasks.cyber.spec5g_sum import source as S
+from lm_eval_enterprise.tasks.cyber.spec5g_sum.templates import TASKS, TEMPLATES
+from lm_eval_enterprise.templating import answer_filter
+from lm_eval_enterprise.testing import GARBAGE
+
+SRC = get_source("spec5g_sum")
+FIX = fixture_dir("spec5g_sum")
+N = 60
+EMPTY_ROWS = (17, 40)  # fixture rows with an empty Simplification / Paragraph
+
+
+def _csv_rows():
+    with open(FIX / S.CSV_NAME, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def test_convert_fixture_is_the_seeded_split_with_empty_rows_dropped():
+    rows = _csv_rows()
+    assert len(rows) == N
+    assert [i for i, r in enumerate(rows) if not r["Paragraph"].strip() or not r["Simplification"].strip()] == \
+        list(EMPTY_ROWS)
+    splits = SRC.convert(FIX)
+    test_pos = np.random.RandomState(0).permutation(N)[:round(0.15 * N)].tolist()  # df.sample(frac=0.15, rs=0)
+    assert 40 in test_pos and 17 not in test_pos
+    assert [r["id"] for r in splits["test"]] == [str(i) for i in test_pos if i not in EMPTY_ROWS]
+    assert [r["id"] for r in splits["train"]] == [str(i) for i in range(N) if i not in test_pos and i not in EMPTY_ROWS]
+    assert (len(splits["train"]), len(splits["test"])) == (50, 8)
+    for rec in splits["test"] + splits["train"]:
+        row = rows[int(rec["id"])]
+        assert rec == {"id": rec["id"], "document": " ".join(row["Paragraph"].split()),
+                       "summary": " ".join(row["Simplification"].split())}
+    assert any("\n" in rows[int(r["id"])]["Paragraph"] for r in splits["test"] + splits["train"])
+    assert SRC.convert(FIX) == splits
+
+
+def test_zero_shot_with_a_pool_and_generation_settings():
+    recs = load_records("spec5g_sum", data_root="embedded")
+    assert len(recs["test"]) == 8 and len(recs["fewshot"]) == 50
+    assert TASKS.num_fewshot == 0 and TASKS.max_gen_toks == 128 and TASKS.until == ("\n\n",)
+    assert TASKS.family == "summarization" and TASKS.primary_metric == "rouge_l"
+
+
+def test_download_is_the_shared_spec5g_code(tmp_path, monkeypatch):
+    assert isinstance(SRC, CLS.SPEC5GDriveSource) and SRC.files[0].url == CLS.DRIVE_FOLDER_URL
+    calls = []
+    entry = types.SimpleNamespace(id="id-sum", path="SPEC5G/simplification_dataset.csv")
+    fake = types.ModuleType("gdown")
+    fake.download_folder = lambda **kw: calls.append(kw["id"]) or [entry]
+    fake.download = lambda id=None, output=None, quiet=False: (calls.append(id), Path(output).write_text("x"))[1] \
+        and output
+    monkeypatch.setitem(sys.modules, "gdown", fake)
+    SRC.download(tmp_path, progress=False)
+    assert calls == [CLS.DRIVE_FOLDER_ID, "id-sum"] and (tmp_path / S.CSV_NAME).read_text() == "x"
+    monkeypatch.setitem(sys.modules, "gdown", None)
+    with pytest.raises(DataError, match=r"^\[spec5g_sum\] .*optional package gdown.*simplification_dataset\.csv"):
+        SRC.download(tmp_path, progress=False)
+
+
+def test_wrong_row_count_and_bad_csv_are_one_line_errors(tmp_path):
+    d = tmp_path / "spec5g_sum"
+    shutil.copytree(FIX, d)
+    man = json.loads((d / "MANIFEST.json").read_text())
+    man["expected_rows"]["train"] = 51
+    (d / "MANIFEST.json").write_text(json.dumps(man))
+    with pytest.raises(DataError) as e:
+        load_records("spec5g_sum", data_root=str(tmp_path))
+    msg = str(e.value)
+    assert msg.startswith(f"[spec5g_sum] {d}:") and "split 'train' has 50 rows after conversion, expected 51" in msg
+    assert "\n" not in msg
+    (tmp_path / S.CSV_NAME).write_text("Paragraph,Summary\na,b\n")
+    with pytest.raises(DataError, match=r"simplification_dataset\.csv: missing columns \['Simplification'\]"):
+        SRC.convert(tmp_path)
+
+
+def test_templates_accept_gold_and_reject_garbage():
+    assert TEMPLATES[0].description == ("Summarize the following text from a 5G protocol specification in plain "
+                                        "language.\n\n")
+    assert TEMPLATES[0].doc_to_text == "Text: {{document}}\nSummary:"
+    golds = [r["summary"] for r in SRC.convert(FIX)["test"]]
+    for t in TEMPLATES:
+        flt = answer_filter(TASKS, t)   # [PARSE]: the whole completion, a failure iff no letter or digit
+        for g in golds:
+            assert flt.read(" " + g, {}) == g
+        for junk in (GARBAGE, "", " ... ", "?!\n-"):
+            assert flt.read(junk, {}) == "[invalid]"
+        out = flt.read(" The UE waits.\nThen it retries.\n\nText:", {})
+        assert out == "The UE waits.\nThen it retries." and out.adherent is (t.id != "t3")  # t3: one line
+
+
+def test_end_to_end_fixture_tiny_model(tiny_eval):
+    tasks = ["ent_spec5g_sum__t1", "ent_spec5g_sum__t4"]
+    res = tiny_eval(tasks, gen_kwargs="max_gen_toks=16")
+    first = load_records("spec5g_sum", data_root="embedded")["test"][0]
+    for t in tasks:
+        row = res["results"][t]
+        for key in ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer"):
+            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0
+        assert res["configs"][t]["num_fewshot"] == 0
+        assert res["samples"][t][0]["target"] == first["summary"]
+    prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
+    assert prompt == TEMPLATES[0].description + f"Text: {first['document']}\nSummary:"

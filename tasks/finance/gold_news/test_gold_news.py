@@ -1,0 +1,103 @@
+"""gold_news: loader on the source format (fixture), on the real sample, HELM split, errors, end to end."""
+import csv
+import json
+import random
+
+import pytest
+
+from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES, CSV_NAME, helm_split
+
+from conftest import shared_sample
+
+SRC = get_source("gold_news")
+
+
+def test_helm_split_matches_python_random_recipe():
+    # HELM: random.seed(0); train_idx = random.sample(range(n), floor(n/10))
+    random.seed(0)
+    expected = set(random.sample(range(11412), 11412 // 10))
+    assert helm_split(11412) == expected
+    assert len(expected) == 1141
+
+
+def test_convert_fixture_source_layout():
+    splits = SRC.convert(fixture_dir("gold_news"))
+    assert (len(splits["train"]), len(splits["test"])) == (6, 54)
+    rec = splits["test"][0]
+    assert set(rec) == {"id", "text", "labels"} and set(rec["labels"]) == set(CATEGORIES)
+    assert all(v in ("Yes", "No") for r in splits["test"] for v in r["labels"].values())
+    # the split is the HELM rule on row order
+    train_ids = {int(r["id"]) for r in splits["train"]}
+    assert train_ids == helm_split(60)
+
+
+def test_each_subtask_and_balanced_shots():
+    for sub in CATEGORIES:
+        recs = load_records("gold_news", sub, data_root="embedded")
+        assert {r["label"] for r in recs["test"]} <= {"Yes", "No"}
+        assert recs["test"][0]["label_names"] == ["Yes", "No"]
+        shots = recs["fewshot"][:5]
+        if len({r["label"] for r in recs["train"]}) == 2:
+            assert {r["label"] for r in shots} == {"Yes", "No"}, sub
+
+
+def test_real_sample_presplit():
+    d = shared_sample("gold_news")
+    recs = load_records("gold_news", "direction_down", data_root=str(d.parent))
+    first = json.loads((d / "test.jsonl").open().readline())
+    assert (len(recs["test"]), len(recs["train"])) == (300, 100)
+    assert recs["test"][0]["id"] == str(first["row_index"])
+    assert recs["test"][0]["text"] == first["News"]
+    assert recs["test"][0]["label"] == first["labels"]["direction_down"]
+    # HELM's category name in the sample maps onto ours
+    assert load_records("gold_news", "asset_comparison", data_root=str(d.parent))["test"]
+    with pytest.raises(DataError, match=r"\[gold_news\].*no labels for subtask 'price_or_not'"):
+        load_records("gold_news", "price_or_not", data_root=str(d.parent))
+
+
+def _write_csv(path, n_rows):
+    cols = ["News"] + [c for c, _ in CATEGORIES.values()]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for i in range(n_rows):
+            w.writerow([f"gold headline {i}"] + [i % 2] * 9)
+
+
+def test_bad_label_value_names_file_and_line(tmp_path):
+    d = tmp_path / "gold_news"
+    d.mkdir()
+    _write_csv(d / CSV_NAME, 3)
+    text = (d / CSV_NAME).read_text().replace("gold headline 1,1,1", "gold headline 1,maybe,1")
+    (d / CSV_NAME).write_text(text)
+    with pytest.raises(DataError, match=r"finalDataset_0208.csv:3: label value 'maybe' is not 0/1"):
+        SRC.convert(d)
+
+
+def _evaluate(model_dir, tasks, data_root, limit, seed=0):
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+
+    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(data_root)})
+    return lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={model_dir},dtype=float32", device="cpu",
+                                   tasks=tasks, task_manager=tm, limit=limit, log_samples=True, bootstrap_iters=0,
+                                   random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed)
+
+
+def test_end_to_end_real_sample_tiny_model_is_deterministic(tiny_model_dir):
+    d = shared_sample("gold_news")
+    tasks = ["ent_gold_news_direction_up__t1", "ent_gold_news_direction_up__t4"]
+    a = _evaluate(tiny_model_dir, tasks, d.parent, limit=3)
+    b = _evaluate(tiny_model_dir, tasks, d.parent, limit=3)
+    for t in tasks:
+        row = a["results"][t]
+        assert 0.0 <= row["weighted_f1,answer"] <= 1.0 and 0.0 <= row["format_failure,answer"] <= 1.0
+        assert row == b["results"][t]
+        prompts_a = [s["arguments"][0][0] for s in a["samples"][t]]
+        prompts_b = [s["arguments"][0][0] for s in b["samples"][t]]
+        assert prompts_a == prompts_b
+        # five [BAL] shots from the real train sample precede the eval headline
+        assert prompts_a[0].count("Headline:" if t.endswith("t1") else "Input:") == 6
+    assert a["configs"][tasks[0]]["metadata"]["template_id"] == "t1"
