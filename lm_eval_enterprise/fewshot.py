@@ -1,4 +1,4 @@
-"""HELM class-balanced few-shot selection ([BAL] of DATASETS.md).
+"""HELM class-balanced few-shot selection ([BAL], docs/conventions.md#bal).
 
 lm-eval 0.4.13 has no class-balanced sampler, so every loader returns a ``fewshot`` split that is already in
 [BAL] order; the task YAMLs use ``fewshot_config: {sampler: first_n}`` and therefore get exactly HELM's shots.

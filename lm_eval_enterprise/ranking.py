@@ -1,7 +1,7 @@
 """Shared code of the pointwise yes/no ranking datasets (fiqa_qa, insurance_qa): BM25, candidate lists,
 flattening to (query, candidate) pair documents, and a :class:`RankingSource` base for their loaders.
 
-Record shapes (DATASETS.md §Common conventions):
+Record shapes (docs/conventions.md#records):
 
 * ranking record (what ``convert()`` returns, one per query):
   ``{qid, question, candidates: [{docid, text}], relevant: [docid]}``;

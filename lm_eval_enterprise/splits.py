@@ -1,4 +1,5 @@
-"""Split recipes that several HELM scenarios share (one implementation each; DATASETS.md names them per dataset).
+"""Split recipes that several HELM scenarios share (one implementation each; docs/conventions.md#split-recipes,
+each dataset README names its recipe).
 
 * :func:`helm_ten_percent` — ``random.seed(seed); random.sample(range(n), floor(n / 10))``: the rows HELM moves
   from an all-test dataset to the few-shot pool (gold_news, edtsum).

@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-# 25 datasets × 5 templates = 125 task variants; the family mix of DATASETS.md (classification-heavy)
+# 25 datasets × 5 templates = 125 task variants; the family mix of the 25 datasets
+# (README, Datasets table; classification-heavy)
 DATASETS = ([("classification_weighted", 10), ("classification_binary", 2), ("classification_macro", 1),
              ("multiple_choice", 2), ("entity", 2), ("kpi", 1), ("ranking", 2), ("numeric", 1),
              ("summarization", 4)])

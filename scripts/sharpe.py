@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Sharpe score across instruction templates (thin wrapper of ``lm-eval-enterprise sharpe``; see SHARPE.md).
+"""Sharpe score across instruction templates (thin wrapper of ``lm-eval-enterprise sharpe``; see docs/sharpe.md).
 
     python scripts/sharpe.py OUT_DIR [OUT_DIR ...] [--out DIR] [--ddof {0,1}] [--baseline ...] [--bootstrap B] ...
 """

@@ -1,8 +1,11 @@
-"""docs/ stays true: every relative link and anchor in docs/*.md resolves, and every convention tag cited in the
-repository's Markdown ("[PARSE]", "[NORM-E]" …) has its anchor in docs/conventions.md."""
+"""docs/ stays true and the repository stands alone: every relative link and anchor in the repository's Markdown
+resolves, every convention tag cited there ("[PARSE]", "[NORM-E]" …) has its anchor in docs/conventions.md, and no
+file points to a document the repository does not hold."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,13 +57,23 @@ def test_anchor_collection(tmp_path):
 DOC_FILES = sorted(DOCS.glob("*.md"))
 
 
+def _markdown_files():
+    for p in sorted(ROOT.rglob("*.md")):
+        if not SKIP_DIRS & set(p.relative_to(ROOT).parts):
+            yield p
+
+
+MARKDOWN_FILES = list(_markdown_files())
+
+
 def test_docs_exist():
     names = {p.name for p in DOC_FILES}
     assert {"README.md", "conventions.md", "metrics.md", "sharpe.md", "data.md", "lm_eval.md"} <= names
 
 
-@pytest.mark.parametrize("doc", DOC_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("doc", MARKDOWN_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_relative_links_resolve(doc: Path):
+    """Every relative link of every Markdown file (docs/, READMEs of the datasets …) reaches a file and anchor."""
     text = prose(doc)
     bad = []
     for target in LINK.findall(text):
@@ -72,20 +85,93 @@ def test_relative_links_resolve(doc: Path):
             bad.append(f"{target}: {dest} does not exist")
         elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
             bad.append(f"{target}: no anchor '{anchor}' in {dest.relative_to(ROOT)}")
-    assert not bad, f"{doc.name}: " + "; ".join(bad)
-
-
-def _markdown_files():
-    for p in sorted(ROOT.rglob("*.md")):
-        if not SKIP_DIRS & set(p.relative_to(ROOT).parts):
-            yield p
+    assert not bad, f"{doc.relative_to(ROOT)}: " + "; ".join(bad)
 
 
 def test_every_cited_tag_is_defined():
     defined = anchors(DOCS / "conventions.md")
     missing = {}
-    for p in _markdown_files():
+    for p in MARKDOWN_FILES:
         for tag in TAG.findall(prose(p)):
             if tag.lower() not in defined:
                 missing.setdefault(tag, str(p.relative_to(ROOT)))
     assert not missing, f"tags without an anchor in docs/conventions.md (tag: first file): {missing}"
+
+
+# ----------------------------------------------------------------------------- the repository stands alone
+# Names of documents that are not in the repository; spelled in pieces so this file does not match itself.
+NOTES = "LM_EVAL" + "_NOTES"   # also cited without ".md" ("… NOTES §8")
+EXTERNAL = tuple(name + ".md" for name in ("DATASETS", "SHARPE", "MODELS", "DESIGN")) + (NOTES, ".." + "/shared")
+# Exact exceptions, with the reason.
+ALLOWED = {
+    "tests/conftest.py": "finds the real samples: shared/data beside the checkout (docs/data.md#real-samples)",
+}
+# Files another branch is moving or splitting; the lead rewrites their references after that merge.
+PENDING_LAYOUT_MERGE = ("lm_eval_enterprise/data.py", "lm_eval_enterprise/datacheck.py", "lm_eval_enterprise/cli.py",
+                        "lm_eval_enterprise/demo.py", "lm_eval_enterprise/fixtures/", "scripts/make_fixture_")
+DATASET_TEST = re.compile(r"tests/test_([a-z0-9_]+)\.py$")
+
+
+def _repo_files() -> list[str]:
+    """Tracked files plus new files not yet committed (both as git lists them), paths relative to the root."""
+    try:
+        out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
+                             capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        pytest.skip(f"not a git checkout, cannot list the repository's files: {e}")
+    return sorted({p for p in out.decode("utf-8").split("\0") if p and (ROOT / p).is_file()})
+
+
+def _dataset_ids() -> set[str]:
+    return {p.parent.name for p in ROOT.glob("tasks/*/*/templates.py")}
+
+
+def _pending(path: str, ids: set[str]) -> bool:
+    m = DATASET_TEST.match(path)
+    return path.startswith(PENDING_LAYOUT_MERGE) or bool(m and m.group(1) in ids)
+
+
+def _external_references(paths: list[str]) -> list[str]:
+    hits = []
+    for path in paths:
+        try:
+            text = (ROOT / path).read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # binary files (parquet, xlsx, zip fixtures)
+            continue
+        for no, line in enumerate(text.splitlines(), 1):
+            hits += [f"{path}:{no}: {name}" for name in EXTERNAL if name in line]
+    return hits
+
+
+def test_external_name_list():
+    assert len(EXTERNAL) == 6 and {"DATASETS" + ".md", NOTES, ".." + "/shared"} <= set(EXTERNAL)
+    ids = _dataset_ids()
+    assert len(ids) == 25 and "tram" in ids
+    assert _pending("tests/test_tram.py", ids) and _pending("scripts/make_fixture_tram.py", ids)
+    assert not _pending("tests/test_metrics.py", ids) and not _pending("lm_eval_enterprise/metrics.py", ids)
+
+
+def test_external_references_are_found(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    (tmp_path / "a.py").write_text("x = 1\n# see " + "SHARPE" + ".md §3\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("samples in " + ".." + "/shared/data\n", encoding="utf-8")
+    (tmp_path / "c.bin").write_bytes(b"\xff\xfe\x00")
+    assert _external_references(["a.py", "b.md", "c.bin"]) == [
+        "a.py:2: " + "SHARPE" + ".md", "b.md:1: " + ".." + "/shared"]
+
+
+def test_no_reference_to_documents_outside_the_repository():
+    """Code, docs, READMEs, YAML comments point to docs/ or the dataset README, never to files the repository does
+    not hold (the allowed exceptions are listed with their reason; pending files are checked by the next test)."""
+    ids = _dataset_ids()
+    paths = [p for p in _repo_files() if p not in ALLOWED and not _pending(p, ids)]
+    assert len(paths) > 100
+    hits = _external_references(paths)
+    assert not hits, "references to documents outside the repository:\n" + "\n".join(hits)
+
+
+@pytest.mark.xfail(strict=False, reason="skipped files pending the layout merge")
+def test_no_reference_to_documents_outside_the_repository_in_pending_files():
+    ids = _dataset_ids()
+    hits = _external_references([p for p in _repo_files() if p not in ALLOWED and _pending(p, ids)])
+    assert not hits, "references to documents outside the repository:\n" + "\n".join(hits)

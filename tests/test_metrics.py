@@ -1,5 +1,5 @@
 """Metric functions (lm_eval_enterprise/metrics.py) and their lm-eval adapters (hooks.py) against
-DATASETS.md §Common conventions. Every expected value is worked out by hand from the spec formula; the
+docs/metrics.md and docs/conventions.md. Every expected value is worked out by hand from the formula; the
 working is in the comments next to each assertion (no expected value is produced by the code under test).
 """
 import math

@@ -1,4 +1,4 @@
-"""SHARPE.md §3: every test vector of the baseline table (exact formulas, majority, simulation)."""
+"""docs/sharpe.md#baselines: every test vector of the baseline table (exact formulas, majority, simulation)."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""The whole tool on synthetic lm-eval output folders (written with the real hooks): SHARPE.md §11 worked examples
+"""The whole tool on synthetic lm-eval output folders (written with the real hooks): docs/sharpe.md#worked-examples
 from files (both ddof), pairing, subtasks, every bad input of the issue, the CLI and every output format."""
 import csv
 import json

@@ -1,5 +1,5 @@
-"""SHARPE.md §11 worked examples (both ddof), §5 degenerate cases and the §11 property tests, on the statistics
-functions. The same examples run through the whole tool (files → records) in test_sharpe_engine.py."""
+"""docs/sharpe.md#worked-examples (both ddof, and the properties listed there) and #degenerate-cases, on the
+statistics functions. The same examples run through the whole tool (files → records) in test_sharpe_engine.py."""
 import math
 
 import numpy as np

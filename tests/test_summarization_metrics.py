@@ -1,4 +1,4 @@
-"""[RL] ROUGE-L and the summarization answer format, hand-worked (DATASETS.md §Common conventions).
+"""[RL] ROUGE-L and the summarization answer format, hand-worked (docs/metrics.md#rl).
 
 ROUGE-L (sentence level) over the rouge-score tokens (lower-case, non-alphanumerics → spaces, Porter stems):
 LCS = longest common subsequence of reference and prediction tokens, P = LCS/|prediction|, R = LCS/|reference|,

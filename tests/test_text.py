@@ -1,4 +1,4 @@
-"""[NORM], [TRUNC] and the stop-sequence cut of lm_eval_enterprise/text.py (DATASETS.md §Common conventions)."""
+"""[NORM], [TRUNC] and the stop-sequence cut of lm_eval_enterprise/text.py (docs/conventions.md#norm, #trunc)."""
 import string
 
 import pytest

@@ -1,7 +1,7 @@
 """Python API of the Sharpe aggregation tool.
 
 >>> from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown, write_outputs
->>> result = aggregate(["out/"], ddof=1, bootstrap=2000)          # dict, see SHARPE.md §13
+>>> result = aggregate(["out/"], ddof=1, bootstrap=2000)          # dict, see docs/sharpe.md#outputs
 >>> write_outputs(result, "sharpe_out")                          # aggregate.json, CSVs, leaderboard.md, report.html, HF
 >>> print(leaderboard_markdown(["out/"]))
 """

@@ -1,4 +1,4 @@
-"""Expected score of an uninformative predictor (SHARPE.md §3): the Sharpe score's "risk-free" term b.
+"""Expected score of an uninformative predictor (docs/sharpe.md#baselines): the Sharpe score's "risk-free" term b.
 
 ``uniform``: a predictor that outputs a uniformly random label from the task's valid label set (never an invalid
 string), independently per document. ``majority``: always the most frequent gold label (ties → first in the label
@@ -328,7 +328,7 @@ def compute(metric: str, family: str | None, agg: str, info: LabelInfo, method: 
     if metric == "format_failure":
         return Baseline(0.0, "zero", note="format-failure rate: baseline 0")
     if metric in ZERO_METRICS or (family in ZERO_FAMILIES and metric != "format_failure"):
-        return Baseline(0.0, "zero", note="no-information generator scores 0 (SHARPE.md §3)")
+        return Baseline(0.0, "zero", note="no-information generator scores 0 (docs/sharpe.md#generation-baseline)")
     f1_avg = {"agg_weighted_f1": "weighted", "agg_macro_f1": "macro", "agg_binary_f1": "binary"}.get(agg)
     if f1_avg or (metric == "accuracy" and info.kind == "classification"):
         if info.kind != "classification" or not info.gold_counts:

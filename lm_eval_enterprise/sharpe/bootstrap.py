@@ -1,10 +1,10 @@
-"""Bootstrap resampling (SHARPE.md §8).
+"""Bootstrap resampling (docs/sharpe.md#bootstrap).
 
 One generator ``np.random.default_rng(seed)`` per dataset row (so a row's intervals do not depend on which other
 datasets or models are in the run). Per iteration b = 1..B: a document index vector ``rng.integers(0, D, D)``
 shared by every template and every model of the row, then — with template resampling — a template index vector
-``rng.integers(0, T, T)``. This is the reference draw order of SHARPE.md §11 Ex 5; without template resampling the
-B draws are taken as one ``rng.integers(0, D, (B, D))`` call, which yields the identical stream.
+``rng.integers(0, T, T)``: the reference draw order (example 5 of docs/sharpe.md#worked-examples). Without template
+resampling the B draws are taken as one ``rng.integers(0, D, (B, D))`` call, which yields the identical stream.
 
 Document indices become a multiplicity matrix W (B × D): the resampled score of every template is
 ``Scorer.finalize(W @ features)`` (see :mod:`.scoring`).

@@ -1,5 +1,5 @@
 """``lm-eval-enterprise sharpe`` (and ``scripts/sharpe.py``): Sharpe score and robustness statistics across
-instruction templates, from lm-eval output folders (SHARPE.md).
+instruction templates, from lm-eval output folders (definitions: docs/sharpe.md).
 
 Exit codes: 0 ok; 2 inconsistent or unreadable inputs (missing template/metric under --strict, missing metric,
 doc-set mismatch under --strict, mixed chat settings under --strict, --exclude-template matching nothing under

@@ -1,4 +1,4 @@
-"""Reading lm-eval output folders (LM_EVAL_NOTES.md §11, SHARPE.md §12).
+"""Reading lm-eval output folders (docs/lm_eval.md#output-files, docs/sharpe.md#inputs).
 
 ``OUT/<model_name_sanitized>/results_<ts>.json`` + ``samples_<task>_<ts>.jsonl``. Every results file found under
 the given paths is read; per (model, task) the newest timestamp wins unless ``run`` selects one. Template-variant

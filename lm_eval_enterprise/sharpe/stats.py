@@ -1,4 +1,5 @@
-"""Statistics across templates (SHARPE.md §1, §4, §5, §7, §9). Pure functions on numbers; no I/O.
+"""Statistics across templates (docs/sharpe.md: #sharpe-score, #ddof, #degenerate-cases, #statistics, #comparisons).
+Pure functions on numbers; no I/O.
 
 Sharpe: S = (μ − b) / (α·σ_eff), μ = mean_t s_t, σ = sqrt(Σ_t (s_t − μ)² / (T − ddof)), σ_eff = max(σ, floor).
 Degenerate cases (eps = 1e-12): T < 2 → undefined (``single_template``, both ddof); σ_eff < eps → +inf / −inf by the
@@ -33,7 +34,7 @@ def sharpe(scores: Sequence[float], baseline: float | Sequence[float] | None, dd
            floor_mode: str | float | None = "off", n_docs: int | None = None) -> dict:
     """Point statistics of one (model, group, metric): mean, std, σ_eff, Sharpe and its status.
 
-    ``baseline`` may be per template (a sequence): then S = mean_t(s_t − b_t)/σ(s_t − b_t) (SHARPE.md §3).
+    ``baseline`` may be per template (a sequence): then S = mean_t(s_t − b_t)/σ(s_t − b_t) (docs/sharpe.md#baselines).
     A ``None`` baseline (unavailable) gives ``sharpe_status = "no_baseline"`` and no Sharpe.
     """
     s = np.asarray(scores, dtype=float)
@@ -119,7 +120,7 @@ def status_value(value: float | None) -> tuple[float | None, str]:
 
 
 def sort_key(value: float | None) -> tuple[int, float]:
-    """Sharpe sort order (SHARPE.md §5): +inf first, finite descending, −inf, then NaN/undefined."""
+    """Sharpe sort order (docs/sharpe.md#degenerate-cases): +inf first, finite descending, −inf, then NaN/undefined."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return (3, 0.0)
     if value == math.inf:
@@ -162,8 +163,8 @@ def rank_desc(values: Sequence[float]) -> np.ndarray:
 
 
 def rank_stability(score_table: Mapping[str, Sequence[float]]) -> dict:
-    """Rank stability of n models over T templates (SHARPE.md §7). ``score_table``: model → scores per template
-    (same template order for every model). Kendall's W without tie correction; Friedman χ² = T(n−1)W."""
+    """Rank stability of n models over T templates (docs/sharpe.md#statistics). ``score_table``: model → scores
+    per template (same template order for every model). Kendall's W without tie correction; Friedman χ² = T(n−1)W."""
     from scipy.stats import chi2, kendalltau
 
     models = list(score_table)

@@ -1,7 +1,7 @@
 """Synthetic lm-eval output folders for tests and the benchmark (not used by the aggregation itself).
 
 :func:`write_run` writes ``results_<ts>.json`` and ``samples_<task>_<ts>.jsonl`` in lm-eval 0.4.13's layout
-(LM_EVAL_NOTES.md §11) for any task family of :data:`lm_eval_enterprise.hooks.FAMILY_METRICS`. Per-document metric
+(docs/lm_eval.md#output-files) for any family of :data:`lm_eval_enterprise.hooks.FAMILY_METRICS`. Per-document metric
 values come from the real ``process_results`` hooks and the results rows from the real aggregations, so the files
 are what lm-eval writes for our tasks. :func:`make_docs` / :func:`make_outputs` generate documents and model
 outputs of a chosen quality for every family.

@@ -3,7 +3,7 @@
 Source layout: ``the-reddit-climate-change-dataset-comments.csv.zip`` as served by SocialGrep's public export
 (one CSV member, ≈4.6 M comments) with the columns ``type, id, subreddit.id, subreddit.name, subreddit.nsfw,
 created_utc, permalink, body, sentiment, score``. The CSV is **streamed** row by row out of the zip (never loaded
-whole). DATASETS.md recipe:
+whole). Recipe (README):
 
 * eligible: ``sentiment`` non-null (a float ≠ 0), ``body`` not ``[deleted]``/``[removed]``, 10–200 whitespace words;
 * label = ``positive`` if sentiment > 0 else ``negative`` (DECISION: the sign of SocialGrep's automatic score);
@@ -96,7 +96,7 @@ class RedditClimate(Source):
     sample_size, test_size = SAMPLE_SIZE, TEST_SIZE
 
     def sizes(self, raw_dir: Path) -> tuple[int, int]:
-        """(sample size, test size): the spec's 2,000 / 1,000, unless the folder's MANIFEST.json sets
+        """(sample size, test size): the recipe's 2,000 / 1,000, unless the folder's MANIFEST.json sets
         ``"reservoir": {"sample_size": n, "test_size": m}`` (the small embedded fixture does, so that its few
         dozen rows still exercise the replacement step of the reservoir)."""
         manifest = raw_dir / MANIFEST

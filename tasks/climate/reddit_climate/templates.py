@@ -1,4 +1,4 @@
-"""Instruction templates of reddit_climate (t1 = the prompt of DATASETS.md).
+"""Instruction templates of reddit_climate (t1 = our reference prompt, docs/conventions.md#reference-template).
 
 Every template shows the comment and keeps the label set positive/negative (verbalised as written); only wording,
 field labels and answer instructions change. Every template reads the answer with the same [PARSE] rule; each
@@ -16,7 +16,7 @@ TEMPLATES = [
              description="Classify the sentiment of the following Reddit comment about climate change. Answer "
                          "only \"positive\" or \"negative\".\n\n",
              doc_to_text="Comment: {{text}}\nAnswer:",
-             regex=LABEL, axes=("spec",), note="DATASETS.md prompt."),
+             regex=LABEL, axes=("spec",), note="Our reference prompt."),
     Template("t2",
              description="Is the tone of this Reddit comment on climate change positive or negative? Reply with "
                          "one word.\n\n",

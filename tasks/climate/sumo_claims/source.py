@@ -101,8 +101,8 @@ class SumoClaims(Source):
                 "test": [to_record(r) for r in test_rows]}
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
-        """Rows already in HELM order (``../shared/data/sumo_claims``: test = first 300 of the 428 filtered HELM
-        test items, train = first 100 HELM train items), with the original columns; same per-row code as
+        """Rows already in HELM order (the real sample, docs/data.md#real-samples; test = first 300 of the 428
+        filtered HELM test items, train = first 100 HELM train items), with the original columns; same per-row code as
         :meth:`convert` (test rows must already satisfy the length filter)."""
         out = {}
         for split, rs in rows.items():

@@ -1,6 +1,6 @@
 """wildfire_tweets — "Tweets about Wildfire and climate change", HF ``rubrix/wildfire_tweets`` (Apache-2.0).
 
-**Provisional** (DATASETS.md DECISION): fewer than 100 eval rows, so probably not the paper's exact source.
+**Provisional** (our decision, README Deviations): fewer than 100 eval rows, so probably not the paper's exact source.
 
 Source layout: the repo's parquet file ``data/train-00000-of-00001.parquet`` (listed with the hub API, pinned to
 commit a28e393; the ``data/unlabelled-*`` file is not downloaded), 104 rows with columns ``text`` and ``label``

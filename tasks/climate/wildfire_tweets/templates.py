@@ -1,4 +1,5 @@
-"""Instruction templates of wildfire_tweets (t1 = the prompt of DATASETS.md). **Provisional** dataset.
+"""Instruction templates of wildfire_tweets (t1 = our reference prompt, docs/conventions.md#reference-template).
+**Provisional** dataset.
 
 Every template shows the tweet and keeps the label set favor/against (verbalised as written); only wording, field
 labels and answer instructions change. Every template reads the answer with the same [PARSE] rule; each ``regex``
@@ -16,7 +17,7 @@ TEMPLATES = [
              description="Does the following tweet about wildfires express a stance in favor of or against the "
                          "view that climate change is involved? Answer only \"favor\" or \"against\".\n\n",
              doc_to_text="Tweet: {{text}}\nAnswer:",
-             regex=LABEL, axes=("spec",), note="DATASETS.md prompt."),
+             regex=LABEL, axes=("spec",), note="Our reference prompt."),
     Template("t2",
              description="Stance detection. Does this tweet support (favor) or reject (against) the idea that "
                          "climate change plays a role in wildfires? Reply with favor or against.\n\n",

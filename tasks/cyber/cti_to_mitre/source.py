@@ -13,11 +13,11 @@ Source layout (HELM ``cti_to_mitre_scenario.py``):
 Split (HELM): ``train = df.sample(frac=0.7, random_state=42)``; ``test = df.drop(train.index).sample(frac=1,
 random_state=42)``.
 
-Options (draw order, documented so runs are reproducible; DATASETS.md DECISION, HELM parity of the exact draws not
-required): one ``random.Random(42)`` shared over all instances, train rows first then test rows, each in split
-order; per row: ``rng.sample(others, 8)`` from the technique names sorted by technique ID without the gold name,
-append the gold name, ``rng.shuffle`` the 9 names, append ``Others`` as option J. The options are written into
-the record (``choices``), so the prompt never re-draws them.
+Options (draw order, documented so runs are reproducible; our decision, see README Deviations; HELM parity of the
+exact draws not required): one ``random.Random(42)`` shared over all instances, train rows first then test rows,
+each in split order; per row: ``rng.sample(others, 8)`` from the technique names sorted by technique ID without the
+gold name, append the gold name, ``rng.shuffle`` the 9 names, append ``Others`` as option J. The options are
+written into the record (``choices``), so the prompt never re-draws them.
 
 Record: ``{id: row index, question: sentence, choices: [10 names], answer: gold index, technique_id}``; the shared
 ``Source.finalize`` (``data.mc_fields``) adds ``answer_letter``, ``label_names`` (the letters A–J, the answer
@@ -51,7 +51,7 @@ def is_technique(obj: dict) -> bool:
     (HELM ``make_label_category_name_dict``: ``not o.get("x_mitre_is_subtechnique", True)``) and not ``revoked``.
 
     The genuine v10.1 bundle holds 707 attack-patterns: 199 with the flag false (11 of them deprecated — kept, they
-    are in HELM's and the spec's 199), 379 sub-techniques, and 129 revoked objects **without** the flag, which a
+    are in HELM's 199), 379 sub-techniques, and 129 revoked objects **without** the flag, which a
     "false or absent" rule wrongly counts (328). Later releases (e.g. v18.1) give revoked objects the flag
     ``false``; excluding ``revoked`` keeps them out too and changes nothing on v10.1 (no revoked object has the flag).
     """
@@ -130,7 +130,7 @@ class CtiToMitre(Source):
     fewshot_source_split = "train"
 
     def fewshot_key(self, record: dict) -> str:
-        """[BAL] label key = the gold technique name (DATASETS.md)."""
+        """[BAL] label key = the gold technique name (README)."""
         return record["choices"][record["answer"]]
 
     def load_names(self, raw_dir: Path) -> dict[str, str]:

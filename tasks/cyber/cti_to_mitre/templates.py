@@ -1,4 +1,5 @@
-"""Instruction templates of cti_to_mitre (t1 = HELM ``cti_to_mitre`` with DATASETS.md's instruction).
+"""Instruction templates of cti_to_mitre (t1 = HELM ``cti_to_mitre`` with our instruction; the reference prompt,
+docs/conventions.md#reference-template).
 
 Every template shows the same 10 options (A–J, J = Others) in the same order and expects the bare letter; 1 new
 token, stop ``"\\n"``. Every template reads the letter with the same [PARSE] rule over ``doc["label_names"]``

@@ -7,7 +7,7 @@ app, ``"0"`` = non-IoT (an integer 0/1 is accepted too). Descriptions are the au
 
 Mapping: ``{id: pkg_name, text: description, label: "iot" if label == "1" else "non-iot"}``. Official split:
 eval = test (965), few-shot pool = training_set; validation (1,058) is converted and counted only. In few-shot
-examples the description is cut to its first 150 words ([TRUNC], DATASETS.md §iotspotter).
+examples the description is cut to its first 150 words ([TRUNC]; README).
 """
 from __future__ import annotations
 

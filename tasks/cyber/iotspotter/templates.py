@@ -1,4 +1,5 @@
-"""Instruction templates of iotspotter (t1 = DATASETS.md's prompt; the paper gives none, HELM has no scenario).
+"""Instruction templates of iotspotter (t1 = our reference prompt, docs/conventions.md#reference-template; the paper
+gives none, HELM has no scenario).
 
 Label set ``iot`` / ``non-iot``. 14 [BAL] shots (7 + 7), descriptions cut to 150 words in the shots; a prompt over
 the model's context (``prompt_budget``; 4,096 tokens when it is not known) loses trailing shots
@@ -18,7 +19,7 @@ TEMPLATES = [
              description="Based on its Google Play description, is the following app an IoT (Internet of Things) "
                          'companion app? Answer only "iot" or "non-iot".\n\n',
              doc_to_text="Description: {{text}}\nAnswer:",
-             regex=LABEL, axes=("spec",), note="DATASETS.md template 1."),
+             regex=LABEL, axes=("spec",), note="Our reference prompt."),
     Template("t2",
              description="Classify each Android app as iot (it controls or connects to a smart device) or non-iot "
                          "from its store description.\n\n",

@@ -125,8 +125,8 @@ class SecureNLP(Source):
         return out
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
-        """Sentences already split (``../shared/data/securenlp``: ``file``, ``sent_idx``, ``tokens``, ``tags``);
-        the label is derived from the tags with the same code as :meth:`convert`."""
+        """Sentences already split (the real sample, docs/data.md#real-samples: ``file``, ``sent_idx``,
+        ``tokens``, ``tags``); the label is derived from the tags with the same code as :meth:`convert`."""
         def row(split: str):
             def fn(r: dict) -> dict:
                 try:

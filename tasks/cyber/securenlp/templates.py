@@ -1,4 +1,5 @@
-"""Instruction templates of securenlp (t1 = DATASETS.md's prompt; the paper gives none, HELM has no scenario).
+"""Instruction templates of securenlp (t1 = our reference prompt, docs/conventions.md#reference-template; the paper
+gives none, HELM has no scenario).
 
 Label set ``relevant`` / ``irrelevant``. Every template reads the answer with the same [PARSE] rule; each
 ``regex`` is only the exact format the template asks for (``format_adherence``). "irrelevant" contains "relevant":
@@ -16,7 +17,7 @@ TEMPLATES = [
              description='Is the following sentence from a malware report relevant to the actions or capabilities '
                          'of malware? Answer only "relevant" or "irrelevant".\n\n',
              doc_to_text="Sentence: {{text}}\nAnswer:",
-             regex=LABEL, axes=("spec",), note="DATASETS.md template 1."),
+             regex=LABEL, axes=("spec",), note="Our reference prompt."),
     Template("t2",
              description="Decide whether each sentence of a cyber threat report describes what the malware does "
                          "or can do (relevant) or not (irrelevant).\n\n",

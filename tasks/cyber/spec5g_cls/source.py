@@ -95,7 +95,7 @@ def read_csv(path: Path, dataset: str, columns: tuple[str, ...]):
 
 
 def seeded_split(df, frac: float = TEST_FRAC, seed: int = SEED):
-    """``test = df.sample(frac=frac, random_state=seed)``; pool = the other rows in file order (DATASETS.md)."""
+    """``test = df.sample(frac=frac, random_state=seed)``; pool = the other rows in file order (README, Split)."""
     test = df.sample(frac=frac, random_state=seed)
     return df.drop(test.index), test
 

@@ -1,4 +1,4 @@
-"""Instruction templates of spec5g_cls (t1 = DATASETS.md template 1).
+"""Instruction templates of spec5g_cls (t1 = our reference prompt, docs/conventions.md#reference-template).
 
 All templates keep the three class names of ``source.LABEL_NAMES`` (one constant) and the target format (the bare
 class name), and read the answer with the same [PARSE] rule; each ``regex`` is only the exact format the template
@@ -19,7 +19,7 @@ TEMPLATES = [
     Template("t1",
              description=f"Classify the following sentence from a 5G protocol specification into one of: {NAMES}.\n\n",
              doc_to_text="Sentence: {{text}}\nLabel:",
-             regex=LABEL, axes=("spec",), note="DATASETS.md template 1."),
+             regex=LABEL, axes=("spec",), note="Our reference prompt."),
     Template("t2",
              description="Which category does the following 3GPP specification sentence belong to? Reply with "
                          f"exactly one of: {NAMES}.\n\n",

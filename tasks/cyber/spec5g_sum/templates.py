@@ -1,4 +1,4 @@
-"""Instruction templates of spec5g_sum (t1 = DATASETS.md template 1).
+"""Instruction templates of spec5g_sum (t1 = our reference prompt, docs/conventions.md#reference-template).
 
 0 shots, greedy, at most 128 new tokens, stop at a blank line. Every template reads the answer the same way ([PARSE]): the whole stripped completion is scored, a format
 failure (scored 0) iff it holds no letter or digit. Each ``regex`` is only the exact format asked for
@@ -12,7 +12,7 @@ TEMPLATES = [
     Template("t1",
              description="Summarize the following text from a 5G protocol specification in plain language.\n\n",
              doc_to_text="Text: {{document}}\nSummary:",
-             regex=TEXT_FORMAT, axes=("spec",), note="DATASETS.md template 1: input noun Text, output noun Summary."),
+             regex=TEXT_FORMAT, axes=("spec",), note="Our reference prompt: input noun Text, output noun Summary."),
     Template("t2",
              description="Rewrite this 3GPP specification paragraph so that a reader without telecom training "
                          "can understand it.\n\n",

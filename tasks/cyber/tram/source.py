@@ -6,7 +6,7 @@ sentences, 50 technique IDs); and ``enterprise-attack.json``, the ATT&CK Enterpr
 ``mitre/cti`` (tag ``ATT&CK-v10.1``, the file cti_to_mitre uses; any recent version has the same nine names),
 which gives the technique names.
 
-Recipe (DATASETS.md §tram; k = 9 and the split are the spec's DECISION):
+Recipe (README; k = 9 and the split are our decisions, see its Deviations):
 1. split first: ``rng = random.Random(1234)``; ``idx = list(range(N))``; ``rng.shuffle(idx)``; the first
    ``round(0.3 × N)`` indices (1,527) are test, the rest train; each split in shuffled order;
 2. top-9: the 9 technique IDs with the most sentences over the WHOLE file
@@ -16,10 +16,10 @@ Recipe (DATASETS.md §tram; k = 9 and the split are the spec's DECISION):
 
 Records: ``{id: str(original index), text, label: technique name, technique_id, doc_title, label_names}``.
 
-Pre-split layout (``train.jsonl``/``test.jsonl`` of source rows already split, e.g. ``../shared/data/tram``): such a
-copy is usually a sample, whose counts need not rank the techniques as the whole file does, so the top-9 are the
-spec's nine IDs (:data:`SPEC_TOP9`, the top-9 of the pinned file); names come from ``enterprise-attack.json`` when
-the folder has it, else from :data:`SPEC_NAMES` (the spec's verbaliser, = ATT&CK names).
+Pre-split layout (``train.jsonl``/``test.jsonl`` of source rows already split, e.g. the real sample, see
+docs/data.md#real-samples): such a copy is usually a sample, whose counts need not rank the techniques as the whole
+file does, so the top-9 are our nine IDs (:data:`SPEC_TOP9`, the top-9 of the pinned file); names come from
+``enterprise-attack.json`` when the folder has it, else from :data:`SPEC_NAMES` (our verbaliser, = ATT&CK names).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Instruction templates of tram (t1 = DATASETS.md's prompt; the paper gives none, HELM has no scenario).
+"""Instruction templates of tram (t1 = our reference prompt, docs/conventions.md#reference-template; the paper gives
+none, HELM has no scenario).
 
 The nine label names come from the data (top-9 technique IDs of the file, ATT&CK names from the STIX bundle), so
 the prompts list them from each record's ``label_list`` field (Jinja, rendered per document); the list actually
@@ -18,7 +19,7 @@ TEMPLATES = [
              description="Classify the following sentence from a cyber threat report by the MITRE ATT&CK technique "
                          "it describes. Possible labels: {{label_list}}.\n\n",
              doc_to_text="Sentence: {{text}}\nLabel:",
-             regex=NAME, axes=("spec",), note="DATASETS.md template 1."),
+             regex=NAME, axes=("spec",), note="Our reference prompt."),
     Template("t2",
              description="Map each excerpt of a threat intelligence report to the ATT&CK technique it reports. "
                          "Choose one of: {{label_list}}.\n\n",

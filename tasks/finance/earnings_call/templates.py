@@ -1,4 +1,5 @@
-"""Instruction templates of earnings_call (t1 = the spec's prompt; no reference prompt exists upstream).
+"""Instruction templates of earnings_call (t1 = our reference prompt, docs/conventions.md#reference-template; no prompt
+exists upstream).
 
 All templates keep the label set positive/negative and the target format (the bare label). Every template reads
 the answer with the same [PARSE] rule; each ``regex`` is only the exact format the template asks for
@@ -16,7 +17,7 @@ TEMPLATES = [
              description="Classify the sentiment of the following paragraph from an earnings call transcript. "
                          'Answer only "positive" or "negative".\n\n',
              doc_to_text="Passage: {{text}}\nAnswer:",
-             regex=LABEL, axes=("spec",), note="DATASETS.md prompt."),
+             regex=LABEL, axes=("spec",), note="Our reference prompt."),
     Template("t2",
              doc_to_text="{{text}}\nQuestion: Is the sentiment of this earnings call paragraph positive or "
                          "negative?\nAnswer:",

@@ -5,10 +5,10 @@ Source layout: the parquet files of the HF dataset ``TheFinAI/flare-edtsum`` as 
 ``id``, ``query`` (FinBen prompt + article), ``answer`` (the article title = reference), ``text`` (the article)). The hub exposes only ``test``
 (2,000 rows), so the split is HELM's 10 % rule: ``random.Random(0).sample(range(n), n // 10)`` rows → few-shot
 pool (``train``), the other 90 % are evaluated. Should the hub ever expose a train (or valid) split, that split is
-the pool and test is kept whole (DATASETS.md §edtsum, Split).
+the pool and test is kept whole (README, Split).
 
 Records: ``{id, document: text (first 1,024 words), summary: answer}``; few-shot documents are cut to 512 words
-([TRUNC], DATASETS.md §edtsum).
+([TRUNC]; README, Deviations).
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class EDTSum(HFParquetSource):
         "test": unverified(1800, "90 % of the 2,000 rows FinBen states; genuine parquet not counted")}
 
     def download(self, dest: Path, progress: bool = True) -> None:
-        """Fetch ``test`` and, when the repo has one, a train/valid split (the spec's preferred few-shot pool)."""
+        """Fetch ``test`` and, when the repo has one, a train/valid split (preferred as the pool: README Split)."""
         download_hf_parquet(self.hf_repo, dest, dataset=self.id, revision=self.hf_revision, prefix=self.hf_prefix,
                             splits=self.hf_splits, optional=POOL_SPLITS)
 

@@ -1,4 +1,5 @@
-"""Instruction templates of edtsum (t1 = DATASETS.md's prompt; no HELM scenario exists).
+"""Instruction templates of edtsum (t1 = our reference prompt, docs/conventions.md#reference-template; no HELM scenario
+exists).
 
 5 [BAL] shots (random: every headline is its own key), documents cut to 512 words in the shots and 1,024 in the
 evaluated article; greedy, at most 64 new tokens, stop at the first newline (a headline is one line).
@@ -17,7 +18,7 @@ TEMPLATES = [
     Template("t1",
              description="Generate the headline of the following financial news article.\n\n",
              doc_to_text="Article: {{document}}\nHeadline:",
-             regex=HEADLINE, axes=("spec",), note="DATASETS.md template 1: input noun Article, output noun Headline."),
+             regex=HEADLINE, axes=("spec",), note="Our reference prompt: input noun Article, output noun Headline."),
     Template("t2",
              description="Write a concise, informative title for each financial press release.\n\n",
              doc_to_text="Press release: {{document}}\nTitle:",

@@ -15,7 +15,7 @@ Source layouts of the HF dataset ``nlpaueb/finer-139`` (all give the same record
    ``label_names.json`` (one JSON list) or ``dataset_infos.json`` beside them.
 Only train and test are read (validation is unused by the recipe).
 
-Recipe (DATASETS.md; k = 10, n = 1,000, seed 0 are the spec's DECISION):
+Recipe (README; k = 10, n = 1,000, seed 0 are our decisions, see its Deviations):
 1. decode IOB2 spans: ``B-X`` starts a span, ``I-X`` continues a span of type X, an ``I-X`` after anything else
    starts a new span;
 2. top-10 = the 10 entity types with the most spans in the TRAIN split, ties broken by type name;

@@ -1,4 +1,5 @@
-"""Instruction templates of finer139 (t1 = DATASETS.md's prompt listing the 10 type names).
+"""Instruction templates of finer139 (t1 = our prompt listing the 10 type names; the reference prompt,
+docs/conventions.md#reference-template).
 
 The 10 types depend on the data (top-10 of the train split, computed by the loader), so the prompts take them
 from each record's ``type_list`` field (Jinja, rendered per document); the list actually used is also written to
@@ -18,7 +19,7 @@ TEMPLATES = [
              description="Extract the numeric XBRL entities from the sentence. Possible types: {{type_list}}. List "
                          "each value followed by its type in parentheses, separated by commas.\n\n",
              doc_to_text="Sentence: {{text}}\nEntities:", regex=VALUES, axes=("spec",),
-             note="DATASETS.md template 1 (ours; the paper gives no prompt)."),
+             note="Our reference prompt (the paper gives no prompt)."),
     Template("t2",
              description="Tag the financial figures in the sentence with their XBRL element. Elements: "
                          "{{type_list}}. Answer with value (element) pairs separated by commas, in sentence "

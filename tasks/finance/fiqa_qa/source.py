@@ -6,7 +6,7 @@ Source layout = the BEIR folder format (what UKP's ``fiqa.zip`` unpacks to): ``c
 ``BeIR/fiqa`` (``corpus.jsonl.gz``, ``queries.jsonl.gz``, decompressed) and ``BeIR/fiqa-qrels`` (``test.tsv``,
 ``train.tsv``); parquet copies of the same tables are accepted when the jsonl/tsv files are absent.
 
-Recipe (DATASETS.md §fiqa_qa): eval = the 648 BEIR test queries, each with C = 20 candidates = its relevant
+Recipe (README, Split / Eval rows): eval = the 648 BEIR test queries, each with C = 20 candidates = its relevant
 documents (score > 0; first 10 by document id, numeric order) + BM25 negatives (k1 0.9, b 0.4, ``[a-z0-9]+``
 tokens of ``title + " " + text`` over the whole corpus), shuffled with ``random.Random(f"{qid}")``.
 Few-shot pool = per BEIR train query its first relevant document and its BM25-top non-relevant document.

@@ -5,10 +5,10 @@
 * ``ent_fiqa_qa_gen`` (standalone group): the model *generates* yes/no, for backends without log-probabilities
   (OpenAI-compatible chat APIs); its scores are a different measurement and are never pooled with the first table.
 
-t1 is the HELM MS MARCO block of DATASETS.md; the others change instruction wording, field labels and the answer
-instruction only (label set Yes/No, data, shots and targets are the same for all). The generation-based table
-reads yes/no with the same [PARSE] rule in every template; ``regex`` is only the exact format asked for
-(``format_adherence``).
+t1 is the HELM MS MARCO block (docs/conventions.md#reference-template); the others change instruction wording,
+field labels and the answer instruction only (label set Yes/No, data, shots and targets are the same for all). The
+generation-based table reads yes/no with the same [PARSE] rule in every template; ``regex`` is only the exact
+format asked for (``format_adherence``).
 """
 from lm_eval_enterprise.ranking import YES_NO_FORMAT, ranking_task_tables
 from lm_eval_enterprise.templating import Template

@@ -2,7 +2,7 @@
 
 Source layout: the repo's parquet files ``data/{train,valid,test}-00000-of-00001-<hash>.parquet`` (listed with the
 hub API, pinned to the upload commit), columns ``_id``, ``sentence``, ``target``, ``aspect``, ``score`` (float64 in
-[-1, 1]), ``type``. The continuous score becomes a class with the spec's thresholds (:func:`score_label`).
+[-1, 1]), ``type``. The continuous score becomes a class with our thresholds (:func:`score_label`; README, Deviations).
 Official split: eval = test (234), few-shot pool = train (822); valid (117) is converted and checked only.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ THRESHOLD = 0.1
 
 
 def score_label(score) -> str:
-    """DATASETS.md: ``negative`` if score < −0.1; ``neutral`` if −0.1 ≤ score < 0.1; ``positive`` if score ≥ 0.1.
+    """Our thresholds: ``negative`` if score < −0.1; ``neutral`` if −0.1 ≤ score < 0.1; ``positive`` if score ≥ 0.1.
 
     The comparison is on the float64 score as stored (``-0.1`` → neutral, ``0.1`` → positive).
     """

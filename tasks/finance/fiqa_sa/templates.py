@@ -1,4 +1,5 @@
-"""Instruction templates of fiqa_sa (t1 = the paper's BloombergGPT-style prompt as given in DATASETS.md).
+"""Instruction templates of fiqa_sa (t1 = the paper's BloombergGPT-style prompt; the reference prompt,
+docs/conventions.md#reference-template).
 
 Every template shows the sentence and the target entity and keeps the label set positive/neutral/negative.
 Every template reads the answer with the same [PARSE] rule; each ``regex`` is only the exact format the template

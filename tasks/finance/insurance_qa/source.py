@@ -6,7 +6,7 @@ Source layout: four files of GitHub ``shuzi/insuranceQA`` folder ``V2/`` (branch
 (``answer label \\t answer``) and ``vocabulary`` (``idx_N \\t word``). Every text is a space-separated sequence of
 ``idx_N`` tokens, decoded through ``vocabulary`` and joined with single spaces.
 
-Recipe (DATASETS.md §insurance_qa): eval = ``random.Random(0).sample`` of 500 of the 2,000 test questions, kept in
+Recipe (README, Split / Eval rows): eval = ``random.Random(0).sample`` of 500 of the 2,000 test questions, kept in
 file order, qid ``test-<1-based line number>``; candidates (C = 20) = the ground-truth answers (first 10 in file
 order), then the pool answers that are not ground truth, in file order; shuffled with ``random.Random(qid)``.
 Few-shot pool = per train question its first ground-truth answer and its first non-ground-truth pool answer.

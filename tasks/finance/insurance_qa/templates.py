@@ -5,7 +5,7 @@
 * ``ent_insurance_qa_gen`` (standalone group): generated yes/no for backends without log-probabilities; never
   pooled with the first table.
 
-t1 is the HELM MS MARCO block (Passage = answer, Query = question), identical to fiqa_qa t1 as DATASETS.md says.
+t1 is the HELM MS MARCO block (Passage = answer, Query = question), identical to fiqa_qa t1.
 The generation-based table reads yes/no with the same [PARSE] rule in every template; ``regex`` is only the exact
 format asked for (``format_adherence``).
 """

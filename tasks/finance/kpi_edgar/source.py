@@ -114,8 +114,9 @@ class KpiEdgar(Source):
         return out
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
-        """Sentences already split (``../shared/data/kpi_edgar``: ``doc_name``, ``segment_id``, ``sentence_id``,
-        ``words`` (strings or ``{value}`` dicts), ``entities_anno``); the file's split wins over ``split_type``."""
+        """Sentences already split (the real sample, docs/data.md#real-samples; columns ``doc_name``,
+        ``segment_id``, ``sentence_id``, ``words`` (strings or ``{value}`` dicts), ``entities_anno``); the file's
+        split wins over ``split_type``."""
         def row(split: str):
             def fn(r: dict) -> dict | None:
                 sid = f"{r.get('doc_name')}:{r.get('segment_id')}:{r.get('sentence_id')}" if "doc_name" in r \

@@ -6,7 +6,7 @@ with the hub API, never hard-coded), columns ``text``, ``summary``, ``title``. O
 pool lm-eval requires even at 0 shots) and ``test`` (3,269 US bills, evaluated) are fetched; ``ca_test`` (California
 bills) is unused.
 
-Records (DATASETS.md §billsum): ``{id: row index, document: " ".join(text.replace("\\n", " ").split())`` cut to its
+Records (README, Record): ``{id: row index, document: " ".join(text.replace("\\n", " ").split())`` cut to its
 first 2,048 words ([TRUNC], HELM ``doc_max_length``)``, summary: summary whitespace-collapsed}``.
 """
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Instruction templates of billsum (t1 = DATASETS.md's prompt; HELM's classic ``###\\nArticle:`` format is not used).
+"""Instruction templates of billsum (t1 = our reference prompt, docs/conventions.md#reference-template; HELM's classic
+``###\\nArticle:`` format is not used).
 
 0 shots (paper), greedy, at most 256 new tokens, stop at a blank line. Bills are cut to their first 2,048 words by
 the loader ([TRUNC]); a bill that still does not fit the model's context (``prompt_budget``; 4,096 tokens when it is
@@ -14,7 +15,7 @@ TEMPLATES = [
     Template("t1",
              description="Summarize the following legislative bill.\n\n",
              doc_to_text="Bill: {{document}}\nSummary:",
-             regex=TEXT_FORMAT, axes=("spec",), note="DATASETS.md template 1: input noun Bill, output noun Summary."),
+             regex=TEXT_FORMAT, axes=("spec",), note="Our reference prompt: input noun Bill, output noun Summary."),
     Template("t2",
              description="Write a summary of the bill below in the style of the Congressional Research Service: "
                          "state what the bill does, in neutral language.\n\n",

@@ -124,7 +124,7 @@ class CaseHold(HFParquetSource):
                 for split, rs in rows.items()}
 
     def fewshot_key(self, record: dict) -> str:
-        """[BAL] label key = the correct letter (DATASETS.md casehold: "label key = correct letter")."""
+        """[BAL] label key = the correct letter (README: the label key is the correct letter)."""
         return MC_LETTERS[record["answer"]]
 
 

@@ -1,4 +1,5 @@
-"""Instruction templates of casehold (t1 = HELM's multiple-choice-joint prompt of DATASETS.md).
+"""Instruction templates of casehold (t1 = HELM's multiple-choice-joint prompt; the reference prompt,
+docs/conventions.md#reference-template).
 
 Every template shows the citing context and the five holdings, labelled A–E in the stored order, and expects the
 letter of the correct holding as the (one-token) answer; they differ in instruction wording, field labels, the

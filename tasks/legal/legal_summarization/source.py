@@ -76,7 +76,7 @@ class LegalSummarization(Source):
                 "test": [to_record(r) for r in test.to_dict("records")]}
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
-        """Rows already in HELM order (``../shared/data/legal_summarization``: test = first 300 of the HELM test
+        """Rows already in HELM order (the real sample, docs/data.md#real-samples: test = first 300 of the HELM test
         order, train = all 89 HELM train rows), with the original fields; same per-row code as :meth:`convert`."""
         out = {}
         for split, rs in rows.items():

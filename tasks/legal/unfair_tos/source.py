@@ -1,6 +1,6 @@
 """unfair_tos — UNFAIR-ToS (Lippi et al. 2019) in its LegalBench form (single-label, 8 unfair types + Other).
 
-Source layout (two origins, as DATASETS.md prescribes):
+Source layout (two origins, see README Source row):
 
 * test: the hub's auto-converted parquet files of the script-based HF dataset ``nguha/legalbench`` (revision
   ``refs/convert/parquet``), config ``unfair_tos``: ``unfair_tos/test/*.parquet`` (listed with the hub API, shard
@@ -11,7 +11,7 @@ Source layout (two origins, as DATASETS.md prescribes):
 Records (classification schema): ``{id: f"{split}-{index}", text (as stored, whitespace kept), label: answer}``;
 ``answer`` must be one of the 9 labels (matched after [NORM] and returned in the canonical spelling).
 Pre-split layout (``train.jsonl``/``test.jsonl`` rows with ``text``, ``answer``, ``index``, as in
-``../shared/data/unfair_tos``) goes through the same :func:`to_record`.
+the real sample, docs/data.md#real-samples) goes through the same :func:`to_record`.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ _BY_NORM = {norm(label): label for label in LABELS}
 
 
 def canonical_label(value, where: str) -> str:
-    """The class name of ``answer`` in the spec's spelling (``" choice of law "`` → ``"Choice of law"``)."""
+    """The class name of ``answer`` in the canonical spelling (``" choice of law "`` → ``"Choice of law"``)."""
     label = _BY_NORM.get(norm(value)) if isinstance(value, str) else None
     if label is None:
         raise DataError("unfair_tos", where, f"answer {value!r} is not one of {list(LABELS)}")

@@ -1,4 +1,5 @@
-"""Instruction templates of unfair_tos (t1 = the LegalBench-style prompt of DATASETS.md).
+"""Instruction templates of unfair_tos (t1 = our LegalBench-style prompt; the reference prompt,
+docs/conventions.md#reference-template).
 
 Every template shows the clause and keeps the 9 labels (8 unfair-term types + Other) and the target (the label
 name); they differ in instruction wording, field labels and answer-format instructions. Every template reads the
@@ -18,7 +19,7 @@ TEMPLATES = [
              description="Classify the clause from a terms-of-service document by the type of unfair term it "
                          f"contains. Options: {OPTIONS}.\n\n",
              doc_to_text="Clause: {{text}}\nLabel:",
-             regex=LABEL, axes=("paper",), note="DATASETS.md template 1 (LegalBench style)."),
+             regex=LABEL, axes=("paper",), note="Our reference prompt (LegalBench style)."),
     Template("t2",
              description="Read the terms-of-service clause and name the kind of potentially unfair term it is. "
                          f"Answer with exactly one of: {OPTIONS}.\n\n",
