@@ -15,7 +15,7 @@ SHARED_DATA = Path(__file__).resolve().parents[1] / "shared" / "data"
 
 
 def shared_sample(dataset: str) -> Path:
-    """../shared/data/<dataset>: real samples for tests. Missing → skip locally, fail under CI."""
+    """<checkout>/../shared/data/<dataset>: real samples for tests (docs/data.md#real-samples). Missing → skip locally, fail under CI."""
     d = SHARED_DATA / dataset
     if not d.is_dir():
         if os.environ.get("CI"):

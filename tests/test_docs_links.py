@@ -104,12 +104,8 @@ NOTES = "LM_EVAL" + "_NOTES"   # also cited without ".md" ("… NOTES §8")
 EXTERNAL = tuple(name + ".md" for name in ("DATASETS", "SHARPE", "MODELS", "DESIGN")) + (NOTES, ".." + "/shared")
 # Exact exceptions, with the reason.
 ALLOWED = {
-    "tests/conftest.py": "finds the real samples: shared/data beside the checkout (docs/data.md#real-samples)",
+    "conftest.py": "finds the real samples: shared/data beside the checkout (docs/data.md#real-samples)",
 }
-# Files another branch is moving or splitting; the lead rewrites their references after that merge.
-PENDING_LAYOUT_MERGE = ("lm_eval_enterprise/data.py", "lm_eval_enterprise/datacheck.py", "lm_eval_enterprise/cli.py",
-                        "lm_eval_enterprise/demo.py", "lm_eval_enterprise/fixtures/", "scripts/make_fixture_")
-DATASET_TEST = re.compile(r"tests/test_([a-z0-9_]+)\.py$")
 
 
 def _repo_files() -> list[str]:
@@ -124,11 +120,6 @@ def _repo_files() -> list[str]:
 
 def _dataset_ids() -> set[str]:
     return {p.parent.name for p in ROOT.glob("tasks/*/*/templates.py")}
-
-
-def _pending(path: str, ids: set[str]) -> bool:
-    m = DATASET_TEST.match(path)
-    return path.startswith(PENDING_LAYOUT_MERGE) or bool(m and m.group(1) in ids)
 
 
 def _external_references(paths: list[str]) -> list[str]:
@@ -147,8 +138,6 @@ def test_external_name_list():
     assert len(EXTERNAL) == 6 and {"DATASETS" + ".md", NOTES, ".." + "/shared"} <= set(EXTERNAL)
     ids = _dataset_ids()
     assert len(ids) == 25 and "tram" in ids
-    assert _pending("tests/test_tram.py", ids) and _pending("scripts/make_fixture_tram.py", ids)
-    assert not _pending("tests/test_metrics.py", ids) and not _pending("lm_eval_enterprise/metrics.py", ids)
 
 
 def test_external_references_are_found(tmp_path, monkeypatch):
@@ -162,16 +151,8 @@ def test_external_references_are_found(tmp_path, monkeypatch):
 
 def test_no_reference_to_documents_outside_the_repository():
     """Code, docs, READMEs, YAML comments point to docs/ or the dataset README, never to files the repository does
-    not hold (the allowed exceptions are listed with their reason; pending files are checked by the next test)."""
-    ids = _dataset_ids()
-    paths = [p for p in _repo_files() if p not in ALLOWED and not _pending(p, ids)]
+    not hold (the allowed exceptions are listed with their reason)."""
+    paths = [p for p in _repo_files() if p not in ALLOWED]
     assert len(paths) > 100
     hits = _external_references(paths)
-    assert not hits, "references to documents outside the repository:\n" + "\n".join(hits)
-
-
-@pytest.mark.xfail(strict=False, reason="skipped files pending the layout merge")
-def test_no_reference_to_documents_outside_the_repository_in_pending_files():
-    ids = _dataset_ids()
-    hits = _external_references([p for p in _repo_files() if p not in ALLOWED and _pending(p, ids)])
     assert not hits, "references to documents outside the repository:\n" + "\n".join(hits)

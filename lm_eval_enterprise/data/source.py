@@ -24,7 +24,7 @@ MC_LETTERS = "ABCDEFGHIJ"  # option letters of multiple-choice records ([ACC]: A
 
 def mc_fields(record: dict) -> dict:
     """The fields the ``multiple_choice`` task family needs, added to a multiple-choice record
-    ``{id, question, choices, answer}`` (DATASETS.md §Common conventions; ``Source.task_type == "mc"``):
+    ``{id, question, choices, answer}`` (docs/conventions.md#records; ``Source.task_type == "mc"``):
 
     * ``label_names`` = the option letters ``["A", …]`` (one per choice): the ``AnswerFilter`` verbaliser set;
     * ``answer_letter`` = the letter of ``answer`` (0-based index into ``choices``): compared with the filtered
@@ -54,7 +54,7 @@ class Source:
     """Base class of a dataset's loader. Subclasses set the class attributes and implement :meth:`convert`.
 
     ``convert(raw_dir)`` turns the files of the source layout into ``{split: [record, ...]}`` in the common record
-    schema (DATASETS.md §Common conventions) applying the split recipe; ``convert_presplit(rows)`` maps rows of
+    schema (docs/conventions.md#records) applying the split recipe; ``convert_presplit(rows)`` maps rows of
     the pre-split layout with the same per-row code. Records must have a string ``id`` (or ``qid`` for ranking).
     """
 

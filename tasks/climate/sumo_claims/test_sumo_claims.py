@@ -1,6 +1,6 @@
 """sumo_claims: HELM ``sumosum`` split (fixture .xlsx, real sample, rebuilt 1,036-row sheet), errors, 0-shot, e2e.
 
-What the real sample (../shared/data/sumo_claims: the first 300 of HELM's 428 filtered test items and the first 100
+What the real sample (docs/data.md#real-samples: the first 300 of HELM's 428 filtered test items and the first 100
 HELM train items, drawn from the pinned climate_claims_raw.xlsx) lets us prove without the original file:
 
 1. ``convert_presplit`` keeps the sample's HELM order and reproduces its ``document``/``summary`` fields and ids.

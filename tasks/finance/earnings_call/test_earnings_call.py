@@ -142,7 +142,7 @@ def test_weighted_f1_hand_worked_example():
 
 
 def test_constant_majority_prediction_anchor():
-    # DATASETS.md: a constant majority-class predictor with majority share p scores p * 2p / (1 + p):
+    # docs/metrics.md#wf1: a constant majority-class predictor with majority share p scores p * 2p / (1 + p):
     #   majority class: P = p, R = 1 -> F1 = 2p/(1+p), weight p; minority class: F1 = 0.
     #   568 / 432 -> 0.568 * 1.136 / 1.568 = 0.411510 (the paper's 0.411 for 7 of 13 models)
     golds = ["negative"] * 568 + ["positive"] * 432

@@ -1,7 +1,7 @@
 """fiqa_qa: BEIR-format loader on the fixture (candidates, BM25 negatives, shuffle, shot pool), errors, the
 hub download (against a local fake hub), and an end-to-end run of both tables with the tiny model.
 
-No real sample of FiQA exists in ../shared/data, so everything runs on the embedded fixture.
+No real sample of FiQA exists (docs/data.md#real-samples), so everything runs on the embedded fixture.
 """
 import gzip
 import json

@@ -1,5 +1,5 @@
 """insurance_qa: V2 decoding through `vocabulary`, candidate lists, seeded test sample, shot pool, errors and an
-end-to-end run of both tables with the tiny model. No real sample exists in ../shared/data → fixture only."""
+end-to-end run of both tables with the tiny model. No real sample exists (docs/data.md#real-samples) → fixture only."""
 import gzip
 import math
 import random

@@ -1,6 +1,6 @@
 """billsum: HF parquet layout (fixture), whitespace collapse + 2,048-word [TRUNC], errors, hub download, end to end.
 
-No real sample exists (../shared/data has no billsum): the loader is tested on the fixture (data/*.parquet in the
+No real sample exists (docs/data.md#real-samples): the loader is tested on the fixture (data/*.parquet in the
 FiscalNote/billsum layout, written by make_fixture.py) and on files built in tmp_path.
 """
 import math

@@ -1,6 +1,6 @@
 """echr_judgment: archive layout (fixture zip), HELM length filter and label rule, errors, [BAL], end to end.
 
-No real sample exists (../shared/data has no echr_judgment): the loader is tested on the fixture
+No real sample exists (docs/data.md#real-samples): the loader is tested on the fixture
 (ECHR_Dataset.zip in the archive's layout, written by make_fixture.py) and on archives built
 in tmp_path.
 """

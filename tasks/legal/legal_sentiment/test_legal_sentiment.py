@@ -1,7 +1,7 @@
 """legal_sentiment: HELM's xlsx layout, the authors' label mapping + Sentiment check (fixture), errors, [BAL] shots,
 templates, end to end.
 
-No real sample exists (../shared/data has no legal_sentiment): the loader is tested on the fixture (two .xlsx files
+No real sample exists (docs/data.md#real-samples): the loader is tested on the fixture (two .xlsx files
 with the real column names, written by make_fixture.py) and on files built in tmp_path.
 """
 import json

@@ -1,6 +1,6 @@
 """legal_summarization: HELM pandas split (fixture, real sample, rebuilt file), errors, 0-shot, end to end.
 
-What the real sample (../shared/data/legal_summarization: the first 300 rows of HELM's test order and all 89 HELM
+What the real sample (docs/data.md#real-samples: the first 300 rows of HELM's test order and all 89 HELM
 train rows, drawn from the pinned all_v1.json with 446 records) lets us prove without the original file:
 
 1. ``convert_presplit`` keeps the sample's HELM order and maps every row exactly like the sample's own

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Write the synthetic UNFAIR-ToS fixture ``fixture/``.
 
-Same layout and columns as the real source (DATASETS.md): ``unfair_tos/test/0000.parquet`` (the hub's
+Same layout and columns as the real source (README.md, Source row): ``unfair_tos/test/0000.parquet`` (the hub's
 auto-converted parquet of ``nguha/legalbench`` config ``unfair_tos``: ``text``, ``answer``, ``index``) and
 ``train.tsv`` (LegalBench's tab-separated ``text``/``answer``/``index`` file, one clause per class). The clauses
 are invented for lm-eval-enterprise (fictional services; lower-cased and space-tokenised like the corpus);
