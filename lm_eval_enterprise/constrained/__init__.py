@@ -299,6 +299,34 @@ def decoding_mode(results: Mapping[str, Any]) -> str:
     return mode or UNCONSTRAINED
 
 
+_BASES = {  # lm-eval backend class ("module:class") → the name of its constrained wrapper in MODELS
+    "lm_eval.models.huggingface:HFLM": "hf-constrained",
+    "lm_eval.models.vllm_causallms:VLLM": "vllm-constrained",
+    "lm_eval.models.openai_completions:LocalCompletionsAPI": "local-completions-constrained",
+    "lm_eval.models.openai_completions:LocalChatCompletion": "local-chat-completions-constrained",
+}
+
+
+def constrained_twin(lm):
+    """The constrained wrapper of a backend that is already loaded, sharing its model, engine and tokenizer.
+
+    ``lm_eval.simple_evaluate(model=constrained_twin(lm), ...)`` after a plain run of ``lm`` compares greedy and
+    regex-constrained decoding of the same weights with one model load (a vLLM engine start-up is tens of
+    seconds on CPU). The twin is a shallow copy: same state, the wrapper's class. ``lm`` must be exactly one of the
+    four wrapped lm-eval classes (``HFLM``, ``VLLM``, ``LocalCompletionsAPI``, ``LocalChatCompletion``).
+    """
+    import importlib
+
+    key = f"{type(lm).__module__}:{type(lm).__qualname__}"
+    if key not in _BASES:
+        raise ConstraintError(f"no constrained wrapper for {key} (one of {', '.join(sorted(_BASES))})")
+    module, cls_name = MODELS[_BASES[key]].split(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    twin = cls.__new__(cls)
+    twin.__dict__.update(vars(lm))
+    return twin
+
+
 def register_models() -> None:
     """Register the constrained wrappers with lm-eval (lazily: nothing heavy is imported here)."""
     import lm_eval.models  # noqa: F401  (built-in names first: lm-eval imports them only into an empty registry)

@@ -3,7 +3,7 @@ processor leaves open, and how it lets go of a row that ``generate`` has already
 import pytest
 import torch
 
-from engine_support import smollm2, work_dir  # noqa: F401  (fixtures)
+pytest_plugins = ["engine_support"]   # the session fixtures (smollm2)
 
 pytest.importorskip("xgrammar", reason="xgrammar comes with the vLLM environment: run `make test-vllm`")
 pytestmark = pytest.mark.vllm

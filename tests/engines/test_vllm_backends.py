@@ -2,29 +2,31 @@
 
 One session runs SmolLM2-135M-Instruct (fp32, greedy) on the embedded fixture data through
 
-* ``hf`` (the reference), ``vllm`` (in-process engine) and ``local-completions`` (a ``vllm serve`` this module
+* ``hf`` (the reference), ``vllm`` (in-process engine) and ``local-completions`` (a ``vllm serve`` the session
   starts on 127.0.0.1 and stops by its own PID) on two datasets × 5 templates: ``ent_gold_news_direction_up``
   (generation, yes/no) and ``ent_insurance_qa`` (log-likelihood ranking, prompt log-probs over HTTP);
 * ``hf`` with the chat template and ``local-chat-completions`` on the generation-based ranking variants
   ``ent_insurance_qa_gen`` (what chat-only backends run);
-* the constrained wrappers (``hf-constrained``, ``vllm-constrained``, ``local-completions-constrained``).
+* the constrained wrappers: ``hf-constrained`` and ``vllm-constrained`` as twins of the loaded ``hf`` model and
+  vLLM engine (:func:`~lm_eval_enterprise.constrained.constrained_twin`), ``local-completions-constrained`` by
+  its registered name, as a user runs it.
 
-Checked per document: the prompt, the raw and the parsed answer and every per-document metric item are equal;
-log-likelihoods agree within :data:`LL_ATOL` (fp32 kernels of two engines; the ranking scores are recomputed
-from them); every aggregated score is equal. Every tolerated difference is named where it is allowed.
+Each model is loaded once per session and each run made once (session fixtures; engine_support.py). Checked per
+document: the prompt, the raw and the parsed answer and every per-document metric item are equal; log-likelihoods
+agree within :data:`LL_ATOL` (fp32 kernels of two engines; the ranking scores are recomputed from them); every
+aggregated score is equal. Every tolerated difference is named where it is allowed.
 """
 from __future__ import annotations
 
 import json
 import math
 import re
-import time
 
 import pytest
 
-from engine_support import (  # noqa: F401  (smollm2, work_dir: fixtures)
-    MAX_MODEL_LEN, SERVED_NAME, VLLMServer, by_doc, evaluate, smollm2, work_dir,
-)
+from engine_support import MAX_MODEL_LEN, MEASURED, SERVED_NAME, by_doc, evaluate, timed
+
+pytest_plugins = ["engine_support"]   # the session fixtures (smollm2, task_manager, server, hf_lm, vllm_lm), once
 
 pytest.importorskip("vllm", reason="vLLM is not installed: run `make test-vllm` (own environment)")
 pytestmark = pytest.mark.vllm
@@ -37,55 +39,48 @@ LIMIT = 2                                    # documents per template
 # continuation log-prob here was ~2e-5 (in-process) and the same over HTTP; 1e-3 leaves room and is still far below
 # the gaps that decide a ranking in these documents (checked: every ranking item is compared below).
 LL_ATOL = 1e-3
-TIMES: dict[str, float] = {}
 
 
-def _timed(name, fn):
-    t0 = time.time()
-    out = fn()
-    TIMES[name] = time.time() - t0
-    return out
+@pytest.fixture(scope="session")
+def hf_runs(hf_lm, task_manager):
+    """The reference runs, made once: plain (generation + log-likelihood), chat template, constrained."""
+    from lm_eval_enterprise.constrained import constrained_twin
+
+    return {
+        "hf": timed("hf", lambda: evaluate(hf_lm, [GEN_TASK, LL_TASK], task_manager, LIMIT)),
+        "hf_chat": timed("hf_chat", lambda: evaluate(hf_lm, [CHAT_TASK], task_manager, LIMIT,
+                                                     apply_chat_template=True, fewshot_as_multiturn=True)),
+        "hf_constrained": timed("hf_constrained", lambda: evaluate(constrained_twin(hf_lm), [GEN_TASK],
+                                                                   task_manager, LIMIT)),
+    }
 
 
-@pytest.fixture(scope="module")
-def server(smollm2, work_dir):
-    srv = VLLMServer(smollm2, work_dir / "vllm-serve.log")   # starts now; boots while the in-process runs work
-    yield srv
-    srv.stop()
-    assert srv.proc.poll() is not None
+@pytest.fixture(scope="session")
+def vllm_runs(vllm_lm, task_manager):
+    from lm_eval_enterprise.constrained import constrained_twin
+
+    return {
+        "vllm": timed("vllm", lambda: evaluate(vllm_lm, [GEN_TASK, LL_TASK], task_manager, LIMIT)),
+        "vllm_constrained": timed("vllm_constrained", lambda: evaluate(constrained_twin(vllm_lm), [GEN_TASK],
+                                                                       task_manager, LIMIT)),
+    }
 
 
-@pytest.fixture(scope="module")
-def runs(smollm2, server):
-    """Every lm-eval run of this module, in an order that overlaps the server's start-up."""
-    hf_args = f"pretrained={smollm2},dtype=float32"
-    out = {}
-    out["hf"] = _timed("hf", lambda: evaluate("hf", hf_args, [GEN_TASK, LL_TASK], LIMIT, device="cpu",
-                                                batch_size=8))
-    out["hf_chat"] = _timed("hf_chat", lambda: evaluate("hf", hf_args, [CHAT_TASK], LIMIT, device="cpu",
-                                                        batch_size=8, apply_chat_template=True,
-                                                        fewshot_as_multiturn=True))
-    out["hf_constrained"] = _timed("hf_constrained", lambda: evaluate("hf-constrained", hf_args, [GEN_TASK], LIMIT,
-                                                                      device="cpu", batch_size=8))
-    vllm_args = (f"pretrained={smollm2},dtype=float32,enforce_eager=True,max_model_len={MAX_MODEL_LEN},"
-                 "seed=1234")
-    # the plain and the constrained engine in one run each: two engines at once would not fit the CPU budget
-    out["vllm"] = _timed("vllm", lambda: evaluate("vllm", vllm_args, [GEN_TASK, LL_TASK], LIMIT))
-    out["vllm_constrained"] = _timed("vllm_constrained",
-                                     lambda: evaluate("vllm-constrained", vllm_args, [GEN_TASK], LIMIT))
-    TIMES["serve_ready"] = server.wait_ready()
+@pytest.fixture(scope="session")
+def server_runs(server, smollm2, task_manager):
+    server.wait_ready()
     comp_args = (f"model={SERVED_NAME},base_url={server.base}/v1/completions,tokenizer={smollm2},"
                  f"tokenizer_backend=huggingface,max_length={MAX_MODEL_LEN},batch_size=8,max_retries=1")
-    out["completions"] = _timed("completions", lambda: evaluate("local-completions", comp_args,
-                                                                [GEN_TASK, LL_TASK], LIMIT))
-    out["completions_constrained"] = _timed("completions_constrained", lambda: evaluate(
-        "local-completions-constrained", comp_args, [GEN_TASK], LIMIT))
     chat_args = (f"model={SERVED_NAME},base_url={server.base}/v1/chat/completions,tokenizer={smollm2},"
                  "tokenizer_backend=huggingface,num_concurrent=1,max_retries=1")
-    out["chat"] = _timed("chat", lambda: evaluate("local-chat-completions", chat_args, [CHAT_TASK], LIMIT,
-                                                  apply_chat_template=True, fewshot_as_multiturn=True))
-    print("\nwall seconds per run:", json.dumps({k: round(v, 1) for k, v in TIMES.items()}))
-    return out
+    return {
+        "completions": timed("completions", lambda: evaluate("local-completions", [GEN_TASK, LL_TASK],
+                                                             task_manager, LIMIT, comp_args)),
+        "completions_constrained": timed("completions_constrained", lambda: evaluate(
+            "local-completions-constrained", [GEN_TASK], task_manager, LIMIT, comp_args)),
+        "chat": timed("chat", lambda: evaluate("local-chat-completions", [CHAT_TASK], task_manager, LIMIT,
+                                               chat_args, apply_chat_template=True, fewshot_as_multiturn=True)),
+    }
 
 
 def _variants(res, group):
@@ -151,23 +146,25 @@ def _max_ll_delta(ref, other) -> float:
     return max(deltas)
 
 
-def test_vllm_matches_hf(runs):
+def test_vllm_matches_hf(hf_runs, vllm_runs):   # hf first: the reference runs before the engine starts
+    runs = {**hf_runs, **vllm_runs}
     tasks = _variants(runs["hf"], GEN_TASK) + _variants(runs["hf"], LL_TASK)
     assert len(tasks) == 10
-    print(f"\nvllm vs hf: max |Δ log-likelihood| = {_max_ll_delta(runs['hf'], runs['vllm']):.2e}")
+    MEASURED["max |Δ log-likelihood| vllm vs hf"] = f"{_max_ll_delta(runs['hf'], runs['vllm']):.2e}"
     assert _compare(runs["hf"], runs["vllm"], tasks, atol=LL_ATOL) == []
 
 
-def test_local_completions_matches_hf(runs):
+def test_local_completions_matches_hf(hf_runs, server_runs):
+    runs = {**hf_runs, **server_runs}
     tasks = _variants(runs["hf"], GEN_TASK) + _variants(runs["hf"], LL_TASK)
-    print(f"\nlocal-completions vs hf: max |Δ log-likelihood| = "
-          f"{_max_ll_delta(runs['hf'], runs['completions']):.2e}")
+    MEASURED["max |Δ log-likelihood| local-completions vs hf"] = f"{_max_ll_delta(runs['hf'], runs['completions']):.2e}"
     assert _compare(runs["hf"], runs["completions"], tasks, atol=LL_ATOL) == []
 
 
-def test_local_chat_completions_matches_hf_chat_template(runs, smollm2):
+def test_local_chat_completions_matches_hf_chat_template(hf_runs, server_runs, smollm2):
     from transformers import AutoTokenizer
 
+    runs = {**hf_runs, **server_runs}
     tok = AutoTokenizer.from_pretrained(smollm2)
 
     def rendered(args):
@@ -182,15 +179,19 @@ def test_local_chat_completions_matches_hf_chat_template(runs, smollm2):
     assert _compare(runs["hf_chat"], runs["chat"], tasks, prompt_of=rendered) == []
 
 
-def test_constrained_runs_agree_and_follow_the_format(runs):
+def test_constrained_runs_agree_and_follow_the_format(hf_runs, vllm_runs, server_runs):
     """The same regex on three engines gives the same completions, each fully inside the format."""
     from lm_eval_enterprise.constrained import CONSTRAINED, decoding_mode
 
+    runs = {**hf_runs, **vllm_runs, **server_runs}
     tasks = _variants(runs["hf_constrained"], GEN_TASK)
     assert len(tasks) == 5
-    for name in ("hf_constrained", "vllm_constrained", "completions_constrained"):
+    # the labels: twins of loaded backends (hf, vllm) and a wrapper run by its registered name (server)
+    engines = {"hf_constrained": "xgrammar ", "vllm_constrained": "vllm ", "completions_constrained": "OpenAI"}
+    assert runs["completions_constrained"]["config"]["model"] == "local-completions-constrained"
+    for name, engine in engines.items():
         res = runs[name]
-        assert decoding_mode(res) == CONSTRAINED and res["config"]["model"].endswith("-constrained")
+        assert decoding_mode(res) == CONSTRAINED and res["config"]["constraint_engine"].startswith(engine)
         for task in tasks:
             for s in res["samples"][task]:
                 regex = s["arguments"][0][1]["constrain_regex"]
@@ -205,8 +206,9 @@ def test_constrained_runs_agree_and_follow_the_format(runs):
     assert decoding_mode(runs["hf"]) == "unconstrained"
 
 
-def test_server_structured_outputs_field(runs, server):
+def test_server_structured_outputs_field(server):
     """Over HTTP the regex goes in ``structured_outputs``; the old ``guided_regex`` field is ignored."""
+    server.wait_ready()
     body = {"model": SERVED_NAME, "prompt": "Is gold a metal? Reply in one word.\nAnswer:", "max_tokens": 8,
             "temperature": 0}
     forced = server.post("/v1/completions", {**body, "structured_outputs": {"regex": "( )?(MAYBE)"}})
