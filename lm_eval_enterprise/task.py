@@ -9,7 +9,8 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
   model's context, the same per document for every template of the dataset; the long field cut when nothing else
   helps). The prompt itself is lm-eval's own ``fewshot_context`` with that many ``first_n`` shots, so a prompt that
   fits is byte-identical to lm-eval's.
-* ``process_results``: adds the per-document ``shots_used`` / ``prompt_cut`` of the budget.
+* ``process_results``: adds the per-document ``shots_used`` / ``prompt_cut`` of the budget and ``score`` (the
+  primary metric's item under the common name every group aggregates; see :mod:`lm_eval_enterprise.templating`).
 * ``download``: after lm-eval's ``custom_dataset`` call, merges the facts the loader computed from the data
   (:func:`lm_eval_enterprise.data.loaded_task_metadata`, e.g. the label list actually used, row counts) into the
   task's ``metadata``, so they are written to ``results["configs"][task]["metadata"]``.
@@ -66,8 +67,13 @@ class EnterpriseTask(ConfigurableTask):
 
     def process_results(self, doc: dict, results):
         out = super().process_results(doc, results)
+        if not isinstance(out, dict):
+            return out
+        primary = (self.config.metadata or {}).get("primary_metric")
+        if primary in out and "score" in self.aggregation():  # declared by the generated metric_list
+            out = {**out, "score": out[primary]}
         rec = self._budget.outcome(doc) if self._budget is not None else None
-        if rec is not None and isinstance(out, dict):
+        if rec is not None:
             reports = {"shots_used": float(rec.shots_used), "prompt_cut": float(rec.cut)}
             out = {**out, **{k: v for k, v in reports.items() if k in self.aggregation()}}  # declared ones only
         return out
