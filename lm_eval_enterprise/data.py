@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable
 from .datacheck import (MANIFEST, SAMPLE_NOTE, CountCheck, DataReport, Rows, as_rows, check_count, check_gold,
                         collecting, declared_copy, describe_decode_error, folder_hashes, manifest_rows, unverified,
                         utf8_error, verified)
-from .errors import DataError
+from .errors import DataError, warn_once
 from .fewshot import helm_balanced
 from .leakage import drop_fewshot_duplicates
 
@@ -313,8 +313,8 @@ def resolve_data_dir(src: Source, data_root: str | os.PathLike | None = None, do
     if root and str(root) == EMBEDDED:
         from . import FIXTURES_DIR
 
-        log.warning("[%s] using the embedded fixture data (a few synthetic rows for demos and tests, "
-                    "not the benchmark)", src.id)
+        warn_once(log, "[%s] using the embedded fixture data (a few synthetic rows for demos and tests, "
+                  "not the benchmark)", src.id)
         root = FIXTURES_DIR
     if root:
         d = Path(root).expanduser() / src.id
