@@ -4,7 +4,7 @@ One :class:`Source` subclass per dataset lives in ``tasks/<domain>/<id>/source.p
 source format (download URLs, conversion to the common record schema, split recipe). Everything shared is here:
 
 * where the files come from (in this order): an explicit ``data_root`` (``--metadata '{"data_root": DIR}'``,
-  ``lm-eval-enterprise run --data-root DIR``) or ``$LM_EVAL_ENTERPRISE_DATA`` → ``DIR/<id>/``; else the cache
+  ``lm-eval-enterprise run --data_root DIR``) or ``$LM_EVAL_ENTERPRISE_DATA`` → ``DIR/<id>/``; else the cache
   ``$LM_EVAL_ENTERPRISE_CACHE`` (default ``~/.cache/lm-eval-enterprise/data``) → ``<cache>/<id>/``, filled by
   ``lm-eval-enterprise prepare`` or on first use; offline (``HF_DATASETS_OFFLINE``/``HF_HUB_OFFLINE``) with
   nothing there → one :class:`DataError` line saying how to provide the files;
@@ -82,7 +82,7 @@ def manual_hint(dataset: str, path: str = "") -> str:
     root = os.environ.get(ENV_DATA)
     if root and root != EMBEDDED:
         return f"obtain the source files by hand and put them into {Path(root).expanduser() / dataset}/{path}"
-    return f"obtain the source files by hand and point ${ENV_DATA} (or --data-root) at a folder holding {dataset}/{path}"
+    return f"obtain the source files by hand and point ${ENV_DATA} (or --data_root) at a folder holding {dataset}/{path}"
 
 
 def download_url(url: str, dest: Path, dataset: str, sha256: str | None = None, progress: bool = True) -> Path:

@@ -3,10 +3,10 @@
 ``OUT/<model_name_sanitized>/results_<ts>.json`` + ``samples_<task>_<ts>.jsonl``. Every results file found under
 the given paths is read; per (model, task) the newest timestamp wins unless ``run`` selects one. Template-variant
 identity comes from ``results.configs[task].metadata`` (``variant_group``, ``template_id``, ...); a task without it
-is grouped by ``--variant-pattern`` on its name (flagged) or skipped with a message.
+is grouped by ``--variant_pattern`` on its name (flagged) or skipped with a message.
 
 All problems with the inputs raise :class:`SharpeInputError` (one line naming the file), which the CLI turns into
-exit code 2.
+exit code 1 (a failed run, as lm-eval); an unusable flag value is a :class:`SharpeUsageError` (exit code 2).
 """
 from __future__ import annotations
 
@@ -24,7 +24,13 @@ SETTING_KEYS = ("chat_template_sha", "system_instruction_sha", "fewshot_as_multi
 
 
 class SharpeInputError(Exception):
-    """Inconsistent or unreadable inputs (exit code 2)."""
+    """Inconsistent or unreadable inputs (exit code 1)."""
+
+    exit_code = 1
+
+
+class SharpeUsageError(SharpeInputError):
+    """A command-line value the tool cannot use (exit code 2, with the usage line)."""
 
     exit_code = 2
 
@@ -198,7 +204,7 @@ def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str]) -> lis
             m = pattern.search(task)
             if not m:
                 messages.append(f"{rf.path}: task {task} has no template metadata (configs.{task}.metadata."
-                                f"variant_group/template_id) and its name does not match --variant-pattern "
+                                f"variant_group/template_id) and its name does not match --variant_pattern "
                                 f"{variant_pattern!r}; skipped")
                 continue
             grouped_by = "name"
