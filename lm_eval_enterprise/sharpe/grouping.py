@@ -104,7 +104,7 @@ def load_runs(paths: Sequence[str], opts: Options, messages: list[str], progress
         raise SharpeInputError("no template-variant tasks in the inputs (tasks need configs[task].metadata with "
                                "variant_group and template_id, or names matching --variant_pattern)")
     assign_models(runs, load_name_map(opts.model_names), opts.strict, messages)
-    selected = select_newest(runs, opts.run)
+    selected = select_newest(runs, opts.run, messages)
     return rfs, selected, _listed_by_model(runs, selected, opts, messages)
 
 

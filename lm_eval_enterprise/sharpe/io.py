@@ -338,17 +338,40 @@ def assign_models(runs: list[TaskRun], names: dict[str, str], strict: bool, mess
                 r.model = name
 
 
-def select_newest(runs: list[TaskRun], run_ts: str | None) -> list[TaskRun]:
-    """Per (model, task): the run with timestamp ``run_ts`` if given, else the newest."""
+def select_newest(runs: list[TaskRun], run_ts: str | None, messages: list[str] | None = None) -> list[TaskRun]:
+    """Per (model, task): the run with timestamp ``run_ts`` if given, else the newest. Every results file left out,
+    wholly or for some tasks, is named in ``messages`` with the reason (not the ``--run`` timestamp; superseded by
+    a newer run of the same model, or a copy with the same timestamp) — nothing is dropped silently."""
+    messages = [] if messages is None else messages
     if run_ts:
-        runs = [r for r in runs if r.source.timestamp == run_ts or r.source.timestamp.startswith(run_ts)]
-        if not runs:
+        keep = [r for r in runs if r.source.timestamp == run_ts or r.source.timestamp.startswith(run_ts)]
+        if not keep:
             raise SharpeInputError(f"--run {run_ts}: no results file with that timestamp")
+        for path in sorted({str(r.source.path) for r in runs} - {str(r.source.path) for r in keep}):
+            messages.append(f"{path}: not the results of --run {run_ts}; skipped")
+        runs = keep
     best: dict[tuple[str, str], TaskRun] = {}
     for r in runs:
         key = (r.model, r.task)
         if key not in best or r.source.timestamp > best[key].source.timestamp:
             best[key] = r
+    left_out: dict[Path, dict[Path, list[TaskRun]]] = {}
+    per_file: dict[Path, int] = {}
+    for r in runs:
+        per_file[r.source.path] = per_file.get(r.source.path, 0) + 1
+        winner = best[(r.model, r.task)]
+        if winner is not r:
+            left_out.setdefault(r.source.path, {}).setdefault(winner.source.path, []).append(r)
+    for old, by_new in sorted(left_out.items()):
+        n = sum(len(rs) for rs in by_new.values())
+        what = "skipped" if n == per_file[old] else f"{n} of its {per_file[old]} tasks skipped"
+        reasons = []
+        for new, rs in sorted(by_new.items()):
+            same = rs[0].source.timestamp == best[(rs[0].model, rs[0].task)].source.timestamp
+            reasons.append(f"{'a copy with the same timestamp as' if same else 'superseded by the newer run in'} "
+                           f"{new}" + (f" ({len(rs)} tasks)" if len(by_new) > 1 else ""))
+        messages.append(f"{old}: {what}: {'; '.join(reasons)} (model {rs[0].model}; the newest run per model and "
+                        "task is used; choose another with --run TIMESTAMP)")
     return sorted(best.values(), key=lambda r: (r.model, r.variant_group, r.template_id))
 
 
