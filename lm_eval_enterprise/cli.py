@@ -445,7 +445,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         return args.handler(args)
     except SystemExit as exc:  # argparse: --help / --version (0), usage errors (2)
-        return exc.code if isinstance(exc.code, int) else (print(exc.code, file=sys.stderr) or EXIT_FAILURE)
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(f"error: {exc.code}", file=sys.stderr)  # SystemExit("message"): a failed run
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":

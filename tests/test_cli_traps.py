@@ -205,3 +205,15 @@ def test_no_traceback_reaches_the_shell(tmp_path):
                           timeout=300)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].endswith("exists and is not a folder")
+
+
+def test_a_systemexit_message_is_one_error_line_and_exit_1(monkeypatch):
+    """A ``SystemExit("message")`` from below (e.g. a library giving up) is a failed run, not a traceback."""
+    def give_up(args):
+        raise SystemExit("the library gave up")
+
+    monkeypatch.setattr(cli, "_tasks_dir", give_up)
+    rc, out, err = _main(["tasks-dir"])
+    assert (rc, out, err) == (1, "", "error: the library gave up\n")
+    rc, out, _ = _main(["tasks-dir", "--help"])
+    assert rc == 0 and out.startswith("usage: lm-eval-enterprise tasks-dir")
