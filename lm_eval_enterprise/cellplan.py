@@ -204,10 +204,15 @@ def _metadata(argv: list[str]) -> tuple[list[str], dict]:
 
     try:
         meta = json.loads(raw)
-    except json.JSONDecodeError:
-        meta = None
+    except json.JSONDecodeError:  # lm-eval's other form: key=value,key=value
+        from lm_eval.utils import simple_parse_args_string
+
+        try:
+            meta = simple_parse_args_string(raw)
+        except ValueError:
+            meta = None
     if not isinstance(meta, dict):
-        raise CellPlanError(f"with --cell_budget, --metadata must be one JSON object, not {raw!r}")
+        raise CellPlanError(f"with --cell_budget, --metadata must be a JSON object or key=value pairs, not {raw!r}")
     return argv, meta
 
 
@@ -286,6 +291,11 @@ def rewrite_run_argv(argv: list[str]) -> tuple[list[str], CellPlan]:
     if not tasks_arg:
         raise CellPlanError("--cell_budget needs --tasks")
     argv, meta = _metadata(argv)
+    argv, data_root = _take(argv, "--data_root", "a folder", ("--data-root",))
+    if data_root is not None:
+        if meta.get("data_root", data_root) != data_root:
+            raise CellPlanError(f"--data_root {data_root} and --metadata data_root={meta['data_root']} disagree")
+        meta["data_root"] = data_root
     _, include = _take(list(argv), "--include_path", "a folder")
 
     from lm_eval.tasks import TaskManager, get_task_dict

@@ -1,22 +1,26 @@
-"""``lm-eval-enterprise`` command line.
+"""lm-eval-enterprise: the enterprise benchmark tasks for lm-evaluation-harness, and their Sharpe scores.
 
-Subcommands:
-  run        lm-eval's ``run`` with our task folder on the include path and, unless ``--include-defaults``,
-             without indexing lm-eval's ~10k built-in YAMLs (fast start). Every lm-eval flag is passed through;
-             ``--data-root DIR`` is merged into ``--metadata``, and so is the context budget of ``hf``/``vllm``
-             models (``max_context_tokens`` and ``context_tokenizer`` read from the model; see prompt_budget); the
-             regex-constrained model wrappers (``--model <backend>-constrained``, lm_eval_enterprise.constrained)
-             are registered; ``--cell_budget F [--cell_seed S]`` evaluates only a seeded share F of the
-             (template, document) cells (``cellplan.py``; ``sharpe`` then reports estimates).
-  tasks-dir  print the task folder (for ``lm_eval --include_path "$(lm-eval-enterprise tasks-dir)"``)
+commands:
+  run        lm-eval's `run` with the enterprise tasks on the include path (next to --include_path, if given)
+             and without indexing lm-eval's ~10k built-in YAMLs unless --include_defaults (fast start). Every
+             lm-eval flag works as in `lm-eval run`; --data_root DIR is merged into --metadata, and so is the
+             context budget of hf / vllm models (their context window and tokenizer); domain and `enterprise`
+             scores are means over datasets; --model <backend>-constrained runs regex-constrained decoding;
+             --cell_budget F [--cell_seed S] evaluates only a seeded share F of the (template, document) cells
+             (a sparse run; `sharpe` then reports estimates).
+  tasks-dir  print the task folder (lm_eval --include_path "$(lm-eval-enterprise tasks-dir)" ...)
   list       datasets, domains and their task groups
-  prepare    make datasets ready ahead of time (``--dataset ID`` / ``--domain D`` / ``--all``): with a data root
-             (``--data-root DIR`` or ``$LM_EVAL_ENTERPRISE_DATA``) check ``DIR/<id>/`` or download into it, else
-             the cache; offline (``HF_HUB_OFFLINE``/``HF_DATASETS_OFFLINE``) nothing is downloaded
-  verify     load every dataset present (``--data-root DIR``, ``$LM_EVAL_ENTERPRISE_DATA`` or the cache) and print
-             one line each: rows per split, expected, verified?, sha256, OK / warning / error (exit 1 on errors)
-  demo       the offline demo: SmolLM2-135M-Instruct on the embedded fixture data, score table per template
-  sharpe     aggregate template variants of lm-eval output folders (Sharpe score, robustness statistics)
+  prepare    make datasets ready ahead of time (--dataset ID / --domain D / --all): with a data root
+             (--data_root DIR or $LM_EVAL_ENTERPRISE_DATA) check DIR/<id>/ or download into it, else into the
+             cache; offline (HF_HUB_OFFLINE / HF_DATASETS_OFFLINE) nothing is downloaded
+  verify     load every dataset present (--data_root DIR, $LM_EVAL_ENTERPRISE_DATA or the cache) and print one
+             line each: rows per split, expected, verified?, sha256, OK / warning / error
+  demo       the offline demo: SmolLM2-135M-Instruct (with its chat template) on the embedded fixture data
+  sharpe     Sharpe score and robustness statistics across the templates of lm-eval output folders
+
+Flags are spelled as lm-eval's (underscores). Exit codes as lm-eval: 0 ok, 1 a failed run (one "error:" line),
+2 a usage error (argparse's usage and one "error:" line). A command given no arguments that needs some prints
+its help.
 """
 from __future__ import annotations
 
@@ -27,47 +31,150 @@ from pathlib import Path
 from typing import Sequence
 
 
+# ------------------------------------------------------------------------------------------------ conventions
+# lm-eval's: flags spelled with underscores (``--output_path``, ``--include_path``; our older dashed spellings stay
+# as hidden aliases), a command that needs arguments prints its help when given none (exit 0), usage errors are
+# argparse's ``usage: ...`` + one ``error:`` line with exit code 2, a failed run is one ``error:`` line with exit
+# code 1.
+EXIT_FAILURE = 1
+
+
+def add_option(parser, name: str, *aliases: str, **kwargs):
+    """``parser.add_argument(name, **kwargs)`` plus each old spelling in ``aliases`` as a hidden alias (same
+    destination and action, not shown in ``--help``)."""
+    action = parser.add_argument(name, **kwargs)
+    hidden = {k: v for k, v in kwargs.items() if k not in ("help", "default", "metavar", "required")}
+    for alias in aliases:
+        parser.add_argument(alias, **{**hidden, "dest": action.dest}, default=argparse.SUPPRESS,
+                            help=argparse.SUPPRESS)
+    return action
+
+
+def fail(message: str) -> int:
+    """A failed run: one ``error:`` line on stderr, exit code 1."""
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_FAILURE
+
+
+def version_string() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import __version__
+
+    try:
+        lm_eval_version = version("lm_eval")
+    except PackageNotFoundError:
+        lm_eval_version = "not installed"
+    return f"lm-eval-enterprise {__version__} (lm-eval {lm_eval_version})"
+
+
+# ------------------------------------------------------------------------------------------------ run
+RUN_EPILOG = """examples:
+  lm-eval-enterprise run --model hf --model_args pretrained=<model> --tasks enterprise_finance \\
+      --output_path out --log_samples
+  lm-eval-enterprise run --model hf --model_args pretrained=<instruct model> --apply_chat_template \\
+      --tasks ent_gold_news --output_path out --log_samples          # instruct / chat models
+  lm-eval-enterprise run --model dummy --tasks enterprise --data_root embedded --limit 2   # wiring check
+  lm-eval-enterprise run --include_path my_tasks --tasks my_group ...  # your tasks next to ours
+
+Every lm-eval flag works as in `lm-eval run`; see `lm-eval-enterprise list` for the task groups."""
+
+
+def run_parser() -> argparse.ArgumentParser:
+    """lm-eval's own ``run`` parser (``lm_eval._cli.run.Run``: every flag, spelling and default of
+    ``lm-eval run``) with our options added as one more argument group, so ``run --help`` lists both."""
+    from lm_eval._cli.run import Run
+
+    subparsers = argparse.ArgumentParser(prog="lm-eval-enterprise").add_subparsers(dest="command")
+    Run.create(subparsers)
+    parser = subparsers.choices["run"]  # the parser Run registered, as lm-eval's HarnessCLI looks it up
+    parser.prog = "lm-eval-enterprise run"
+    parser.usage = ("lm-eval-enterprise run --model <model> --tasks <task> [--model_args <arg=value> ...] "
+                    "[--data_root <dir>] [options]")
+    parser.description = ("lm-eval's `run` with the enterprise tasks on the include path (next to --include_path, "
+                          "if given), lm-eval's built-in task index skipped unless --include_defaults, the model's "
+                          "context window as the prompt budget (hf, vllm), domain scores as the mean over "
+                          "datasets, and the regex-constrained backends (--model <backend>-constrained).")
+    parser.epilog = RUN_EPILOG
+    ours = parser.add_argument_group("lm-eval-enterprise")
+    add_option(ours, "--data_root", "--data-root", type=str, default=None, metavar="<dir>",
+               help="folder with one subfolder per dataset (source files or pre-split JSONL), or 'embedded' for "
+                    "the package's toy fixture data; same as --metadata data_root=<dir> (default: "
+                    "$LM_EVAL_ENTERPRISE_DATA, else the download cache)")
+    add_option(ours, "--include_defaults", "--include-defaults", action="store_true", default=False,
+               help="also index lm-eval's ~10k built-in task YAMLs (slower start; needed only to mix in "
+                    "built-in tasks)")
+    add_option(ours, "--cell_budget", "--cell-budget", type=float, default=None, metavar="<share>",
+               help="sparse run: evaluate only this seeded share (0, 1] of each dataset's (template, document) "
+                    "cells, every template and document covered (lm_eval_enterprise.cellplan); `sharpe` then "
+                    "reports estimates")
+    add_option(ours, "--cell_seed", "--cell-seed", type=int, default=None, metavar="<int>",
+               help="seed of the --cell_budget design (default 0)")
+    return parser
+
+
 def _run(argv: list[str]) -> int:
     """lm-eval's ``run`` through its public pieces: lm-eval's own argument parser and ``EvaluatorConfig``, then
-    ``simple_evaluate`` with a ``TaskManager`` we build (our task folder on the include path, lm-eval's built-in
-    index only with ``--include-defaults``) and the model's context budget in the task metadata."""
+    ``simple_evaluate`` with the :class:`~lm_eval_enterprise.task_manager.EnterpriseTaskManager` we build (our
+    task folder on the include path, lm-eval's built-in index only with ``--include_defaults``) and the model's
+    context budget in the task metadata."""
     from . import TASK_DIR
-    from .data import DataError
+    from .data import EMBEDDED, DataError
 
-    include_defaults = "--include-defaults" in argv
-    argv = _merge_data_root([a for a in argv if a != "--include-defaults"])
-    from lm_eval._cli import HarnessCLI
-    from lm_eval.config.evaluate_config import EvaluatorConfig
-    from lm_eval.tasks import TaskManager
-    from lm_eval.utils import setup_logging
-
-    from .constrained import register_models
-
-    setup_logging()
-    register_models()  # --model hf-constrained / vllm-constrained / local-(chat-)completions-constrained
-
+    parser = run_parser()
+    if not argv:  # as `lm-eval run`
+        parser.print_help()
+        return 0
     from .cellplan import has_cell_flags
 
-    if has_cell_flags(argv):  # sparse template × document design (cellplan.py)
+    if has_cell_flags(argv):  # sparse template × document design: argv with lm-eval's --samples (cellplan.py)
         from .cellplan import CellPlanError, rewrite_run_argv
 
         try:
             argv, plan = rewrite_run_argv(argv)
-        except (CellPlanError, DataError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+        except CellPlanError as exc:
+            parser.error(str(exc))
+        except DataError as exc:
+            return fail(str(exc))
         print(plan.summary(), file=sys.stderr)
-    sys.argv = ["lm-eval", "run"] + argv
-    cfg = EvaluatorConfig.from_cli(HarnessCLI().parse_args())
-    cfg.metadata = _with_model_budget(cfg.model, cfg.model_args or {}, cfg.metadata or {})
+    args = parser.parse_args(argv)
+    for name in ("cell_budget", "cell_seed"):  # consumed by the cell plan above
+        vars(args).pop(name, None)
+    data_root = vars(args).pop("data_root", None)
+    include_defaults = vars(args).pop("include_defaults", False)
+
+    from lm_eval.config.evaluate_config import EvaluatorConfig
+    from lm_eval.utils import setup_logging
+
+    from .constrained import register_models
+    from .task_manager import EnterpriseTaskManager
+
+    setup_logging()
+    register_models()  # --model hf-constrained / vllm-constrained / local-(chat-)completions-constrained
     try:
-        task_manager = TaskManager(include_path=[p for p in (cfg.include_path, TASK_DIR) if p],
-                                   include_defaults=include_defaults, metadata=cfg.metadata)
+        cfg = EvaluatorConfig.from_cli(args)
+    except (ValueError, TypeError, OSError) as exc:  # lm-eval's checks of the arguments: a usage error
+        parser.error(str(exc))
+    if cfg.include_path and not Path(cfg.include_path).is_dir():
+        parser.error(f"argument --include_path: {cfg.include_path}: no such folder")
+    if data_root is not None:
+        if data_root != EMBEDDED and not Path(data_root).expanduser().is_dir():
+            parser.error(f"argument --data_root: {data_root}: no such folder (or 'embedded')")
+        given = cfg.metadata.get("data_root")
+        if given not in (None, data_root):
+            parser.error(f"--data_root {data_root} and --metadata data_root={given} disagree; give one")
+        cfg.metadata["data_root"] = data_root
+    cfg.metadata = _with_model_budget(cfg.model, cfg.model_args or {}, cfg.metadata or {})
+    task_manager = EnterpriseTaskManager(include_path=[p for p in (cfg.include_path, TASK_DIR) if p],
+                                         include_defaults=include_defaults, metadata=cfg.metadata)
+    try:
         cfg.tasks = _resolve_tasks(task_manager, cfg.tasks)
+    except LookupError as exc:
+        parser.error(f"argument --tasks: {exc}")
+    try:
         _evaluate(cfg, task_manager)
     except DataError as exc:  # one clear line instead of lm-eval's traceback
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return fail(str(exc))
     return 0
 
 
@@ -85,7 +192,8 @@ def _with_model_budget(model: str, model_args: dict, metadata: dict) -> dict:
 
 
 def _resolve_tasks(task_manager, tasks) -> list:
-    """Task names (globs allowed) and YAML files of ``--tasks``, as lm-eval's CLI resolves them."""
+    """Task names (globs allowed) and YAML files of ``--tasks``, as lm-eval's CLI resolves them; ``LookupError``
+    naming the ones that match nothing."""
     import glob
 
     from lm_eval.tasks._yaml_loader import load_yaml
@@ -100,7 +208,8 @@ def _resolve_tasks(task_manager, tasks) -> list:
         missing += [] if found else [name]
         resolved += [t for t in found if t not in resolved]
     if missing or not resolved:
-        raise SystemExit(f"lm-eval-enterprise run: tasks not found: {', '.join(missing) or '(none given)'}")
+        raise LookupError(f"tasks not found: {', '.join(missing) or '(none given)'} (task and group names: "
+                          "`lm-eval-enterprise list`, variants ent_<dataset>__t<k>)")
     return resolved
 
 
@@ -160,23 +269,6 @@ def _evaluate(cfg, task_manager) -> None:
         (logger.run.finish if isinstance(logger, WandbLogger) else logger.finish)()
 
 
-def _merge_data_root(argv: list[str]) -> list[str]:
-    if "--data-root" not in argv:
-        return argv
-    i = argv.index("--data-root")
-    if i + 1 >= len(argv):
-        raise SystemExit("lm-eval-enterprise run: --data-root needs a folder")
-    root = argv[i + 1]
-    argv = argv[:i] + argv[i + 2:]
-    meta = {}
-    if "--metadata" in argv:
-        j = argv.index("--metadata")
-        meta = json.loads(argv[j + 1])
-        argv = argv[:j] + argv[j + 2:]
-    meta["data_root"] = root
-    return argv + ["--metadata", json.dumps(meta)]
-
-
 def _list(args: argparse.Namespace) -> int:
     from .data import iter_sources
 
@@ -186,27 +278,18 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _selected_sources(args: argparse.Namespace, what: str, default_all: bool = False) -> list | int:
-    """The Sources named by ``--dataset`` / ``--domain`` / ``--all`` (all when ``default_all``); an unknown id or
-    domain is one error line and exit code 1."""
-    from .data import DataError, get_source, iter_sources
+def _selected_sources(args: argparse.Namespace, default_all: bool = False) -> list:
+    """The Sources named by ``--dataset`` / ``--domain`` / ``--all`` (all when ``default_all``); ids and domains
+    are checked by the parser (``choices``), nothing selected is a usage error."""
+    from .data import get_source, iter_sources
 
     if args.dataset:
-        try:
-            return [get_source(d) for d in args.dataset]
-        except DataError as exc:  # unknown id: one error line and exit code 1, not a traceback
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
+        return [get_source(d) for d in dict.fromkeys(args.dataset)]
     if args.domain:
-        sources = list(iter_sources(args.domain))
-        if not sources:
-            known = sorted({s.domain for s in iter_sources()})
-            print(f"error: unknown domain {args.domain!r}; known: {', '.join(known)}", file=sys.stderr)
-            return 1
-        return sources
+        return list(iter_sources(args.domain))
     if getattr(args, "all", False) or default_all:
         return list(iter_sources())
-    raise SystemExit(f"{what}: give --dataset ID (repeatable), --domain D or --all")
+    args.parser.error("give --dataset ID (repeatable), --domain D or --all")
 
 
 def _set_data_root(args: argparse.Namespace) -> None:
@@ -222,9 +305,7 @@ def _set_data_root(args: argparse.Namespace) -> None:
 def _prepare(args: argparse.Namespace) -> int:
     from .data import DataError, prepare
 
-    sources = _selected_sources(args, "prepare")
-    if isinstance(sources, int):
-        return sources
+    sources = _selected_sources(args)
     _set_data_root(args)
     failed = 0
     for src in sources:
@@ -245,9 +326,7 @@ def _verify(args: argparse.Namespace) -> int:
 
     from .data import COMPLETE_MARKER, ENV_DATA, DataError, cache_root, data_folder, inspect_folder
 
-    sources = _selected_sources(args, "verify", default_all=True)
-    if isinstance(sources, int):
-        return sources
+    sources = _selected_sources(args, default_all=True)
     root = args.data_root or os.environ.get(ENV_DATA)
     if root:
         base = root
@@ -256,8 +335,7 @@ def _verify(args: argparse.Namespace) -> int:
         base = cache_root()
         present = [(s, base / s.id) for s in sources if (base / s.id / COMPLETE_MARKER).exists()]
     if not present:
-        print(f"error: no dataset folder to verify in {base}", file=sys.stderr)
-        return 1
+        return fail(f"no dataset folder to verify in {base}")
     errors = warnings = 0
     width = max(len(s.id) for s, _ in present)
     for src, d in tqdm(present, desc="verify", unit="dataset", file=sys.stderr, disable=args.quiet):
@@ -292,52 +370,107 @@ def verify_line(report) -> str:
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(limit=args.limit, out_dir=args.output_path, model_dir=args.model_dir)
+    return run_demo(limit=args.limit, out_dir=args.output_path, model_dir=args.model_dir,
+                    chat_template=not args.no_chat_template)
+
+
+def _tasks_dir(args: argparse.Namespace) -> int:
+    from . import TASK_DIR
+
+    print(TASK_DIR)
+    return 0
+
+
+def _sharpe(argv: list[str]) -> int:
+    from .sharpe.cli import main as sharpe_main
+
+    return sharpe_main(argv)
+
+
+def _dataset_ids() -> list[str]:
+    from .data import registry
+
+    return sorted(registry())
+
+
+def _selection_options(p: argparse.ArgumentParser, with_all: bool) -> None:
+    from .templating import DOMAINS
+
+    p.add_argument("--dataset", action="append", choices=_dataset_ids(), metavar="<id>",
+                   help="dataset id (repeatable; see `lm-eval-enterprise list`)")
+    p.add_argument("--domain", choices=DOMAINS, help="every dataset of one domain")
+    if with_all:
+        p.add_argument("--all", action="store_true", help="every dataset")
+    add_option(p, "--data_root", "--data-root", metavar="<dir>",
+               help="data root (default: $LM_EVAL_ENTERPRISE_DATA, else the cache)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .templating import DOMAINS
+
+    ap = argparse.ArgumentParser(prog="lm-eval-enterprise", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action="version", version=version_string())
+    sub = ap.add_subparsers(dest="cmd", metavar="COMMAND")
+    # run and sharpe have their own parsers (lm-eval's run parser; lm_eval_enterprise.sharpe.cli)
+    sub.add_parser("run", help="lm-eval run with the enterprise tasks (every lm-eval flag; see `run --help`)",
+                   add_help=False)
+    p = sub.add_parser("tasks-dir", help="print the task folder (for lm_eval --include_path)")
+    p.set_defaults(handler=_tasks_dir)
+    p = sub.add_parser("list", help="list datasets, domains and their task groups")
+    p.add_argument("--domain", choices=DOMAINS)
+    p.set_defaults(handler=_list)
+    p = sub.add_parser("prepare", help="make datasets ready: check the data root's folders or download")
+    _selection_options(p, with_all=True)
+    p.add_argument("--force", action="store_true", help="download again even if present")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=_prepare, needs_arguments=True)
+    p = sub.add_parser("verify", help="check every dataset present: counts, verified?, sha256, labels")
+    _selection_options(p, with_all=False)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(handler=_verify)
+    p = sub.add_parser("demo", help="offline demo with SmolLM2-135M-Instruct on the embedded fixture data")
+    p.add_argument("--limit", type=int, default=None, metavar="<n>",
+                   help="documents per task variant (default: the demo's setting)")
+    p.add_argument("--output_path", "-o", default="demo_out", metavar="<path>")
+    add_option(p, "--model_dir", "--model-dir", default=None, metavar="<dir>",
+               help="use this HF model folder instead of SmolLM2")
+    p.add_argument("--no_chat_template", action="store_true",
+                   help="prompt the instruct model without its chat template (as plain completion)")
+    p.set_defaults(handler=_demo)
+    sub.add_parser("sharpe", help="aggregate template variants (see `lm-eval-enterprise sharpe --help`)",
+                   add_help=False)
+    for name, parser in sub.choices.items():
+        parser.set_defaults(parser=parser)
+    return ap
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit codes as lm-eval: 0 ok, 1 a failed run (one ``error:`` line), 2 a usage error (argparse)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "run":
-        return _run(argv[1:])
-    if argv and argv[0] == "sharpe":
-        from .sharpe.cli import main as sharpe_main
+    try:
+        if argv and argv[0] == "run":
+            return _run(argv[1:])
+        if argv and argv[0] == "sharpe":
+            return _sharpe(argv[1:])
+        if argv and argv[0] == "sharpe-sparse":  # hidden alias of the first version: `sharpe` detects sparse runs
+            from .sharpe.sparse_cli import main as sparse_main
 
-        return sharpe_main(argv[1:])
-    if argv and argv[0] == "sharpe-sparse":  # hidden alias: `sharpe` detects --cell_budget runs itself
-        from .sharpe.sparse_cli import main as sparse_main
-
-        return sparse_main(argv[1:])
-    ap = argparse.ArgumentParser(prog="lm-eval-enterprise", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("run", help="lm-eval run with the enterprise tasks (all lm-eval flags pass through)")
-    sub.add_parser("tasks-dir", help="print the task folder")
-    p = sub.add_parser("list", help="list datasets")
-    p.add_argument("--domain")
-    p = sub.add_parser("prepare", help="make datasets ready: check the data root's folders or download")
-    p.add_argument("--dataset", action="append")
-    p.add_argument("--domain")
-    p.add_argument("--all", action="store_true")
-    p.add_argument("--data-root", help="data root (default: $LM_EVAL_ENTERPRISE_DATA, else the cache)")
-    p.add_argument("--force", action="store_true", help="download again even if present")
-    p.add_argument("--quiet", action="store_true")
-    p = sub.add_parser("verify", help="check every dataset present: counts, verified?, sha256, labels")
-    p.add_argument("--data-root", help="data root (default: $LM_EVAL_ENTERPRISE_DATA, else the cache)")
-    p.add_argument("--dataset", action="append")
-    p.add_argument("--domain")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p = sub.add_parser("demo", help="offline demo with SmolLM2-135M-Instruct on the embedded fixture data")
-    p.add_argument("--limit", type=int, default=None, help="documents per task variant (default: demo setting)")
-    p.add_argument("--output_path", default="demo_out")
-    p.add_argument("--model-dir", default=None, help="use this HF model folder instead of SmolLM2")
-    sub.add_parser("sharpe", help="aggregate template variants (see `lm-eval-enterprise sharpe --help`)")
-    args = ap.parse_args(argv)
-    if args.cmd == "tasks-dir":
-        from . import TASK_DIR
-
-        print(TASK_DIR)
-        return 0
-    return {"list": _list, "prepare": _prepare, "verify": _verify, "demo": _demo}[args.cmd](args)
+            return sparse_main(argv[1:])
+        ap = build_parser()
+        if not argv:
+            ap.print_help()
+            return 0
+        args = ap.parse_args(argv)
+        if getattr(args, "needs_arguments", False) and len(argv) == 1:
+            args.parser.print_help()
+            return 0
+        return args.handler(args)
+    except SystemExit as exc:  # argparse: --help / --version (0), usage errors (2)
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(f"error: {exc.code}", file=sys.stderr)  # SystemExit("message"): a failed run
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":

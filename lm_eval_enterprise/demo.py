@@ -1,7 +1,15 @@
 """``make demo``: SmolLM2-135M-Instruct on the embedded fixture data of the vertical slice, fully offline.
 
-Prints a per-dataset × per-template table of the primary metric (and format-failure rate), then the Sharpe
-leaderboard across templates. Results and samples are written in lm-eval's layout under ``--output_path``.
+The model is an instruct model, so it is prompted through its chat template, as ``lm-eval-enterprise run
+--apply_chat_template`` does: lm-eval's defaults with a chat template are kept — few-shot examples as
+multi-turn user/assistant messages (``fewshot_as_multiturn``), the template's instruction as the system
+message, and for log-likelihood tasks the answer choice scored right after the assistant turn opens (lm-eval
+drops the target delimiter, so ``Yes`` rather than `` Yes``). Without it the model continues the raw prompt and
+fails the answer format far more often (``--no_chat_template`` reproduces that; README: "The demo").
+
+Prints a per-dataset × per-template table of the primary metric (and format-failure rate), the share of
+format failures, then the Sharpe leaderboard across templates. Results and samples are written in lm-eval's
+layout under ``--output_path``.
 """
 from __future__ import annotations
 
@@ -56,18 +64,25 @@ def format_table(rows) -> str:
     return "\n".join(lines)
 
 
-def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str | None = None) -> int:
+def format_failure_rate(rows) -> float | None:
+    """Mean format-failure rate over the generate variants of ``score_table`` rows (None: none has one)."""
+    rates = [r[4] for r in rows if r[4] is not None]
+    return sum(rates) / len(rates) if rates else None
+
+
+def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str | None = None,
+             chat_template: bool = True) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import lm_eval
     from lm_eval.loggers import EvaluationTracker
-    from lm_eval.tasks import TaskManager
 
     from . import TASK_DIR
     from .data import EMBEDDED
     from .models import smollm2_dir
     from .prompt_budget import model_budget
+    from .task_manager import EnterpriseTaskManager
 
     t0 = time.time()
     model = Path(model_dir) if model_dir else smollm2_dir()
@@ -75,8 +90,8 @@ def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str
     tasks = _available(SLICE)
     model_args = {"pretrained": str(model), "dtype": "float32"}
     # the model's own context window and tokenizer as the prompt budget, as `lm-eval-enterprise run` does
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False,
-                     metadata={**model_budget("hf", model_args), "data_root": EMBEDDED})
+    tm = EnterpriseTaskManager(include_path=TASK_DIR, include_defaults=False,
+                               metadata={**model_budget("hf", model_args), "data_root": EMBEDDED})
     from lm_eval.tasks import get_task_dict
 
     from .testing import leaf_tasks
@@ -90,14 +105,18 @@ def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str
     res = lm_eval.simple_evaluate(
         model="hf", model_args=model_args, device="cpu", batch_size=4,
         tasks=tasks, task_manager=tm, samples=samples, log_samples=True, evaluation_tracker=tracker,
-        bootstrap_iters=0)
+        bootstrap_iters=0, apply_chat_template=chat_template, fewshot_as_multiturn=chat_template)
     samples_out = res.pop("samples")
     tracker.save_results_aggregated(results=res, samples=samples_out)
     for task in res["configs"]:
         tracker.save_results_samples(task_name=task, samples=samples_out[task])
-    print(f"\nSmolLM2-135M-Instruct on the embedded fixture data ({n} docs per variant; "
-          f"{time.time() - t0:.0f}s)\n")
-    print(format_table(score_table(res)))
+    rows = score_table(res)
+    how = "with its chat template" if chat_template else "WITHOUT its chat template (--no_chat_template)"
+    print(f"\n{model.name} {how} on the embedded fixture data ({n} docs per variant; {time.time() - t0:.0f}s)\n")
+    print(format_table(rows))
+    rate = format_failure_rate(rows)
+    if rate is not None:
+        print(f"\nformat failures: {rate:.0%} of generated answers (mean over the generate variants)")
     try:
         from .sharpe.api import leaderboard_markdown
     except ImportError:

@@ -1,7 +1,20 @@
-"""The one exception type of the data layer (re-exported by :mod:`lm_eval_enterprise.data`)."""
+"""The one exception type of the data layer (re-exported by :mod:`lm_eval_enterprise.data`), and its
+once-per-process warnings."""
 from __future__ import annotations
 
+import logging
 import os
+
+_WARNED: set[str] = set()
+
+
+def warn_once(logger: logging.Logger, msg: str, *args) -> None:
+    """``logger.warning(msg, *args)`` unless the same text was already logged by this process: the data of one
+    dataset is loaded once per subtask (gold_news: nine), and each load would repeat the same line."""
+    text = msg % args if args else msg
+    if text not in _WARNED:
+        _WARNED.add(text)
+        logger.warning(text)
 
 
 class DataError(RuntimeError):

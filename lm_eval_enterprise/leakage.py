@@ -40,6 +40,8 @@ import json
 import logging
 from typing import Any
 
+from .errors import warn_once
+
 log = logging.getLogger("lm_eval_enterprise.data")
 
 # task type → the record fields that make up an item's prompt input (None: the step does not apply)
@@ -110,9 +112,9 @@ def drop_fewshot_duplicates(src: Any, splits: dict[str, list[dict]], where: Any 
                      len(eval_recs), ev)
         return splits, facts
     if removed:
-        log.warning("[%s] %s: removed %d of %d '%s' records whose prompt input (%s) also occurs in the few-shot "
-                    "pool '%s' (metadata eval_removed_fewshot_duplicates)", src.id, where or "", removed,
-                    len(eval_recs), ev, "+".join(fields), src.fewshot_source_split)
+        warn_once(log, "[%s] %s: removed %d of %d '%s' records whose prompt input (%s) also occurs in the "
+                  "few-shot pool '%s' (metadata eval_removed_fewshot_duplicates)", src.id, where or "", removed,
+                  len(eval_recs), ev, "+".join(fields), src.fewshot_source_split)
         return {**splits, ev: kept}, facts
     log.info("[%s] no '%s' record repeats a few-shot pool record (%s)", src.id, ev, "+".join(fields))
     return splits, facts

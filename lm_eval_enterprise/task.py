@@ -9,10 +9,13 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
   model's context, the same per document for every template of the dataset; the long field cut when nothing else
   helps). The prompt itself is lm-eval's own ``fewshot_context`` with that many ``first_n`` shots, so a prompt that
   fits is byte-identical to lm-eval's.
-* ``process_results``: adds the per-document ``shots_used`` / ``prompt_cut`` of the budget.
-* ``download``: after lm-eval's ``custom_dataset`` call, merges the facts the loader computed from the data
-  (:func:`lm_eval_enterprise.data.loaded_task_metadata`, e.g. the label list actually used, row counts) into the
-  task's ``metadata``, so they are written to ``results["configs"][task]["metadata"]``.
+* ``process_results``: adds the per-document ``shots_used`` / ``prompt_cut`` of the budget and ``score`` (the
+  primary metric's item under the common name every group aggregates; see :mod:`lm_eval_enterprise.templating`).
+* ``download``: calls the ``custom_dataset`` loader as lm-eval does (same arguments), without lm-eval's advice to
+  pass kwargs through ``--metadata``, which it logs as a 2-line warning for every task with a ``custom_dataset``
+  (130 lines in the demo; our README documents the ``--metadata`` keys). Then merges the facts the loader computed
+  from the data (:func:`lm_eval_enterprise.data.loaded_task_metadata`, e.g. the label list actually used, row
+  counts) into the task's ``metadata``, so they are written to ``results["configs"][task]["metadata"]``.
 * ``doc_to_text`` / ``doc_to_target`` / ``doc_to_choice`` / ``resolve_field``: Jinja prompts rendered with a
   compiled-template cache (:mod:`lm_eval_enterprise.speedups`; same output, version-guarded, falls back to
   lm-eval's own rendering).
@@ -38,7 +41,11 @@ class EnterpriseTask(ConfigurableTask):
 
     # -- data facts into the results metadata -----------------------------------------------------------------
     def download(self, dataset_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        super().download(dataset_kwargs, **kwargs)
+        if callable(self.config.custom_dataset):  # lm-eval 0.4.13's call, minus its per-task warning
+            self.dataset = self.config.custom_dataset(**(self.config.metadata or {}),
+                                                      **(self.config.dataset_kwargs or {}))
+        else:
+            super().download(dataset_kwargs, **kwargs)
         from .data import loaded_task_metadata
 
         facts = loaded_task_metadata(**{**(self.config.metadata or {}), **(self.config.dataset_kwargs or {})})
@@ -66,8 +73,13 @@ class EnterpriseTask(ConfigurableTask):
 
     def process_results(self, doc: dict, results):
         out = super().process_results(doc, results)
+        if not isinstance(out, dict):
+            return out
+        primary = (self.config.metadata or {}).get("primary_metric")
+        if primary in out and "score" in self.aggregation():  # declared by the generated metric_list
+            out = {**out, "score": out[primary]}
         rec = self._budget.outcome(doc) if self._budget is not None else None
-        if rec is not None and isinstance(out, dict):
+        if rec is not None:
             reports = {"shots_used": float(rec.shots_used), "prompt_cut": float(rec.cut)}
             out = {**out, **{k: v for k, v in reports.items() if k in self.aggregation()}}  # declared ones only
         return out

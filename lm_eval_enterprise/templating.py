@@ -13,7 +13,26 @@ For a dataset ``<id>`` (task family from :data:`lm_eval_enterprise.hooks.FAMILY_
   ``prompt_cut``);
 * ``<task>__t<k>.yaml`` — one short file per (subtask,) template: ``include`` + prompt + answer filter + metadata;
 * ``_<group>.yaml`` — the dataset group (all variants; for datasets with subtasks, one group per subtask and a
-  dataset group of those), aggregating the primary metric as the unweighted mean over variants.
+  dataset group of those), aggregating the primary metric and ``score`` as the unweighted mean over variants;
+* ``_enterprise_<domain>.yaml`` / ``_enterprise.yaml`` — the domain groups and the top group.
+
+Every variant reports ``score``: its primary metric under another name (same aggregation; every primary metric is
+higher-is-better, which :func:`base_config` checks), with the filter ``answer`` for every task — the ``[PARSE]``
+reading of generate tasks, lm-eval's default ``take_first`` for log-likelihood ones, named ``answer`` so that one
+key ``score,answer`` exists in every task (a group whose metric/filter key matches no task drops its row). So
+lm-eval's own tables aggregate one comparable number at every level:
+
+* dataset and subtask groups: unweighted mean over the variants (gold_news: over its 45 variants = the mean of
+  its nine subtask means, every subtask having the same templates) — computed by lm-eval itself;
+* domain groups and ``enterprise``: unweighted mean over **datasets** (as the Sharpe tool's domain rows).
+  lm-eval 0.4.13 averages a group over its leaf tasks (``lm_eval/api/group.py`` ``Group.aggregate``), so a
+  dataset with more variants would weigh more (gold_news: 45 variants, 9× any other dataset). These groups are
+  marked with :data:`MEAN_OVER_DATASETS` in their metadata, and
+  :class:`lm_eval_enterprise.task_manager.EnterpriseTaskManager` (``lm-eval-enterprise run``, the demo) computes
+  them over datasets. Their YAML also declares lm-eval's own aggregation only where lm-eval's mean over leaf tasks
+  *is* the mean over datasets (every dataset below has the same number of variants), so plain ``lm_eval`` never
+  shows a differently weighted number under the same name; elsewhere (finance and ``enterprise``, because of
+  gold_news) plain ``lm_eval`` leaves the row empty.
 """
 from __future__ import annotations
 
@@ -31,8 +50,12 @@ from .hooks import FAMILY_METRICS, FAMILY_READER, HELM_METRICS
 from .prompt_budget import BUDGET_METRICS
 
 TASK_PREFIX = "ent_"
-PRIMARY_FILTER = "answer"
-VERSION = 1.1  # 1.1: [PARSE] answer reading shared by all templates of a dataset, format_adherence, *_helm; budget
+PRIMARY_FILTER = "answer"  # the filter of every task's metrics, generate and log-likelihood alike
+SCORE_METRIC = "score"     # every variant's primary metric under one common name (module docstring)
+# group metadata marking a group whose score is the unweighted mean over the datasets below it
+AGGREGATE_KEY = "enterprise_aggregate"
+MEAN_OVER_DATASETS = "mean_over_datasets"
+VERSION = 1.2  # 1.1: [PARSE] reading shared by all templates, format_adherence, *_helm, budget; 1.2: score, one filter
 TASK_CLASS = "lm_eval_enterprise.task.EnterpriseTask"
 # the long input field the context budget may cut ([TRUNC]), first one a template uses
 LONG_FIELDS = ("document", "passage", "context", "text", "question")
@@ -216,10 +239,25 @@ def answer_filter(spec: DatasetTasks, tpl: Template) -> AnswerFilter:
     return AnswerFilter(**filter_kwargs(spec, tpl))
 
 
-def base_config(spec: DatasetTasks) -> dict[str, Any]:
-    metrics = FAMILY_METRICS[spec.family]
+def score_metric(spec: DatasetTasks) -> dict[str, tuple[str, bool]]:
+    """``{"score": (the primary metric's aggregation, True)}``; the primary metric must be higher-is-better (all
+    are: F1s, accuracy, RR@10, ROUGE-L), so ``score`` has one direction at every group level."""
+    metrics = {**FAMILY_METRICS[spec.family], **spec.extra_metrics}
     if spec.primary_metric not in metrics:
         raise ValueError(f"{spec.dataset}: primary metric {spec.primary_metric} not produced by {spec.family}")
+    agg, higher_is_better = metrics[spec.primary_metric]
+    if not higher_is_better:
+        raise ValueError(f"{spec.table_id}: primary metric {spec.primary_metric} is lower-is-better; "
+                         f"'{SCORE_METRIC}' must be higher-is-better at every level")
+    return {SCORE_METRIC: (agg, True)}
+
+
+# log-likelihood tasks: lm-eval's default pipeline (take_first), named like the generate tasks' reading
+TAKE_FIRST_FILTER = [{"name": PRIMARY_FILTER, "filter": [{"function": "take_first"}]}]
+
+
+def base_config(spec: DatasetTasks) -> dict[str, Any]:
+    metrics = FAMILY_METRICS[spec.family]
     cfg: dict[str, Any] = {
         "class": _Function(TASK_CLASS),
         "custom_dataset": _Function("lm_eval_enterprise.data.load_task_dataset"),
@@ -236,8 +274,10 @@ def base_config(spec: DatasetTasks) -> dict[str, Any]:
     if spec.output_type == "generate_until":
         cfg["generation_kwargs"] = {"until": list(spec.until), "max_gen_toks": spec.max_gen_toks,
                                     "do_sample": False, "temperature": 0.0}
+    else:
+        cfg["filter_list"] = TAKE_FIRST_FILTER
     cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}")
-    cfg["metric_list"] = _metric_list({**metrics, **spec.extra_metrics, **BUDGET_METRICS})
+    cfg["metric_list"] = _metric_list({**metrics, **spec.extra_metrics, **score_metric(spec), **BUDGET_METRICS})
     cfg["metadata"] = {"version": VERSION}
     return cfg
 
@@ -259,15 +299,15 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
     helm = is_helm(spec, tpl)
     if helm:  # HELM's own prompt: the family's metrics + the primary metric under HELM's reading rule
         cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}_helm")
-        cfg["metric_list"] = _metric_list({**FAMILY_METRICS[spec.family], **spec.extra_metrics, **BUDGET_METRICS,
-                                           **HELM_METRICS[spec.family]})
+        cfg["metric_list"] = _metric_list({**FAMILY_METRICS[spec.family], **spec.extra_metrics,
+                                           **score_metric(spec), **BUDGET_METRICS, **HELM_METRICS[spec.family]})
     meta: dict[str, Any] = {"version": VERSION, "dataset": spec.table_id, "domain": spec.domain}
     if spec.variant:
         meta["source_dataset"] = spec.dataset
     if subtask:
         meta["subtask"] = subtask
     meta.update({"variant_group": group, "template_id": tpl.id, "primary_metric": spec.primary_metric,
-                 "primary_filter": PRIMARY_FILTER if spec.output_type != "multiple_choice" else "none",
+                 "primary_filter": PRIMARY_FILTER,
                  "task_family": spec.family})
     if spec.output_type != "multiple_choice":
         meta["answer_regex"] = tpl.regex
@@ -284,10 +324,19 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
     return cfg
 
 
+def _aggregate(*metrics: str) -> list[dict[str, Any]]:
+    """lm-eval's group aggregation: unweighted mean over the group's leaf tasks of ``<metric>,answer``."""
+    return [{"metric": m, "filter_list": PRIMARY_FILTER, "aggregation": "mean", "weight_by_size": False}
+            for m in dict.fromkeys(metrics)]
+
+
+def variant_count(spec: DatasetTasks) -> int:
+    """Leaf tasks of the dataset group (templates × subtasks)."""
+    return len(spec.variant_groups()) * len(spec.templates)
+
+
 def group_configs(spec: DatasetTasks) -> dict[str, dict[str, Any]]:
-    metric_filter = PRIMARY_FILTER if spec.output_type != "multiple_choice" else "none"
-    agg = [{"metric": spec.primary_metric, "filter_list": metric_filter, "aggregation": "mean",
-            "weight_by_size": False}]
+    agg = _aggregate(spec.primary_metric, SCORE_METRIC)
     out = {}
     for _, group in spec.variant_groups():
         out[group] = {"group": group, "task": [f"{group}__{t.id}" for t in spec.templates],
@@ -313,9 +362,17 @@ def render(spec: DatasetTasks) -> dict[str, str]:
     return files
 
 
-def domain_group(domain: str, dataset_groups: list[str]) -> str:
-    return HEADER.replace("templates.py", "the dataset folders") + dump(
-        {"group": f"enterprise_{domain}", "task": dataset_groups, "metadata": {"version": VERSION}})
+def datasets_group(name: str, members: list[str], variant_counts: set[int]) -> str:
+    """A domain group (members: dataset groups) or ``enterprise`` (members: domain groups): ``score`` is the
+    unweighted mean over the datasets below (:data:`MEAN_OVER_DATASETS`, computed by
+    :class:`lm_eval_enterprise.task_manager.EnterpriseTaskManager`); lm-eval's own aggregation (a mean over leaf
+    tasks) is declared only when it gives the same number: every dataset below has the same number of variants
+    (``variant_counts``)."""
+    cfg: dict[str, Any] = {"group": name, "task": members}
+    if len(variant_counts) == 1:
+        cfg["aggregate_metric_list"] = _aggregate(SCORE_METRIC)
+    cfg["metadata"] = {"version": VERSION, AGGREGATE_KEY: MEAN_OVER_DATASETS}
+    return HEADER.replace("templates.py", "the dataset folders") + dump(cfg)
 
 
 def load_spec(task_root: Path, domain: str, dataset: str) -> DatasetTasks:
@@ -356,20 +413,22 @@ def generate(task_root: Path, write: bool = True) -> dict[Path, str]:
     """
     out: dict[Path, str] = {}
     domain_groups = []
+    all_counts: set[int] = set()
     for domain in DOMAINS:
         ddir = task_root / domain
-        groups = []
+        groups, counts = [], set()
         for tfile in sorted(ddir.glob("*/templates.py")):
             for spec in load_specs(task_root, domain, tfile.parent.name):
                 for name, text in render(spec).items():
                     out[tfile.parent / name] = text
                 if spec.in_domain_group:
                     groups.append(spec.base_name)
+                    counts.add(variant_count(spec))
         if groups:
-            out[ddir / f"_enterprise_{domain}.yaml"] = domain_group(domain, groups)
+            out[ddir / f"_enterprise_{domain}.yaml"] = datasets_group(f"enterprise_{domain}", groups, counts)
             domain_groups.append(f"enterprise_{domain}")
-    out[task_root / "_enterprise.yaml"] = domain_group("", domain_groups).replace(
-        "group: enterprise_\n", "group: enterprise\n")
+            all_counts |= counts
+    out[task_root / "_enterprise.yaml"] = datasets_group("enterprise", domain_groups, all_counts)
     if write:
         for path, text in out.items():
             path.write_text(text)

@@ -45,24 +45,11 @@ def test_list(capsys):
 
 
 # ============================================================================================ run: argv handling
-def test_merge_data_root():
-    m = cli._merge_data_root
-    assert m(["--model", "dummy"]) == ["--model", "dummy"]
-    assert m(["--data-root", "/d", "--model", "dummy"]) == ["--model", "dummy", "--metadata",
-                                                           json.dumps({"data_root": "/d"})]
-    # an existing --metadata is kept and merged (data_root wins)
-    out = m(["--metadata", '{"a": 1, "data_root": "/old"}', "--data-root", "/d", "--limit", "2"])
-    assert out[:2] == ["--limit", "2"] and out[2] == "--metadata"
-    assert json.loads(out[3]) == {"a": 1, "data_root": "/d"}
-    with pytest.raises(SystemExit, match="needs a folder"):
-        m(["--model", "dummy", "--data-root"])
-
-
 @pytest.fixture
 def captured_run(monkeypatch):
-    """Record what ``run`` would evaluate: lm-eval's TaskManager replaced by a recorder of its arguments and our
+    """Record what ``run`` would evaluate: our task manager replaced by a recorder of its arguments and our
     ``_evaluate`` by a recorder of the config (no task index, no model)."""
-    import lm_eval.tasks
+    from lm_eval_enterprise import task_manager
 
     calls = {}
 
@@ -73,29 +60,29 @@ def captured_run(monkeypatch):
         def match_tasks(self, names):
             return list(names)
 
-    monkeypatch.setattr(lm_eval.tasks, "TaskManager", RecordingTaskManager)
+    monkeypatch.setattr(task_manager, "EnterpriseTaskManager", RecordingTaskManager)
     monkeypatch.setattr(cli, "_evaluate", lambda cfg, tm: calls.update(cfg=cfg))
-    monkeypatch.setattr(sys, "argv", list(sys.argv))
     return calls
 
 
-def test_run_passes_our_task_manager_explicitly(captured_run):
-    assert cli.main(["run", "--model", "dummy", "--tasks", "enterprise", "--data-root", "/data"]) == 0
+def test_run_passes_our_task_manager_explicitly(captured_run, tmp_path):
+    assert cli.main(["run", "--model", "dummy", "--tasks", "enterprise", "--data_root", str(tmp_path)]) == 0
     tm = captured_run["task_manager"]
     assert tm["include_path"] == [TASK_DIR] and tm["include_defaults"] is False  # built-in index skipped
-    assert tm["metadata"] == {"data_root": "/data"}
+    assert tm["metadata"] == {"data_root": str(tmp_path)}
     cfg = captured_run["cfg"]
-    assert cfg.tasks == ["enterprise"] and cfg.model == "dummy" and cfg.metadata == {"data_root": "/data"}
+    assert cfg.tasks == ["enterprise"] and cfg.model == "dummy" and cfg.metadata == {"data_root": str(tmp_path)}
 
 
-def test_run_adds_our_tasks_to_the_user_include_path(captured_run):
-    cli.main(["run", "--include_path", "/mine", "--model", "dummy", "--tasks", "x"])
-    assert captured_run["task_manager"]["include_path"] == ["/mine", TASK_DIR]
+def test_run_adds_our_tasks_to_the_user_include_path(captured_run, tmp_path):
+    assert cli.main(["run", "--include_path", str(tmp_path), "--model", "dummy", "--tasks", "x"]) == 0
+    assert captured_run["task_manager"]["include_path"] == [str(tmp_path), TASK_DIR]
 
 
 def test_run_include_defaults_keeps_builtin_index(captured_run):
-    cli.main(["run", "--include-defaults", "--model", "dummy", "--tasks", "x"])
-    assert captured_run["task_manager"]["include_defaults"] is True
+    for flag in ("--include_defaults", "--include-defaults"):  # lm-eval's spelling; the old one as hidden alias
+        assert cli.main(["run", flag, "--model", "dummy", "--tasks", "x"]) == 0
+        assert captured_run["task_manager"]["include_defaults"] is True
 
 
 def test_run_puts_the_hf_model_budget_into_the_metadata(captured_run, tiny_model_dir):
@@ -118,7 +105,7 @@ def test_resolve_tasks_names_globs_files_and_missing(tmp_path):
     assert cli._resolve_tasks(tm, "ent_iotspotter__t*") == [f"ent_iotspotter__t{i}" for i in range(1, 6)]
     (tmp_path / "mine.yaml").write_text("task: mine\ndataset_path: x\n")
     assert cli._resolve_tasks(tm, [str(tmp_path / "mine.yaml")]) == [{"task": "mine", "dataset_path": "x"}]
-    with pytest.raises(SystemExit, match="tasks not found: no_such_task"):
+    with pytest.raises(LookupError, match="tasks not found: no_such_task"):
         cli._resolve_tasks(tm, ["ent_tram__t1", "no_such_task"])
 
 
@@ -160,7 +147,7 @@ def test_acceptance_lm_eval_dummy_enterprise_finance():
 def test_acceptance_lm_eval_enterprise_run(tmp_path):
     """The same through the wrapper CLI, from an unrelated folder (include path and data root added by it)."""
     cmd = [str(BIN / "lm-eval-enterprise"), "run", "--model", "dummy", "--tasks", "enterprise_finance",
-           "--limit", "2", "--data-root", "embedded"]
+           "--limit", "2", "--data_root", "embedded"]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=ENV, timeout=600)
     _check_finance_output(proc)
 
@@ -172,5 +159,5 @@ def test_run_offline_without_data_is_one_error_line(monkeypatch, tmp_path, capsy
     monkeypatch.setenv("LM_EVAL_ENTERPRISE_CACHE", str(tmp_path / "empty"))
     rc = cli.main(["run", "--model", "dummy", "--tasks", "ent_kpi_edgar__t1"])
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
-    assert rc == 2
+    assert rc == 1  # a failed run, as lm-eval (2 is for usage errors)
     assert len(err) == 1 and err[0].startswith("error: [kpi_edgar]") and "prepare --dataset kpi_edgar" in err[0]

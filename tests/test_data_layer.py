@@ -483,10 +483,10 @@ def test_cli_prepare_exit_codes(fake, online, capsys):
     assert cli.main(["prepare", "--dataset", FAKE, "--quiet", "--force"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"error: [{FAKE}]") and "split 'test' has 5 rows" in err
-    assert cli.main(["prepare", "--dataset", "no_such_dataset"]) == 1
-    assert "error: [no_such_dataset] unknown dataset id" in capsys.readouterr().err
-    with pytest.raises(SystemExit, match="give --dataset"):
-        cli.main(["prepare"])
+    assert cli.main(["prepare", "--dataset", "no_such_dataset"]) == 2  # usage error (argparse), as lm-eval
+    assert "argument --dataset: invalid choice: 'no_such_dataset'" in capsys.readouterr().err
+    assert cli.main(["prepare", "--quiet"]) == 2
+    assert "error: give --dataset ID" in capsys.readouterr().err
 
 
 def test_cli_prepare_subprocess_unknown_dataset(tmp_path):
@@ -496,9 +496,9 @@ def test_cli_prepare_subprocess_unknown_dataset(tmp_path):
     env = {**os.environ, "LM_EVAL_ENTERPRISE_CACHE": str(tmp_path / "cache")}
     proc = subprocess.run([str(exe), "prepare", "--dataset", "no_such_dataset"], capture_output=True, text=True,
                           env=env, timeout=120)
-    assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]  # one line, no traceback
-    assert proc.stderr.startswith("error: [no_such_dataset] unknown dataset id")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr  # argparse: the usage, then one error line
+    errors = [ln for ln in proc.stderr.splitlines() if "error:" in ln]
+    assert len(errors) == 1 and "argument --dataset: invalid choice: 'no_such_dataset'" in errors[0]
 
 
 def test_embedded_keyword_selects_package_fixtures(monkeypatch):

@@ -390,8 +390,8 @@ def test_cli_prepare_data_root_flag(tmp_path, capsys, monkeypatch):
     assert cli.main(["prepare", "--dataset", "casehold", "--data-root", str(tmp_path), "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"error: [casehold] {tmp_path / 'casehold'}: offline (HF_HUB_OFFLINE)")
-    assert cli.main(["prepare", "--domain", "nope"]) == 1
-    assert "unknown domain 'nope'" in capsys.readouterr().err
+    assert cli.main(["prepare", "--domain", "nope"]) == 2  # a usage error, as lm-eval (argparse)
+    assert "argument --domain: invalid choice: 'nope'" in capsys.readouterr().err
 
 
 # ============================================================================================ verify

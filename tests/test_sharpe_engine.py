@@ -231,7 +231,7 @@ def test_missing_template_for_a_model(tmp_path, capsys):
         assert r["templates"] == ["t1", "t2"] and "templates_dropped" in r["flags"]
         assert r["flag_details"]["templates_dropped"]["missing"] == {"B": ["t3"]}
     assert any("B lacks t3" in m for m in res["messages"])
-    assert cli.main([str(d), "--strict", "--bootstrap", "0", "--no-progress"]) == 2
+    assert cli.main([str(d), "--strict", "--bootstrap", "0", "--no_progress"]) == 1
     assert "missing templates (B lacks t3)" in capsys.readouterr().err
 
 
@@ -248,7 +248,7 @@ def test_task_without_metadata(tmp_path, capsys):
     r = by(res, "m", "ent_nm")
     assert "grouped_by_name" in r["flags"] and r["template_scores"] == pytest.approx({"t1": 0.6, "t2": 0.5})
     assert any("arc_like has no template metadata" in m and "skipped" in m for m in res["messages"])
-    assert cli.main([str(tmp_path), "--bootstrap", "0", "--no-progress", "--quiet"]) == 2
+    assert cli.main([str(tmp_path), "--bootstrap", "0", "--no_progress", "--quiet"]) == 1
     assert "pass --metric" in capsys.readouterr().err
 
 
@@ -256,7 +256,7 @@ def test_malformed_json(tmp_path, capsys):
     d = _two_models(tmp_path)
     f = next((d / "A").glob("results_*.json"))
     f.write_text(f.read_text()[:-40])
-    assert cli.main([str(d), "--bootstrap", "0", "--no-progress"]) == 2
+    assert cli.main([str(d), "--bootstrap", "0", "--no_progress"]) == 1
     err = capsys.readouterr().err
     assert "malformed JSON" in err and f.name in err
     f.unlink()
@@ -264,7 +264,7 @@ def test_malformed_json(tmp_path, capsys):
     lines = s.read_text().splitlines()
     lines[3] = lines[3][:50]
     s.write_text("\n".join(lines) + "\n")
-    assert cli.main([str(d), "--bootstrap", "0", "--no-progress"]) == 2
+    assert cli.main([str(d), "--bootstrap", "0", "--no_progress"]) == 1
     assert f"{s.name}:4: malformed JSON" in capsys.readouterr().err
 
 
@@ -310,7 +310,7 @@ def test_single_template(tmp_path):
 
 def test_missing_metric_and_mixed_settings(tmp_path, capsys):
     d = _two_models(tmp_path / "x")
-    assert cli.main([str(d), "--metric", "nope", "--bootstrap", "0", "--no-progress"]) == 2
+    assert cli.main([str(d), "--metric", "nope", "--bootstrap", "0", "--no_progress"]) == 1
     assert "metric 'nope,answer' is missing" in capsys.readouterr().err
     e = tmp_path / "y"
     write_run(e, "A", [mc_task("ent_x", f"t{t}", counts(50 + t)) for t in (1, 2)])
@@ -319,7 +319,7 @@ def test_missing_metric_and_mixed_settings(tmp_path, capsys):
     res = aggregate([e], **FAST)
     assert sorted(res["models"]) == ["A [settings 1]", "A [settings 2]"]
     assert any("different settings" in m for m in res["messages"])
-    assert cli.main([str(e), "--strict", "--bootstrap", "0", "--no-progress"]) == 2
+    assert cli.main([str(e), "--strict", "--bootstrap", "0", "--no_progress"]) == 1
     assert "mixed settings" in capsys.readouterr().err
 
 
@@ -348,14 +348,14 @@ def test_exclude_template_is_reported(tmp_path):
     res = aggregate([tmp_path], exclude_templates=["ent_x:t3"], **FAST)
     r = by(res, "m")
     assert r["templates"] == ["t1", "t2"] and "excluded_templates" in r["flags"]
-    assert any("excluded by --exclude-template" in m for m in res["messages"])
+    assert any("excluded by --exclude_template" in m for m in res["messages"])
 
 
 # ================================================================================================ outputs & CLI
 def test_outputs_and_cli(tmp_path, capsys):
     d = _two_models(tmp_path / "in")
     out = tmp_path / "out"
-    assert cli.main([str(d), "--out", str(out), "--bootstrap", "100", "--no-progress", "--bootstrap-templates"]) == 0
+    assert cli.main([str(d), "--out", str(out), "--bootstrap", "100", "--no_progress", "--bootstrap_templates"]) == 0
     printed = capsys.readouterr().out
     assert "Sharpe leaderboard" in printed
     agg = json.loads((out / "aggregate.json").read_text(), parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
@@ -399,12 +399,12 @@ def test_leaderboard_markdown_api(tmp_path):
 def test_script_wrapper_and_package_cli(tmp_path):
     d = _two_models(tmp_path)
     r = subprocess.run([sys.executable, str(REPO / "scripts" / "sharpe.py"), str(d), "--bootstrap", "20",
-                        "--no-progress"], capture_output=True, text=True, timeout=120)
+                        "--no_progress"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "Sharpe leaderboard" in r.stdout
     from lm_eval_enterprise.cli import main as top
 
-    assert top(["sharpe", str(d), "--bootstrap", "0", "--no-progress", "--quiet", "--out", str(tmp_path / "o"),
+    assert top(["sharpe", str(d), "--bootstrap", "0", "--no_progress", "--quiet", "--out", str(tmp_path / "o"),
                 "--formats", "json"]) == 0
     assert (tmp_path / "o" / "aggregate.json").exists() and not (tmp_path / "o" / "report.html").exists()
 
@@ -523,9 +523,9 @@ def test_exclude_template_by_dataset_name_applies_to_every_subtask(tmp_path, nam
     for sub in ("up", "down"):
         r = by(res, "m", f"ent_news_{sub}", level="variant_group")
         assert r["templates"] == ["t1", "t2"] and r["flag_details"]["excluded_templates"] == ["t3"]
-        assert f"group ent_news_{sub}: template t3 excluded by --exclude-template (flag excluded_templates)" \
+        assert f"group ent_news_{sub}: template t3 excluded by --exclude_template (flag excluded_templates)" \
             in res["messages"]
-    assert any(m.startswith(f"--exclude-template {name}:t3: applies to 2 variant group(s)") for m in res["messages"])
+    assert any(m.startswith(f"--exclude_template {name}:t3: applies to 2 variant group(s)") for m in res["messages"])
     # the same scores as a run without t3 at all
     other = tmp_path / "without_t3"
     _news_subtasks(other, tids=(1, 2))
@@ -539,14 +539,14 @@ def test_exclude_template_by_dataset_name_applies_to_every_subtask(tmp_path, nam
 def test_exclude_template_matching_nothing_is_reported(tmp_path, capsys, spec, why):
     _news_subtasks(tmp_path)
     res = aggregate([tmp_path], exclude_templates=[spec], **FAST)
-    msgs = [m for m in res["messages"] if m.startswith(f"--exclude-template {spec}: matches nothing")]
+    msgs = [m for m in res["messages"] if m.startswith(f"--exclude_template {spec}: matches nothing")]
     assert len(msgs) == 1 and why in msgs[0] and msgs[0].endswith("; ignored")
     row = by(res, "m", "ent_news")
     assert row["templates"] == ["t1", "t2", "t3"] and "excluded_templates" not in row["flags"]
     with pytest.raises(SharpeInputError, match="matches nothing"):
         aggregate([tmp_path], exclude_templates=[spec], strict=True, **FAST)
-    assert cli.main([str(tmp_path), "--exclude-template", spec, "--strict", "--bootstrap", "0",
-                     "--no-progress"]) == 2
+    assert cli.main([str(tmp_path), "--exclude_template", spec, "--strict", "--bootstrap", "0",
+                     "--no_progress"]) == 1
     assert "matches nothing" in capsys.readouterr().err
     with pytest.raises(SharpeInputError, match="expected GROUP:TEMPLATE_ID"):
         aggregate([tmp_path], exclude_templates=["ent_news"], **FAST)
@@ -571,7 +571,7 @@ def test_template_listed_but_without_result_for_the_only_model(tmp_path, capsys)
             "scored on t1, t2, t4 only (flag templates_missing)") in res["messages"]
     with pytest.raises(SharpeInputError, match="no result for template.s. t3"):
         aggregate([tmp_path], strict=True, **FAST)
-    assert cli.main([str(tmp_path), "--strict", "--bootstrap", "0", "--no-progress"]) == 2
+    assert cli.main([str(tmp_path), "--strict", "--bootstrap", "0", "--no_progress"]) == 1
     assert "missing templates (--strict)" in capsys.readouterr().err
     # an explicit exclusion of the missing template is applied and silences the flag
     res = aggregate([tmp_path], exclude_templates=["ent_x:t3"], strict=True, **FAST)
@@ -651,7 +651,7 @@ def test_lead_baseline_for_rouge(tmp_path, capsys):
     assert res["settings"]["generation_baseline"] == "lead-1"
     note = "With b = 0 for ROUGE, S = μ/σ also rewards a consistently low score"
     assert note in markdown(aggregate([d], bootstrap=0, progress=False)) and note not in markdown(res)
-    assert cli.main([str(d), "--generation-baseline", "lead-1", "--bootstrap", "0", "--no-progress"]) == 0
+    assert cli.main([str(d), "--generation_baseline", "lead-1", "--bootstrap", "0", "--no_progress"]) == 0
     assert "b = 0.500 (lead-1)" in capsys.readouterr().out
-    with pytest.raises(SharpeInputError, match="generation-baseline"):
+    with pytest.raises(SharpeInputError, match="generation_baseline"):
         aggregate([d], generation_baseline="first-3", progress=False)

@@ -98,7 +98,7 @@ def test_a_foreign_folder_is_never_overwritten(tmp_path, capsys):
     res = aggregate([runs], bootstrap=0, progress=False)
     with pytest.raises(SharpeInputError, match="was not written by this tool"):
         write_outputs(res, tmp_path / "out", {"hf"})
-    assert cli.main([str(runs), "--out", str(tmp_path / "out"), "--bootstrap", "0", "--no-progress", "--quiet"]) == 2
+    assert cli.main([str(runs), "--out", str(tmp_path / "out"), "--bootstrap", "0", "--no-progress", "--quiet"]) == 1
     assert "was not written by this tool" in capsys.readouterr().err and mine.read_text() == "keep me"
 
 

@@ -64,6 +64,8 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
     family_aggs = {"weighted_f1": hooks.agg_weighted_f1, "accuracy": "mean", "format_failure": "mean",
                    "format_adherence": "mean", "weighted_precision": hooks.agg_weighted_precision,
                    "weighted_recall": hooks.agg_weighted_recall}
+    # "score": the primary metric under the name every group aggregates (same aggregation)
+    family_aggs["score"] = hooks.agg_weighted_f1
     assert aggs == {**family_aggs, **budget, "weighted_f1_helm": hooks.agg_weighted_f1}
     assert cfg["metadata"]["helm_metrics"] == ["weighted_f1_helm"]
     t2 = load_yaml(files["ent_synthetic_s1__t2.yaml"])   # not HELM's prompt: the base's family metrics only
@@ -104,8 +106,8 @@ def test_round_trip_group_files(tmp_path):
     files = _write(tmp_path, _tricky_spec())
     g = load_yaml(files["_ent_synthetic_s1.yaml"])
     assert g["group"] == "ent_synthetic_s1" and g["task"] == ["ent_synthetic_s1__t1", "ent_synthetic_s1__t2"]
-    assert g["aggregate_metric_list"] == [{"metric": "weighted_f1", "filter_list": PRIMARY_FILTER,
-                                           "aggregation": "mean", "weight_by_size": False}]
+    assert g["aggregate_metric_list"] == [{"metric": m, "filter_list": PRIMARY_FILTER, "aggregation": "mean",
+                                           "weight_by_size": False} for m in ("weighted_f1", "score")]
     top = load_yaml(files["_ent_synthetic.yaml"])
     assert top["task"] == ["ent_synthetic_s1", "ent_synthetic_s2"] and top["metadata"] == {"version": VERSION}
 
@@ -117,10 +119,12 @@ def test_round_trip_multiple_choice(tmp_path):
     files = _write(tmp_path, spec)
     cfg = load_yaml(files["ent_synthetic__t1.yaml"])
     assert cfg["doc_to_choice"] == ["No", "Yes"]  # 'No' must stay a string (YAML 1.1 would read bare No as False)
-    assert "filter_list" not in cfg and "generation_kwargs" not in cfg
+    # lm-eval's default pipeline (take_first) under the name of the generate tasks' reading: one key score,answer
+    assert cfg["filter_list"] == [{"name": PRIMARY_FILTER, "filter": [{"function": "take_first"}]}]
+    assert "generation_kwargs" not in cfg
     assert cfg["process_results"] is hooks.ranking
     assert cfg["doc_to_target"] == "{{ 1 if label == 'Yes' else 0 }}"
-    assert cfg["metadata"]["primary_filter"] == "none" and "answer_regex" not in cfg["metadata"]
+    assert cfg["metadata"]["primary_filter"] == PRIMARY_FILTER and "answer_regex" not in cfg["metadata"]
     assert cfg["dataset_kwargs"] == {"dataset_id": "synthetic"}  # from the base (no subtask override)
 
 
@@ -205,12 +209,13 @@ def test_variant_repeats_full_metadata(path):
         assert "until" in own["generation_kwargs"] and "max_gen_toks" in own["generation_kwargs"]
     if "fewshot_config" in own:
         assert "sampler" in own["fewshot_config"]
-    # the primary filter exists (generate_until) or is "none" (log-likelihood tasks)
+    # one primary filter name for every task (generate: the [PARSE] reading; log-likelihood: take_first)
+    assert meta["primary_filter"] == PRIMARY_FILTER
+    assert meta["primary_filter"] in [f["name"] for f in merged["filter_list"]]
     if merged["output_type"] == "generate_until":
-        assert meta["primary_filter"] in [f["name"] for f in merged["filter_list"]]
         assert merged["generation_kwargs"]["until"], "generation needs a stop sequence"
     else:
-        assert meta["primary_filter"] == "none" and "filter_list" not in merged
+        assert merged["filter_list"] == [{"name": PRIMARY_FILTER, "filter": [{"function": "take_first"}]}]
 
 
 def test_metadata_dataset_matches_the_template_tables():
@@ -238,7 +243,7 @@ def test_groups_reference_existing_tasks_and_groups():
             for member in cfg["task"]:
                 meta = next((c["metadata"] for c in loaded.values() if c.get("task") == member), None)
                 if meta is not None:
-                    assert agg["metric"] == meta["primary_metric"], (g, member)
+                    assert agg["metric"] in (meta["primary_metric"], "score"), (g, member)
                     assert agg["filter_list"] == meta["primary_filter"], (g, member)
 
 

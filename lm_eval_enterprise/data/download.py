@@ -30,7 +30,7 @@ def manual_hint(dataset: str, path: str = "") -> str:
     root = os.environ.get(ENV_DATA)
     if root and root != EMBEDDED:
         return f"obtain the source files by hand and put them into {Path(root).expanduser() / dataset}/{path}"
-    return f"obtain the source files by hand and point ${ENV_DATA} (or --data-root) at a folder holding {dataset}/{path}"
+    return f"obtain the source files by hand and point ${ENV_DATA} (or --data_root) at a folder holding {dataset}/{path}"
 
 
 def exc_line(exc: BaseException) -> str:

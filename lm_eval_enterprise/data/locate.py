@@ -1,7 +1,7 @@
 """Where a dataset's files are, and getting them there (:func:`prepare`).
 
 Search order of :func:`resolve_data_dir`: an explicit ``data_root`` (``--metadata '{"data_root": DIR}'``,
-``lm-eval-enterprise run --data-root DIR``) or ``$LM_EVAL_ENTERPRISE_DATA`` → ``DIR/<id>/`` (``embedded`` → the
+``lm-eval-enterprise run --data_root DIR``) or ``$LM_EVAL_ENTERPRISE_DATA`` → ``DIR/<id>/`` (``embedded`` → the
 dataset's ``fixture/`` folder, with a warning that it is toy data); else the cache ``$LM_EVAL_ENTERPRISE_CACHE``
 → ``<cache>/<id>/``, filled by ``lm-eval-enterprise prepare`` or on first use; offline with nothing there → one
 :class:`DataError` line saying how to provide the files.
@@ -19,7 +19,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..errors import DataError
+from ..errors import DataError, warn_once
 from .config import EMBEDDED, ENV_DATA, cache_root, is_offline, offline_flags
 from .fixtures import fixture_dir
 from .folder import PRESPLIT_FILES, convert_folder, inspect_folder
@@ -43,8 +43,8 @@ def resolve_data_dir(src: Source, data_root: str | os.PathLike | None = None, do
     """Folder with this dataset's files (search order in the module docstring)."""
     root = data_root or os.environ.get(ENV_DATA)
     if root and str(root) == EMBEDDED:
-        log.warning("[%s] using the embedded fixture data (a few synthetic rows for demos and tests, "
-                    "not the benchmark)", src.id)
+        warn_once(log, "[%s] using the embedded fixture data (a few synthetic rows for demos and tests, "
+                  "not the benchmark)", src.id)
     if root:
         d = data_folder(src.id, root)
         if not d.is_dir():

@@ -18,7 +18,7 @@ Formulas (q = 1/k; class j has n_j gold items of N):
 * NDCG@k (binary gains) under a random permutation: each position is relevant with probability R/C, so
   E[DCG] = (R/C)·Σ_{i ≤ min(k, C)} 1/log2(i+1) and E = E[DCG]/IDCG(R, k) (the ideal DCG is constant); R = 0 → 0.
 * entity F1, KPI adjusted F1, float-equivalence accuracy, ROUGE: 0 (an uninformed generator scores ~0).
-* ROUGE with ``generation="lead-K"`` (``--generation-baseline lead-K``): the mean over the shared documents of
+* ROUGE with ``generation="lead-K"`` (``--generation_baseline lead-K``): the mean over the shared documents of
   the ROUGE of a trivial summary — the document's first K sentences (:func:`lead_sentences`) — against the
   reference, with the metric code of the tasks (:func:`lm_eval_enterprise.metrics.rouge`). With b = 0 a
   summariser that is consistently poor (e.g. mostly format failures scored 0) still gets a large S = μ/σ; with

@@ -45,7 +45,7 @@ def _resample_group(g: Group, keys: list, di: np.ndarray, opts: Options, kind: s
 
 def bootstrap_row(row: Row, opts: Options) -> dict[str, np.ndarray | None]:
     """Fill ``g.boot`` for every group of the row with samples: kind "docs" (document resampling) and, with
-    ``--bootstrap-templates``, "docs+templates" (its own draw stream). Returns the template index matrices per
+    ``--bootstrap_templates``, "docs+templates" (its own draw stream). Returns the template index matrices per
     kind (None for "docs")."""
     template_idx: dict[str, np.ndarray | None] = {}
     if opts.bootstrap <= 0:

@@ -2,7 +2,7 @@
 
 Stages (one module each):
 
-1. :mod:`.grouping` — read every results file, keep template variants (metadata, else ``--variant-pattern``),
+1. :mod:`.grouping` — read every results file, keep template variants (metadata, else ``--variant_pattern``),
    newest run per (model, task); variant groups with the templates every model has, metrics and settings
    checks; dataset rows (a dataset with subtasks is one row over its subtask groups);
 2. :mod:`.pairing` — samples of the primary filter, paired by document key (``doc.id`` → ``doc_hash`` →
@@ -43,7 +43,7 @@ SCHEMA_VERSION = 1
 
 
 def _samples_provenance(groups: list[Group], with_hash: bool) -> list[dict]:
-    """Samples files used: path and size (+ SHA-256 with --hash-samples; off by default because hashing every
+    """Samples files used: path and size (+ SHA-256 with --hash_samples; off by default because hashing every
     samples file costs about as much as parsing them)."""
     out = []
     for p in sorted({r.samples_path for g in groups for m in g.tables for r in g.runs[m].values()

@@ -18,7 +18,7 @@ baseline) — with the true value in ``sharpe`` (null) and ``sharpe_status``; fi
 ±:data:`SHARPE_CAP`. It sorts a model's result files by the timestamp minus its last 7 characters (the
 microseconds ``.ffffff`` lm-eval writes), and merges every file of a model, so each run replaces the whole folder
 (a folder not written by this tool is never deleted). Model names are hub ids (``org/model``), else the local
-folder's name (no invented org); ``--model-names`` maps local paths to hub ids. The model's precision is the
+folder's name (no invented org); ``--model_names`` maps local paths to hub ids. The model's precision is the
 template's (float16, bfloat16, else ``?``).
 
 **Open LLM Leaderboard raw results** (the layout of lm-eval's own results files, which that leaderboard's results
@@ -53,7 +53,7 @@ _TAG = re.compile(r"^(?P<base>.*) \[(?P<tag>settings (?P<k>\d+)|regex-constraine
 # ============================================================================================== names
 def hub_model_id(model_name: str, display: str | None = None) -> str:
     """The model name a leaderboard shows: the display name if it is a hub id ``org/model`` (e.g. given with
-    ``--model-names``), else ``model_name`` if it is one, else the last component of a local path. A model split
+    ``--model_names``), else ``model_name`` if it is one, else the last component of a local path. A model split
     by settings keeps its ``settings-k`` suffix, a regex-constrained run its ``regex-constrained`` suffix
     (``org/model-regex-constrained``), so that these runs stay apart."""
     suffix = ""
@@ -217,7 +217,7 @@ def prepare_dir(out: Path) -> None:
             shutil.rmtree(out)
         else:
             raise SharpeInputError(f"{out}: exists and was not written by this tool; not overwriting it (choose "
-                                   "another --out or remove the folder)")
+                                   "another --output_path or remove the folder)")
     out.mkdir(parents=True)
     (out / MARKER).write_text("written by lm-eval-enterprise sharpe; rewritten on every export\n", encoding="utf-8")
 

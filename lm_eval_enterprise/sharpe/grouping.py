@@ -14,8 +14,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import baselines as BL
-from .io import (ResultsFile, SampleTable, SharpeInputError, TaskRun, assign_models, find_results_files,
-                 listed_templates, load_name_map, read_results_file, select_newest, task_runs)
+from .io import (ResultsFile, SampleTable, SharpeInputError, SharpeUsageError, TaskRun, assign_models,
+                 find_results_files, listed_templates, load_name_map, read_results_file, select_newest, task_runs)
 from .options import Options, Progress, natural_key
 from .scoring import RANKING_FAMILIES, aggregation_of, ranking_aggregation
 
@@ -102,9 +102,9 @@ def load_runs(paths: Sequence[str], opts: Options, messages: list[str], progress
         runs.extend(task_runs(rf, opts.variant_pattern, messages))
     if not runs:
         raise SharpeInputError("no template-variant tasks in the inputs (tasks need configs[task].metadata with "
-                               "variant_group and template_id, or names matching --variant-pattern)")
+                               "variant_group and template_id, or names matching --variant_pattern)")
     assign_models(runs, load_name_map(opts.model_names), opts.strict, messages)
-    selected = select_newest(runs, opts.run)
+    selected = select_newest(runs, opts.run, messages)
     return rfs, selected, _listed_by_model(runs, selected, opts, messages)
 
 
@@ -201,7 +201,7 @@ def _check_settings(g: Group, opts: Options, messages: list[str]) -> None:
 
 # ============================================================================================== exclusions
 def _group_aliases(name: str, rs: list[TaskRun]) -> set[str]:
-    """Names under which ``--exclude-template`` reaches a variant group: the group itself, its dataset
+    """Names under which ``--exclude_template`` reaches a variant group: the group itself, its dataset
     (``metadata.dataset``) and, for a subtask group ``<base>_<subtask>``, the dataset row name ``<base>``."""
     out = {name} | {r.dataset for r in rs}
     for r in rs:
@@ -212,9 +212,9 @@ def _group_aliases(name: str, rs: list[TaskRun]) -> set[str]:
 
 def _exclusions(by_group: dict[str, list[TaskRun]], opts: Options, messages: list[str],
                 listed: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
-    """``--exclude-template NAME:TID`` → variant group → excluded template ids. NAME is a variant group (an exact
+    """``--exclude_template NAME:TID`` → variant group → excluded template ids. NAME is a variant group (an exact
     match wins) or a dataset (row name or ``metadata.dataset``), which applies to all its variant groups. An
-    exclusion matching no template of the inputs is reported (``--strict``: exit 2), never silently ignored. A
+    exclusion matching no template of the inputs is reported (``--strict``: exit 1), never silently ignored. A
     template listed in ``group_subtasks`` without a result counts as a template of the group (excluding it
     silences ``templates_missing``)."""
     aliases = {name: _group_aliases(name, rs) for name, rs in by_group.items()}
@@ -225,7 +225,7 @@ def _exclusions(by_group: dict[str, list[TaskRun]], opts: Options, messages: lis
         grp, _, tid = spec.partition(":")
         grp, tid = grp.strip(), tid.strip()
         if not grp or not tid:
-            raise SharpeInputError(f"--exclude-template {spec!r}: expected GROUP:TEMPLATE_ID")
+            raise SharpeUsageError(f"--exclude_template {spec!r}: expected GROUP:TEMPLATE_ID")
         targets = [grp] if grp in by_group else sorted(n for n, a in aliases.items() if grp in a)
         hits = [n for n in targets if tid in tids_of[n]]
         if not hits:
@@ -235,13 +235,13 @@ def _exclusions(by_group: dict[str, list[TaskRun]], opts: Options, messages: lis
             else:
                 why = (f"no variant group or dataset named {grp} (groups: "
                        f"{', '.join(sorted(by_group)[:20])}{', ...' if len(by_group) > 20 else ''})")
-            msg = f"--exclude-template {spec}: matches nothing: {why}"
+            msg = f"--exclude_template {spec}: matches nothing: {why}"
             if opts.strict:
                 raise SharpeInputError(msg + " (--strict)")
             messages.append(msg + "; ignored")
             continue
         if hits != [grp]:
-            messages.append(f"--exclude-template {spec}: applies to {len(hits)} variant group(s) "
+            messages.append(f"--exclude_template {spec}: applies to {len(hits)} variant group(s) "
                             f"{', '.join(hits)}")
         for n in hits:
             excluded[n].add(tid)
@@ -329,7 +329,7 @@ def build_groups(runs: list[TaskRun], opts: Options, messages: list[str],
     for name in sorted(by_group):
         ex = excluded.get(name, set())
         for tid in sorted(ex, key=natural_key):
-            messages.append(f"group {name}: template {tid} excluded by --exclude-template (flag excluded_templates)")
+            messages.append(f"group {name}: template {tid} excluded by --exclude_template (flag excluded_templates)")
         rs = [r for r in by_group[name] if r.template_id not in ex]
         _report_models_without_results(name, {r.model for r in rs}, listed, ex, opts, messages)
         if not rs:

@@ -3,10 +3,10 @@
 ``OUT/<model_name_sanitized>/results_<ts>.json`` + ``samples_<task>_<ts>.jsonl``. Every results file found under
 the given paths is read; per (model, task) the newest timestamp wins unless ``run`` selects one. Template-variant
 identity comes from ``results.configs[task].metadata`` (``variant_group``, ``template_id``, ...); a task without it
-is grouped by ``--variant-pattern`` on its name (flagged) or skipped with a message.
+is grouped by ``--variant_pattern`` on its name (flagged) or skipped with a message.
 
 All problems with the inputs raise :class:`SharpeInputError` (one line naming the file), which the CLI turns into
-exit code 2.
+exit code 1 (a failed run, as lm-eval); an unusable flag value is a :class:`SharpeUsageError` (exit code 2).
 """
 from __future__ import annotations
 
@@ -25,7 +25,13 @@ SETTING_KEYS = ("chat_template_sha", "system_instruction_sha", "fewshot_as_multi
 
 
 class SharpeInputError(Exception):
-    """Inconsistent or unreadable inputs (exit code 2)."""
+    """Inconsistent or unreadable inputs (exit code 1)."""
+
+    exit_code = 1
+
+
+class SharpeUsageError(SharpeInputError):
+    """A command-line value the tool cannot use (exit code 2, with the usage line)."""
 
     exit_code = 2
 
@@ -210,7 +216,7 @@ def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str]) -> lis
             m = pattern.search(task)
             if not m:
                 messages.append(f"{rf.path}: task {task} has no template metadata (configs.{task}.metadata."
-                                f"variant_group/template_id) and its name does not match --variant-pattern "
+                                f"variant_group/template_id) and its name does not match --variant_pattern "
                                 f"{variant_pattern!r}; skipped")
                 continue
             grouped_by = "name"
@@ -353,18 +359,42 @@ def assign_models(runs: list[TaskRun], names: dict[str, str], strict: bool, mess
                 r.model, r.base_model = name, base
 
 
-def select_newest(runs: list[TaskRun], run_ts: str | None) -> list[TaskRun]:
+def select_newest(runs: list[TaskRun], run_ts: str | None, messages: list[str] | None = None) -> list[TaskRun]:
     """Per (model, task): the run with timestamp ``run_ts`` if given, else the newest. ``model`` carries the
-    decoding mode, so a newer regex-constrained run never supersedes an unconstrained one (or the reverse)."""
+    decoding mode, so a newer regex-constrained run never supersedes an unconstrained one (or the reverse). Every
+    results file left out, wholly or for some tasks, is named in ``messages`` with the reason (not the ``--run``
+    timestamp; superseded by a newer run of the same model, or a copy with the same timestamp) — nothing is
+    dropped silently."""
+    messages = [] if messages is None else messages
     if run_ts:
-        runs = [r for r in runs if r.source.timestamp == run_ts or r.source.timestamp.startswith(run_ts)]
-        if not runs:
+        keep = [r for r in runs if r.source.timestamp == run_ts or r.source.timestamp.startswith(run_ts)]
+        if not keep:
             raise SharpeInputError(f"--run {run_ts}: no results file with that timestamp")
+        for path in sorted({str(r.source.path) for r in runs} - {str(r.source.path) for r in keep}):
+            messages.append(f"{path}: not the results of --run {run_ts}; skipped")
+        runs = keep
     best: dict[tuple[str, str], TaskRun] = {}
     for r in runs:
         key = (r.model, r.task)
         if key not in best or r.source.timestamp > best[key].source.timestamp:
             best[key] = r
+    left_out: dict[Path, dict[Path, list[TaskRun]]] = {}
+    per_file: dict[Path, int] = {}
+    for r in runs:
+        per_file[r.source.path] = per_file.get(r.source.path, 0) + 1
+        winner = best[(r.model, r.task)]
+        if winner is not r:
+            left_out.setdefault(r.source.path, {}).setdefault(winner.source.path, []).append(r)
+    for old, by_new in sorted(left_out.items()):
+        n = sum(len(rs) for rs in by_new.values())
+        what = "skipped" if n == per_file[old] else f"{n} of its {per_file[old]} tasks skipped"
+        reasons = []
+        for new, rs in sorted(by_new.items()):
+            same = rs[0].source.timestamp == best[(rs[0].model, rs[0].task)].source.timestamp
+            reasons.append(f"{'a copy with the same timestamp as' if same else 'superseded by the newer run in'} "
+                           f"{new}" + (f" ({len(rs)} tasks)" if len(by_new) > 1 else ""))
+        messages.append(f"{old}: {what}: {'; '.join(reasons)} (model {rs[0].model}; the newest run per model and "
+                        "task is used; choose another with --run TIMESTAMP)")
     return sorted(best.values(), key=lambda r: (r.model, r.variant_group, r.template_id))
 
 

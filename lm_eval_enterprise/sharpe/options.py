@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from .baselines import parse_generation_baseline
-from .io import DEFAULT_VARIANT_PATTERN, SharpeInputError
+from .io import DEFAULT_VARIANT_PATTERN, SharpeUsageError
 
 
 @dataclass
@@ -16,7 +16,7 @@ class Options:
 
     baseline: str = "uniform"              # uniform | majority | none | simulated | table:PATH
     ddof: int = 1
-    alpha: float = 1.0                     # --sigma-weight
+    alpha: float = 1.0                     # --sigma_weight
     sigma_floor: str = "off"               # off | binomial | VALUE
     metrics: list[str] | None = None       # ["name" or "name,filter"]; default: metadata.primary_metric
     scoring: str = "both"                  # strict | parsed_only | both
@@ -44,7 +44,7 @@ class Options:
         try:
             return float(self.sigma_floor)
         except ValueError:
-            raise SharpeInputError(f"--sigma-floor must be off, binomial or a number, not {self.sigma_floor!r}")
+            raise SharpeUsageError(f"--sigma_floor must be off, binomial or a number, not {self.sigma_floor!r}")
 
     @property
     def modes(self) -> list[str]:
@@ -58,17 +58,17 @@ class Options:
 
     def validate(self) -> None:
         if self.ddof not in (0, 1):
-            raise SharpeInputError("--ddof must be 0 or 1")
+            raise SharpeUsageError("--ddof must be 0 or 1")
         if self.scoring not in ("strict", "parsed_only", "both"):
-            raise SharpeInputError("--scoring must be strict, parsed_only or both")
+            raise SharpeUsageError("--scoring must be strict, parsed_only or both")
         b = self.baseline
         if not (b in ("uniform", "majority", "none", "simulated") or b.startswith("table:")):
-            raise SharpeInputError(f"--baseline {b!r}: expected uniform, majority, none, simulated or table:PATH")
+            raise SharpeUsageError(f"--baseline {b!r}: expected uniform, majority, none, simulated or table:PATH")
         self.floor_mode()
         try:
             parse_generation_baseline(self.generation_baseline)
         except ValueError as exc:
-            raise SharpeInputError(f"--generation-baseline: {exc}") from None
+            raise SharpeUsageError(f"--generation_baseline: {exc}") from None
 
 
 def natural_key(s: str) -> list:

@@ -1,4 +1,4 @@
-"""Every output of the aggregation into one folder (``--out DIR``): the only module that imports the writers."""
+"""Every output of the aggregation into one folder (``--output_path DIR``): the only module that imports the writers."""
 from __future__ import annotations
 
 import datetime

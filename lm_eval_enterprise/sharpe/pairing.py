@@ -56,6 +56,27 @@ def _unit_keys(tab: SampleTable, unit: str, source: str) -> list | None:
     return [str(v) for v in col]
 
 
+def _key_problems(g: Group, tabs: list, sources: tuple[str, ...]) -> str:
+    """Which samples file(s) break the preferred key (``sources[0]``; the fallbacks failed too): a line without
+    it, or its first duplicated value and how often it occurs — naming those files, not the group's first."""
+    label = {"qid": "(doc.qid, doc.cand_index)", "id": "doc.id", "doc_hash": "doc_hash", "doc_id": "doc_id"}
+    source, bad = sources[0], []
+    for _, _, tab in tabs:
+        keys = _unit_keys(tab, g.unit, source if source != "qid" else "id")
+        if keys is None:
+            bad.append(f"{tab.path}: a line has no {label[source]}")
+            continue
+        counts: dict = {}
+        for k in keys:
+            counts[k] = counts.get(k, 0) + 1
+        dup = next((k for k, n in counts.items() if n > 1), None)
+        if dup is not None:
+            bad.append(f"{tab.path}: {label[source]} {dup!r} occurs {counts[dup]} times (duplicated samples)")
+    more = f" (+{len(bad) - 2} more files)" if len(bad) > 2 else ""
+    fallbacks = " / ".join(label[s] for s in sources[1:])
+    return "; ".join(bad[:2]) + more + (f"; no unique {fallbacks} either" if fallbacks else "")
+
+
 def pair(g: Group, opts: Options, messages: list[str]) -> None:
     """Choose the key source, intersect the key sets, and record each table's line order per unit
     (``g.keys``, ``g.lines``; flag ``doc_set_intersected`` when templates or models cover different documents)."""
@@ -63,7 +84,8 @@ def pair(g: Group, opts: Options, messages: list[str]) -> None:
     if not tabs:
         return
     chosen, per_tab = None, None
-    for source in (("qid",) if g.unit == "query" else ("id", "doc_hash", "doc_id")):
+    sources = ("qid",) if g.unit == "query" else ("id", "doc_hash", "doc_id")
+    for source in sources:
         keys = [_unit_keys(tab, g.unit, source if source != "qid" else "id") for _, _, tab in tabs]
         if any(k is None for k in keys):
             continue
@@ -72,9 +94,8 @@ def pair(g: Group, opts: Options, messages: list[str]) -> None:
         chosen, per_tab = source, keys
         break
     if chosen is None:
-        what = "(doc.qid, doc.cand_index) pairs" if g.unit == "query" else "doc.id / doc_hash / doc_id"
-        raise SharpeInputError(f"group {g.name}: cannot pair documents across templates: no unique {what} in "
-                               f"{tabs[0][2].path}")
+        raise SharpeInputError(f"group {g.name}: cannot pair documents across templates: "
+                               + _key_problems(g, tabs, sources))
     g.key_source = chosen
     sets = [set(k) for k in per_tab]
     common = set.intersection(*sets)

@@ -79,7 +79,7 @@ class Record:
     per_doc: tuple = ABSENT                      # private: (keys, T × D values, S_d)
     format_failure: dict[str, float | None] | None = None
     ci: dict | None = None
-    ci_templates: dict = ABSENT                  # with --bootstrap-templates
+    ci_templates: dict = ABSENT                  # with --bootstrap_templates
     flags: list[str] = field(default_factory=list)
     flag_details: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -387,7 +387,7 @@ def failure_flags(strict: list[Record], opts: Options, row_scores_: dict, baseli
                   higher_is_better: bool) -> dict[str, list]:
     """high_failure / broken_template per template from the strict records of one row × metric.
 
-    high_failure: a template's failure rate > --fail-threshold for any model, or > median + 3·MAD of all
+    high_failure: a template's failure rate > --fail_threshold for any model, or > median + 3·MAD of all
     (model, template) rates of the row (the MAD rule only when MAD > 0). broken_template: for ≥ 80 % of the models
     s_t < b + 0.5·(median_t s_t − b) (checked when median_t s_t > b) or the (model, template) rate is high.
     """

@@ -123,7 +123,7 @@ DEFINITIONS = [
     "documents, format failures counted as wrong).",
     "- **μ ± σ**: mean and standard deviation of s_t across templates (ddof {ddof}).",
     "- **b**: baseline, the expected score of an uninformative predictor (a random valid label; for ROUGE 0, or "
-    "the score of the document's first sentences with `--generation-baseline lead-K`).",
+    "the score of the document's first sentences with `--generation_baseline lead-K`).",
     "- **Sharpe** S = (μ − b)/σ: how many template standard deviations the mean lies above the baseline; "
     "[95% CI] from resampling documents; ∞ when every template scores the same above b.",
     "- **min / max**: worst and best template.",
@@ -194,7 +194,7 @@ def _baseline_text(r0: dict) -> str:
     out = f"b = {fmt(b['value'])} ({b['method']})"
     if b["method"] == "zero" and r0["metric"] in ROUGE_METRICS:
         out += (". With b = 0 for ROUGE, S = μ/σ also rewards a consistently low score (e.g. mostly format "
-                "failures): read S with μ and fail%, or use `--generation-baseline lead-3`")
+                "failures): read S with μ and fail%, or use `--generation_baseline lead-3`")
     return out
 
 

@@ -75,19 +75,20 @@ def sparse_inputs(paths: Sequence[str]) -> bool:
 
 
 # options of `sharpe` the estimator does not implement: (attribute, value meaning "not used", flag)
-UNSUPPORTED = (("bootstrap_templates", False, "--bootstrap-templates"), ("exclude_template", [], "--exclude-template"),
-               ("compare", None, "--compare"), ("generation_baseline", "zero", "--generation-baseline"),
+UNSUPPORTED = (("bootstrap_templates", False, "--bootstrap_templates"), ("exclude_template", [], "--exclude_template"),
+               ("compare", None, "--compare"), ("generation_baseline", "zero", "--generation_baseline"),
                ("compare_decoding", False, "--compare_decoding"))
 
 
 def run_sparse(args: argparse.Namespace) -> int:
     """Estimates for parsed ``sharpe`` arguments (see the module docstring); prints the Markdown table (unless
-    ``--quiet``) and with ``--out DIR`` writes ``DIR/sparse_estimates.json`` and ``DIR/sparse_estimates.md``."""
+    ``--quiet``) and with ``--output_path DIR`` writes ``DIR/sparse_estimates.json`` and ``DIR/sparse_estimates.md``."""
     from .sparse_io import aggregate_sparse
 
-    def fail(msg: str) -> int:
+    def fail(msg: str, code: int = 2) -> int:
+        """One ``error:`` line; exit codes as the ``sharpe`` command: 2 a usage error, 1 unusable inputs."""
         print(f"error: {msg}", file=sys.stderr)
-        return 2
+        return code
 
     what = "estimates from a --cell_budget run"
     for attr, unused, flag in UNSUPPORTED:
@@ -108,20 +109,20 @@ def run_sparse(args: argparse.Namespace) -> int:
         try:
             floor = float(floor)
         except ValueError:
-            return fail(f"--sigma-floor must be off, binomial or a number, not {floor!r}")
+            return fail(f"--sigma_floor must be off, binomial or a number, not {floor!r}")
     try:
         result = aggregate_sparse(args.paths, metric=metric, baseline=args.baseline, ddof=args.ddof,
                                   alpha=args.alpha, sigma_floor=floor, bootstrap=args.bootstrap, seed=args.seed,
                                   run=args.run, model_names=args.model_names)
     except (SharpeInputError, SparseError) as exc:
-        return fail(str(exc))
+        return fail(str(exc), 1)
     for m in result["messages"]:
         print(f"warning: {m}", file=sys.stderr)
     text = markdown(result)
-    if args.out:
-        out = Path(args.out)
+    if args.output_path:
+        out = Path(args.output_path)
         if out.exists() and not out.is_dir():
-            return fail(f"--out {out}: exists and is not a folder")
+            return fail(f"argument --output_path: {out} exists and is not a folder")
         out.mkdir(parents=True, exist_ok=True)
         for name, body in (("sparse_estimates.json", json.dumps(result, indent=1, allow_nan=False)),
                            ("sparse_estimates.md", text)):

@@ -47,13 +47,13 @@ class Case:
 @pytest.fixture(scope="module")
 def cases() -> tuple[list[Case], set[str]]:
     """One case per evaluation document of every generate variant; and every dataset that has such variants."""
-    from lm_eval_enterprise import FIXTURES_DIR, TASK_DIR
+    from lm_eval_enterprise import TASK_DIR
     from lm_eval_enterprise.constrained import request_constraint
     from lm_eval_enterprise.templating import all_specs
     from lm_eval_enterprise.testing import build_tasks, leaf_tasks
 
     specs = [s for _, s in all_specs(Path(TASK_DIR)) if s.output_type == "generate_until"]
-    _, task_dict = build_tasks([s.base_name for s in specs], FIXTURES_DIR)
+    _, task_dict = build_tasks([s.base_name for s in specs], "embedded")
     out = []
     for name, task in sorted(leaf_tasks(task_dict).items()):
         for doc in task.eval_docs:

@@ -1,0 +1,52 @@
+"""Issue #10 item 7: the demo prompts the instruct model through its chat template with lm-eval's chat defaults
+(shots as multi-turn messages, no target delimiter before a log-likelihood answer), and reports format failures.
+Run on a tiny random chat model (its template: ``<|role|>\\ncontent<|endoftext|>``) with a two-dataset slice."""
+import json
+
+import pytest
+
+from lm_eval_enterprise import demo
+from lm_eval_enterprise.models import build_tiny_model
+
+
+@pytest.fixture(scope="module")
+def chat_model(tmp_path_factory):
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-chat"), chat=True)
+
+
+def _samples(out_dir, task):
+    files = list(out_dir.glob(f"*/samples_{task}_*.jsonl"))
+    assert len(files) == 1, files
+    return [json.loads(line) for line in files[0].read_text().splitlines()]
+
+
+def _results(out_dir):
+    files = list(out_dir.glob("*/results_*.json"))
+    assert len(files) == 1, files
+    return json.loads(files[0].read_text())
+
+
+@pytest.mark.parametrize("chat", [True, False])
+def test_demo_prompts_through_the_chat_template(chat_model, tmp_path, monkeypatch, capsys, chat):
+    monkeypatch.setattr(demo, "SLICE", ["ent_kpi_edgar", "ent_fiqa_qa"])  # a generate and a log-likelihood table
+    out = tmp_path / "out"
+    assert demo.run_demo(limit=1, out_dir=str(out), model_dir=str(chat_model), chat_template=chat) == 0
+    printed = capsys.readouterr().out
+    assert ("with its chat template" if chat else "WITHOUT its chat template") in printed
+    assert "format failures: " in printed and "of generated answers" in printed
+
+    res = _results(out)
+    assert res["fewshot_as_multiturn"] is chat and (res["chat_template"] is not None) is chat
+    gen = _samples(out, "ent_kpi_edgar__t1")[0]
+    prompt = gen["arguments"]["gen_args_0"]["arg_0"]
+    shots = res["configs"]["ent_kpi_edgar__t1"]["metadata"]["prompt_budget"]["mean_shots_used"]
+    if chat:
+        # instruction as the system message, every shot a user turn + an assistant answer, then the open turn
+        assert prompt.startswith("<|system|>\n") and prompt.endswith("<|assistant|>\n")
+        assert prompt.count("<|user|>\n") == shots + 1 and prompt.count("<|assistant|>\n") == shots + 1
+    else:
+        assert "<|user|>" not in prompt and prompt.endswith(":")
+    ll = _samples(out, "ent_fiqa_qa__t1")[0]
+    continuations = [a["arg_1"] for a in ll["arguments"].values()]
+    # lm-eval's chat default for log-likelihood tasks: no target delimiter before the answer
+    assert sorted(continuations) == (["No", "Yes"] if chat else [" No", " Yes"])
