@@ -388,9 +388,9 @@ def _sharpe(argv: list[str]) -> int:
 
 
 def _dataset_ids() -> list[str]:
-    from .data import registry
+    from .data import tasktree  # looked up at call time, as get_source does
 
-    return sorted(registry())
+    return sorted(tasktree.registry())
 
 
 def _selection_options(p: argparse.ArgumentParser, with_all: bool) -> None:
