@@ -1,6 +1,7 @@
 """Fixtures and helpers shared by every test: ``tests/`` (the machinery) and ``tasks/<domain>/<id>/test_<id>.py``
 (one dataset each). One conftest for both, at the repository root; import the helpers with
 ``from conftest import shared_sample, FakeHub``."""
+
 import os
 from pathlib import Path
 
@@ -50,8 +51,14 @@ class FakeHub:
     def __call__(self, *, repo_id, repo_type=None, revision=None, allow_patterns=None, local_dir=None, **_):
         from huggingface_hub.utils import filter_repo_objects
 
-        self.calls.append({"repo_id": repo_id, "repo_type": repo_type, "revision": revision,
-                           "allow_patterns": list(allow_patterns or ())})
+        self.calls.append(
+            {
+                "repo_id": repo_id,
+                "repo_type": repo_type,
+                "revision": revision,
+                "allow_patterns": list(allow_patterns or ()),
+            }
+        )
         if self.fail:
             raise self.fail
         files = self.files.get(repo_id, {}) if all(isinstance(v, dict) for v in self.files.values()) else self.files
@@ -67,8 +74,11 @@ class FakeHub:
 
         out = []
         for call in self.calls:
-            files = self.files.get(call["repo_id"], {}) if all(isinstance(v, dict) for v in self.files.values()) \
+            files = (
+                self.files.get(call["repo_id"], {})
+                if all(isinstance(v, dict) for v in self.files.values())
                 else self.files
+            )
             out += list(filter_repo_objects(list(files), allow_patterns=call["allow_patterns"]))
         return out
 
@@ -110,8 +120,16 @@ def tiny_eval(tiny_model_dir):
 
             tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(data_root)})
             cache[key] = lm_eval.simple_evaluate(
-                model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32", device="cpu", tasks=list(tasks),
-                task_manager=tm, limit=limit, log_samples=True, bootstrap_iters=0, gen_kwargs=gen_kwargs)
+                model="hf",
+                model_args=f"pretrained={tiny_model_dir},dtype=float32",
+                device="cpu",
+                tasks=list(tasks),
+                task_manager=tm,
+                limit=limit,
+                log_samples=True,
+                bootstrap_iters=0,
+                gen_kwargs=gen_kwargs,
+            )
         return cache[key]
 
     return run
@@ -126,7 +144,10 @@ def tiny_e2e(tiny_eval):
         spec = table_specs()[table_id]
         ranking = spec.family.startswith("ranking")  # one query = 20 documents: --limit must be a multiple of 20
         long_gen = spec.output_type == "generate_until" and spec.max_gen_toks > E2E_MAX_GEN_TOKS
-        return tiny_eval(e2e_tasks(table_id), limit=20 if ranking else 2,
-                         gen_kwargs=f"max_gen_toks={E2E_MAX_GEN_TOKS}" if long_gen else None)
+        return tiny_eval(
+            e2e_tasks(table_id),
+            limit=20 if ranking else 2,
+            gen_kwargs=f"max_gen_toks={E2E_MAX_GEN_TOKS}" if long_gen else None,
+        )
 
     return run

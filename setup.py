@@ -9,6 +9,7 @@ it is installed as the subpackage ``lm_eval_enterprise.tasks`` so that an instal
 so their files ship as package data without setuptools' "Package would be ignored" warnings. A dataset's own tests
 (``tasks/<domain>/<id>/test_<id>.py``) stay in the checkout: they are not built into the wheel.
 """
+
 import fnmatch
 
 from setuptools import find_namespace_packages, setup
@@ -24,8 +25,7 @@ class BuildPyWithoutTests(build_py):
     """Leave the per-dataset test modules (``test_*.py``) out of the wheel."""
 
     def find_package_modules(self, package, package_dir):
-        return [m for m in super().find_package_modules(package, package_dir)
-                if not fnmatch.fnmatch(m[1], "test_*")]
+        return [m for m in super().find_package_modules(package, package_dir) if not fnmatch.fnmatch(m[1], "test_*")]
 
 
 setup(

@@ -3,6 +3,7 @@
 The YAML task tree is the subpackage :mod:`lm_eval_enterprise.tasks` (``tasks/`` in a checkout). Pass
 :data:`TASK_DIR` to lm-eval as ``--include_path`` or use the ``lm-eval-enterprise`` CLI, which does it for you.
 """
+
 from __future__ import annotations
 
 import importlib

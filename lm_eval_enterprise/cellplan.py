@@ -22,12 +22,13 @@ per-document shot plans and prompts are identical to those of a full run. lm-eva
 ``--samples '{"task": [doc indices]}'``; its evaluator maps logged ``doc_id`` back through the index list in
 position order, so the lists are sorted (as returned here) and never empty.
 """
+
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Hashable, Mapping, Sequence
 
 
 class CellPlanError(ValueError):
@@ -39,12 +40,12 @@ class GroupPlan:
     """The plan of one variant group."""
 
     group: str
-    tasks: list[str]                  # template variants, in the order given
+    tasks: list[str]  # template variants, in the order given
     n_docs: int
     n_units: int
-    unit_templates: list[list[int]]   # per unit (input order): indices into ``tasks``
-    unit_docs: list[list[int]]        # per unit: its document indices
-    cells: int = 0                    # planned (template, document) cells
+    unit_templates: list[list[int]]  # per unit (input order): indices into ``tasks``
+    unit_docs: list[list[int]]  # per unit: its document indices
+    cells: int = 0  # planned (template, document) cells
 
     @property
     def share(self) -> float:
@@ -80,19 +81,33 @@ class CellPlan:
     def metadata(self) -> dict:
         """What a run records in every task's metadata (``--metadata``): the budget, the seed, the cells planned per
         task and the size of each group's full design."""
-        return {"cell_budget": self.budget, "cell_seed": self.seed,
-                "cells_planned": {task: len(docs) for task, docs in self.samples.items()},
-                "cell_design": {name: {"docs": g.n_docs, "units": g.n_units, "templates": len(g.tasks),
-                                       "cells": g.cells, "share": round(g.share, 6)}
-                                for name, g in self.groups.items()}}
+        return {
+            "cell_budget": self.budget,
+            "cell_seed": self.seed,
+            "cells_planned": {task: len(docs) for task, docs in self.samples.items()},
+            "cell_design": {
+                name: {
+                    "docs": g.n_docs,
+                    "units": g.n_units,
+                    "templates": len(g.tasks),
+                    "cells": g.cells,
+                    "share": round(g.share, 6),
+                }
+                for name, g in self.groups.items()
+            },
+        }
 
     def summary(self) -> str:
-        lines = [f"cell plan (budget {self.budget:g}, seed {self.seed}): {self.cells} of {self.total} cells "
-                 f"({self.cells / self.total:.1%})"]
+        lines = [
+            f"cell plan (budget {self.budget:g}, seed {self.seed}): {self.cells} of {self.total} cells "
+            f"({self.cells / self.total:.1%})"
+        ]
         for g in self.groups.values():
-            lines.append(f"  {g.group}: {len(g.tasks)} templates × {g.n_docs} docs"
-                         + (f" in {g.n_units} units" if g.n_units != g.n_docs else "")
-                         + f" → {g.cells} cells ({g.share:.1%}); units per template {g.loads()}")
+            lines.append(
+                f"  {g.group}: {len(g.tasks)} templates × {g.n_docs} docs"
+                + (f" in {g.n_units} units" if g.n_units != g.n_docs else "")
+                + f" → {g.cells} cells ({g.share:.1%}); units per template {g.loads()}"
+            )
         return "\n".join(lines)
 
 
@@ -114,8 +129,10 @@ def design(n_units: int, n_templates: int, budget: float, rng: random.Random, wh
         raise CellPlanError(f"{where}nothing to plan ({u} units, {t} templates)")
     cells = max(round(budget * t * u), u)
     if cells < t:
-        raise CellPlanError(f"{where}a budget of {budget:g} gives {cells} cells for {t} templates × {u} units; "
-                            f"every template needs at least one unit (raise the budget or use more documents)")
+        raise CellPlanError(
+            f"{where}a budget of {budget:g} gives {cells} cells for {t} templates × {u} units; "
+            f"every template needs at least one unit (raise the budget or use more documents)"
+        )
     k_low, extra = divmod(cells, u)
     order = list(range(u))
     rng.shuffle(order)
@@ -134,9 +151,13 @@ def design(n_units: int, n_templates: int, budget: float, rng: random.Random, wh
     return sets
 
 
-def plan_cells(docs_per_group: Mapping[str, Sequence[Hashable]], templates: Mapping[str, Sequence[str]],
-               budget: float, seed: int = 0,
-               units: Mapping[str, Sequence[Hashable]] | None = None) -> CellPlan:
+def plan_cells(
+    docs_per_group: Mapping[str, Sequence[Hashable]],
+    templates: Mapping[str, Sequence[str]],
+    budget: float,
+    seed: int = 0,
+    units: Mapping[str, Sequence[Hashable]] | None = None,
+) -> CellPlan:
     """Plan the cells of every variant group.
 
     ``docs_per_group``: group → its documents (any keys, in the tasks' document order; position = lm-eval index).
@@ -181,9 +202,9 @@ def _take(argv: list[str], flag: str, what: str, aliases: Sequence[str] = ()) ->
             if a == f:
                 if i + 1 >= len(argv) or argv[i + 1].startswith("--"):
                     raise CellPlanError(f"{flag} needs {what}")
-                return argv[:i] + argv[i + 2:], argv[i + 1]
+                return argv[:i] + argv[i + 2 :], argv[i + 1]
             if a.startswith(f + "="):
-                return argv[:i] + argv[i + 1:], a.split("=", 1)[1]
+                return argv[:i] + argv[i + 1 :], a.split("=", 1)[1]
     return argv, None
 
 
@@ -227,8 +248,10 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
         meta = getattr(task.config, "metadata", None) or {}
         group = meta.get("variant_group")
         if not group or not meta.get("template_id"):
-            raise CellPlanError(f"task {name} has no metadata.variant_group/template_id: --cell_budget plans "
-                                "template variants only (run other tasks separately)")
+            raise CellPlanError(
+                f"task {name} has no metadata.variant_group/template_id: --cell_budget plans "
+                "template variants only (run other tasks separately)"
+            )
         ds = list(task.eval_docs)
         if limit is not None:
             ds = ds[:limit]
@@ -236,18 +259,25 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
         if meta.get("task_family") in RANKING_FAMILIES:
             keys = [f"{d.get('qid')}|{d.get('cand_index')}" for d in ds]
             all_docs = task.eval_docs
-            if limit is not None and 0 < limit < len(all_docs) and \
-                    all_docs[limit - 1].get("qid") == all_docs[limit].get("qid"):
-                raise CellPlanError(f"task {name}: --limit {limit} cuts a query in two (ranking datasets keep whole "
-                                    "queries; use a multiple of the candidates per query)")
+            if (
+                limit is not None
+                and 0 < limit < len(all_docs)
+                and all_docs[limit - 1].get("qid") == all_docs[limit].get("qid")
+            ):
+                raise CellPlanError(
+                    f"task {name}: --limit {limit} cuts a query in two (ranking datasets keep whole "
+                    "queries; use a multiple of the candidates per query)"
+                )
             unit_keys = [d.get("qid") for d in ds]
             if any(q is None for q in unit_keys):
                 raise CellPlanError(f"task {name}: ranking documents without 'qid'")
             units.setdefault(group, unit_keys)
         if group in docs and docs[group] != keys:
             other = templates[group][0]
-            raise CellPlanError(f"group {group}: tasks {other} and {name} have different documents; a cell plan "
-                                "needs the same documents under every template")
+            raise CellPlanError(
+                f"group {group}: tasks {other} and {name} have different documents; a cell plan "
+                "needs the same documents under every template"
+            )
         docs[group] = keys
         templates.setdefault(group, []).append(name)
     if not docs:
@@ -274,9 +304,11 @@ def rewrite_run_argv(argv: list[str]) -> tuple[list[str], CellPlan]:
         seed = int(raw_seed) if raw_seed is not None else 0
     except ValueError:
         raise CellPlanError(f"--cell_seed must be an integer, not {raw_seed!r}") from None
-    for bad, why in (("--samples", "it selects the documents itself"),
-                     ("-E", "it selects the documents itself"),
-                     ("--cache_requests", "lm-eval's request cache ignores the document selection")):
+    for bad, why in (
+        ("--samples", "it selects the documents itself"),
+        ("-E", "it selects the documents itself"),
+        ("--cache_requests", "lm-eval's request cache ignores the document selection"),
+    ):
         if any(a == bad or a.startswith(bad + "=") for a in argv):
             raise CellPlanError(f"--cell_budget cannot be combined with {bad}: {why}")
     argv, raw_limit = _take(argv, "--limit", "a number of documents")
@@ -285,8 +317,9 @@ def rewrite_run_argv(argv: list[str]) -> tuple[list[str], CellPlan]:
         try:
             limit = int(raw_limit)
         except ValueError:
-            raise CellPlanError(f"with --cell_budget, --limit must be a whole number of documents, "
-                                f"not {raw_limit!r}") from None
+            raise CellPlanError(
+                f"with --cell_budget, --limit must be a whole number of documents, not {raw_limit!r}"
+            ) from None
     argv, tasks_arg = _take(argv, "--tasks", "task names")
     if not tasks_arg:
         raise CellPlanError("--cell_budget needs --tasks")
@@ -304,11 +337,18 @@ def rewrite_run_argv(argv: list[str]) -> tuple[list[str], CellPlan]:
     from .testing import leaf_tasks
 
     paths = [p for p in (include or "").split(",") if p]
-    tm = TaskManager(include_path=paths + [TASK_DIR] * (TASK_DIR not in paths), include_defaults=False,
-                     metadata=dict(meta))
+    tm = TaskManager(
+        include_path=paths + [TASK_DIR] * (TASK_DIR not in paths), include_defaults=False, metadata=dict(meta)
+    )
     leaves = leaf_tasks(get_task_dict(tasks_arg.split(","), tm))
     plan = plan_for_tasks(leaves, budget, seed, limit)
     meta.update(plan.metadata())
-    out = argv + ["--tasks", tasks_arg, "--samples", json.dumps(plan.samples, separators=(",", ":")),
-                  "--metadata", json.dumps(meta)]
+    out = argv + [
+        "--tasks",
+        tasks_arg,
+        "--samples",
+        json.dumps(plan.samples, separators=(",", ":")),
+        "--metadata",
+        json.dumps(meta),
+    ]
     return out, plan

@@ -22,14 +22,14 @@ Flags are spelled as lm-eval's (underscores). Exit codes as lm-eval: 0 ok, 1 a f
 2 a usage error (argparse's usage and one "error:" line). A command given no arguments that needs some prints
 its help.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
-
 
 # ------------------------------------------------------------------------------------------------ conventions
 # lm-eval's: flags spelled with underscores (``--output_path``, ``--include_path``; our older dashed spellings stay
@@ -45,8 +45,7 @@ def add_option(parser, name: str, *aliases: str, **kwargs):
     action = parser.add_argument(name, **kwargs)
     hidden = {k: v for k, v in kwargs.items() if k not in ("help", "default", "metavar", "required")}
     for alias in aliases:
-        parser.add_argument(alias, **{**hidden, "dest": action.dest}, default=argparse.SUPPRESS,
-                            help=argparse.SUPPRESS)
+        parser.add_argument(alias, **{**hidden, "dest": action.dest}, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return action
 
 
@@ -89,27 +88,57 @@ def run_parser() -> argparse.ArgumentParser:
     Run.create(subparsers)
     parser = subparsers.choices["run"]  # the parser Run registered, as lm-eval's HarnessCLI looks it up
     parser.prog = "lm-eval-enterprise run"
-    parser.usage = ("lm-eval-enterprise run --model <model> --tasks <task> [--model_args <arg=value> ...] "
-                    "[--data_root <dir>] [options]")
-    parser.description = ("lm-eval's `run` with the enterprise tasks on the include path (next to --include_path, "
-                          "if given), lm-eval's built-in task index skipped unless --include_defaults, the model's "
-                          "context window as the prompt budget (hf, vllm), domain scores as the mean over "
-                          "datasets, and the regex-constrained backends (--model <backend>-constrained).")
+    parser.usage = (
+        "lm-eval-enterprise run --model <model> --tasks <task> [--model_args <arg=value> ...] "
+        "[--data_root <dir>] [options]"
+    )
+    parser.description = (
+        "lm-eval's `run` with the enterprise tasks on the include path (next to --include_path, "
+        "if given), lm-eval's built-in task index skipped unless --include_defaults, the model's "
+        "context window as the prompt budget (hf, vllm), domain scores as the mean over "
+        "datasets, and the regex-constrained backends (--model <backend>-constrained)."
+    )
     parser.epilog = RUN_EPILOG
     ours = parser.add_argument_group("lm-eval-enterprise")
-    add_option(ours, "--data_root", "--data-root", type=str, default=None, metavar="<dir>",
-               help="folder with one subfolder per dataset (source files or pre-split JSONL), or 'embedded' for "
-                    "the package's toy fixture data; same as --metadata data_root=<dir> (default: "
-                    "$LM_EVAL_ENTERPRISE_DATA, else the download cache)")
-    add_option(ours, "--include_defaults", "--include-defaults", action="store_true", default=False,
-               help="also index lm-eval's ~10k built-in task YAMLs (slower start; needed only to mix in "
-                    "built-in tasks)")
-    add_option(ours, "--cell_budget", "--cell-budget", type=float, default=None, metavar="<share>",
-               help="sparse run: evaluate only this seeded share (0, 1] of each dataset's (template, document) "
-                    "cells, every template and document covered (lm_eval_enterprise.cellplan); `sharpe` then "
-                    "reports estimates")
-    add_option(ours, "--cell_seed", "--cell-seed", type=int, default=None, metavar="<int>",
-               help="seed of the --cell_budget design (default 0)")
+    add_option(
+        ours,
+        "--data_root",
+        "--data-root",
+        type=str,
+        default=None,
+        metavar="<dir>",
+        help="folder with one subfolder per dataset (source files or pre-split JSONL), or 'embedded' for "
+        "the package's toy fixture data; same as --metadata data_root=<dir> (default: "
+        "$LM_EVAL_ENTERPRISE_DATA, else the download cache)",
+    )
+    add_option(
+        ours,
+        "--include_defaults",
+        "--include-defaults",
+        action="store_true",
+        default=False,
+        help="also index lm-eval's ~10k built-in task YAMLs (slower start; needed only to mix in built-in tasks)",
+    )
+    add_option(
+        ours,
+        "--cell_budget",
+        "--cell-budget",
+        type=float,
+        default=None,
+        metavar="<share>",
+        help="sparse run: evaluate only this seeded share (0, 1] of each dataset's (template, document) "
+        "cells, every template and document covered (lm_eval_enterprise.cellplan); `sharpe` then "
+        "reports estimates",
+    )
+    add_option(
+        ours,
+        "--cell_seed",
+        "--cell-seed",
+        type=int,
+        default=None,
+        metavar="<int>",
+        help="seed of the --cell_budget design (default 0)",
+    )
     return parser
 
 
@@ -165,8 +194,11 @@ def _run(argv: list[str]) -> int:
             parser.error(f"--data_root {data_root} and --metadata data_root={given} disagree; give one")
         cfg.metadata["data_root"] = data_root
     cfg.metadata = _with_model_budget(cfg.model, cfg.model_args or {}, cfg.metadata or {})
-    task_manager = EnterpriseTaskManager(include_path=[p for p in (cfg.include_path, TASK_DIR) if p],
-                                         include_defaults=include_defaults, metadata=cfg.metadata)
+    task_manager = EnterpriseTaskManager(
+        include_path=[p for p in (cfg.include_path, TASK_DIR) if p],
+        include_defaults=include_defaults,
+        metadata=cfg.metadata,
+    )
     try:
         cfg.tasks = _resolve_tasks(task_manager, cfg.tasks)
     except LookupError as exc:
@@ -208,8 +240,10 @@ def _resolve_tasks(task_manager, tasks) -> list:
         missing += [] if found else [name]
         resolved += [t for t in found if t not in resolved]
     if missing or not resolved:
-        raise LookupError(f"tasks not found: {', '.join(missing) or '(none given)'} (task and group names: "
-                          "`lm-eval-enterprise list`, variants ent_<dataset>__t<k>)")
+        raise LookupError(
+            f"tasks not found: {', '.join(missing) or '(none given)'} (task and group names: "
+            "`lm-eval-enterprise list`, variants ent_<dataset>__t<k>)"
+        )
     return resolved
 
 
@@ -222,7 +256,8 @@ def _evaluate(cfg, task_manager) -> None:
     from lm_eval.utils import handle_non_serializable, make_table
 
     loggers = ([WandbLogger(cfg.wandb_args, cfg.wandb_config_args)] if cfg.wandb_args else []) + (
-        [TrackioLogger(cfg.trackio_args)] if cfg.trackio_args else [])
+        [TrackioLogger(cfg.trackio_args)] if cfg.trackio_args else []
+    )
     if cfg.output_path:
         cfg.hf_hub_log_args["output_path"] = cfg.output_path
     if os.environ.get("HF_TOKEN"):
@@ -230,18 +265,37 @@ def _evaluate(cfg, task_manager) -> None:
     tracker = EvaluationTracker(**cfg.hf_hub_log_args)
     seeds = cfg.seed or [None] * 4
     results = simple_evaluate(
-        model=cfg.model, model_args=cfg.model_args, tasks=cfg.tasks, num_fewshot=cfg.num_fewshot,
-        batch_size=cfg.batch_size, max_batch_size=cfg.max_batch_size, device=cfg.device, use_cache=cfg.use_cache,
+        model=cfg.model,
+        model_args=cfg.model_args,
+        tasks=cfg.tasks,
+        num_fewshot=cfg.num_fewshot,
+        batch_size=cfg.batch_size,
+        max_batch_size=cfg.max_batch_size,
+        device=cfg.device,
+        use_cache=cfg.use_cache,
         cache_requests=cfg.cache_requests.get("cache_requests", False),
         rewrite_requests_cache=cfg.cache_requests.get("rewrite_requests_cache", False),
         delete_requests_cache=cfg.cache_requests.get("delete_requests_cache", False),
-        limit=cfg.limit, samples=cfg.samples, check_integrity=cfg.check_integrity, write_out=cfg.write_out,
-        log_samples=cfg.log_samples, evaluation_tracker=tracker, system_instruction=cfg.system_instruction,
-        apply_chat_template=cfg.apply_chat_template, fewshot_as_multiturn=cfg.fewshot_as_multiturn,
-        gen_kwargs=cfg.gen_kwargs, task_manager=task_manager, verbosity=cfg.verbosity,
-        predict_only=cfg.predict_only, random_seed=seeds[0], numpy_random_seed=seeds[1],
-        torch_random_seed=seeds[2], fewshot_random_seed=seeds[3],
-        confirm_run_unsafe_code=cfg.confirm_run_unsafe_code, metadata=cfg.metadata)
+        limit=cfg.limit,
+        samples=cfg.samples,
+        check_integrity=cfg.check_integrity,
+        write_out=cfg.write_out,
+        log_samples=cfg.log_samples,
+        evaluation_tracker=tracker,
+        system_instruction=cfg.system_instruction,
+        apply_chat_template=cfg.apply_chat_template,
+        fewshot_as_multiturn=cfg.fewshot_as_multiturn,
+        gen_kwargs=cfg.gen_kwargs,
+        task_manager=task_manager,
+        verbosity=cfg.verbosity,
+        predict_only=cfg.predict_only,
+        random_seed=seeds[0],
+        numpy_random_seed=seeds[1],
+        torch_random_seed=seeds[2],
+        fewshot_random_seed=seeds[3],
+        confirm_run_unsafe_code=cfg.confirm_run_unsafe_code,
+        metadata=cfg.metadata,
+    )
     if results is None:  # a non-zero rank
         return
     samples = results.pop("samples") if cfg.log_samples else None
@@ -260,8 +314,10 @@ def _evaluate(cfg, task_manager) -> None:
         tracker.recreate_metadata_card()
     batch_sizes = ",".join(map(str, results["config"]["batch_sizes"]))
     cfg.model_args.pop("trust_remote_code", None)
-    print(f"{cfg.model} ({cfg.model_args}), gen_kwargs: ({cfg.gen_kwargs}), limit: {cfg.limit}, num_fewshot: "
-          f"{cfg.num_fewshot}, batch_size: {cfg.batch_size}{f' ({batch_sizes})' if batch_sizes else ''}")
+    print(
+        f"{cfg.model} ({cfg.model_args}), gen_kwargs: ({cfg.gen_kwargs}), limit: {cfg.limit}, num_fewshot: "
+        f"{cfg.num_fewshot}, batch_size: {cfg.batch_size}{f' ({batch_sizes})' if batch_sizes else ''}"
+    )
     print(make_table(results))
     if "groups" in results:
         print(make_table(results, "groups"))
@@ -349,18 +405,22 @@ def _verify(args: argparse.Namespace) -> int:
         warnings += report.status == "warning"
         tqdm.write(f"{src.id:<{width}}  {verify_line(report)}", file=sys.stdout)
     absent = len(sources) - len(present)
-    print(f"{len(present)} verified in {base}: {len(present) - errors - warnings} OK, {warnings} warning(s), "
-          f"{errors} error(s)" + (f"; {absent} not present" if absent else ""))
+    print(
+        f"{len(present)} verified in {base}: {len(present) - errors - warnings} OK, {warnings} warning(s), "
+        f"{errors} error(s)" + (f"; {absent} not present" if absent else "")
+    )
     return 1 if errors else 0
 
 
 def verify_line(report) -> str:
     """``train 4/45,000 test 8/3,600  verified: no  sha256 1a2b3c4d5e6f  warning: <first note>``."""
-    counts = " ".join(f"{c.key} {c.n:,}/{'?' if c.expected.n is None else f'{c.expected.n:,}'}"
-                      for c in report.checks)
+    counts = " ".join(f"{c.key} {c.n:,}/{'?' if c.expected.n is None else f'{c.expected.n:,}'}" for c in report.checks)
     flags = {c.expected.verified for c in report.checks}  # a count without an expectation is unverified
-    ver = "manifest" if report.declared == "MANIFEST.json" else (
-        "yes" if flags == {True} else "partly" if flags == {True, False} else "no")
+    ver = (
+        "manifest"
+        if report.declared == "MANIFEST.json"
+        else ("yes" if flags == {True} else "partly" if flags == {True, False} else "no")
+    )
     status = report.status.upper() if report.status == "ok" else report.status
     notes = report.messages
     tail = f": {notes[0]}" + (f" (+{len(notes) - 1} more)" if len(notes) > 1 else "") if notes else ""
@@ -370,8 +430,9 @@ def verify_line(report) -> str:
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(limit=args.limit, out_dir=args.output_path, model_dir=args.model_dir,
-                    chat_template=not args.no_chat_template)
+    return run_demo(
+        limit=args.limit, out_dir=args.output_path, model_dir=args.model_dir, chat_template=not args.no_chat_template
+    )
 
 
 def _tasks_dir(args: argparse.Namespace) -> int:
@@ -396,25 +457,37 @@ def _dataset_ids() -> list[str]:
 def _selection_options(p: argparse.ArgumentParser, with_all: bool) -> None:
     from .templating import DOMAINS
 
-    p.add_argument("--dataset", action="append", choices=_dataset_ids(), metavar="<id>",
-                   help="dataset id (repeatable; see `lm-eval-enterprise list`)")
+    p.add_argument(
+        "--dataset",
+        action="append",
+        choices=_dataset_ids(),
+        metavar="<id>",
+        help="dataset id (repeatable; see `lm-eval-enterprise list`)",
+    )
     p.add_argument("--domain", choices=DOMAINS, help="every dataset of one domain")
     if with_all:
         p.add_argument("--all", action="store_true", help="every dataset")
-    add_option(p, "--data_root", "--data-root", metavar="<dir>",
-               help="data root (default: $LM_EVAL_ENTERPRISE_DATA, else the cache)")
+    add_option(
+        p,
+        "--data_root",
+        "--data-root",
+        metavar="<dir>",
+        help="data root (default: $LM_EVAL_ENTERPRISE_DATA, else the cache)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     from .templating import DOMAINS
 
-    ap = argparse.ArgumentParser(prog="lm-eval-enterprise", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="lm-eval-enterprise", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--version", action="version", version=version_string())
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND")
     # run and sharpe have their own parsers (lm-eval's run parser; lm_eval_enterprise.sharpe.cli)
-    sub.add_parser("run", help="lm-eval run with the enterprise tasks (every lm-eval flag; see `run --help`)",
-                   add_help=False)
+    sub.add_parser(
+        "run", help="lm-eval run with the enterprise tasks (every lm-eval flag; see `run --help`)", add_help=False
+    )
     p = sub.add_parser("tasks-dir", help="print the task folder (for lm_eval --include_path)")
     p.set_defaults(handler=_tasks_dir)
     p = sub.add_parser("list", help="list datasets, domains and their task groups")
@@ -430,17 +503,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_verify)
     p = sub.add_parser("demo", help="offline demo with SmolLM2-135M-Instruct on the embedded fixture data")
-    p.add_argument("--limit", type=int, default=None, metavar="<n>",
-                   help="documents per task variant (default: the demo's setting)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="<n>",
+        help="documents per task variant (default: the demo's setting)",
+    )
     p.add_argument("--output_path", "-o", default="demo_out", metavar="<path>")
-    add_option(p, "--model_dir", "--model-dir", default=None, metavar="<dir>",
-               help="use this HF model folder instead of SmolLM2")
-    p.add_argument("--no_chat_template", action="store_true",
-                   help="prompt the instruct model without its chat template (as plain completion)")
+    add_option(
+        p,
+        "--model_dir",
+        "--model-dir",
+        default=None,
+        metavar="<dir>",
+        help="use this HF model folder instead of SmolLM2",
+    )
+    p.add_argument(
+        "--no_chat_template",
+        action="store_true",
+        help="prompt the instruct model without its chat template (as plain completion)",
+    )
     p.set_defaults(handler=_demo)
-    sub.add_parser("sharpe", help="aggregate template variants (see `lm-eval-enterprise sharpe --help`)",
-                   add_help=False)
-    for name, parser in sub.choices.items():
+    sub.add_parser(
+        "sharpe", help="aggregate template variants (see `lm-eval-enterprise sharpe --help`)", add_help=False
+    )
+    for parser in sub.choices.values():
         parser.set_defaults(parser=parser)
     return ap
 

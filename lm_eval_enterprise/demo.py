@@ -11,6 +11,7 @@ Prints a per-dataset × per-template table of the primary metric (and format-fai
 format failures, then the Sharpe leaderboard across templates. Results and samples are written in lm-eval's
 layout under ``--output_path``.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,8 +40,15 @@ def score_table(results: dict) -> list[tuple[str, str, str, float, float | None]
             continue
         res = results["results"][task]
         metric, filt = meta["primary_metric"], meta["primary_filter"]
-        rows.append((meta["variant_group"], meta["template_id"], metric, res[f"{metric},{filt}"],
-                     res.get(f"format_failure,{filt}")))
+        rows.append(
+            (
+                meta["variant_group"],
+                meta["template_id"],
+                metric,
+                res[f"{metric},{filt}"],
+                res.get(f"format_failure,{filt}"),
+            )
+        )
     return sorted(rows)
 
 
@@ -70,8 +78,9 @@ def format_failure_rate(rows) -> float | None:
     return sum(rates) / len(rates) if rates else None
 
 
-def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str | None = None,
-             chat_template: bool = True) -> int:
+def run_demo(
+    limit: int | None = None, out_dir: str = "demo_out", model_dir: str | None = None, chat_template: bool = True
+) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -90,8 +99,11 @@ def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str
     tasks = _available(SLICE)
     model_args = {"pretrained": str(model), "dtype": "float32"}
     # the model's own context window and tokenizer as the prompt budget, as `lm-eval-enterprise run` does
-    tm = EnterpriseTaskManager(include_path=TASK_DIR, include_defaults=False,
-                               metadata={**model_budget("hf", model_args), "data_root": EMBEDDED})
+    tm = EnterpriseTaskManager(
+        include_path=TASK_DIR,
+        include_defaults=False,
+        metadata={**model_budget("hf", model_args), "data_root": EMBEDDED},
+    )
     from lm_eval.tasks import get_task_dict
 
     from .testing import leaf_tasks
@@ -99,13 +111,24 @@ def run_demo(limit: int | None = None, out_dir: str = "demo_out", model_dir: str
     leaves = leaf_tasks(get_task_dict(tasks, tm))
     n = limit or DEFAULT_LIMIT
     # ranking tasks have one doc per (query, candidate): run whole queries (metadata.candidates_per_query docs each)
-    samples = {name: list(range((task.config.metadata or {}).get("candidates_per_query", n)))
-               for name, task in leaves.items()}
+    samples = {
+        name: list(range((task.config.metadata or {}).get("candidates_per_query", n))) for name, task in leaves.items()
+    }
     tracker = EvaluationTracker(output_path=out_dir)
     res = lm_eval.simple_evaluate(
-        model="hf", model_args=model_args, device="cpu", batch_size=4,
-        tasks=tasks, task_manager=tm, samples=samples, log_samples=True, evaluation_tracker=tracker,
-        bootstrap_iters=0, apply_chat_template=chat_template, fewshot_as_multiturn=chat_template)
+        model="hf",
+        model_args=model_args,
+        device="cpu",
+        batch_size=4,
+        tasks=tasks,
+        task_manager=tm,
+        samples=samples,
+        log_samples=True,
+        evaluation_tracker=tracker,
+        bootstrap_iters=0,
+        apply_chat_template=chat_template,
+        fewshot_as_multiturn=chat_template,
+    )
     samples_out = res.pop("samples")
     tracker.save_results_aggregated(results=res, samples=samples_out)
     for task in res["configs"]:

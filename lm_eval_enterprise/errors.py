@@ -1,5 +1,6 @@
 """The one exception type of the data layer (re-exported by :mod:`lm_eval_enterprise.data`), and its
 once-per-process warnings."""
+
 from __future__ import annotations
 
 import logging

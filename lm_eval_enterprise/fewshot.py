@@ -5,10 +5,12 @@ lm-eval 0.4.13 has no class-balanced sampler, so every loader returns a ``fewsho
 Taking items is sequential, so the first k items of ``helm_balanced(pool, key, n)`` are the same for every
 n >= k: one ordered pool serves every ``--num_fewshot``.
 """
+
 from __future__ import annotations
 
 import random
-from typing import Callable, Hashable, Mapping, Sequence, TypeVar
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 

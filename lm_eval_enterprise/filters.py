@@ -48,11 +48,13 @@ optional single leading space (`` ?``; completions after ``"Answer:"`` usually s
 sequence. Data-dependent label sets are placeholders filled per document by :func:`render_format_regex`:
 ``{LABELS}`` (``doc["label_names"]``) and ``{TYPES}`` (``doc["entity_types"]``).
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from lm_eval.api.filter import Filter
 
@@ -66,12 +68,31 @@ READERS = ("label", "entity", "kpi", "number", "text")
 # characters that wrap or introduce an answer: markdown emphasis / code / headings / quotes, quotes, brackets
 WRAPPERS = "*_`\"'“”‘’«»([{#> \t\n"
 # field names any template may echo, followed by ":" (the dataset adds its templates' own output fields)
-GENERIC_FIELDS = ("answer", "final answer", "label", "output", "prediction", "category", "classification",
-                  "sentiment", "response", "result")
+GENERIC_FIELDS = (
+    "answer",
+    "final answer",
+    "label",
+    "output",
+    "prediction",
+    "category",
+    "classification",
+    "sentiment",
+    "response",
+    "result",
+)
 # lead-in phrases, optionally followed by ":"
-GENERIC_PHRASES = ("the answer is", "the correct answer is", "the final answer is", "my answer is", "answer is",
-                   "the label is", "the correct label is", "the category is", "the sentiment is",
-                   "the correct option is")
+GENERIC_PHRASES = (
+    "the answer is",
+    "the correct answer is",
+    "the final answer is",
+    "my answer is",
+    "answer is",
+    "the label is",
+    "the correct label is",
+    "the category is",
+    "the sentiment is",
+    "the correct option is",
+)
 
 
 class ParsedAnswer(str):
@@ -94,7 +115,7 @@ class ParsedAnswer(str):
         return (ParsedAnswer, (str(self), self.completion, self.adherent))
 
     @classmethod
-    def of(cls, value: Any) -> "ParsedAnswer":
+    def of(cls, value: Any) -> ParsedAnswer:
         """``value`` as a ParsedAnswer. A plain string did not pass through :class:`AnswerFilter` (test doubles,
         synthetic runs): it stands for a completion that is exactly that answer, adherent iff it is readable;
         anything that is not a string is a format failure."""
@@ -115,7 +136,7 @@ def _label_index(labels: tuple[str, ...], aliases: tuple[tuple[str, str], ...]):
     """(pattern, norm(key) → canonical label) for a label set and its aliases (an alias maps to its target's
     spelling in ``labels``). The pattern tries the longest key first, case-insensitively, and must not be
     followed by a letter or digit (a whole word)."""
-    by_norm = {norm(lab): lab for lab in labels}          # a real label wins over an alias of the same [NORM]
+    by_norm = {norm(lab): lab for lab in labels}  # a real label wins over an alias of the same [NORM]
     for alias, target in aliases:
         by_norm.setdefault(norm(alias), by_norm.get(norm(target), target))
     keys = [*labels, *(alias for alias, _ in aliases)]
@@ -127,8 +148,11 @@ def _label_index(labels: tuple[str, ...], aliases: tuple[tuple[str, str], ...]):
 def _lead_in_pattern(fields: tuple[str, ...]) -> re.Pattern:
     names = sorted({norm_field(f) for f in (*GENERIC_FIELDS, *fields)} - {""}, key=len, reverse=True)
     phrases = sorted(GENERIC_PHRASES, key=len, reverse=True)
-    return re.compile(rf"(?P<lead>{'|'.join(_words(f) for f in names)})\s*:\s*"
-                      rf"|(?P<phrase>{'|'.join(_words(p) for p in phrases)})(?![^\W_])\s*:?\s*", re.I)
+    return re.compile(
+        rf"(?P<lead>{'|'.join(_words(f) for f in names)})\s*:\s*"
+        rf"|(?P<phrase>{'|'.join(_words(p) for p in phrases)})(?![^\W_])\s*:?\s*",
+        re.I,
+    )
 
 
 def norm_field(field: str) -> str:
@@ -136,8 +160,9 @@ def norm_field(field: str) -> str:
     return " ".join(str(field).lower().rstrip().rstrip(":").split())
 
 
-def read_label(text: str, labels: Sequence[str], lead_ins: Sequence[str] = (),
-               aliases: Mapping[str, str] | None = None) -> str | None:
+def read_label(
+    text: str, labels: Sequence[str], lead_ins: Sequence[str] = (), aliases: Mapping[str, str] | None = None
+) -> str | None:
     """[PARSE] for a label set (see the module docstring); ``text`` is already stop-cut and stripped.
 
     Returns the canonical label (its spelling in ``labels``; an alias maps to its target), or ``None``.
@@ -150,7 +175,7 @@ def read_label(text: str, labels: Sequence[str], lead_ins: Sequence[str] = (),
         text = text.lstrip(WRAPPERS)
         m = lead_re.match(text)
         if m and norm(m.group("lead") or m.group("phrase")) not in by_norm:
-            text = text[m.end():]
+            text = text[m.end() :]
     m = pattern.match(text)
     return by_norm[norm(m.group(0))] if m else None
 
@@ -222,8 +247,10 @@ def check_format_regex(pattern: str) -> str:
     inline flags, ``\\b``/anchors) or does not compile once rendered; return it unchanged."""
     bad = _NOT_FOR_DECODERS.search(pattern)
     if bad:
-        raise ValueError(f"format regex {pattern!r}: {bad.group(0)!r} is not usable by constrained decoders "
-                         "(no lookarounds, backreferences, inline flags, \\b or anchors)")
+        raise ValueError(
+            f"format regex {pattern!r}: {bad.group(0)!r} is not usable by constrained decoders "
+            "(no lookarounds, backreferences, inline flags, \\b or anchors)"
+        )
     probe = {field: ["x"] for field in PLACEHOLDERS.values()}
     re.compile(render_format_regex(pattern, probe))
     return pattern
@@ -283,8 +310,15 @@ def entity_item(types: str) -> str:
 class AnswerFilter(Filter):
     """[PARSE] reading + format adherence per completion; see the module docstring."""
 
-    def __init__(self, reader: str = "text", format_regex: str | None = None, stop: str | None = "\n",
-                 lead_ins: Sequence[str] = (), aliases: Mapping[str, str] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        reader: str = "text",
+        format_regex: str | None = None,
+        stop: str | None = "\n",
+        lead_ins: Sequence[str] = (),
+        aliases: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         if reader not in READERS:
             raise ValueError(f"AnswerFilter: unknown reader {reader!r} (one of {', '.join(READERS)})")

@@ -15,9 +15,11 @@ Task YAMLs reference these with ``!function lm_eval_enterprise.hooks.<name>``:
 The metric key names returned here must match the base YAML's ``metric_list`` exactly (lm-eval aggregates
 only declared metrics); the generator in :mod:`lm_eval_enterprise.templating` writes both from one table.
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import filters as F
 from . import metrics as M
@@ -25,31 +27,68 @@ from . import metrics as M
 # ------------------------------------------------------------------------------------------------ per family: keys
 FAMILY_METRICS: dict[str, dict[str, tuple[str, bool]]] = {
     # family: {metric: (aggregation function name in this module or "mean", higher_is_better)}
-    "classification_weighted": {"weighted_f1": ("agg_weighted_f1", True), "accuracy": ("mean", True),
-                                "format_failure": ("mean", False), "format_adherence": ("mean", True),
-                                "weighted_precision": ("agg_weighted_precision", True),
-                                "weighted_recall": ("agg_weighted_recall", True)},
-    "classification_macro": {"macro_f1": ("agg_macro_f1", True), "accuracy": ("mean", True),
-                             "format_failure": ("mean", False), "format_adherence": ("mean", True)},
-    "classification_binary": {"binary_f1": ("agg_binary_f1", True), "accuracy": ("mean", True),
-                              "format_failure": ("mean", False), "format_adherence": ("mean", True)},
-    "entity": {"entity_f1": ("agg_entity_f1", True), "entity_precision": ("agg_entity_precision", True),
-               "entity_recall": ("agg_entity_recall", True), "format_failure": ("mean", False),
-               "format_adherence": ("mean", True)},
-    "kpi": {"adjusted_macro_f1": ("agg_adjusted_macro_f1", True), "word_macro_f1": ("agg_word_macro_f1", True),
-            "adjusted_macro_f1_helm": ("agg_adjusted_macro_f1_helm", True),
-            "word_macro_f1_helm": ("agg_word_macro_f1_helm", True), "format_failure": ("mean", False),
-            "format_adherence": ("mean", True)},
-    "ranking": {"rr_at_10": ("agg_rr_at_10", True), "rr_at_5": ("agg_rr_at_5", True),
-                "ndcg_at_10": ("agg_ndcg_at_10", True), "yes_accuracy": ("mean", True)},
-    "ranking_generate": {"rr_at_10": ("agg_rr_at_10", True), "rr_at_5": ("agg_rr_at_5", True),
-                         "ndcg_at_10": ("agg_ndcg_at_10", True), "yes_accuracy": ("mean", True),
-                         "format_failure": ("mean", False), "format_adherence": ("mean", True)},
+    "classification_weighted": {
+        "weighted_f1": ("agg_weighted_f1", True),
+        "accuracy": ("mean", True),
+        "format_failure": ("mean", False),
+        "format_adherence": ("mean", True),
+        "weighted_precision": ("agg_weighted_precision", True),
+        "weighted_recall": ("agg_weighted_recall", True),
+    },
+    "classification_macro": {
+        "macro_f1": ("agg_macro_f1", True),
+        "accuracy": ("mean", True),
+        "format_failure": ("mean", False),
+        "format_adherence": ("mean", True),
+    },
+    "classification_binary": {
+        "binary_f1": ("agg_binary_f1", True),
+        "accuracy": ("mean", True),
+        "format_failure": ("mean", False),
+        "format_adherence": ("mean", True),
+    },
+    "entity": {
+        "entity_f1": ("agg_entity_f1", True),
+        "entity_precision": ("agg_entity_precision", True),
+        "entity_recall": ("agg_entity_recall", True),
+        "format_failure": ("mean", False),
+        "format_adherence": ("mean", True),
+    },
+    "kpi": {
+        "adjusted_macro_f1": ("agg_adjusted_macro_f1", True),
+        "word_macro_f1": ("agg_word_macro_f1", True),
+        "adjusted_macro_f1_helm": ("agg_adjusted_macro_f1_helm", True),
+        "word_macro_f1_helm": ("agg_word_macro_f1_helm", True),
+        "format_failure": ("mean", False),
+        "format_adherence": ("mean", True),
+    },
+    "ranking": {
+        "rr_at_10": ("agg_rr_at_10", True),
+        "rr_at_5": ("agg_rr_at_5", True),
+        "ndcg_at_10": ("agg_ndcg_at_10", True),
+        "yes_accuracy": ("mean", True),
+    },
+    "ranking_generate": {
+        "rr_at_10": ("agg_rr_at_10", True),
+        "rr_at_5": ("agg_rr_at_5", True),
+        "ndcg_at_10": ("agg_ndcg_at_10", True),
+        "yes_accuracy": ("mean", True),
+        "format_failure": ("mean", False),
+        "format_adherence": ("mean", True),
+    },
     "numeric": {"accuracy": ("mean", True), "format_failure": ("mean", False), "format_adherence": ("mean", True)},
-    "summarization": {"rouge_l": ("mean", True), "rouge_1": ("mean", True), "rouge_2": ("mean", True),
-                      "format_failure": ("mean", False), "format_adherence": ("mean", True)},
-    "multiple_choice": {"accuracy": ("mean", True), "format_failure": ("mean", False),
-                        "format_adherence": ("mean", True)},
+    "summarization": {
+        "rouge_l": ("mean", True),
+        "rouge_1": ("mean", True),
+        "rouge_2": ("mean", True),
+        "format_failure": ("mean", False),
+        "format_adherence": ("mean", True),
+    },
+    "multiple_choice": {
+        "accuracy": ("mean", True),
+        "format_failure": ("mean", False),
+        "format_adherence": ("mean", True),
+    },
 }
 
 
@@ -64,9 +103,15 @@ HELM_METRICS: dict[str, dict[str, tuple[str, bool]]] = {
 
 # the [PARSE] reader of each generate family (lm_eval_enterprise.filters.READERS)
 FAMILY_READER: dict[str, str] = {
-    "classification_weighted": "label", "classification_macro": "label", "classification_binary": "label",
-    "multiple_choice": "label", "ranking_generate": "label", "entity": "entity", "kpi": "kpi",
-    "numeric": "number", "summarization": "text",
+    "classification_weighted": "label",
+    "classification_macro": "label",
+    "classification_binary": "label",
+    "multiple_choice": "label",
+    "ranking_generate": "label",
+    "entity": "entity",
+    "kpi": "kpi",
+    "numeric": "number",
+    "summarization": "text",
 }
 
 

@@ -33,6 +33,7 @@ item, and removing pair documents would break the fixed candidate list each quer
 The removal is reported, not hidden: what remains of a dataset's leakage or imbalance (e.g. near-duplicates,
 a few-shot pool that lacks the majority class) is documented in its README.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -54,11 +55,15 @@ PROMPT_INPUT_FIELDS: dict[str, tuple[str, ...] | None] = {
     "summarization": ("document",),
     "ranking": None,
 }
-ZERO_SHOT_NOTE = ("not removed: the dataset is evaluated with 0 shots, so no pool item is shown; with --num_fewshot "
-                  "> 0, eval_fewshot_pool_duplicates items could meet themselves as a shot")
-RANKING_EXCLUSION = ("not applied to ranking datasets: candidates are drawn from one shared answer corpus by design "
-                     "and each query's RR@10 needs its full candidate list; eval and few-shot queries come from "
-                     "disjoint official splits")
+ZERO_SHOT_NOTE = (
+    "not removed: the dataset is evaluated with 0 shots, so no pool item is shown; with --num_fewshot "
+    "> 0, eval_fewshot_pool_duplicates items could meet themselves as a shot"
+)
+RANKING_EXCLUSION = (
+    "not applied to ranking datasets: candidates are drawn from one shared answer corpus by design "
+    "and each query's RR@10 needs its full candidate list; eval and few-shot queries come from "
+    "disjoint official splits"
+)
 
 
 def prompt_input(record: dict, fields: tuple[str, ...]) -> str:
@@ -81,16 +86,19 @@ def configured_shots(src: Any) -> int | None:
     return shots if isinstance(shots, int) else None
 
 
-def drop_fewshot_duplicates(src: Any, splits: dict[str, list[dict]], where: Any = None,
-                            eval_split: str | None = None) -> tuple[dict[str, list[dict]], dict[str, Any]]:
+def drop_fewshot_duplicates(
+    src: Any, splits: dict[str, list[dict]], where: Any = None, eval_split: str | None = None
+) -> tuple[dict[str, list[dict]], dict[str, Any]]:
     """``splits`` without the evaluation records whose prompt input equals a few-shot pool record's, and the facts
     for the task metadata (see the module docstring). ``src`` is the dataset's ``Source`` (``id``, ``task_type``,
     ``eval_split``, ``fewshot_source_split``); ``eval_split`` overrides the evaluated split (e.g. a fallback to
     validation when test is unlabelled); ``where`` (the data folder) is named in the log line. Order is kept;
     the input dict is not modified. Raises ``ValueError`` for a task type without a prompt-input definition."""
     if src.task_type not in PROMPT_INPUT_FIELDS:
-        raise ValueError(f"[{src.id}] no prompt-input definition for task type {src.task_type!r} "
-                         f"(add it to lm_eval_enterprise.leakage.PROMPT_INPUT_FIELDS)")
+        raise ValueError(
+            f"[{src.id}] no prompt-input definition for task type {src.task_type!r} "
+            f"(add it to lm_eval_enterprise.leakage.PROMPT_INPUT_FIELDS)"
+        )
     fields = PROMPT_INPUT_FIELDS[src.task_type]
     ev = eval_split or src.eval_split
     if fields is None:
@@ -103,18 +111,36 @@ def drop_fewshot_duplicates(src: Any, splits: dict[str, list[dict]], where: Any 
     found = len(eval_recs) - len(kept)
     zero_shot = configured_shots(src) == 0
     removed = 0 if zero_shot else found
-    facts: dict[str, Any] = {"fewshot_dedup_fields": list(fields), "eval_rows_before_dedup": len(eval_recs),
-                             "eval_fewshot_pool_duplicates": found, "eval_removed_fewshot_duplicates": removed}
+    facts: dict[str, Any] = {
+        "fewshot_dedup_fields": list(fields),
+        "eval_rows_before_dedup": len(eval_recs),
+        "eval_fewshot_pool_duplicates": found,
+        "eval_removed_fewshot_duplicates": removed,
+    }
     if zero_shot:
         facts["fewshot_dedup_note"] = ZERO_SHOT_NOTE
         if found:
-            log.info("[%s] %d of %d '%s' records also occur in the few-shot pool; kept (0 shots)", src.id, found,
-                     len(eval_recs), ev)
+            log.info(
+                "[%s] %d of %d '%s' records also occur in the few-shot pool; kept (0 shots)",
+                src.id,
+                found,
+                len(eval_recs),
+                ev,
+            )
         return splits, facts
     if removed:
-        warn_once(log, "[%s] %s: removed %d of %d '%s' records whose prompt input (%s) also occurs in the "
-                  "few-shot pool '%s' (metadata eval_removed_fewshot_duplicates)", src.id, where or "", removed,
-                  len(eval_recs), ev, "+".join(fields), src.fewshot_source_split)
+        warn_once(
+            log,
+            "[%s] %s: removed %d of %d '%s' records whose prompt input (%s) also occurs in the "
+            "few-shot pool '%s' (metadata eval_removed_fewshot_duplicates)",
+            src.id,
+            where or "",
+            removed,
+            len(eval_recs),
+            ev,
+            "+".join(fields),
+            src.fewshot_source_split,
+        )
         return {**splits, ev: kept}, facts
     log.info("[%s] no '%s' record repeats a few-shot pool record (%s)", src.id, ev, "+".join(fields))
     return splits, facts

@@ -4,6 +4,7 @@ The lm-eval adapters (``process_results`` and aggregations) are in :mod:`lm_eval
 Sharpe tool calls these same functions to recompute per-template scores from logged samples.
 Every function raises on malformed input (e.g. empty lists for a corpus metric) instead of returning 0.
 """
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,8 @@ import re
 import statistics
 import warnings
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Iterable, Mapping, Sequence
 
 from .text import norm, norm_entity
 
@@ -57,8 +58,9 @@ def _indicators(golds: Sequence[str], preds: Sequence[str], labels: Sequence[str
     return y_true, y_pred
 
 
-def classification_f1(golds: Sequence[str], preds: Sequence[str], labels: Sequence[str],
-                      average: str = "weighted") -> float:
+def classification_f1(
+    golds: Sequence[str], preds: Sequence[str], labels: Sequence[str], average: str = "weighted"
+) -> float:
     """Weighted ([WF1]) or macro ([MF1]) F1 over indicator rows, HELM's ``ClassificationMetric``.
 
     g = norm(gold), p = norm(prediction); y_true[i, j] = [g_i == L_j], y_pred[i, j] = [p_i == L_j]. A prediction
@@ -145,8 +147,13 @@ def is_empty_list_answer(text: str) -> bool:
 # ---------------------------------------------------------------------------------------------------------------
 # NER: [EF1] entity F1 over "phrase (type), ..." lists, phrases keyed by [NORM-E]
 
-TYPE_ALIASES = {"per": "person", "org": "organization", "organisation": "organization", "loc": "location",
-                "misc": "miscellaneous"}
+TYPE_ALIASES = {
+    "per": "person",
+    "org": "organization",
+    "organisation": "organization",
+    "loc": "location",
+    "misc": "miscellaneous",
+}
 _ITEM_SPLIT = re.compile(r"\)\s*,")
 _ITEM = re.compile(r"^\s*(.+?)\s*\(([^()]*)\)\s*$", re.S)
 
@@ -202,8 +209,9 @@ def parse_entities(text: str, types: Sequence[str] | Mapping[str, str]) -> list[
     return out if read else None
 
 
-def entity_prf(gold_lists: Sequence[Sequence[tuple[str, str]]],
-               pred_lists: Sequence[Sequence[tuple[str, str]] | None]) -> dict[str, float]:
+def entity_prf(
+    gold_lists: Sequence[Sequence[tuple[str, str]]], pred_lists: Sequence[Sequence[tuple[str, str]] | None]
+) -> dict[str, float]:
     """Micro entity precision / recall / F1 over multisets of (phrase, type) keys ([EF1]).
 
     Per item: TP_i = |G_i ∩ P_i| (multiset intersection), FP_i = |P_i| − TP_i, FN_i = |G_i| − TP_i; a ``None``
@@ -274,7 +282,7 @@ def parse_kpi(text: str) -> list[tuple[str, str]] | None:
         line = piece.strip().split("\n", 1)[0]
         close = line.rfind("]")
         start = line.rfind("[", 0, close) if close > 0 else -1
-        tag = line[start + 1:close].strip() if start >= 0 else ""
+        tag = line[start + 1 : close].strip() if start >= 0 else ""
         if not tag:
             continue
         read = True
@@ -288,8 +296,9 @@ def parse_kpi_helm(text: str) -> list[tuple[str, str]]:
     ``(?:^|(?<=\\],))([^\\[\\]]+)\\[([0-9a-z]+)\\](?:$|(?=,))`` on ``text.strip()`` → (phrase.strip(), tag); tags
     other than kpi, cy, py, py1 are dropped (HELM itself would raise on them). An item followed by anything but
     ``,`` or the end (``"5 [cy]."``, ``"5 [cy] , 6 [py]"``) is not read. Never ``None``."""
-    return [(m.group(1).strip(), m.group(2)) for m in _KPI_HELM_ITEM.finditer(str(text).strip())
-            if m.group(2) in KPI_TAGS]
+    return [
+        (m.group(1).strip(), m.group(2)) for m in _KPI_HELM_ITEM.finditer(str(text).strip()) if m.group(2) in KPI_TAGS
+    ]
 
 
 # reader → (parse function, phrase → words): IBM splits on single spaces (so "a  b" has an empty word), HELM on
@@ -501,4 +510,3 @@ def rouge(reference: str, prediction: str) -> dict[str, float]:
     (LCS-based sentence-level ROUGE-L, not rougeLsum), plus rouge1 / rouge2. F = 2PR/(P+R) over (stemmed) tokens."""
     s = _rouge_scorer().score(str(reference), str(prediction))
     return {"rouge_l": s["rougeL"].fmeasure, "rouge_1": s["rouge1"].fmeasure, "rouge_2": s["rouge2"].fmeasure}
-

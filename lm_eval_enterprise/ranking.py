@@ -13,20 +13,21 @@ non-relevant documents in ranked order (BM25 for fiqa_qa, the Solr pool for insu
 then ``random.Random(f"{qid}").shuffle``. Few-shot pool: per train query one (query, relevant) pair and one
 (query, top-ranked non-relevant) pair, selected by [BAL] over Yes/No in :mod:`lm_eval_enterprise.data`.
 """
+
 from __future__ import annotations
 
 import random
 import re
 from collections import Counter
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .data import Source
 from .filters import label_format
 from .text import truncate_words
 
-CANDIDATES = 20        # C: candidates per eval query
-RELEVANT_CAP = 10      # at most this many relevant candidates per query
-SHOT_WORDS = 200       # [TRUNC] of passages in few-shot blocks
+CANDIDATES = 20  # C: candidates per eval query
+RELEVANT_CAP = 10  # at most this many relevant candidates per query
+SHOT_WORDS = 200  # [TRUNC] of passages in few-shot blocks
 YES, NO = "Yes", "No"
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -99,8 +100,8 @@ class BM25:
         if k <= 0:
             return []
         threshold = s[np.argpartition(-s, k - 1)[:k]].min()
-        cand = np.flatnonzero(s >= threshold)          # every document tied at the threshold is a contender
-        order = cand[np.lexsort((cand, -s[cand]))]     # score descending, then corpus position
+        cand = np.flatnonzero(s >= threshold)  # every document tied at the threshold is a contender
+        order = cand[np.lexsort((cand, -s[cand]))]  # score descending, then corpus position
         return [int(i) for i in order[:k]]
 
 
@@ -111,8 +112,9 @@ def natural_id_key(docid: str) -> tuple:
     return (0, int(s), "") if s.isdigit() else (1, 0, s)
 
 
-def candidate_ids(qid: str, relevant: Sequence[str], ranked: Iterable[str], size: int = CANDIDATES,
-                  relevant_cap: int = RELEVANT_CAP) -> list[tuple[str, bool]]:
+def candidate_ids(
+    qid: str, relevant: Sequence[str], ranked: Iterable[str], size: int = CANDIDATES, relevant_cap: int = RELEVANT_CAP
+) -> list[tuple[str, bool]]:
     """The shuffled candidate list of one query as ``(docid, is_relevant)`` pairs.
 
     ``relevant`` in the dataset's order (the first ``relevant_cap`` are kept); ``ranked`` = documents in
@@ -137,17 +139,28 @@ def candidate_ids(qid: str, relevant: Sequence[str], ranked: Iterable[str], size
 
 def ranking_record(qid: str, question: str, cands: Sequence[tuple[str, bool]], texts) -> dict:
     """Ranking record from ``(docid, is_relevant)`` candidates and a docid → text mapping."""
-    return {"qid": str(qid), "question": question,
-            "candidates": [{"docid": str(d), "text": texts[d]} for d, _ in cands],
-            "relevant": [str(d) for d, rel in cands if rel]}
+    return {
+        "qid": str(qid),
+        "question": question,
+        "candidates": [{"docid": str(d), "text": texts[d]} for d, _ in cands],
+        "relevant": [str(d) for d, rel in cands if rel],
+    }
 
 
 def flatten(record: dict) -> list[dict]:
     """Pair documents of one ranking record, in candidate order (``cand_index`` = position in the list)."""
     relevant = set(record["relevant"])
-    return [{"qid": record["qid"], "docid": c["docid"], "question": record["question"], "passage": c["text"],
-             "label": YES if c["docid"] in relevant else NO, "cand_index": i}
-            for i, c in enumerate(record["candidates"])]
+    return [
+        {
+            "qid": record["qid"],
+            "docid": c["docid"],
+            "question": record["question"],
+            "passage": c["text"],
+            "label": YES if c["docid"] in relevant else NO,
+            "cand_index": i,
+        }
+        for i, c in enumerate(record["candidates"])
+    ]
 
 
 def flatten_all(records: Iterable[dict]) -> list[dict]:
@@ -179,15 +192,15 @@ class RankingSource(Source):
         return {**record, "passage": truncate_words(record["passage"], self.shot_words)}
 
 
-
 # ---------------------------------------------------------------------------------------------------- task tables
 # the answer format every ranking template asks for (generation-based table: format_adherence; [PARSE] reads
 # yes/no with the label rule, the same for all templates)
 YES_NO_FORMAT = label_format((YES, NO))
 
 
-def ranking_task_tables(dataset: str, domain: str, templates: list, num_fewshot: int = 5,
-                        primary_metric: str = "rr_at_10") -> list:
+def ranking_task_tables(
+    dataset: str, domain: str, templates: list, num_fewshot: int = 5, primary_metric: str = "rr_at_10"
+) -> list:
     """The two template tables of a pointwise yes/no ranking dataset, over the same prompts:
 
     * ``ent_<dataset>`` (in the domain group): log-probability scoring (HELM binary ranking), one lm-eval doc per
@@ -201,11 +214,22 @@ def ranking_task_tables(dataset: str, domain: str, templates: list, num_fewshot:
 
     common = dict(dataset=dataset, domain=domain, primary_metric=primary_metric, num_fewshot=num_fewshot)
     return [
-        DatasetTasks(**common, family="ranking", output_type="multiple_choice",
-                     templates=[replace(t, choices=(NO, YES)) for t in templates],
-                     doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
-                     extra_metadata={"scoring": "loglikelihood", "candidates_per_query": CANDIDATES}),
-        DatasetTasks(**common, family="ranking_generate", variant="gen", in_domain_group=False,
-                     templates=list(templates), max_gen_toks=5, until=("\n",),
-                     extra_metadata={"scoring": "generate", "candidates_per_query": CANDIDATES}),
+        DatasetTasks(
+            **common,
+            family="ranking",
+            output_type="multiple_choice",
+            templates=[replace(t, choices=(NO, YES)) for t in templates],
+            doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
+            extra_metadata={"scoring": "loglikelihood", "candidates_per_query": CANDIDATES},
+        ),
+        DatasetTasks(
+            **common,
+            family="ranking_generate",
+            variant="gen",
+            in_domain_group=False,
+            templates=list(templates),
+            max_gen_toks=5,
+            until=("\n",),
+            extra_metadata={"scoring": "generate", "candidates_per_query": CANDIDATES},
+        ),
     ]

@@ -19,6 +19,7 @@ Version guard: the fast path is used only with the lm-eval and Jinja versions it
 ``new_context``/``root_render_func``. Anything else — or ``LM_EVAL_ENTERPRISE_FAST_TEMPLATES=0`` — renders with
 ``lm_eval.utils.apply_template`` itself (slower start-up, same prompts). ``tests/test_speedups.py`` checks equality.
 """
+
 from __future__ import annotations
 
 import functools

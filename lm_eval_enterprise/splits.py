@@ -7,6 +7,7 @@ each dataset README names its recipe).
   ``test = df.drop(train.index).sample(frac=1, random_state=seed)``: HELM's pandas split (legal_summarization,
   sumo_claims with frac 0.2 and seed 0; cti_to_mitre with frac 0.7 and seed 42).
 """
+
 from __future__ import annotations
 
 import random

@@ -20,6 +20,7 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
   compiled-template cache (:mod:`lm_eval_enterprise.speedups`; same output, version-guarded, falls back to
   lm-eval's own rendering).
 """
+
 from __future__ import annotations
 
 import ast
@@ -42,8 +43,9 @@ class EnterpriseTask(ConfigurableTask):
     # -- data facts into the results metadata -----------------------------------------------------------------
     def download(self, dataset_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> None:
         if callable(self.config.custom_dataset):  # lm-eval 0.4.13's call, minus its per-task warning
-            self.dataset = self.config.custom_dataset(**(self.config.metadata or {}),
-                                                      **(self.config.dataset_kwargs or {}))
+            self.dataset = self.config.custom_dataset(
+                **(self.config.metadata or {}), **(self.config.dataset_kwargs or {})
+            )
         else:
             super().download(dataset_kwargs, **kwargs)
         from .data import loaded_task_metadata
@@ -60,16 +62,34 @@ class EnterpriseTask(ConfigurableTask):
             self._budget = PromptBudget(self)
         return self._budget
 
-    def fewshot_context(self, doc: dict, num_fewshot: int, system_instruction: str | None = None,
-                        apply_chat_template: bool = False, fewshot_as_multiturn: bool = False,
-                        chat_template=None, gen_prefix: str | None = None):
+    def fewshot_context(
+        self,
+        doc: dict,
+        num_fewshot: int,
+        system_instruction: str | None = None,
+        apply_chat_template: bool = False,
+        fewshot_as_multiturn: bool = False,
+        chat_template=None,
+        gen_prefix: str | None = None,
+    ):
         def render(d: dict, k: int):
             return super(EnterpriseTask, self).fewshot_context(
-                d, k, system_instruction=system_instruction, apply_chat_template=apply_chat_template,
-                fewshot_as_multiturn=fewshot_as_multiturn, chat_template=chat_template, gen_prefix=gen_prefix)
+                d,
+                k,
+                system_instruction=system_instruction,
+                apply_chat_template=apply_chat_template,
+                fewshot_as_multiturn=fewshot_as_multiturn,
+                chat_template=chat_template,
+                gen_prefix=gen_prefix,
+            )
 
-        return self.budget.build(doc, int(num_fewshot or 0), render, system_instruction=system_instruction,
-                                 chat=bool(apply_chat_template and chat_template))
+        return self.budget.build(
+            doc,
+            int(num_fewshot or 0),
+            render,
+            system_instruction=system_instruction,
+            chat=bool(apply_chat_template and chat_template),
+        )
 
     def process_results(self, doc: dict, results):
         out = super().process_results(doc, results)
@@ -88,8 +108,12 @@ class EnterpriseTask(ConfigurableTask):
     def _rendered(self, value, doc) -> str | None:
         """``value`` rendered as lm-eval's ``apply_template`` would, when it is a Jinja template (not a field name)
         and the fast renderer may be used; else None (then lm-eval's own method handles it)."""
-        if (self.prompt is None and isinstance(value, str) and value not in getattr(self, "features", ())
-                and speedups.enabled()):
+        if (
+            self.prompt is None
+            and isinstance(value, str)
+            and value not in getattr(self, "features", ())
+            and speedups.enabled()
+        ):
             return speedups.render(value, doc)
         return None
 

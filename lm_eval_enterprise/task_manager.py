@@ -11,6 +11,7 @@ unweighted mean of ``score,answer`` over the dataset groups below, each already 
 aggregated children first), i.e. the Sharpe tool's equal weighting of datasets. Everything else (indexing, task
 building, evaluation, the results file and tables) is lm-eval's own; nothing of lm-eval is patched.
 """
+
 from __future__ import annotations
 
 import logging
@@ -57,22 +58,32 @@ class DatasetMeanGroup(Group):
                 have = [n for n in names if isinstance(rows[n].get(key), (int, float))]
                 missing = [n for n in names if n not in have]
                 if missing:
-                    log.warning("Group '%s': %s is missing for %d of %d datasets (%s); the mean is over the "
-                                "others", self.name, key, len(missing), len(names), ", ".join(missing))
+                    log.warning(
+                        "Group '%s': %s is missing for %d of %d datasets (%s); the mean is over the others",
+                        self.name,
+                        key,
+                        len(missing),
+                        len(names),
+                        ", ".join(missing),
+                    )
                 if not have:
                     continue
                 out[key] = sum(rows[n][key] for n in have) / len(have)
                 ses = [rows[n].get(se_key) for n in have]
-                out[se_key] = (float(unweighted_mean_stderr(ses))  # lm-eval's rule for weight_by_size=False
-                               if all(isinstance(s, (int, float)) for s in ses) else "N/A")
+                out[se_key] = (
+                    float(unweighted_mean_stderr(ses))  # lm-eval's rule for weight_by_size=False
+                    if all(isinstance(s, (int, float)) for s in ses)
+                    else "N/A"
+                )
                 counts[key] = sum(int(rows[n].get("sample_len", 0) or 0) for n in have)
         if counts:
             out["sample_count"] = counts
         return out
 
 
-SCORE_AGGREGATION = AggMetricConfig(metric=SCORE_METRIC, filter_list=[PRIMARY_FILTER], aggregation="mean",
-                                    weight_by_size=False)
+SCORE_AGGREGATION = AggMetricConfig(
+    metric=SCORE_METRIC, filter_list=[PRIMARY_FILTER], aggregation="mean", weight_by_size=False
+)
 
 
 class EnterpriseTaskManager(TaskManager):

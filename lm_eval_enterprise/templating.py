@@ -34,6 +34,7 @@ lm-eval's own tables aggregate one comparable number at every level:
   shows a differently weighted number under the same name; elsewhere (finance and ``enterprise``, because of
   gold_news) plain ``lm_eval`` leaves the row empty.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -51,7 +52,7 @@ from .prompt_budget import BUDGET_METRICS
 
 TASK_PREFIX = "ent_"
 PRIMARY_FILTER = "answer"  # the filter of every task's metrics, generate and log-likelihood alike
-SCORE_METRIC = "score"     # every variant's primary metric under one common name (module docstring)
+SCORE_METRIC = "score"  # every variant's primary metric under one common name (module docstring)
 # group metadata marking a group whose score is the unweighted mean over the datasets below it
 AGGREGATE_KEY = "enterprise_aggregate"
 MEAN_OVER_DATASETS = "mean_over_datasets"
@@ -94,7 +95,7 @@ class DatasetTasks:
 
     dataset: str
     domain: str
-    family: str                      # key of FAMILY_METRICS
+    family: str  # key of FAMILY_METRICS
     primary_metric: str
     templates: list[Template]
     num_fewshot: int
@@ -104,14 +105,14 @@ class DatasetTasks:
     max_gen_toks: int = 5
     aliases: dict[str, str] = field(default_factory=dict)  # extra answer strings of the label reader → label
     subtasks: dict[str, dict[str, str]] = field(default_factory=dict)  # name → template variables
-    task_name: str | None = None     # default ent_<dataset>
+    task_name: str | None = None  # default ent_<dataset>
     extra_metadata: dict[str, Any] = field(default_factory=dict)
     fewshot_split: str = "fewshot"
     test_split: str = "test"
     target_delimiter: str = " "
     fewshot_delimiter: str = "\n\n"
-    in_domain_group: bool = True     # False: a standalone group (e.g. generation-based ranking variants)
-    variant: str = ""                # a further table of the same dataset folder (see table_id)
+    in_domain_group: bool = True  # False: a standalone group (e.g. generation-based ranking variants)
+    variant: str = ""  # a further table of the same dataset folder (see table_id)
     # metrics added to the family's metric_list: name → (aggregation: "mean" or a hooks function, higher_is_better)
     extra_metrics: dict[str, tuple[str, bool]] = field(default_factory=dict)
     # the field the context budget cuts when even a zero-shot prompt does not fit (None: the first LONG_FIELDS
@@ -149,8 +150,7 @@ class DatasetTasks:
 
 def _jinja_fields(template: str) -> list[str]:
     """Names a Jinja template reads: ``{{ name ...}}`` and ``{% for x in name %}``."""
-    return (re.findall(r"\{\{-?\s*(\w+)", template)
-            + re.findall(r"\{%-?\s*for\s+\w+\s+in\s+(\w+)", template))
+    return re.findall(r"\{\{-?\s*(\w+)", template) + re.findall(r"\{%-?\s*for\s+\w+\s+in\s+(\w+)", template)
 
 
 def check_repeated_wording(spec: DatasetTasks) -> None:
@@ -162,13 +162,17 @@ def check_repeated_wording(spec: DatasetTasks) -> None:
     for tpl in spec.templates:
         listed = sorted(set(_jinja_fields(tpl.doc_to_text)) & set(TABLE_CONSTANT_FIELDS))
         if listed and spec.num_fewshot:
-            raise ValueError(f"{spec.table_id} {tpl.id}: doc_to_text repeats {listed} in every shot; put the list "
-                             "in the description (the instruction)")
+            raise ValueError(
+                f"{spec.table_id} {tpl.id}: doc_to_text repeats {listed} in every shot; put the list "
+                "in the description (the instruction)"
+            )
         literal = re.sub(r"\{\{.*?\}\}|\{%.*?%\}", "", tpl.doc_to_text, flags=re.S)
         if len(literal) * spec.num_fewshot > MAX_REPEATED_WORDING_CHARS:
-            raise ValueError(f"{spec.table_id} {tpl.id}: {len(literal)} characters of wording repeated in each of "
-                             f"{spec.num_fewshot} shots (> {MAX_REPEATED_WORDING_CHARS}); move the fixed text to "
-                             "the description")
+            raise ValueError(
+                f"{spec.table_id} {tpl.id}: {len(literal)} characters of wording repeated in each of "
+                f"{spec.num_fewshot} shots (> {MAX_REPEATED_WORDING_CHARS}); move the fixed text to "
+                "the description"
+            )
 
 
 class _Function(str):
@@ -199,8 +203,14 @@ def _fill(text: str, variables: dict[str, str]) -> str:
 
 
 def _metric_list(metrics: dict[str, tuple[str, bool]]) -> list[dict[str, Any]]:
-    return [{"metric": m, "aggregation": agg if agg == "mean" else _Function(f"lm_eval_enterprise.hooks.{agg}"),
-             "higher_is_better": hib} for m, (agg, hib) in metrics.items()]
+    return [
+        {
+            "metric": m,
+            "aggregation": agg if agg == "mean" else _Function(f"lm_eval_enterprise.hooks.{agg}"),
+            "higher_is_better": hib,
+        }
+        for m, (agg, hib) in metrics.items()
+    ]
 
 
 def output_field(tpl: Template) -> str:
@@ -225,8 +235,11 @@ def is_helm(spec: DatasetTasks, tpl: Template) -> bool:
 def filter_kwargs(spec: DatasetTasks, tpl: Template) -> dict[str, Any]:
     """Arguments of :class:`lm_eval_enterprise.filters.AnswerFilter` for one template (as written to its YAML)."""
     reader = FAMILY_READER[spec.family]
-    kw: dict[str, Any] = {"reader": reader, "format_regex": check_format_regex(tpl.regex),
-                          "stop": spec.until[0] if spec.until else None}
+    kw: dict[str, Any] = {
+        "reader": reader,
+        "format_regex": check_format_regex(tpl.regex),
+        "stop": spec.until[0] if spec.until else None,
+    }
     if reader == "label":
         kw["lead_ins"] = answer_lead_ins(spec)
         if spec.aliases:
@@ -247,8 +260,10 @@ def score_metric(spec: DatasetTasks) -> dict[str, tuple[str, bool]]:
         raise ValueError(f"{spec.dataset}: primary metric {spec.primary_metric} not produced by {spec.family}")
     agg, higher_is_better = metrics[spec.primary_metric]
     if not higher_is_better:
-        raise ValueError(f"{spec.table_id}: primary metric {spec.primary_metric} is lower-is-better; "
-                         f"'{SCORE_METRIC}' must be higher-is-better at every level")
+        raise ValueError(
+            f"{spec.table_id}: primary metric {spec.primary_metric} is lower-is-better; "
+            f"'{SCORE_METRIC}' must be higher-is-better at every level"
+        )
     return {SCORE_METRIC: (agg, True)}
 
 
@@ -272,8 +287,12 @@ def base_config(spec: DatasetTasks) -> dict[str, Any]:
         "fewshot_delimiter": spec.fewshot_delimiter,
     }
     if spec.output_type == "generate_until":
-        cfg["generation_kwargs"] = {"until": list(spec.until), "max_gen_toks": spec.max_gen_toks,
-                                    "do_sample": False, "temperature": 0.0}
+        cfg["generation_kwargs"] = {
+            "until": list(spec.until),
+            "max_gen_toks": spec.max_gen_toks,
+            "do_sample": False,
+            "temperature": 0.0,
+        }
     else:
         cfg["filter_list"] = TAKE_FIRST_FILTER
     cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}")
@@ -284,8 +303,11 @@ def base_config(spec: DatasetTasks) -> dict[str, Any]:
 
 def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Template) -> dict[str, Any]:
     variables = dict(spec.subtasks.get(subtask, {})) if subtask else {}
-    cfg: dict[str, Any] = {"include": f"_{spec.table_id}_template_yaml", "task": f"{group}__{tpl.id}",
-                           "task_alias": f"{group.removeprefix(TASK_PREFIX)} {tpl.id}"}
+    cfg: dict[str, Any] = {
+        "include": f"_{spec.table_id}_template_yaml",
+        "task": f"{group}__{tpl.id}",
+        "task_alias": f"{group.removeprefix(TASK_PREFIX)} {tpl.id}",
+    }
     if subtask:
         cfg["dataset_kwargs"] = {"dataset_id": spec.dataset, "subtask_id": subtask}
     if tpl.description:
@@ -299,16 +321,29 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
     helm = is_helm(spec, tpl)
     if helm:  # HELM's own prompt: the family's metrics + the primary metric under HELM's reading rule
         cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}_helm")
-        cfg["metric_list"] = _metric_list({**FAMILY_METRICS[spec.family], **spec.extra_metrics,
-                                           **score_metric(spec), **BUDGET_METRICS, **HELM_METRICS[spec.family]})
+        cfg["metric_list"] = _metric_list(
+            {
+                **FAMILY_METRICS[spec.family],
+                **spec.extra_metrics,
+                **score_metric(spec),
+                **BUDGET_METRICS,
+                **HELM_METRICS[spec.family],
+            }
+        )
     meta: dict[str, Any] = {"version": VERSION, "dataset": spec.table_id, "domain": spec.domain}
     if spec.variant:
         meta["source_dataset"] = spec.dataset
     if subtask:
         meta["subtask"] = subtask
-    meta.update({"variant_group": group, "template_id": tpl.id, "primary_metric": spec.primary_metric,
-                 "primary_filter": PRIMARY_FILTER,
-                 "task_family": spec.family})
+    meta.update(
+        {
+            "variant_group": group,
+            "template_id": tpl.id,
+            "primary_metric": spec.primary_metric,
+            "primary_filter": PRIMARY_FILTER,
+            "task_family": spec.family,
+        }
+    )
     if spec.output_type != "multiple_choice":
         meta["answer_regex"] = tpl.regex
         meta["answer_reader"] = FAMILY_READER[spec.family]
@@ -326,8 +361,10 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
 
 def _aggregate(*metrics: str) -> list[dict[str, Any]]:
     """lm-eval's group aggregation: unweighted mean over the group's leaf tasks of ``<metric>,answer``."""
-    return [{"metric": m, "filter_list": PRIMARY_FILTER, "aggregation": "mean", "weight_by_size": False}
-            for m in dict.fromkeys(metrics)]
+    return [
+        {"metric": m, "filter_list": PRIMARY_FILTER, "aggregation": "mean", "weight_by_size": False}
+        for m in dict.fromkeys(metrics)
+    ]
 
 
 def variant_count(spec: DatasetTasks) -> int:
@@ -339,11 +376,19 @@ def group_configs(spec: DatasetTasks) -> dict[str, dict[str, Any]]:
     agg = _aggregate(spec.primary_metric, SCORE_METRIC)
     out = {}
     for _, group in spec.variant_groups():
-        out[group] = {"group": group, "task": [f"{group}__{t.id}" for t in spec.templates],
-                      "aggregate_metric_list": agg, "metadata": {"version": VERSION}}
+        out[group] = {
+            "group": group,
+            "task": [f"{group}__{t.id}" for t in spec.templates],
+            "aggregate_metric_list": agg,
+            "metadata": {"version": VERSION},
+        }
     if spec.subtasks:
-        out[spec.base_name] = {"group": spec.base_name, "task": [g for _, g in spec.variant_groups()],
-                               "aggregate_metric_list": agg, "metadata": {"version": VERSION}}
+        out[spec.base_name] = {
+            "group": spec.base_name,
+            "task": [g for _, g in spec.variant_groups()],
+            "aggregate_metric_list": agg,
+            "metadata": {"version": VERSION},
+        }
     return out
 
 
@@ -389,8 +434,10 @@ def load_specs(task_root: Path, domain: str, dataset: str) -> list[DatasetTasks]
     specs = list(tasks) if isinstance(tasks, (list, tuple)) else [tasks]
     names = [s.table_id for s in specs]
     if not specs or len(set(names)) != len(names):
-        raise ValueError(f"{domain}/{dataset}/templates.py: TASKS must be non-empty with distinct tables "
-                         f"(set `variant` on extra tables); got {names}")
+        raise ValueError(
+            f"{domain}/{dataset}/templates.py: TASKS must be non-empty with distinct tables "
+            f"(set `variant` on extra tables); got {names}"
+        )
     return specs
 
 

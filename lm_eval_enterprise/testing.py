@@ -5,6 +5,7 @@ They are lm-eval ``LM`` subclasses, so they exercise the real task code path (pr
 variant on the embedded fixture data (``ORACLE_DATASETS=<id>,…`` restricts it to the datasets named, e.g. while
 adding one); per-dataset tests use them for end-to-end checks.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -65,7 +66,7 @@ def build_tasks(task_names: list[str], data_root: str, **metadata: Any) -> tuple
 def leaf_tasks(task_dict: dict) -> dict[str, Any]:
     """Task name → lm-eval Task for every leaf of a (nested) ``get_task_dict`` result."""
     out = {}
-    for key, value in task_dict.items():
+    for value in task_dict.values():
         if isinstance(value, dict):
             out.update(leaf_tasks(value))
         else:

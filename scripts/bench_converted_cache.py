@@ -11,6 +11,7 @@ it in fresh processes (what every lm-eval start does):
 
     .venv/bin/python scripts/bench_converted_cache.py [--scale 1.0] [--work DIR] [--repeat 1]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,10 @@ def write_full_size(out: Path, scale: float) -> dict[str, int]:
     fixture = fixture_dir("finer139")
     out.mkdir(parents=True, exist_ok=True)
     counts = {}
-    with zipfile.ZipFile(fixture / "finer139.zip") as src, \
-            zipfile.ZipFile(out / "finer139.zip", "w", zipfile.ZIP_DEFLATED) as dst:
+    with (
+        zipfile.ZipFile(fixture / "finer139.zip") as src,
+        zipfile.ZipFile(out / "finer139.zip", "w", zipfile.ZIP_DEFLATED) as dst,
+    ):
         for split, n in SIZES.items():
             rows = [json.loads(line) for line in src.read(f"{split}.jsonl").decode().splitlines() if line.strip()]
             n = max(len(rows), int(n * scale))
@@ -61,11 +64,13 @@ def write_full_size(out: Path, scale: float) -> dict[str, int]:
 
 def timed_load(folder: Path, cache: Path, enabled: bool) -> tuple[float, float, int]:
     """Wall time of a fresh process importing the package and loading the folder; also the time inside."""
-    env = dict(os.environ, LM_EVAL_ENTERPRISE_CACHE=str(cache),
-               LM_EVAL_ENTERPRISE_CONVERTED_CACHE="1" if enabled else "0")
+    env = dict(
+        os.environ, LM_EVAL_ENTERPRISE_CACHE=str(cache), LM_EVAL_ENTERPRISE_CONVERTED_CACHE="1" if enabled else "0"
+    )
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", LOAD, str(folder)], env=env, check=True, capture_output=True,
-                         text=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", LOAD, str(folder)], env=env, check=True, capture_output=True, text=True
+    ).stdout.split()
     return time.perf_counter() - t, float(out[0]), int(out[1])
 
 
@@ -81,7 +86,9 @@ def main() -> None:
         t = time.perf_counter()
         counts = write_full_size(folder, args.scale)
         size = (folder / "finer139.zip").stat().st_size
-        print(f"wrote {folder}/finer139.zip: {counts} sentences, {size / 1e6:.1f} MB in {time.perf_counter() - t:.1f} s")
+        print(
+            f"wrote {folder}/finer139.zip: {counts} sentences, {size / 1e6:.1f} MB in {time.perf_counter() - t:.1f} s"
+        )
         results = {}
         for case, enabled in (("off", False), ("cold", True), ("warm", True)):
             runs = []

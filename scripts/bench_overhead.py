@@ -24,6 +24,7 @@ If the ratio exceeds the goal, both runs are profiled with cProfile and the top 
 Usage: ``.venv/bin/python scripts/bench_overhead.py [--reps 5] [--scale 20] [--small-scale 2] [--profile]``
 Not part of the test suite (a benchmark, not a timed test).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -86,8 +87,16 @@ def scaled_data_root(dst: Path, scale: int) -> Path:
         w.writeheader()
         w.writerows(out_rows)
     n = len(out_rows)
-    (d / D.MANIFEST).write_text(json.dumps({"dataset": DATASET, "note": "bench copy", "tolerance": 0,
-                                            "expected_rows": {"train": n // 10, "test": n - n // 10}}))
+    (d / D.MANIFEST).write_text(
+        json.dumps(
+            {
+                "dataset": DATASET,
+                "note": "bench copy",
+                "tolerance": 0,
+                "expected_rows": {"train": n // 10, "test": n - n // 10},
+            }
+        )
+    )
     return dst
 
 
@@ -164,10 +173,18 @@ def measure(scale: int, reps: int, tmp: Path) -> dict:
                 raise SystemExit(f"{task}: {n} docs evaluated, expected {n_docs}")
             times[task].append(dt)
             cpu[task].append(dc)
-    return {"scale": scale, "n_docs": n_docs, "root": root, "tm_ours": tm_ours, "tm_min": tm_min,
-            "ours": statistics.median(times[OUR_TASK]), "min": statistics.median(times[MIN_TASK]),
-            "cpu_ours": statistics.median(cpu[OUR_TASK]), "cpu_min": statistics.median(cpu[MIN_TASK]),
-            "all": times}
+    return {
+        "scale": scale,
+        "n_docs": n_docs,
+        "root": root,
+        "tm_ours": tm_ours,
+        "tm_min": tm_min,
+        "ours": statistics.median(times[OUR_TASK]),
+        "min": statistics.median(times[MIN_TASK]),
+        "cpu_ours": statistics.median(cpu[OUR_TASK]),
+        "cpu_min": statistics.median(cpu[MIN_TASK]),
+        "all": times,
+    }
 
 
 def profile(task: str, tm: TaskManager, top: int = 25) -> str:
@@ -205,8 +222,10 @@ def main() -> int:
         ratio_marg = marginal["ours"] / marginal["min"] if marginal["min"] > 0 else float("nan")
         fixed = {k: (small[k] - marginal[k] / 1e3 * small["n_docs"]) for k in ("ours", "min")}
 
-        print(f"\nHarness overhead per document, zero-cost model, median of {args.reps} runs "
-              f"(lm_eval {lm_eval.__version__}, Python {sys.version.split()[0]})")
+        print(
+            f"\nHarness overhead per document, zero-cost model, median of {args.reps} runs "
+            f"(lm_eval {lm_eval.__version__}, Python {sys.version.split()[0]})"
+        )
         print(f"our task: {OUR_TASK}   minimal: local JSONL, same docs/prompt, exact_match, no filters/hooks\n")
         w = 34
         print(f"| {'measure':{w}} | {'ours':>10} | {'minimal':>10} | {'ratio':>6} |")
@@ -217,15 +236,23 @@ def main() -> int:
         label = f"ms per doc (total / {big['n_docs']})"
         print(f"| {label:{w}} | {per_doc['ours']:10.3f} | {per_doc['min']:10.3f} | {ratio_total:6.2f} |")
         cpu_doc = {k: big[f"cpu_{k}"] / big["n_docs"] * 1e3 for k in ("ours", "min")}
-        print(f"| {'CPU ms per doc (total / docs)':{w}} | {cpu_doc['ours']:10.3f} | {cpu_doc['min']:10.3f} | "
-              f"{cpu_doc['ours'] / cpu_doc['min']:6.2f} |")
-        print(f"| {'ms per doc (marginal, slope)':{w}} | {marginal['ours']:10.3f} | {marginal['min']:10.3f} | "
-              f"{ratio_marg:6.2f} |")
-        print(f"| {'fixed cost per run, s (intercept)':{w}} | {fixed['ours']:10.3f} | {fixed['min']:10.3f} | "
-              f"{fixed['ours'] / fixed['min'] if fixed['min'] > 0 else float('nan'):6.2f} |")
+        print(
+            f"| {'CPU ms per doc (total / docs)':{w}} | {cpu_doc['ours']:10.3f} | {cpu_doc['min']:10.3f} | "
+            f"{cpu_doc['ours'] / cpu_doc['min']:6.2f} |"
+        )
+        print(
+            f"| {'ms per doc (marginal, slope)':{w}} | {marginal['ours']:10.3f} | {marginal['min']:10.3f} | "
+            f"{ratio_marg:6.2f} |"
+        )
+        print(
+            f"| {'fixed cost per run, s (intercept)':{w}} | {fixed['ours']:10.3f} | {fixed['min']:10.3f} | "
+            f"{fixed['ours'] / fixed['min'] if fixed['min'] > 0 else float('nan'):6.2f} |"
+        )
         verdict = "within" if ratio_total <= GOAL else "ABOVE"
-        print(f"\nper-doc ratio (total/docs) {ratio_total:.2f}x: {verdict} the goal of {GOAL}x "
-              f"(marginal per-doc ratio {ratio_marg:.2f}x)")
+        print(
+            f"\nper-doc ratio (total/docs) {ratio_total:.2f}x: {verdict} the goal of {GOAL}x "
+            f"(marginal per-doc ratio {ratio_marg:.2f}x)"
+        )
         print("raw times (s): " + json.dumps({k: [round(t, 3) for t in v] for k, v in big["all"].items()}))
 
         if ratio_total > GOAL or args.profile:

@@ -10,6 +10,7 @@ share of prompt tokens served from the cache (vLLM's ``prefix_cache_hits / prefi
 Usage: ``.venv-vllm/bin/python scripts/bench_prefix_cache.py [--dataset tram] [--limit N] [--repeats 2]``
 (``make bench-vllm``). Prints one Markdown table.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,15 @@ def worker(model: str, prompts_file: str, caching: bool, repeats: int) -> dict:
     prompts = json.load(open(prompts_file))
     tok = AutoTokenizer.from_pretrained(model)
     ids = sorted((tok(p).input_ids for p in prompts), key=lambda t: (-len(t), t))  # lm-eval's Collator order
-    llm = LLM(model=model, dtype="float32", enforce_eager=True, max_model_len=4096, seed=1234,
-              enable_prefix_caching=caching, disable_log_stats=False)
+    llm = LLM(
+        model=model,
+        dtype="float32",
+        enforce_eager=True,
+        max_model_len=4096,
+        seed=1234,
+        enable_prefix_caching=caching,
+        disable_log_stats=False,
+    )
     params = SamplingParams(temperature=0, max_tokens=1)
     llm.generate([TokensPrompt(prompt_token_ids=[1, 2, 3])], params, use_tqdm=False)  # warm-up, no shared prefix
     times = []
@@ -70,8 +78,12 @@ def worker(model: str, prompts_file: str, caching: bool, repeats: int) -> dict:
         times.append(time.perf_counter() - t0)
         after = _cache_counters(llm)
     queries, hits = after[0] - before[0], after[1] - before[1]
-    return {"seconds": times, "prompt_tokens": sum(map(len, ids)), "requests": len(ids),
-            "hit_rate": hits / queries if queries else 0.0}
+    return {
+        "seconds": times,
+        "prompt_tokens": sum(map(len, ids)),
+        "requests": len(ids),
+        "hit_rate": hits / queries if queries else 0.0,
+    }
 
 
 def _cache_counters(llm) -> tuple[float, float]:
@@ -100,15 +112,32 @@ def main(argv=None) -> int:
         json.dump(prompts, fh)
     out = {}
     for setting in ("off", "on"):
-        proc = subprocess.run([sys.executable, __file__, "--worker", setting, "--prompts", fh.name, "--model", model,
-                               "--repeats", str(args.repeats)], capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                setting,
+                "--prompts",
+                fh.name,
+                "--model",
+                model,
+                "--repeats",
+                str(args.repeats),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if proc.returncode:
             raise SystemExit(f"worker {setting} failed:\n{proc.stderr[-3000:]}")
         out[setting] = json.loads(proc.stdout.strip().splitlines()[-1])
     os.unlink(fh.name)
     off, on = (statistics.median(out[s]["seconds"]) for s in ("off", "on"))
-    print(f"ent_{args.dataset}: {out['on']['requests']} requests ({shots}-shot, all templates), "
-          f"{out['on']['prompt_tokens']} prompt tokens; load average {os.getloadavg()[0]:.1f}\n")
+    print(
+        f"ent_{args.dataset}: {out['on']['requests']} requests ({shots}-shot, all templates), "
+        f"{out['on']['prompt_tokens']} prompt tokens; load average {os.getloadavg()[0]:.1f}\n"
+    )
     print("| enable_prefix_caching | prefill wall time (s, median) | prompt tokens from cache |\n|---|---|---|")
     print(f"| False | {off:.1f} | 0 % |")
     print(f"| True | {on:.1f} | {out['on']['hit_rate']:.0%} |")

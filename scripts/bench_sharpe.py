@@ -12,6 +12,7 @@ aggregations (:mod:`lm_eval_enterprise.sharpe.synthetic`). Then times
 
     python scripts/bench_sharpe.py [--models 10] [--docs 500] [--bootstrap 1000] [--keep DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,9 +29,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # 25 datasets × 5 templates = 125 task variants; the family mix of the 25 datasets
 # (README, Datasets table; classification-heavy)
-DATASETS = ([("classification_weighted", 10), ("classification_binary", 2), ("classification_macro", 1),
-             ("multiple_choice", 2), ("entity", 2), ("kpi", 1), ("ranking", 2), ("numeric", 1),
-             ("summarization", 4)])
+DATASETS = [
+    ("classification_weighted", 10),
+    ("classification_binary", 2),
+    ("classification_macro", 1),
+    ("multiple_choice", 2),
+    ("entity", 2),
+    ("kpi", 1),
+    ("ranking", 2),
+    ("numeric", 1),
+    ("summarization", 4),
+]
 DOMAINS = ("finance", "legal", "climate", "cyber")
 
 
@@ -45,8 +54,18 @@ def _write_model(args: tuple) -> int:
             group = f"ent_bench_{family}_{j}"
             for t in range(1, n_templates + 1):
                 quality = 0.45 + 0.04 * m + 0.03 * ((t * 7 + j) % 5) - 0.02 * t
-                tasks.append(family_task(family, f"t{t}", n_docs, min(quality, 0.95), 0.05 * (t == 3), seed=i,
-                                         group=group, domain=DOMAINS[i % 4]))
+                tasks.append(
+                    family_task(
+                        family,
+                        f"t{t}",
+                        n_docs,
+                        min(quality, 0.95),
+                        0.05 * (t == 3),
+                        seed=i,
+                        group=group,
+                        domain=DOMAINS[i % 4],
+                    )
+                )
             i += 1
     write_run(out, f"bench-org/model-{m:02d}", tasks, prompt_chars=prompt_chars)
     return len(tasks)
@@ -97,8 +116,10 @@ def main() -> int:
             print(f"reusing the generated runs in {tmp / 'runs'}")
         else:
             n_tasks = generate(tmp / "runs", args.models, args.docs, args.templates, args.prompt_chars)
-            print(f"generated {args.models} models × {n_tasks // args.models} task variants × {args.docs} docs "
-                  f"in {time.perf_counter() - t0:.1f}s ({tmp})")
+            print(
+                f"generated {args.models} models × {n_tasks // args.models} task variants × {args.docs} docs "
+                f"in {time.perf_counter() - t0:.1f}s ({tmp})"
+            )
         floor, lines, nbytes = parse_floor(tmp / "runs")  # also warms the OS file cache
         floor = min(floor, parse_floor(tmp / "runs")[0])
         print(f"parse floor (read + json.loads of {lines:,} sample lines, {nbytes / 1e6:.0f} MB): {floor:.2f}s")
@@ -108,11 +129,15 @@ def main() -> int:
         agg = time.perf_counter() - t1
         n_rec = len(result["records"])
         phase = result["provenance"]["timing_seconds"]["read_and_bootstrap"]
-        print(f"aggregate (B = {args.bootstrap}, {n_rec} records, {len(result['comparisons'])} paired comparisons): "
-              f"{agg:.2f}s  [read+pair+score+bootstrap {phase:.2f}s]")
+        print(
+            f"aggregate (B = {args.bootstrap}, {n_rec} records, {len(result['comparisons'])} paired comparisons): "
+            f"{agg:.2f}s  [read+pair+score+bootstrap {phase:.2f}s]"
+        )
         ratio = agg / floor
-        print(f"ratio aggregate / parse floor: {ratio:.2f}×  (goal ≤ 3×: {'met' if ratio <= 3 else 'NOT met'}; "
-              f"≤ 10 s: {'met' if agg <= 10 else 'NOT met'})")
+        print(
+            f"ratio aggregate / parse floor: {ratio:.2f}×  (goal ≤ 3×: {'met' if ratio <= 3 else 'NOT met'}; "
+            f"≤ 10 s: {'met' if agg <= 10 else 'NOT met'})"
+        )
         if not args.no_outputs:
             t2 = time.perf_counter()
             write_all(result, tmp / "sharpe_out")

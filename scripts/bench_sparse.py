@@ -19,6 +19,7 @@ folders of full runs; ``--make-runs DIR`` creates them first — slow on CPU, ru
     python scripts/bench_sparse.py --real /path/to/full_runs         # + the cached real runs
     python scripts/bench_sparse.py --make-runs /path/to/full_runs    # run SmolLM2 first (≈ 1–2 h on 2 busy cores)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,12 +44,22 @@ FRACS = (0.2, 0.3, 0.4, 0.6)
 # takes about an hour; the 14/20-shot NER and long-document tasks were left out for cost. The README's table uses
 # the first four (ent_tram and ent_gold_news_direction_constant did not finish on the shared machine; unfair_tos
 # has no test split in the real sample)
-REAL_TASKS = (("ent_securenlp", 100), ("ent_gold_news_direction_up", 100), ("ent_gold_news_direction_down", 100),
-              ("ent_gold_news_asset_comparison", 100), ("ent_tram", 60), ("ent_gold_news_direction_constant", 100))
+REAL_TASKS = (
+    ("ent_securenlp", 100),
+    ("ent_gold_news_direction_up", 100),
+    ("ent_gold_news_direction_down", 100),
+    ("ent_gold_news_asset_comparison", 100),
+    ("ent_tram", 60),
+    ("ent_gold_news_direction_constant", 100),
+)
 
 # "models" of the synthetic cases: logit ability, template-effect sd, document-effect sd, interaction sd
-SYN_MODELS = {"m1 (moderate)": (0.5, 0.3, 1.5, 0.5), "m2 (small spread)": (-0.5, 0.15, 1.0, 0.3),
-              "m3 (strong, wide)": (1.5, 0.5, 2.0, 0.8), "m4 (interaction-heavy)": (0.0, 0.3, 0.5, 1.0)}
+SYN_MODELS = {
+    "m1 (moderate)": (0.5, 0.3, 1.5, 0.5),
+    "m2 (small spread)": (-0.5, 0.15, 1.0, 0.3),
+    "m3 (strong, wide)": (1.5, 0.5, 2.0, 0.8),
+    "m4 (interaction-heavy)": (0.0, 0.3, 0.5, 1.0),
+}
 
 
 def _sig(x):
@@ -78,7 +89,7 @@ def synthetic_cases(n_docs: int, seed: int, n_templates: int = 5):
         correct = rng.random(eta.shape) < _sig(eta + 0.3)
         pred = np.empty(eta.shape)
         for t in range(n_templates):
-            conf = rng.dirichlet(np.ones(k + 1), size=k)   # per gold class: distribution over k labels + invalid
+            conf = rng.dirichlet(np.ones(k + 1), size=k)  # per gold class: distribution over k labels + invalid
             for d in range(n_docs):
                 if correct[t, d]:
                     pred[t, d] = gold[d]
@@ -88,21 +99,43 @@ def synthetic_cases(n_docs: int, seed: int, n_templates: int = 5):
                     c = rng.choice(k + 1, p=p / p.sum())
                     pred[t, d] = -1 if c == k else c
         counts = np.bincount(gold, minlength=k)
-        out.append((f"syn-weighted-F1 / {mname}",
-                    CellMatrix.from_labels(gold, pred, k, "weighted", name="syn-wf1"),
-                    BL.uniform_f1(counts.tolist(), "weighted")))
+        out.append(
+            (
+                f"syn-weighted-F1 / {mname}",
+                CellMatrix.from_labels(gold, pred, k, "weighted", name="syn-wf1"),
+                BL.uniform_f1(counts.tolist(), "weighted"),
+            )
+        )
         # entity F1 (micro over documents): gold counts g_d, hits ~ Binomial(g_d, σ(η)), false positives ~ Poisson
         g = rng.poisson(1.5, n_docs)
         tp = rng.binomial(np.broadcast_to(g, eta.shape), _sig(eta))
         fp = rng.poisson(np.exp(-1.0 - 0.5 * a[:, None] + 0.5 * rng.normal(0, 1, n_docs)[None, :]))
         feats = np.stack([tp, fp, g[None, :] - tp], axis=2).astype(float)
-        out.append((f"syn-entity-F1 / {mname}",
-                    CellMatrix([f"t{i + 1}" for i in range(n_templates)], [str(j) for j in range(n_docs)], feats,
-                               np.ones(eta.shape, bool), _micro_f1, ("counts", [("tp_fp_fn", 0)]),
-                               name="syn-entity"), 0.0))
+        out.append(
+            (
+                f"syn-entity-F1 / {mname}",
+                CellMatrix(
+                    [f"t{i + 1}" for i in range(n_templates)],
+                    [str(j) for j in range(n_docs)],
+                    feats,
+                    np.ones(eta.shape, bool),
+                    _micro_f1,
+                    ("counts", [("tp_fp_fn", 0)]),
+                    name="syn-entity",
+                ),
+                0.0,
+            )
+        )
         # ROUGE-like continuous values in [0, 1]
-        v = np.clip(0.3 + 0.1 * alpha + 0.08 * a[:, None] + 0.12 * np.tanh(b)[None, :]
-                    + rng.normal(0, 0.05 + 0.05 * s_i, eta.shape), 0, 1)
+        v = np.clip(
+            0.3
+            + 0.1 * alpha
+            + 0.08 * a[:, None]
+            + 0.12 * np.tanh(b)[None, :]
+            + rng.normal(0, 0.05 + 0.05 * s_i, eta.shape),
+            0,
+            1,
+        )
         out.append((f"syn-rouge / {mname}", CellMatrix.from_values(v, name="syn-rouge"), 0.0))
     return out
 
@@ -134,9 +167,30 @@ def make_runs(root: Path) -> None:
         out = root / task
         if list(out.rglob("results_*.json")):
             continue
-        cmd = ["nice", "-n", "10", str(bin_), "run", "--model", "hf", "--model_args",
-               f"pretrained={model},dtype=float32", "--device", "cpu", "--batch_size", "8", "--tasks", task,
-               "--limit", str(limit), "--data-root", str(data), "--output_path", str(out), "--log_samples"]
+        cmd = [
+            "nice",
+            "-n",
+            "10",
+            str(bin_),
+            "run",
+            "--model",
+            "hf",
+            "--model_args",
+            f"pretrained={model},dtype=float32",
+            "--device",
+            "cpu",
+            "--batch_size",
+            "8",
+            "--tasks",
+            task,
+            "--limit",
+            str(limit),
+            "--data-root",
+            str(data),
+            "--output_path",
+            str(out),
+            "--log_samples",
+        ]
         print(" ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)
 
@@ -145,14 +199,14 @@ def _finite(x):
     return x is not None and math.isfinite(x)
 
 
-def evaluate_case(cm: CellMatrix, baseline, fracs, reps: int, n_boot: int, seed: int, ci_reps: int = 0,
-                  ci_frac: float = 0.4) -> dict:
+def evaluate_case(
+    cm: CellMatrix, baseline, fracs, reps: int, n_boot: int, seed: int, ci_reps: int = 0, ci_frac: float = 0.4
+) -> dict:
     full = estimate_row([cm], baseline, n_boot=n_boot, seed=seed)
     s_full, ci_s = full.stats["sharpe"], full.ci.get("sharpe")
     m_full = full.scores
     ci_t = np.array([full.ci["per_template"][t] for t in cm.templates])
-    res = {"full_sharpe": s_full, "full_ci": ci_s, "full_means": m_full.tolist(),
-           "degenerate": not full.stats["std"]}
+    res = {"full_sharpe": s_full, "full_ci": ci_s, "full_means": m_full.tolist(), "degenerate": not full.stats["std"]}
     if res["degenerate"]:  # every template scores the same on the full data (e.g. a constant answer): no case
         return res
     t_n, d_n = cm.mask.shape
@@ -169,10 +223,13 @@ def evaluate_case(cm: CellMatrix, baseline, fracs, reps: int, n_boot: int, seed:
             est = estimate_row([sub], baseline, n_boot=n_boot // 2 if with_ci else 0, seed=seed + r)
             if with_ci:  # does the sparse run's own interval cover the full-data value?
                 sci = est.ci
-                cov["sharpe"].append(bool(sci.get("sharpe")) and _finite(s_full)
-                                     and sci["sharpe"][0] <= s_full <= sci["sharpe"][1])
-                cov["means"].extend(sci["per_template"][t][0] <= m_full[j] <= sci["per_template"][t][1]
-                                    for j, t in enumerate(cm.templates))
+                cov["sharpe"].append(
+                    bool(sci.get("sharpe")) and _finite(s_full) and sci["sharpe"][0] <= s_full <= sci["sharpe"][1]
+                )
+                cov["means"].extend(
+                    sci["per_template"][t][0] <= m_full[j] <= sci["per_template"][t][1]
+                    for j, t in enumerate(cm.templates)
+                )
             nv = naive_scores(sub)
             nst = sharpe(nv, baseline, 1)
             rows["est"].append((est.stats["sharpe"], est.scores))
@@ -183,8 +240,11 @@ def evaluate_case(cm: CellMatrix, baseline, fracs, reps: int, n_boot: int, seed:
             means = np.array([v[1] for v in vals])
             inside_t = (means >= ci_t[:, 0] - 1e-12) & (means <= ci_t[:, 1] + 1e-12)
             d_m = means - m_full[None, :]
-            o = {"means_in_ci": float(inside_t.mean()), "means_bias": float(d_m.mean()),
-                 "means_rmse": float(np.sqrt((d_m ** 2).mean()))}
+            o = {
+                "means_in_ci": float(inside_t.mean()),
+                "means_bias": float(d_m.mean()),
+                "means_rmse": float(np.sqrt((d_m**2).mean())),
+            }
             if _finite(s_full) and ci_s:
                 ok = np.isfinite(sh)
                 o["sharpe_in_ci"] = float(((sh >= ci_s[0]) & (sh <= ci_s[1]) & ok).mean())
@@ -201,35 +261,49 @@ def evaluate_case(cm: CellMatrix, baseline, fracs, reps: int, n_boot: int, seed:
 def print_table(results: dict, fracs) -> None:
     def cell(o, key, fmt):
         return fmt.format(o[key]) if key in o else "n/a"
-    head = ("| case | S full [95% CI] | cells | S in CI est / naive | means in CI est / naive | S bias est / naive "
-            "| S RMSE est / naive | means RMSE est / naive |")
+
+    head = (
+        "| case | S full [95% CI] | cells | S in CI est / naive | means in CI est / naive | S bias est / naive "
+        "| S RMSE est / naive | means RMSE est / naive |"
+    )
     print(head)
     print("|" + "---|" * 8)
     for name, res in results.items():
         if res["degenerate"]:
-            print(f"| {name} | σ = 0 on the full data (every template scores {res['full_means'][0]:.3f}): "
-                  "not a case | | | | | | |")
+            print(
+                f"| {name} | σ = 0 on the full data (every template scores {res['full_means'][0]:.3f}): "
+                "not a case | | | | | | |"
+            )
             continue
         ci = res["full_ci"]
-        s = "undefined" if not _finite(res["full_sharpe"]) else (
-            f"{res['full_sharpe']:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else f"{res['full_sharpe']:.2f}")
+        s = (
+            "undefined"
+            if not _finite(res["full_sharpe"])
+            else (f"{res['full_sharpe']:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else f"{res['full_sharpe']:.2f}")
+        )
         for f in fracs:
             e, n = res[f]["est"], res[f]["naive"]
-            print(f"| {name} | {s} | {f:.0%} | {cell(e, 'sharpe_in_ci', '{:.0%}')} / {cell(n, 'sharpe_in_ci', '{:.0%}')}"
-                  f" | {e['means_in_ci']:.0%} / {n['means_in_ci']:.0%}"
-                  f" | {cell(e, 'sharpe_bias', '{:+.2f}')} / {cell(n, 'sharpe_bias', '{:+.2f}')}"
-                  f" | {cell(e, 'sharpe_rmse', '{:.2f}')} / {cell(n, 'sharpe_rmse', '{:.2f}')}"
-                  f" | {e['means_rmse']:.3f} / {n['means_rmse']:.3f} |")
+            print(
+                f"| {name} | {s} | {f:.0%} | {cell(e, 'sharpe_in_ci', '{:.0%}')} / {cell(n, 'sharpe_in_ci', '{:.0%}')}"
+                f" | {e['means_in_ci']:.0%} / {n['means_in_ci']:.0%}"
+                f" | {cell(e, 'sharpe_bias', '{:+.2f}')} / {cell(n, 'sharpe_bias', '{:+.2f}')}"
+                f" | {cell(e, 'sharpe_rmse', '{:.2f}')} / {cell(n, 'sharpe_rmse', '{:.2f}')}"
+                f" | {e['means_rmse']:.3f} / {n['means_rmse']:.3f} |"
+            )
 
 
 def summary(results: dict, fracs, label: str) -> None:
     if all(r["degenerate"] for r in results.values()):
         print(f"\n{label}: no case with template differences on the full data")
         return
-    print(f"\n{label}: share of (case, design) with the estimate inside the full-data 95% CI "
-          "(cases with a finite full-data Sharpe), and cases meeting ≥ 90%:")
-    print("| cells | Sharpe est | Sharpe naive | cases ≥ 90% est | cases ≥ 90% naive | template means est | "
-          "template means naive |")
+    print(
+        f"\n{label}: share of (case, design) with the estimate inside the full-data 95% CI "
+        "(cases with a finite full-data Sharpe), and cases meeting ≥ 90%:"
+    )
+    print(
+        "| cells | Sharpe est | Sharpe naive | cases ≥ 90% est | cases ≥ 90% naive | template means est | "
+        "template means naive |"
+    )
     print("|---|---|---|---|---|---|---|")
     results = {k: r for k, r in results.items() if not r["degenerate"]}
     for f in fracs:
@@ -237,13 +311,17 @@ def summary(results: dict, fracs, label: str) -> None:
         sn = [r[f]["naive"]["sharpe_in_ci"] for r in results.values() if "sharpe_in_ci" in r[f]["naive"]]
         me = [r[f]["est"]["means_in_ci"] for r in results.values()]
         mn = [r[f]["naive"]["means_in_ci"] for r in results.values()]
-        print(f"| {f:.0%} | {np.mean(se):.1%} | {np.mean(sn):.1%} | {sum(x >= 0.9 for x in se)}/{len(se)} | "
-              f"{sum(x >= 0.9 for x in sn)}/{len(sn)} | {np.mean(me):.1%} | {np.mean(mn):.1%} |")
+        print(
+            f"| {f:.0%} | {np.mean(se):.1%} | {np.mean(sn):.1%} | {sum(x >= 0.9 for x in se)}/{len(se)} | "
+            f"{sum(x >= 0.9 for x in sn)}/{len(sn)} | {np.mean(me):.1%} | {np.mean(mn):.1%} |"
+        )
     cov = [r["sparse_ci_coverage"] for r in results.values() if "sparse_ci_coverage" in r]
     if cov:
-        print(f"\nCoverage of the full-data values by the sparse run's own 95% intervals (at the CI share, "
-              f"{len(cov)} cases): Sharpe {np.mean([c['sharpe'] for c in cov]):.1%}, "
-              f"template scores {np.mean([c['means'] for c in cov]):.1%}")
+        print(
+            f"\nCoverage of the full-data values by the sparse run's own 95% intervals (at the CI share, "
+            f"{len(cov)} cases): Sharpe {np.mean([c['sharpe'] for c in cov]):.1%}, "
+            f"template scores {np.mean([c['means'] for c in cov]):.1%}"
+        )
 
 
 def main(argv=None) -> int:
@@ -256,8 +334,12 @@ def main(argv=None) -> int:
     ap.add_argument("--real", type=Path, help="folder of full lm-eval runs (one sub-folder per task group)")
     ap.add_argument("--make-runs", type=Path, help="run SmolLM2 on the real samples into this folder first")
     ap.add_argument("--no-synthetic", action="store_true")
-    ap.add_argument("--ci-reps", type=int, default=10,
-                    help="designs per case at 40%% whose own bootstrap intervals (B = boot/2) are checked")
+    ap.add_argument(
+        "--ci-reps",
+        type=int,
+        default=10,
+        help="designs per case at 40%% whose own bootstrap intervals (B = boot/2) are checked",
+    )
     args = ap.parse_args(argv)
     fracs = [float(x) for x in args.fracs.split(",")]
     t0 = time.time()
@@ -271,8 +353,7 @@ def main(argv=None) -> int:
         groups.append(("real (SmolLM2-135M-Instruct, real samples), primary metric", real_cases(args.real)))
         groups.append(("real, accuracy (secondary metric, same runs)", real_cases(args.real, "accuracy")))
     for label, cases in groups:
-        print(f"\n## {label}: {len(cases)} cases, {args.reps} designs per share, full-data CIs from "
-              f"B = {args.boot}\n")
+        print(f"\n## {label}: {len(cases)} cases, {args.reps} designs per share, full-data CIs from B = {args.boot}\n")
         results = {}
         for name, cm, b in cases:
             results[name] = evaluate_case(cm, b, fracs, args.reps, args.boot, args.seed, args.ci_reps)

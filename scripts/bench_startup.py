@@ -24,6 +24,7 @@ Usage: ``.venv/bin/python scripts/bench_startup.py [--runs 3] [--tasks enterpris
 [--full-pass] [--template-cache]``
 Not part of the test suite (a benchmark, not a timed test).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -85,20 +86,26 @@ except Exception as exc:  # never break interpreter start
 # --template-cache experiment (NOT project code): lm-eval 0.4.13's utils.apply_template compiles the Jinja
 # template on every call (env.from_string, no cache) — once per doc_to_text/doc_to_target of every doc and every
 # shot. Memoising the compiled template shows what a fix would save.
-TEMPLATE_CACHE_SRC = '''
+TEMPLATE_CACHE_SRC = """
 import functools
 import lm_eval.utils as _u
 _compiled = functools.lru_cache(maxsize=4096)(_u.env.from_string)
 def _apply_template(template, doc):
     return _compiled(template).render(**doc)
 _u.apply_template = _apply_template
-'''
+"""
 
 
 def one_run(exe: Path, plugin_dir: Path, tasks: str, data_root: str, out: Path, cwd: Path) -> dict:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(plugin_dir), os.environ.get("PYTHONPATH")])),
-           "LMEE_BENCH_OUT": str(out), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(plugin_dir), os.environ.get("PYTHONPATH")])),
+        "LMEE_BENCH_OUT": str(out),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
     out.unlink(missing_ok=True)
     cmd = [str(exe), "run", "--model", MODEL, "--tasks", tasks, "--data-root", data_root]
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -108,11 +115,18 @@ def one_run(exe: Path, plugin_dir: Path, tasks: str, data_root: str, out: Path, 
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
     if not out.exists():
-        raise SystemExit(f"bench_startup: the model got no request (exit {proc.returncode}).\n"
-                         f"stderr tail:\n{proc.stderr[-3000:]}")
+        raise SystemExit(
+            f"bench_startup: the model got no request (exit {proc.returncode}).\nstderr tail:\n{proc.stderr[-3000:]}"
+        )
     rec = json.loads(out.read_text())
-    return {"first": rec["t_first"] - t0, "init": rec["t_init"] - t0, "exit": t_end - t0, "kind": rec["kind"],
-            "n_requests": rec["n_requests"], "cpu": cpu}
+    return {
+        "first": rec["t_first"] - t0,
+        "init": rec["t_init"] - t0,
+        "exit": t_end - t0,
+        "kind": rec["kind"],
+        "n_requests": rec["n_requests"],
+        "cpu": cpu,
+    }
 
 
 def full_pass(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float]:
@@ -128,11 +142,25 @@ def full_pass(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float]:
 
 
 def compare_full_pass(exe: Path, tasks: str, data_root: str, task_dir: str, runs: int, cwd: Path) -> None:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "TOKENIZERS_PARALLELISM": "false"}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
     ours_cmd = [str(exe), "run", "--model", "dummy", "--tasks", tasks, "--data-root", data_root]
-    plain_cmd = [str(exe.with_name("lm_eval")), "--model", "dummy", "--tasks", tasks, "--include_path", task_dir,
-                 "--metadata", json.dumps({"data_root": data_root})]
+    plain_cmd = [
+        str(exe.with_name("lm_eval")),
+        "--model",
+        "dummy",
+        "--tasks",
+        tasks,
+        "--include_path",
+        task_dir,
+        "--metadata",
+        json.dumps({"data_root": data_root}),
+    ]
     ours, plain = [], []
     for _ in range(runs):  # interleaved, so both see the same machine load
         ours.append(full_pass(ours_cmd, env, cwd))
@@ -143,7 +171,9 @@ def compare_full_pass(exe: Path, tasks: str, data_root: str, task_dir: str, runs
     print(f"|{'-' * 44}|{'-' * 10}|{'-' * 10}|")
     print(f"| {'lm-eval-enterprise run':<42} | {med(ours, 0):8.2f} | {med(ours, 1):8.2f} |")
     print(f"| {'lm_eval --include_path <task folder>':<42} | {med(plain, 0):8.2f} | {med(plain, 1):8.2f} |")
-    print(f"ratio ours / plain lm_eval: wall {med(ours, 0) / med(plain, 0):.2f}x, CPU {med(ours, 1) / med(plain, 1):.2f}x")
+    print(
+        f"ratio ours / plain lm_eval: wall {med(ours, 0) / med(plain, 0):.2f}x, CPU {med(ours, 1) / med(plain, 1):.2f}x"
+    )
 
 
 def count_variants(task_dir: str) -> int:
@@ -157,10 +187,16 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--tasks", default="enterprise")
     ap.add_argument("--data-root", default="embedded")
-    ap.add_argument("--full-pass", action="store_true",
-                    help="also time a whole dummy pass of our CLI and of plain lm_eval, and their ratio")
-    ap.add_argument("--template-cache", action="store_true",
-                    help="experiment: also memoise lm-eval's Jinja template compilation in the subprocess")
+    ap.add_argument(
+        "--full-pass",
+        action="store_true",
+        help="also time a whole dummy pass of our CLI and of plain lm_eval, and their ratio",
+    )
+    ap.add_argument(
+        "--template-cache",
+        action="store_true",
+        help="experiment: also memoise lm-eval's Jinja template compilation in the subprocess",
+    )
     args = ap.parse_args()
 
     exe = Path(sys.executable).with_name("lm-eval-enterprise")
@@ -173,19 +209,24 @@ def main() -> int:
         (plugin_dir / f"{PLUGIN}.py").write_text(textwrap.dedent(PLUGIN_SRC))
         site = textwrap.dedent(SITECUSTOMIZE_SRC) + (textwrap.dedent(TEMPLATE_CACHE_SRC) if args.template_cache else "")
         (plugin_dir / "sitecustomize.py").write_text(site)
-        runs = [one_run(exe, plugin_dir, args.tasks, args.data_root, tmp / f"out{i}.json", tmp)
-                for i in range(args.runs)]
+        runs = [
+            one_run(exe, plugin_dir, args.tasks, args.data_root, tmp / f"out{i}.json", tmp) for i in range(args.runs)
+        ]
         if args.full_pass:
             compare_full_pass(exe, args.tasks, args.data_root, TASK_DIR, args.runs, tmp)
 
     med_first = statistics.median(r["first"] for r in runs)
     med_init = statistics.median(r["init"] for r in runs)
-    print(f"\nTime to first request: `lm-eval-enterprise run --model {MODEL} --tasks {args.tasks} "
-          f"--data-root {args.data_root}`")
+    print(
+        f"\nTime to first request: `lm-eval-enterprise run --model {MODEL} --tasks {args.tasks} "
+        f"--data-root {args.data_root}`"
+    )
     if args.template_cache:
         print("EXPERIMENT: lm-eval's apply_template patched to memoise compiled Jinja templates")
-    print(f"({count_variants(TASK_DIR)} task variants on disk; first request: {runs[0]['kind']} batch of "
-          f"{runs[0]['n_requests']} requests)\n")
+    print(
+        f"({count_variants(TASK_DIR)} task variants on disk; first request: {runs[0]['kind']} batch of "
+        f"{runs[0]['n_requests']} requests)\n"
+    )
     med_cpu = statistics.median(r["cpu"] for r in runs)
     print(f"| {'run':>3} | {'model constructed, s':>20} | {'first request, s':>16} | {'CPU s until exit':>16} |")
     print(f"|{'-' * 5}|{'-' * 22}|{'-' * 18}|{'-' * 18}|")
@@ -193,9 +234,11 @@ def main() -> int:
         print(f"| {i:>3} | {r['init']:20.2f} | {r['first']:16.2f} | {r['cpu']:16.2f} |")
     print(f"| {'med':>3} | {med_init:20.2f} | {med_first:16.2f} | {med_cpu:16.2f} |")
     verdict = "within" if med_first <= GOAL_S else "ABOVE"
-    print(f"\nmedian time to first request {med_first:.2f} s = {med_first / GOAL_S:.2f} x the goal of {GOAL_S:.0f} s "
-          f"({verdict} the goal); start-up to model construction {med_init:.2f} s, task/data/request building "
-          f"{med_first - med_init:.2f} s")
+    print(
+        f"\nmedian time to first request {med_first:.2f} s = {med_first / GOAL_S:.2f} x the goal of {GOAL_S:.0f} s "
+        f"({verdict} the goal); start-up to model construction {med_init:.2f} s, task/data/request building "
+        f"{med_first - med_init:.2f} s"
+    )
     return 0
 
 

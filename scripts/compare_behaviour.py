@@ -15,6 +15,7 @@ present in only one dump, prompts that differ (with the first differing characte
 Run ``dump`` on the old checkout and on the new one (each in its own environment) and ``diff`` the files. Only
 lm-eval and :mod:`lm_eval_enterprise.testing` are used, so the script runs on either side of a refactoring.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,17 +71,26 @@ def dump(out: Path, data_root: str) -> None:
             docs = []
             for s in sorted(samples, key=lambda s: (s["doc_id"], s["filter"])):
                 metrics = {k: s[k] for k in s["metrics"]}
-                docs.append({"doc_id": s["doc_id"], "filter": s["filter"], "doc": _jsonable(s["doc"]),
-                             "arguments": _jsonable(s["arguments"]), "target": _jsonable(s["target"]),
-                             "filtered_resps": _jsonable(s["filtered_resps"]), "metrics": _jsonable(metrics)})
+                docs.append(
+                    {
+                        "doc_id": s["doc_id"],
+                        "filter": s["filter"],
+                        "doc": _jsonable(s["doc"]),
+                        "arguments": _jsonable(s["arguments"]),
+                        "target": _jsonable(s["target"]),
+                        "filtered_resps": _jsonable(s["filtered_resps"]),
+                        "metrics": _jsonable(metrics),
+                    }
+                )
             requests = [{k: d[k] for k in ("doc_id", "filter", "doc", "arguments", "target")} for d in docs]
             if v["requests"] is None:
                 v["requests"] = requests
             elif v["requests"] != requests:
                 raise SystemExit(f"{task}: the two LMs saw different prompts (nondeterministic prompt building?)")
-            v[lm_name] = {"results": _jsonable(res["results"].get(task)),
-                          "docs": [{k: d[k] for k in ("doc_id", "filter", "filtered_resps", "metrics")}
-                                   for d in docs]}
+            v[lm_name] = {
+                "results": _jsonable(res["results"].get(task)),
+                "docs": [{k: d[k] for k in ("doc_id", "filter", "filtered_resps", "metrics")} for d in docs],
+            }
     out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(out, "wt", encoding="utf-8") as f:
         json.dump({"data_root": data_root, "variants": variants}, f, sort_keys=True)
@@ -95,7 +105,7 @@ def _load(path: Path) -> dict:
 
 def _first_diff(a: str, b: str) -> str:
     i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    return f"first difference at character {i}: {a[max(0, i - 30):i + 30]!r} vs {b[max(0, i - 30):i + 30]!r}"
+    return f"first difference at character {i}: {a[max(0, i - 30) : i + 30]!r} vs {b[max(0, i - 30) : i + 30]!r}"
 
 
 def diff(a_path: Path, b_path: Path, show: int = 20) -> int:
@@ -133,8 +143,10 @@ def diff(a_path: Path, b_path: Path, show: int = 20) -> int:
                 scores_equal = False
                 res_a, res_b = va[lm]["results"] or {}, vb[lm]["results"] or {}
                 keys = sorted(k for k in set(res_a) | set(res_b) if res_a.get(k) != res_b.get(k))
-                detail = ", ".join(f"{k}: {res_a.get(k)!r} vs {res_b.get(k)!r}" for k in keys[:4]) or \
-                    "per-document items differ"
+                detail = (
+                    ", ".join(f"{k}: {res_a.get(k)!r} vs {res_b.get(k)!r}" for k in keys[:4])
+                    or "per-document items differ"
+                )
                 lines.append(f"{task} {lm}: {detail}")
         same_scores += scores_equal
     for line in lines[:show]:
@@ -142,8 +154,10 @@ def diff(a_path: Path, b_path: Path, show: int = 20) -> int:
     if len(lines) > show:
         print(f"... and {len(lines) - show} more differences")
     common = len(set(a) & set(b))
-    print(f"{common} common variants, {docs} documents: prompts identical in {same_prompts}, "
-          f"scores (oracle and garbage) identical in {same_scores}; {len(lines)} difference(s)")
+    print(
+        f"{common} common variants, {docs} documents: prompts identical in {same_prompts}, "
+        f"scores (oracle and garbage) identical in {same_scores}; {len(lines)} difference(s)"
+    )
     return 1 if lines else 0
 
 

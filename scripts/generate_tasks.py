@@ -3,6 +3,7 @@
 
 ``--check`` writes nothing and exits 1 listing the files that differ (used by the test suite).
 """
+
 import argparse
 import sys
 from pathlib import Path

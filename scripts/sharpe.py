@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """Sharpe score across instruction templates (thin wrapper of ``lm-eval-enterprise sharpe``; see docs/sharpe.md).
 
-    python scripts/sharpe.py OUT_DIR [OUT_DIR ...] [--output_path DIR] [--ddof {0,1}] [--baseline ...] [--bootstrap B] ...
+python scripts/sharpe.py OUT_DIR [OUT_DIR ...] [--output_path DIR] [--ddof {0,1}] [--baseline ...] [--bootstrap B] ...
 """
+
 import sys
 from pathlib import Path
 

@@ -16,6 +16,7 @@ REV and with this checkout, diff::
 
     python scripts/sharpe_equivalence.py check --ref main
 """
+
 from __future__ import annotations
 
 import argparse
@@ -69,17 +70,19 @@ class CapturePlugin:
             elif p.is_file():
                 target.parent.mkdir(parents=True)
                 shutil.copy2(p, target)
-            rel.append(str(target.relative_to(d)))   # a missing path stays missing (its error is replayed)
+            rel.append(str(target.relative_to(d)))  # a missing path stays missing (its error is replayed)
         fields = {k: v for k, v in dataclasses.asdict(opts).items()}
-        for k in ("baseline", "model_names"):           # files named by options are inputs too
+        for k in ("baseline", "model_names"):  # files named by options are inputs too
             v = fields.get(k)
             prefix = "table:" if k == "baseline" and isinstance(v, str) and v.startswith("table:") else ""
-            if isinstance(v, str) and (prefix or k == "model_names") and Path(v[len(prefix):]).is_file():
-                copy = d / "inputs" / f"{k}{Path(v[len(prefix):]).suffix}"
-                shutil.copy2(v[len(prefix):], copy)
+            if isinstance(v, str) and (prefix or k == "model_names") and Path(v[len(prefix) :]).is_file():
+                copy = d / "inputs" / f"{k}{Path(v[len(prefix) :]).suffix}"
+                shutil.copy2(v[len(prefix) :], copy)
                 fields[k] = f"{prefix}@CAP@/{copy.relative_to(d)}"
-        (d / "call.json").write_text(json.dumps({"test": self.current, "paths": rel, "options": fields,
-                                                 "argv": list(argv or [])}, indent=1), encoding="utf-8")
+        (d / "call.json").write_text(
+            json.dumps({"test": self.current, "paths": rel, "options": fields, "argv": list(argv or [])}, indent=1),
+            encoding="utf-8",
+        )
 
 
 def capture(capdir: Path, pytest_args: list[str]) -> int:
@@ -99,16 +102,15 @@ def normalise(text: str, capdir: Path) -> str:
     text = text.replace(str(capdir.resolve()), "<CAP>").replace(str(capdir), "<CAP>")
     q = r'(?:"|&quot;)'
     text = re.sub(rf'({q}(?:created|submitted_time){q}: {q})[^"&]*', r"\1<CREATED>", text)
-    text = re.sub(rf'({q}date{q}: )[-+0-9.e]+', r"\1<DATE>", text)
+    text = re.sub(rf"({q}date{q}: )[-+0-9.e]+", r"\1<DATE>", text)
     return re.sub(rf"({q}(?:read_and_bootstrap|total){q}: )[-+0-9.e]+", r"\1<SECONDS>", text)
 
 
 def replay(capdir: Path, outdir: Path) -> int:
+    import lm_eval_enterprise
     from lm_eval_enterprise.sharpe import engine
     from lm_eval_enterprise.sharpe.api import write_outputs
     from lm_eval_enterprise.sharpe.io import SharpeInputError
-
-    import lm_eval_enterprise
 
     print(f"replaying with {Path(lm_eval_enterprise.__file__).parent}", file=sys.stderr)
     if outdir.exists():
@@ -167,8 +169,9 @@ def check(ref: str, work: Path, pytest_args: list[str]) -> int:
     if src.exists():
         shutil.rmtree(src)
     src.mkdir()
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "lm_eval_enterprise"], check=True,
-                             capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", ref, "lm_eval_enterprise"], check=True, capture_output=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
     if capture(work / "capture", pytest_args) != 0:
         print("warning: the captured test run did not pass", file=sys.stderr)

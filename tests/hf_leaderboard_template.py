@@ -10,6 +10,7 @@ a task column is missing (``KeyError`` in ``to_dict``) or NaN (``has_no_nan_valu
 columns, the sort by average and the rounding to 2 decimals. Left out: the hub lookup of ``is_model_on_hub``
 (network; treated as "not on the hub") and the display-only columns.
 """
+
 from __future__ import annotations
 
 import glob
@@ -119,13 +120,22 @@ class EvalResult:
                 continue
             mean_acc = np.mean(accs) * 100.0
             results[task.benchmark] = mean_acc
-        return cls(eval_name=result_key, full_model=full_model, org=org, model=model, results=results,
-                   precision=precision, revision=config.get("model_sha", ""), still_on_hub=False, architecture="?")
+        return cls(
+            eval_name=result_key,
+            full_model=full_model,
+            org=org,
+            model=model,
+            results=results,
+            precision=precision,
+            revision=config.get("model_sha", ""),
+            still_on_hub=False,
+            architecture="?",
+        )
 
     def update_with_request_file(self, requests_path):
         request_file = get_request_file_for_model(requests_path, self.full_model, self.precision.value.name)
         try:
-            with open(request_file, "r") as f:
+            with open(request_file) as f:
                 request = json.load(f)
             self.model_type = ModelType.from_str(request.get("model_type", ""))
             self.weight_type = WeightType[request.get("weight_type", "Original")]
@@ -134,14 +144,20 @@ class EvalResult:
             self.num_params = request.get("params", 0)
             self.date = request.get("submitted_time", "")
         except Exception:  # noqa: BLE001 - the template prints and goes on
-            print(f"Could not find request file for {self.org}/{self.model} with precision "
-                  f"{self.precision.value.name}")
+            print(f"Could not find request file for {self.org}/{self.model} with precision {self.precision.value.name}")
 
     def to_dict(self, tasks):
         average = sum([v for v in self.results.values() if v is not None]) / len(tasks)
-        data_dict = {"eval_name": self.eval_name, "Precision": self.precision.value.name,
-                     "Type": self.model_type.value.name, "Model": self.full_model, "Revision": self.revision,
-                     "Average ⬆️": average, "#Params (B)": self.num_params, "Submitted": self.date}
+        data_dict = {
+            "eval_name": self.eval_name,
+            "Precision": self.precision.value.name,
+            "Type": self.model_type.value.name,
+            "Model": self.full_model,
+            "Revision": self.revision,
+            "Average ⬆️": average,
+            "#Params (B)": self.num_params,
+            "Submitted": self.date,
+        }
         for task in tasks:
             data_dict[task.value.col_name] = self.results[task.value.benchmark]
         return data_dict
@@ -153,7 +169,7 @@ def get_request_file_for_model(requests_path, model_name, precision):
     request_file = ""
     request_files = sorted(request_files, reverse=True)
     for tmp_request_file in request_files:
-        with open(tmp_request_file, "r") as f:
+        with open(tmp_request_file) as f:
             req_content = json.load(f)
             if req_content["status"] in ["FINISHED"] and req_content["precision"] == precision.split(".")[-1]:
                 request_file = tmp_request_file

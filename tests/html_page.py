@@ -1,4 +1,5 @@
 """A small HTML reader for the report tests (standard library only)."""
+
 from collections import Counter
 from html.parser import HTMLParser
 

@@ -1,4 +1,5 @@
 """Sparse run planner (lm_eval_enterprise/cellplan.py) and its wiring into ``lm-eval-enterprise run``."""
+
 import json
 import os
 import random
@@ -12,8 +13,13 @@ from lm_eval_enterprise import cli
 from lm_eval_enterprise.cellplan import CellPlanError, design, plan_cells, rewrite_run_argv
 
 BIN = Path(sys.executable).parent
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-       "TOKENIZERS_PARALLELISM": "false"}
+ENV = {
+    **os.environ,
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 
 
 class NoShuffle(random.Random):
@@ -40,16 +46,17 @@ def test_design_fractional_budget_mixes_k():
     assert all(len(set(s)) == len(s) for s in sets)
 
 
-@pytest.mark.parametrize("units,templates,budget", [(100, 5, 0.4), (37, 5, 0.2), (50, 6, 0.5), (11, 3, 0.9),
-                                                    (200, 7, 0.3)])
+@pytest.mark.parametrize(
+    "units,templates,budget", [(100, 5, 0.4), (37, 5, 0.2), (50, 6, 0.5), (11, 3, 0.9), (200, 7, 0.3)]
+)
 def test_design_balanced_and_covering(units, templates, budget):
     sets = design(units, templates, budget, random.Random(1))
     cells = sum(map(len, sets))
     assert cells == max(round(budget * templates * units), units)
-    assert all(len(s) >= 1 and len(set(s)) == len(s) for s in sets)          # every unit covered, no repeats
+    assert all(len(s) >= 1 and len(set(s)) == len(s) for s in sets)  # every unit covered, no repeats
     assert {len(s) for s in sets} <= {cells // units, cells // units + 1}
     loads = [sum(t in s for s in sets) for t in range(templates)]
-    assert min(loads) >= 1 and max(loads) - min(loads) <= 1                   # balanced template loads
+    assert min(loads) >= 1 and max(loads) - min(loads) <= 1  # balanced template loads
 
 
 def test_design_pairs_vary_when_k_divides_t():
@@ -76,7 +83,7 @@ def test_plan_two_docs_two_templates_half():
     plan = plan_cells({"g": ["a", "b"]}, {"g": ["g__t1", "g__t2"]}, 0.5, seed=0)
     s = plan.samples
     assert sorted(s) == ["g__t1", "g__t2"]
-    assert sorted(s["g__t1"] + s["g__t2"]) == [0, 1] and len(s["g__t1"]) == 1     # each doc once, each template once
+    assert sorted(s["g__t1"] + s["g__t2"]) == [0, 1] and len(s["g__t1"]) == 1  # each doc once, each template once
     assert plan.cells == 2 and plan.total == 4
 
 
@@ -94,7 +101,7 @@ def test_plan_units_keep_queries_together():
         queries = {i // 3 for i in idx}
         assert sorted(idx) == sorted(i for q in queries for i in range(3 * q, 3 * q + 3)), task  # whole queries
     g = plan.groups["r"]
-    assert (g.n_units, g.n_docs, g.cells) == (10, 30, 20 * 3)                                   # 20 unit-cells
+    assert (g.n_units, g.n_docs, g.cells) == (10, 30, 20 * 3)  # 20 unit-cells
 
 
 def test_plan_deterministic_seeded_and_per_group():
@@ -104,14 +111,14 @@ def test_plan_deterministic_seeded_and_per_group():
     assert p1 == plan_cells(docs, tpl, 0.4, seed=7).samples
     assert p1 != plan_cells(docs, tpl, 0.4, seed=8).samples
     only_a = plan_cells({"a": docs["a"]}, {"a": tpl["a"]}, 0.4, seed=7).samples
-    assert {k: v for k, v in p1.items() if k.startswith("a")} == only_a     # a group's plan ignores other groups
+    assert {k: v for k, v in p1.items() if k.startswith("a")} == only_a  # a group's plan ignores other groups
 
 
 def test_plan_metadata_and_summary():
     plan = plan_cells({"g": list(range(10))}, {"g": ["g__t1", "g__t2", "g__t3", "g__t4", "g__t5"]}, 0.4, seed=3)
     meta = plan.metadata()
     assert meta["cell_budget"] == 0.4 and meta["cell_seed"] == 3
-    assert meta["cells_planned"] == {f"g__t{i}": 4 for i in range(1, 6)}        # 20 cells, 4 per template
+    assert meta["cells_planned"] == {f"g__t{i}": 4 for i in range(1, 6)}  # 20 cells, 4 per template
     assert meta["cell_design"]["g"] == {"docs": 10, "units": 10, "templates": 5, "cells": 20, "share": 0.4}
     assert "20 of 50 cells (40.0%)" in plan.summary()
 
@@ -127,16 +134,41 @@ def test_plan_input_errors():
 
 # ============================================================================================ run argv
 def _rewrite(extra):
-    return rewrite_run_argv(["--model", "dummy"] + extra)           # our task folder is always searched
+    return rewrite_run_argv(["--model", "dummy"] + extra)  # our task folder is always searched
 
 
 def test_rewrite_run_argv():
-    argv, plan = _rewrite(["--tasks", "ent_securenlp", "--cell_budget", "0.4", "--cell_seed", "5", "--limit", "8",
-                           "--metadata", '{"data_root": "embedded"}', "--log_samples"])
+    argv, plan = _rewrite(
+        [
+            "--tasks",
+            "ent_securenlp",
+            "--cell_budget",
+            "0.4",
+            "--cell_seed",
+            "5",
+            "--limit",
+            "8",
+            "--metadata",
+            '{"data_root": "embedded"}',
+            "--log_samples",
+        ]
+    )
     assert "--limit" not in argv and "--cell_budget" not in argv and "--cell_seed" not in argv
     # the hyphen spellings of the first version are hidden aliases: the same plan
-    alias, _ = _rewrite(["--tasks", "ent_securenlp", "--cell-budget=0.4", "--cell-seed", "5", "--limit", "8",
-                         "--metadata", '{"data_root": "embedded"}', "--log_samples"])
+    alias, _ = _rewrite(
+        [
+            "--tasks",
+            "ent_securenlp",
+            "--cell-budget=0.4",
+            "--cell-seed",
+            "5",
+            "--limit",
+            "8",
+            "--metadata",
+            '{"data_root": "embedded"}',
+            "--log_samples",
+        ]
+    )
     assert alias == argv
     assert argv[argv.index("--tasks") + 1] == "ent_securenlp"
     samples = json.loads(argv[argv.index("--samples") + 1])
@@ -148,11 +180,14 @@ def test_rewrite_run_argv():
     assert meta["cell_design"]["ent_securenlp"]["docs"] == 8
 
 
-@pytest.mark.parametrize("extra,match", [
-    (["--samples", '{"x": [1]}'], "cannot be combined with --samples"),
-    (["--cache_requests", "true"], "request cache"),
-    (["--limit", "25"], "cuts a query in two"),
-])
+@pytest.mark.parametrize(
+    "extra,match",
+    [
+        (["--samples", '{"x": [1]}'], "cannot be combined with --samples"),
+        (["--cache_requests", "true"], "request cache"),
+        (["--limit", "25"], "cuts a query in two"),
+    ],
+)
 def test_rewrite_run_argv_refusals(extra, match):
     tasks = "ent_fiqa_qa" if "--limit" in extra else "ent_securenlp"
     with pytest.raises(CellPlanError, match=match):
@@ -172,9 +207,26 @@ def test_cli_reports_plan_errors(capsys, monkeypatch):
 
 # ============================================================================================ end to end (dummy LM)
 def _run(args, out):
-    proc = subprocess.run([str(BIN / "lm-eval-enterprise"), "run", "--model", "dummy", "--tasks", "ent_securenlp",
-                           "--data-root", "embedded", "--output_path", str(out), "--log_samples"] + args,
-                          capture_output=True, text=True, env=ENV, timeout=600)
+    proc = subprocess.run(
+        [
+            str(BIN / "lm-eval-enterprise"),
+            "run",
+            "--model",
+            "dummy",
+            "--tasks",
+            "ent_securenlp",
+            "--data-root",
+            "embedded",
+            "--output_path",
+            str(out),
+            "--log_samples",
+        ]
+        + args,
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
 
@@ -195,8 +247,9 @@ def test_sparse_run_end_to_end(tmp_path):
     res = json.loads(res_file.read_text())
     docs = [f"Invented_Tidewater_Campaign.tokens:{i}" for i in range(5)]
     docs += [f"Synthetic_Mossback_RAT_Whitepaper.tokens:{i}" for i in range(5)]
-    plan = plan_cells({"ent_securenlp": docs}, {"ent_securenlp": [f"ent_securenlp__t{i}" for i in range(1, 6)]},
-                      0.4, seed=3)
+    plan = plan_cells(
+        {"ent_securenlp": docs}, {"ent_securenlp": [f"ent_securenlp__t{i}" for i in range(1, 6)]}, 0.4, seed=3
+    )
     for i in range(1, 6):
         task = f"ent_securenlp__t{i}"
         meta = res["configs"][task]["metadata"]
@@ -208,9 +261,21 @@ def test_sparse_run_end_to_end(tmp_path):
             assert ln["doc"] == full[ln["doc_id"]]["doc"]
             assert ln["prompt_hash"] == full[ln["doc_id"]]["prompt_hash"]
     # `sharpe` sees the cell plan in the task metadata and reports estimates
-    proc = subprocess.run([str(BIN / "lm-eval-enterprise"), "sharpe", str(tmp_path / "sparse"),
-                           "--bootstrap", "50", "--out", str(tmp_path / "est")],
-                          capture_output=True, text=True, env=ENV, timeout=300)
+    proc = subprocess.run(
+        [
+            str(BIN / "lm-eval-enterprise"),
+            "sharpe",
+            str(tmp_path / "sparse"),
+            "--bootstrap",
+            "50",
+            "--out",
+            str(tmp_path / "est"),
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("ESTIMATES") and "40.0%" in proc.stdout
     rec = json.loads((tmp_path / "est" / "sparse_estimates.json").read_text())["records"][0]
@@ -219,9 +284,10 @@ def test_sparse_run_end_to_end(tmp_path):
 
 
 def test_rewrite_run_argv_ranking_keeps_queries():
-    argv, plan = _rewrite(["--tasks", "ent_fiqa_qa", "--cell_budget", "0.6", "--limit", "40",
-                           "--metadata", '{"data_root": "embedded"}'])
+    argv, plan = _rewrite(
+        ["--tasks", "ent_fiqa_qa", "--cell_budget", "0.6", "--limit", "40", "--metadata", '{"data_root": "embedded"}']
+    )
     g = plan.groups["ent_fiqa_qa"]
-    assert (g.n_docs, g.n_units) == (40, 2)                       # 2 queries × 20 candidates
+    assert (g.n_docs, g.n_units) == (40, 2)  # 2 queries × 20 candidates
     for task, idx in json.loads(argv[argv.index("--samples") + 1]).items():
         assert idx in ([*range(20)], [*range(20, 40)], [*range(40)]), task

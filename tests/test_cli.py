@@ -1,4 +1,5 @@
 """``lm-eval-enterprise`` CLI (lm_eval_enterprise/cli.py) and the issue's acceptance runs with lm-eval's dummy model."""
+
 import json
 import os
 import subprocess
@@ -12,14 +13,20 @@ from lm_eval_enterprise import TASK_DIR, cli
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-       "TOKENIZERS_PARALLELISM": "false"}
+ENV = {
+    **os.environ,
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 
 
 # ============================================================================================ tasks-dir / list
 def test_tasks_dir_subprocess():
-    proc = subprocess.run([str(BIN / "lm-eval-enterprise"), "tasks-dir"], capture_output=True, text=True, env=ENV,
-                          cwd="/", timeout=120)
+    proc = subprocess.run(
+        [str(BIN / "lm-eval-enterprise"), "tasks-dir"], capture_output=True, text=True, env=ENV, cwd="/", timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     d = Path(proc.stdout.strip())
     assert d.is_dir() and d == Path(TASK_DIR)
@@ -90,8 +97,19 @@ def test_run_puts_the_hf_model_budget_into_the_metadata(captured_run, tiny_model
     meta = captured_run["task_manager"]["metadata"]
     assert meta["max_context_tokens"] == 4096 and meta["context_tokenizer"] == str(tiny_model_dir)
     assert meta["context_budget_source"] == "model" and meta["pretrained"] == str(tiny_model_dir)
-    cli.main(["run", "--model", "hf", "--model_args", f"pretrained={tiny_model_dir}", "--tasks", "x",
-              "--metadata", "max_context_tokens=1000"])
+    cli.main(
+        [
+            "run",
+            "--model",
+            "hf",
+            "--model_args",
+            f"pretrained={tiny_model_dir}",
+            "--tasks",
+            "x",
+            "--metadata",
+            "max_context_tokens=1000",
+        ]
+    )
     meta = captured_run["task_manager"]["metadata"]
     assert meta["max_context_tokens"] == 1000 and "context_budget_source" not in meta  # the user's value wins
 
@@ -138,16 +156,37 @@ def _check_finance_output(proc):
 
 def test_acceptance_lm_eval_dummy_enterprise_finance():
     """Issue acceptance check: plain lm-eval with --include_path tasks and --metadata data_root, from the checkout."""
-    cmd = [str(BIN / "lm_eval"), "--model", "dummy", "--tasks", "enterprise_finance", "--include_path", "tasks",
-           "--limit", "2", "--metadata", json.dumps({"data_root": "embedded"})]
+    cmd = [
+        str(BIN / "lm_eval"),
+        "--model",
+        "dummy",
+        "--tasks",
+        "enterprise_finance",
+        "--include_path",
+        "tasks",
+        "--limit",
+        "2",
+        "--metadata",
+        json.dumps({"data_root": "embedded"}),
+    ]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, env=ENV, timeout=600)
     _check_finance_output(proc)
 
 
 def test_acceptance_lm_eval_enterprise_run(tmp_path):
     """The same through the wrapper CLI, from an unrelated folder (include path and data root added by it)."""
-    cmd = [str(BIN / "lm-eval-enterprise"), "run", "--model", "dummy", "--tasks", "enterprise_finance",
-           "--limit", "2", "--data_root", "embedded"]
+    cmd = [
+        str(BIN / "lm-eval-enterprise"),
+        "run",
+        "--model",
+        "dummy",
+        "--tasks",
+        "enterprise_finance",
+        "--limit",
+        "2",
+        "--data_root",
+        "embedded",
+    ]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=ENV, timeout=600)
     _check_finance_output(proc)
 

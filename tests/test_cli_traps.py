@@ -1,6 +1,7 @@
 """The CLI traps of issue #10 item 6 and the noise of item 7, each with the real argv through
 ``lm_eval_enterprise.cli.main([...])`` (lm-eval's real parser, config, task manager and evaluator; the ``dummy``
 model), plus two subprocess runs that show no traceback reaches the user."""
+
 import contextlib
 import io
 import json
@@ -30,8 +31,9 @@ def _user_tasks(folder: Path) -> Path:
     """An include path of a user's own: a group of theirs over one of our tasks (outside the `enterprise` tree),
     so running it needs both their folder and ours indexed."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "my_suite.yaml").write_text("group: my_suite\ntask:\n  - ent_fiqa_qa_gen__t1\n"
-                                          "metadata:\n  version: 1.0\n")
+    (folder / "my_suite.yaml").write_text(
+        "group: my_suite\ntask:\n  - ent_fiqa_qa_gen__t1\nmetadata:\n  version: 1.0\n"
+    )
     return folder
 
 
@@ -47,24 +49,38 @@ def enterprise_run(tmp_path_factory):
     """`run` over `enterprise` + a user's group, in the `=` forms of the flags, with `--metadata key=val`."""
     tmp = tmp_path_factory.mktemp("cli_run")
     mine = _user_tasks(tmp / "mine")
-    rc, out, err = _main(["run", "--model", "dummy", "--tasks", "enterprise,my_suite", f"--include_path={mine}",
-                          "--data_root=embedded", "--metadata", "max_context_tokens=3000", "--limit", "2",
-                          "--output_path", str(tmp / "out")])
+    rc, out, err = _main(
+        [
+            "run",
+            "--model",
+            "dummy",
+            "--tasks",
+            "enterprise,my_suite",
+            f"--include_path={mine}",
+            "--data_root=embedded",
+            "--metadata",
+            "max_context_tokens=3000",
+            "--limit",
+            "2",
+            "--output_path",
+            str(tmp / "out"),
+        ]
+    )
     assert rc == 0, err[-3000:]
     return _results(tmp / "out"), out, err
 
 
 def test_include_path_finds_the_users_tasks_and_ours(enterprise_run):
     res, _, _ = enterprise_run
-    assert res["group_subtasks"]["my_suite"] == ["ent_fiqa_qa_gen__t1"]   # their group, from --include_path=X
+    assert res["group_subtasks"]["my_suite"] == ["ent_fiqa_qa_gen__t1"]  # their group, from --include_path=X
     assert "ent_fiqa_qa_gen__t1" in res["results"] and "ent_tram__t1" in res["results"]  # our tasks
 
 
 def test_metadata_key_val_and_data_root_equals_form_reach_the_tasks(enterprise_run):
     res, _, _ = enterprise_run
     meta = res["configs"]["ent_tram__t1"]["metadata"]
-    assert meta["data_root"] == "embedded"                      # --data_root=embedded
-    assert meta["max_context_tokens"] == 3000                    # --metadata max_context_tokens=3000 (not JSON)
+    assert meta["data_root"] == "embedded"  # --data_root=embedded
+    assert meta["max_context_tokens"] == 3000  # --metadata max_context_tokens=3000 (not JSON)
     assert meta["prompt_budget"]["max_context_tokens"] == 3000 and meta["prompt_budget"]["source"] == "metadata"
 
 
@@ -79,17 +95,44 @@ def test_lm_evals_per_task_custom_dataset_warning_is_gone(enterprise_run):
 # ============================================================================================ more argv forms
 def test_space_forms_old_data_root_spelling_and_json_metadata(tmp_path):
     mine = _user_tasks(tmp_path / "mine")
-    rc, _, err = _main(["run", "--model", "dummy", "--tasks", "my_suite", "--include_path", str(mine),
-                        "--data-root", "embedded", "--metadata", '{"max_context_tokens": 2500}', "--limit", "1",
-                        "--output_path", str(tmp_path / "out")])
+    rc, _, err = _main(
+        [
+            "run",
+            "--model",
+            "dummy",
+            "--tasks",
+            "my_suite",
+            "--include_path",
+            str(mine),
+            "--data-root",
+            "embedded",
+            "--metadata",
+            '{"max_context_tokens": 2500}',
+            "--limit",
+            "1",
+            "--output_path",
+            str(tmp_path / "out"),
+        ]
+    )
     assert rc == 0, err[-3000:]
     meta = _results(tmp_path / "out")["configs"]["ent_fiqa_qa_gen__t1"]["metadata"]
     assert meta["data_root"] == "embedded" and meta["max_context_tokens"] == 2500
 
 
 def test_data_root_and_metadata_data_root_must_agree(tmp_path):
-    rc, _, err = _main(["run", "--model", "dummy", "--tasks", "ent_tram__t1", "--data_root", str(tmp_path),
-                        "--metadata", "data_root=embedded"])
+    rc, _, err = _main(
+        [
+            "run",
+            "--model",
+            "dummy",
+            "--tasks",
+            "ent_tram__t1",
+            "--data_root",
+            str(tmp_path),
+            "--metadata",
+            "data_root=embedded",
+        ]
+    )
     assert rc == 2 and err.strip().splitlines()[-1].startswith("lm-eval-enterprise run: error: --data_root")
 
 
@@ -103,14 +146,17 @@ def _one_usage_error(rc: int, err: str, prog: str) -> str:
     return errors[0]
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["--model", "dummy"], "argument --tasks: tasks not found: (none given)"),
-    (["--model", "dummy", "--tasks", "no_such_task"], "tasks not found: no_such_task"),
-    (["--model", "dummy", "--tasks", "ent_tram__t1", "--log_samples"], "Specify --output_path"),  # lm-eval's check
-    (["--model", "dummy", "--tasks", "ent_tram__t1", "--include_path", "/no/such/folder"], "no such folder"),
-    (["--model", "dummy", "--tasks", "ent_tram__t1", "--data_root", "/no/such/folder"], "no such folder"),
-    (["--model", "dummy", "--tasks", "ent_tram__t1", "--no_such_flag"], "unrecognized arguments: --no_such_flag"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["--model", "dummy"], "argument --tasks: tasks not found: (none given)"),
+        (["--model", "dummy", "--tasks", "no_such_task"], "tasks not found: no_such_task"),
+        (["--model", "dummy", "--tasks", "ent_tram__t1", "--log_samples"], "Specify --output_path"),  # lm-eval's check
+        (["--model", "dummy", "--tasks", "ent_tram__t1", "--include_path", "/no/such/folder"], "no such folder"),
+        (["--model", "dummy", "--tasks", "ent_tram__t1", "--data_root", "/no/such/folder"], "no such folder"),
+        (["--model", "dummy", "--tasks", "ent_tram__t1", "--no_such_flag"], "unrecognized arguments: --no_such_flag"),
+    ],
+)
 def test_run_usage_errors_are_one_line(argv, needle):
     rc, _, err = _main(["run", *argv])
     assert needle in _one_usage_error(rc, err, "lm-eval-enterprise run")
@@ -119,8 +165,15 @@ def test_run_usage_errors_are_one_line(argv, needle):
 def test_run_without_arguments_prints_help_with_our_flags_and_lm_evals():
     rc, out, err = _main(["run"])
     assert rc == 0 and "Traceback" not in err
-    for flag in ("--data_root", "--include_defaults", "--model_args", "--apply_chat_template", "--metadata",
-                 "--include_path", "--output_path"):
+    for flag in (
+        "--data_root",
+        "--include_defaults",
+        "--model_args",
+        "--apply_chat_template",
+        "--metadata",
+        "--include_path",
+        "--output_path",
+    ):
         assert flag in out, flag
     assert "--data-root" not in out and "--include-defaults" not in out  # old spellings: hidden aliases
     rc, out_help, _ = _main(["run", "--help"])
@@ -129,15 +182,16 @@ def test_run_without_arguments_prints_help_with_our_flags_and_lm_evals():
 
 def test_version():
     rc, out, _ = _main(["--version"])
-    import lm_eval  # noqa: F401
-
     from importlib.metadata import version
+
+    import lm_eval  # noqa: F401
 
     assert rc == 0 and out.strip() == f"lm-eval-enterprise {__version__} (lm-eval {version('lm_eval')})"
 
 
-@pytest.mark.parametrize("argv", [["list", "--domain", "bogus"], ["prepare", "--domain", "bogus"],
-                                  ["verify", "--domain", "bogus"]])
+@pytest.mark.parametrize(
+    "argv", [["list", "--domain", "bogus"], ["prepare", "--domain", "bogus"], ["verify", "--domain", "bogus"]]
+)
 def test_bogus_domain_is_a_usage_error(argv):
     err = _one_usage_error(*_main(argv)[::2], prog=f"lm-eval-enterprise {argv[0]}")
     assert "invalid choice: 'bogus'" in err and "finance" in err
@@ -151,8 +205,11 @@ def test_unknown_dataset_and_empty_selection_are_usage_errors():
 
 
 def test_commands_without_needed_arguments_print_their_help():
-    for argv, head in ((["prepare"], "usage: lm-eval-enterprise prepare"), ([], "usage: lm-eval-enterprise"),
-                       (["sharpe"], "usage: lm-eval-enterprise sharpe")):
+    for argv, head in (
+        (["prepare"], "usage: lm-eval-enterprise prepare"),
+        ([], "usage: lm-eval-enterprise"),
+        (["sharpe"], "usage: lm-eval-enterprise sharpe"),
+    ):
         rc, out, err = _main(argv)
         assert rc == 0 and out.startswith(head) and not err, (argv, err)
 
@@ -183,15 +240,17 @@ def test_failed_run_is_exit_1_with_one_error_line(monkeypatch, tmp_path):
 def test_sharpe_output_path_existing_file_and_missing_input(tmp_path):
     f = tmp_path / "report.txt"
     f.write_text("not a folder")
-    err = _one_usage_error(*_main(["sharpe", str(tmp_path), "--output_path", str(f)])[::2],
-                           prog="lm-eval-enterprise sharpe")
+    err = _one_usage_error(
+        *_main(["sharpe", str(tmp_path), "--output_path", str(f)])[::2], prog="lm-eval-enterprise sharpe"
+    )
     assert f"--output_path: {f} exists and is not a folder" in err
-    rc, _, err = _main(["sharpe", str(tmp_path), "--out", str(f)])            # the old spelling, same check
+    rc, _, err = _main(["sharpe", str(tmp_path), "--out", str(f)])  # the old spelling, same check
     assert rc == 2
-    rc, _, err = _main(["sharpe", str(tmp_path / "nope"), "--no_progress"])   # unreadable input: a failed run
+    rc, _, err = _main(["sharpe", str(tmp_path / "nope"), "--no_progress"])  # unreadable input: a failed run
     assert rc == 1 and err.strip() == f"error: {tmp_path / 'nope'}: no such file or folder"
-    err = _one_usage_error(*_main(["sharpe", str(tmp_path), "--sigma_floor", "x"])[::2],
-                           prog="lm-eval-enterprise sharpe")
+    err = _one_usage_error(
+        *_main(["sharpe", str(tmp_path), "--sigma_floor", "x"])[::2], prog="lm-eval-enterprise sharpe"
+    )
     assert "--sigma_floor must be off, binomial or a number" in err
 
 
@@ -201,14 +260,16 @@ def test_no_traceback_reaches_the_shell(tmp_path):
     assert proc.returncode == 0 and "--data_root" in proc.stdout and "Traceback" not in proc.stderr
     f = tmp_path / "file"
     f.write_text("")
-    proc = subprocess.run([exe, "sharpe", str(tmp_path), "--out", str(f)], capture_output=True, text=True, env=ENV,
-                          timeout=300)
+    proc = subprocess.run(
+        [exe, "sharpe", str(tmp_path), "--out", str(f)], capture_output=True, text=True, env=ENV, timeout=300
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].endswith("exists and is not a folder")
 
 
 def test_a_systemexit_message_is_one_error_line_and_exit_1(monkeypatch):
     """A ``SystemExit("message")`` from below (e.g. a library giving up) is a failed run, not a traceback."""
+
     def give_up(args):
         raise SystemExit("the library gave up")
 

@@ -4,6 +4,7 @@ the request rewriting of the wrappers, the server payload, run labels and regist
 The engines themselves (xgrammar on hf, vLLM in-process and over HTTP) are tested in tests/engines
 (``make test-vllm``).
 """
+
 import re
 from pathlib import Path
 
@@ -33,8 +34,10 @@ CASES = [
     (r"(?s)^(.*)$", r"([\s\S]*)"),
     (r"a.b", r"a[^\n]b"),
     (r"\d+(?:\.\d+)?%?", r"[0-9]+(\.[0-9]+)?%?"),
-    (r"^\W*(?:Technique:\s*)?(\w.*?)\W*$",
-     r"[^0-9A-Za-z_]*(Technique:[ \t\n\r\f\v]*)?([0-9A-Za-z_][^\n]*)[^0-9A-Za-z_]*"),
+    (
+        r"^\W*(?:Technique:\s*)?(\w.*?)\W*$",
+        r"[^0-9A-Za-z_]*(Technique:[ \t\n\r\f\v]*)?([0-9A-Za-z_][^\n]*)[^0-9A-Za-z_]*",
+    ),
     (r"(?i)[a-c]x", "[a-cA-C][xX]"),
     (r"x{2}y{2,}z{1,3}", "x{2}y{2,}z{1,3}"),
     (r"\(A\)|B\.", r"(\(A\)|B\.)"),
@@ -66,16 +69,19 @@ def test_decoder_regex_keeps_the_language(pattern, texts):
         assert bool(re.fullmatch(dec, text)) == bool(re.fullmatch(pattern, text)), (pattern, text)
 
 
-@pytest.mark.parametrize("pattern,what", [
-    (r"(?=yes)yes", "lookaround"),
-    (r"(A)(?![a-z])", "negative lookaround"),
-    (r"(?<!x)y", "negative lookaround"),
-    (r"(a)\1", "backreference"),
-    (r"a^b", "anchor"),
-    (r"a\bb", "anchor"),
-    (r"[\W_]", "negated class"),
-    (r"(unclosed", "not a valid regex"),
-])
+@pytest.mark.parametrize(
+    "pattern,what",
+    [
+        (r"(?=yes)yes", "lookaround"),
+        (r"(A)(?![a-z])", "negative lookaround"),
+        (r"(?<!x)y", "negative lookaround"),
+        (r"(a)\1", "backreference"),
+        (r"a^b", "anchor"),
+        (r"a\bb", "anchor"),
+        (r"[\W_]", "negated class"),
+        (r"(unclosed", "not a valid regex"),
+    ],
+)
 def test_decoder_regex_rejects_what_decoders_cannot_do(pattern, what):
     with pytest.raises(ConstraintError, match=re.escape(what)) as err:
         decoder_regex(pattern)
@@ -85,8 +91,13 @@ def test_decoder_regex_rejects_what_decoders_cannot_do(pattern, what):
 def test_constraint_regex_allows_one_leading_space():
     rx = constraint_regex(r"(?i)^(yes|no)\b")
     assert rx == "( )?(([yY][eE][sS]|[nN][oO]))"
-    assert [bool(re.fullmatch(rx, t)) for t in ["Yes", " Yes", "  Yes", " Yes.", "\nYes"]] == \
-        [True, True, False, False, False]
+    assert [bool(re.fullmatch(rx, t)) for t in ["Yes", " Yes", "  Yes", " Yes.", "\nYes"]] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
     # a [PARSE] format that already starts with an optional space is used as it is (never two spaces)
     assert constraint_regex(" ?([Yy]es|[Nn]o)") == " ?([Yy]es|[Nn]o)"
 
@@ -109,7 +120,7 @@ def test_task_format_reads_the_task_yaml():
     for task in ["ent_gold_news_direction_up__t1", "ent_fiqa_sa__t4", "ent_insurance_qa_gen__t2"]:
         assert task_format(task) == _yaml_regex(task)
     with pytest.raises(ConstraintError, match="ent_fiqa_qa__t1"):
-        task_format("ent_fiqa_qa__t1")        # a log-likelihood task has no answer format
+        task_format("ent_fiqa_qa__t1")  # a log-likelihood task has no answer format
     with pytest.raises(ConstraintError, match="no_such_task"):
         task_format("no_such_task")
 
@@ -117,14 +128,17 @@ def test_task_format_reads_the_task_yaml():
 def _instance(task, doc, gen_kwargs):
     from lm_eval.api.instance import Instance
 
-    return Instance(request_type="generate_until", doc=doc, arguments=("prompt", gen_kwargs), idx=0,
-                    metadata=(task, 0, 1))
+    return Instance(
+        request_type="generate_until", doc=doc, arguments=("prompt", gen_kwargs), idx=0, metadata=(task, 0, 1)
+    )
 
 
 def test_add_constraints_rewrites_each_request():
     shared = {"until": ["\n"], "max_gen_toks": 5}  # lm-eval hands every request of a task the same dict
-    reqs = [_instance("ent_gold_news_direction_up__t1", {"label_names": ["Yes", "No"]}, shared),
-            _instance("ent_fiqa_sa__t2", {"label_names": ["positive", "neutral", "negative"]}, shared)]
+    reqs = [
+        _instance("ent_gold_news_direction_up__t1", {"label_names": ["Yes", "No"]}, shared),
+        _instance("ent_fiqa_sa__t2", {"label_names": ["positive", "neutral", "negative"]}, shared),
+    ]
     add_constraints(reqs)
     assert shared == {"until": ["\n"], "max_gen_toks": 5}
     for req in reqs:
@@ -161,8 +175,10 @@ def test_gold_answers_pass_their_constraint():
             assert re.fullmatch(rx, " " + target), (name, target, rx)
             checked += 1
     assert checked >= 150
-    print(f"\n{checked} gold answers pass; formats not expressible for decoders: {len(unsupported)} "
-          f"variants {sorted({n.rsplit('__', 1)[0] for n in unsupported})}")
+    print(
+        f"\n{checked} gold answers pass; formats not expressible for decoders: {len(unsupported)} "
+        f"variants {sorted({n.rsplit('__', 1)[0] for n in unsupported})}"
+    )
 
 
 def test_decoding_mode_labels():
@@ -193,8 +209,15 @@ def test_server_payload_carries_structured_outputs():
     comp.model, comp._max_gen_toks = "m", 256
     gen = {"until": ["\n"], "max_gen_toks": 5, "do_sample": False, "temperature": 0.0, GEN_KWARG: "( )?(Yes|No)"}
     payload = comp._create_payload([1, 2, 3], generate=True, gen_kwargs=gen, seed=7, eos="</s>")
-    assert payload == {"prompt": [1, 2, 3], "model": "m", "max_tokens": 5, "temperature": 0.0, "stop": ["\n", "</s>"],
-                       "seed": 7, "structured_outputs": {"regex": "( )?(Yes|No)"}}
+    assert payload == {
+        "prompt": [1, 2, 3],
+        "model": "m",
+        "max_tokens": 5,
+        "temperature": 0.0,
+        "stop": ["\n", "</s>"],
+        "seed": 7,
+        "structured_outputs": {"regex": "( )?(Yes|No)"},
+    }
     assert GEN_KWARG in gen  # the caller's dict is not consumed
     unconstrained = {k: v for k, v in gen.items() if k != GEN_KWARG}
     assert "structured_outputs" not in comp._create_payload([1], generate=True, gen_kwargs=unconstrained, eos="</s>")
@@ -203,8 +226,9 @@ def test_server_payload_carries_structured_outputs():
 
     chat = object.__new__(LocalChatCompletionsConstrained)
     chat.model, chat._max_gen_toks = "m", 256
-    payload = chat._create_payload([{"role": "user", "content": "q"}], generate=True, gen_kwargs=dict(gen),
-                                   seed=7, eos="</s>")
+    payload = chat._create_payload(
+        [{"role": "user", "content": "q"}], generate=True, gen_kwargs=dict(gen), seed=7, eos="</s>"
+    )
     assert payload["structured_outputs"] == {"regex": "( )?(Yes|No)"} and GEN_KWARG not in payload
     assert payload["messages"] == [{"role": "user", "content": "q"}] and payload["stop"] == ["\n", "</s>"]
 
@@ -219,15 +243,16 @@ def test_constrained_twin_shares_the_loaded_backend():
     plain.model, plain._max_gen_toks, plain.tokenizer = "m", 256, object()
     twin = constrained_twin(plain)
     assert type(twin) is LocalCompletionsConstrained and type(plain) is LocalCompletionsAPI
-    assert twin.tokenizer is plain.tokenizer and twin.model == "m"   # shared state, not a reload
-    twin.model = "other"                                             # a shallow copy: own attributes
+    assert twin.tokenizer is plain.tokenizer and twin.model == "m"  # shared state, not a reload
+    twin.model = "other"  # a shallow copy: own attributes
     assert plain.model == "m"
     gen = {"until": ["\n"], "max_gen_toks": 5, GEN_KWARG: "( )?(Yes|No)"}
-    assert twin._create_payload([1], generate=True, gen_kwargs=gen, eos="</s>")["structured_outputs"] == \
-        {"regex": "( )?(Yes|No)"}
+    assert twin._create_payload([1], generate=True, gen_kwargs=gen, eos="</s>")["structured_outputs"] == {
+        "regex": "( )?(Yes|No)"
+    }
     assert twin.get_model_info()["decoding"] == CONSTRAINED
     with pytest.raises(ConstraintError, match="no constrained wrapper for .*LocalCompletionsConstrained"):
-        constrained_twin(twin)   # already constrained: exactly the four plain lm-eval classes are accepted
+        constrained_twin(twin)  # already constrained: exactly the four plain lm-eval classes are accepted
     with pytest.raises(ConstraintError, match="builtins:object"):
         constrained_twin(object())
 

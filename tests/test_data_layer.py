@@ -3,6 +3,7 @@
 No network anywhere: downloads are monkeypatched (or use file:// URLs); the cache is a per-test temp folder
 (conftest ``_isolated_cache``).
 """
+
 import csv
 import hashlib
 import json
@@ -16,8 +17,7 @@ import pytest
 
 from lm_eval_enterprise import cli
 from lm_eval_enterprise import data as D
-from lm_eval_enterprise.data import load, tasktree
-from lm_eval_enterprise.data import DataError, RemoteFile, Source, fixture_dir
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, fixture_dir, load, tasktree
 
 FAKE = "fake_ds"
 FAKE_MODULE = "lmee_test_fake_source"
@@ -26,8 +26,7 @@ FAKE_MODULE = "lmee_test_fake_source"
 def _rows(n, prefix="headline"):
     # id, text, label; labels 0..n-1: Yes for every third row. Eval rows get their own prefix: an eval text equal
     # to a pool text would be removed by the few-shot de-duplication ([LEAK], tests/test_leakage.py)
-    return [{"id": f"r{i}", "text": f"{prefix} number {i}", "label": "Yes" if i % 3 == 0 else "No"}
-            for i in range(n)]
+    return [{"id": f"r{i}", "text": f"{prefix} number {i}", "label": "Yes" if i % 3 == 0 else "No"} for i in range(n)]
 
 
 class FakeSource(Source):
@@ -59,6 +58,7 @@ class FakeSource(Source):
     def convert_presplit(self, rows, data_dir):
         def row(r):
             return None if r.get("drop") else {"id": str(r["id"]), "text": r["text"], "label": r["label"]}
+
         return {s: D.map_rows(rs, row, self.id, s) for s, rs in rows.items()}
 
     def fewshot_transform(self, record):
@@ -124,7 +124,7 @@ def test_offline_without_cache_is_one_actionable_line(fake, offline):
     msg = str(ei.value)
     assert "\n" not in msg
     assert msg.startswith(f"[{FAKE}] ")
-    assert str(D.cache_root() / FAKE) in msg                      # the folder it looked in
+    assert str(D.cache_root() / FAKE) in msg  # the folder it looked in
     assert f"lm-eval-enterprise prepare --dataset {FAKE}" in msg  # how to fill the cache
     assert "LM_EVAL_ENTERPRISE_DATA" in msg and "data_root" in msg and "raw.csv" in msg  # or provide the files
     assert fake.downloads == 0
@@ -195,21 +195,24 @@ def test_verified_count_error_tolerance_and_unverified_warning(caplog):
     with pytest.raises(DataError, match=r"has 98 rows after conversion, expected 100 \(counted\)"):
         src.check_rows({"test": [{}] * 98}, Path("/x"))
     with pytest.raises(DataError, match="has 0 rows"):
-        src.check_rows({}, Path("/x"))                # a missing split counts as 0 rows (source layout)
+        src.check_rows({}, Path("/x"))  # a missing split counts as 0 rows (source layout)
     src.expected_rows = {"test": D.unverified(100, "stated, not counted")}
     [check] = src.check_rows({"test": [{}] * 50}, Path("/x"))
     assert check.status == "warning" and check.message == (
         "split 'test' has 50 rows after conversion, expected 100 (unverified count: stated, not counted); "
-        "recorded, not an error")
-    assert any(r.levelname == "WARNING" and "[fake_ds] /x: split 'test' has 50 rows" in r.getMessage()
-               for r in caplog.records)
+        "recorded, not an error"
+    )
+    assert any(
+        r.levelname == "WARNING" and "[fake_ds] /x: split 'test' has 50 rows" in r.getMessage() for r in caplog.records
+    )
     assert src.check_rows({}, Path("/x"), provided=[]) == []  # pre-split: an absent file is not checked
 
 
 def test_manifest_overrides_expected_rows(fake, tmp_path):
     root = _source_layout(tmp_path, n=9)
-    (root / FAKE / D.MANIFEST).write_text(json.dumps({"dataset": FAKE, "expected_rows": {"train": 4, "test": 5},
-                                                      "tolerance": 0}))
+    (root / FAKE / D.MANIFEST).write_text(
+        json.dumps({"dataset": FAKE, "expected_rows": {"train": 4, "test": 5}, "tolerance": 0})
+    )
     assert len(D.load_records(FAKE, data_root=str(root))["test"]) == 5
     D.clear_caches()
     (root / FAKE / D.MANIFEST).write_text(json.dumps({"expected_rows": {"train": 4, "test": 7}, "tolerance": 0}))
@@ -253,7 +256,7 @@ def test_malformed_jsonl_line_names_file_and_line(fake, tmp_path):
     d = tmp_path / FAKE
     _write_jsonl(d / "train.jsonl", _rows(4))
     # line 1 ok, line 2 blank (skipped but counted), line 3 ok, line 4 broken
-    (d / "test.jsonl").write_text(json.dumps(_rows(1)[0]) + "\n\n" + json.dumps(_rows(2)[1]) + "\n{\"id\": \"r9\",\n")
+    (d / "test.jsonl").write_text(json.dumps(_rows(1)[0]) + "\n\n" + json.dumps(_rows(2)[1]) + '\n{"id": "r9",\n')
     with pytest.raises(DataError) as ei:
         D.load_records(FAKE, data_root=str(tmp_path))
     msg = str(ei.value)
@@ -446,10 +449,11 @@ def test_load_task_dataset_through_lm_eval(fake, tmp_path):
         "custom_dataset: !function lm_eval_enterprise.data.load_task_dataset\n"
         f"dataset_kwargs: {{dataset_id: {FAKE}}}\n"
         "test_split: test\nfewshot_split: fewshot\nfewshot_config: {sampler: first_n}\nnum_fewshot: 2\n"
-        "output_type: generate_until\ndoc_to_text: \"{{text}}\\nAnswer:\"\ndoc_to_target: \"{{label}}\"\n"
-        "generation_kwargs: {until: [\"\\n\"], max_gen_toks: 2}\n"
+        'output_type: generate_until\ndoc_to_text: "{{text}}\\nAnswer:"\ndoc_to_target: "{{label}}"\n'
+        'generation_kwargs: {until: ["\\n"], max_gen_toks: 2}\n'
         "metric_list: [{metric: exact_match, aggregation: mean, higher_is_better: true}]\n"
-        "metadata: {version: 1.0}\n")
+        "metadata: {version: 1.0}\n"
+    )
 
     class Const(LM):
         def generate_until(self, requests, disable_tqdm=False):
@@ -462,8 +466,9 @@ def test_load_task_dataset_through_lm_eval(fake, tmp_path):
             raise NotImplementedError
 
     tm = TaskManager(include_path=str(tdir), include_defaults=False, metadata={"data_root": root})
-    res = lm_eval.simple_evaluate(model=Const(), tasks=["lmee_fake_task"], task_manager=tm, log_samples=True,
-                                  bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model=Const(), tasks=["lmee_fake_task"], task_manager=tm, log_samples=True, bootstrap_iters=0
+    )
     samples = res["samples"]["lmee_fake_task"]
     assert len(samples) == 6
     shots = D.load_records(FAKE, data_root=root)["fewshot"][:2]
@@ -494,8 +499,9 @@ def test_cli_prepare_subprocess_unknown_dataset(tmp_path):
 
     exe = Path(sys.executable).with_name("lm-eval-enterprise")
     env = {**os.environ, "LM_EVAL_ENTERPRISE_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.run([str(exe), "prepare", "--dataset", "no_such_dataset"], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = subprocess.run(
+        [str(exe), "prepare", "--dataset", "no_such_dataset"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr  # argparse: the usage, then one error line
     errors = [ln for ln in proc.stderr.splitlines() if "error:" in ln]
     assert len(errors) == 1 and "argument --dataset: invalid choice: 'no_such_dataset'" in errors[0]
@@ -561,9 +567,10 @@ def test_loaded_task_metadata_reaches_the_results_through_the_task_class(fake, t
         "custom_dataset: !function lm_eval_enterprise.data.load_task_dataset\n"
         f"dataset_kwargs: {{dataset_id: {FAKE}}}\n"
         "test_split: test\nfewshot_split: fewshot\nnum_fewshot: 0\noutput_type: generate_until\n"
-        "doc_to_text: \"{{text}}\"\ndoc_to_target: \"{{label}}\"\n"
+        'doc_to_text: "{{text}}"\ndoc_to_target: "{{label}}"\n'
         "metric_list: [{metric: exact_match, aggregation: mean, higher_is_better: true}]\n"
-        "metadata: {version: 1.0}\n")
+        "metadata: {version: 1.0}\n"
+    )
 
     class Const(LM):
         def generate_until(self, requests, disable_tqdm=False):
@@ -575,8 +582,9 @@ def test_loaded_task_metadata_reaches_the_results_through_the_task_class(fake, t
         def loglikelihood_rolling(self, requests, disable_tqdm=False):
             raise NotImplementedError
 
-    tm = TaskManager(include_path=str(tdir), include_defaults=False,
-                     metadata={"data_root": root, "max_context_tokens": 4096})
+    tm = TaskManager(
+        include_path=str(tdir), include_defaults=False, metadata={"data_root": root, "max_context_tokens": 4096}
+    )
     res = lm_eval.simple_evaluate(model=Const(), tasks=["lmee_fake_facts"], task_manager=tm, bootstrap_iters=0)
     meta = res["configs"]["lmee_fake_facts"]["metadata"]
     assert meta["n_test_rows"] == 6 and meta["source_sha256"] == facts["source_sha256"]

@@ -2,6 +2,7 @@
 (verified → error, unverified → warning), declared copies (MANIFEST.json exact, SOURCE.md partial), sha256
 provenance with its cache, gold labels and UTF-8 found at load, `prepare` honouring the data root and the offline
 variables, and `lm-eval-enterprise verify`."""
+
 import csv
 import hashlib
 import json
@@ -10,13 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import shared_sample
 from lm_eval_enterprise import TASK_DIR, cli
 from lm_eval_enterprise import data as D
-from lm_eval_enterprise.data import checks as C
 from lm_eval_enterprise.data import DataError, fixture_dir
-
-from conftest import shared_sample
-
+from lm_eval_enterprise.data import checks as C
 
 
 @pytest.fixture(autouse=True)
@@ -31,13 +30,19 @@ def test_compare_rules_hand_worked():
     v, u = C.verified(100, "counted on X"), C.unverified(100, "stated by Y")
     assert C.compare("test", 100, v).status == "ok"
     err = C.compare("test", 99, v)
-    assert (err.status, err.message) == ("error", "split 'test' has 99 rows after conversion, expected 100 "
-                                                  "(counted on X); the source files are incomplete or changed")
+    assert (err.status, err.message) == (
+        "error",
+        "split 'test' has 99 rows after conversion, expected 100 "
+        "(counted on X); the source files are incomplete or changed",
+    )
     warn = C.compare("test", 99, u)
-    assert (warn.status, warn.message) == ("warning", "split 'test' has 99 rows after conversion, expected 100 "
-                                                      "(unverified count: stated by Y); recorded, not an error")
+    assert (warn.status, warn.message) == (
+        "warning",
+        "split 'test' has 99 rows after conversion, expected 100 "
+        "(unverified count: stated by Y); recorded, not an error",
+    )
     assert C.compare("test", 7, C.unverified(None, "none published")).status == "ok"
-    assert C.compare("test", 7, 8).status == "warning"                    # a bare int: unverified, no evidence
+    assert C.compare("test", 7, 8).status == "warning"  # a bare int: unverified, no evidence
     assert "no evidence recorded" in C.compare("test", 7, 8).message
     # tolerance of a verified count: |101 − 100| = 1 ≤ 1 % → warning; 2 > 1 → error
     tol = C.verified(100, "counted", tolerance=0.01)
@@ -60,8 +65,10 @@ def test_check_count_collects_raises_or_defers(caplog):
     assert any("[ds] /d: split 'train' has 5 rows" in r.getMessage() for r in caplog.records)
     with C.collecting(defer_errors=True) as col:
         C.check_count("ds", "test", 1, C.verified(2, "counted"), "/d")
-    assert col.errors == ["[ds] /d: split 'test' has 1 rows after conversion, expected 2 (counted); the source "
-                          "files are incomplete or changed"]
+    assert col.errors == [
+        "[ds] /d: split 'test' has 1 rows after conversion, expected 2 (counted); the source "
+        "files are incomplete or changed"
+    ]
 
 
 def test_every_dataset_declares_each_split_with_evidence():
@@ -80,17 +87,29 @@ def test_every_dataset_declares_each_split_with_evidence():
                 assert rows.n is not None and "genuine" in rows.evidence, ds
     # exactly the counts confirmed on genuine files (the real samples' provenance notes, the corrected
     # legal_sentiment train sheet); every other count is unverified
-    assert verified == {("credit_risk_ner", "train"), ("credit_risk_ner", "test"), ("securenlp", "train"),
-                        ("securenlp", "valid"), ("securenlp", "test"), ("iotspotter", "valid"),
-                        ("iotspotter", "test"), ("legal_summarization", "train"), ("legal_summarization", "test"),
-                        ("sumo_claims", "train"), ("sumo_claims", "test"), ("unfair_tos", "train"),
-                        ("legal_sentiment", "train")}
+    assert verified == {
+        ("credit_risk_ner", "train"),
+        ("credit_risk_ner", "test"),
+        ("securenlp", "train"),
+        ("securenlp", "valid"),
+        ("securenlp", "test"),
+        ("iotspotter", "valid"),
+        ("iotspotter", "test"),
+        ("legal_summarization", "train"),
+        ("legal_summarization", "test"),
+        ("sumo_claims", "train"),
+        ("sumo_claims", "test"),
+        ("unfair_tos", "train"),
+        ("legal_sentiment", "train"),
+    }
 
 
 # ============================================================================================ declared copies
 def _fiqa_rows(n: int, start: int = 0) -> list[dict]:
-    return [{"_id": str(start + i), "sentence": f"Stock {start + i} rallies", "target": "Stock", "score": 0.5}
-            for i in range(n)]
+    return [
+        {"_id": str(start + i), "sentence": f"Stock {start + i} rallies", "target": "Stock", "score": 0.5}
+        for i in range(n)
+    ]
 
 
 def _jsonl(path: Path, rows: list[dict]) -> None:
@@ -108,8 +127,9 @@ def test_presplit_copy_is_count_checked_fiqa_sa_954_219(tmp_path, caplog):
     counts = report.metadata()["row_counts"]
     assert set(counts) == {"train", "test"}  # valid.jsonl is absent: not a count of 0
     assert (counts["train"]["status"], counts["test"]["status"], report.status) == ("warning", "warning", "warning")
-    assert counts["train"]["message"].startswith("split 'train' has 954 rows after conversion, expected 822 "
-                                                 "(unverified count:")
+    assert counts["train"]["message"].startswith(
+        "split 'train' has 954 rows after conversion, expected 822 (unverified count:"
+    )
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert sum("rows after conversion" in m for m in warned) == 2
     # declared as a partial copy: 219 ≤ 234 is fine, 954 > 822 still is not a subset (warning: unverified)
@@ -131,9 +151,11 @@ def test_verified_genuine_size_mismatch_is_an_error_unless_declared_partial(tmp_
         shutil.copy(sample / f, d / f)
     with pytest.raises(DataError) as e:
         D.load_records("credit_risk_ner", data_root=str(tmp_path))
-    assert str(e.value) == (f"[credit_risk_ner] {d}: split 'train' has 100 rows after conversion, expected 1,164 "
-                            "(counted on the genuine FIN5.txt (1,164 sentences, 41,010 tokens)); the source files "
-                            "are incomplete or changed")
+    assert str(e.value) == (
+        f"[credit_risk_ner] {d}: split 'train' has 100 rows after conversion, expected 1,164 "
+        "(counted on the genuine FIN5.txt (1,164 sentences, 41,010 tokens)); the source files "
+        "are incomplete or changed"
+    )
     shutil.copy(sample / "SOURCE.md", d / "SOURCE.md")
     D.clear_caches()
     recs, report = D.load_checked("credit_risk_ner", data_root=str(tmp_path))
@@ -166,21 +188,25 @@ def test_sha256_of_every_file_and_the_cache(tmp_path, monkeypatch):
     (d / "sub").mkdir(parents=True)
     (d / "a.txt").write_bytes(b"alpha\n")
     (d / "sub" / "b.csv").write_bytes(b"x,y\n1,2\n")
-    (d / ".complete").write_text("{}")               # hidden: not a source file
+    (d / ".complete").write_text("{}")  # hidden: not a source file
     files = C.folder_hashes(d)
-    assert files == {"a.txt": hashlib.sha256(b"alpha\n").hexdigest(),
-                     "sub/b.csv": hashlib.sha256(b"x,y\n1,2\n").hexdigest()}
-    assert C.combined_sha256(files) == hashlib.sha256(
-        f"a.txt\0{files['a.txt']}\nsub/b.csv\0{files['sub/b.csv']}\n".encode()).hexdigest()
+    assert files == {
+        "a.txt": hashlib.sha256(b"alpha\n").hexdigest(),
+        "sub/b.csv": hashlib.sha256(b"x,y\n1,2\n").hexdigest(),
+    }
+    assert (
+        C.combined_sha256(files)
+        == hashlib.sha256(f"a.txt\0{files['a.txt']}\nsub/b.csv\0{files['sub/b.csv']}\n".encode()).hexdigest()
+    )
     cache_file = Path(D.cache_root()) / ".sha256-cache.json"
     assert len(json.loads(cache_file.read_text())) == 2
     calls = []
     real = C._sha256_of
     monkeypatch.setattr(C, "_sha256_of", lambda p: calls.append(p.name) or real(p))
     C._HASHES.clear()
-    C._LOADED.clear()                                 # a new process: the persisted cache is read, nothing hashed
+    C._LOADED.clear()  # a new process: the persisted cache is read, nothing hashed
     assert C.folder_hashes(d) == files and calls == []
-    (d / "a.txt").write_bytes(b"alpha!\n")            # changed size and mtime: hashed again, only that file
+    (d / "a.txt").write_bytes(b"alpha!\n")  # changed size and mtime: hashed again, only that file
     assert C.folder_hashes(d)["a.txt"] == hashlib.sha256(b"alpha!\n").hexdigest() and calls == ["a.txt"]
 
 
@@ -206,16 +232,23 @@ def test_counts_and_hashes_reach_the_task_metadata_and_results(tmp_path):
     files = C.folder_hashes(fixture_dir("gold_news"))
     assert meta["source_files"] == files and meta["source_sha256"] == C.combined_sha256(files)
     assert set(files) == {"MANIFEST.json", "finalDataset_0208.csv"}
-    assert meta["row_counts"]["test"] == {"rows": 54, "expected": 54, "verified": True, "evidence": "MANIFEST.json",
-                                          "status": "ok"}
+    assert meta["row_counts"]["test"] == {
+        "rows": 54,
+        "expected": 54,
+        "verified": True,
+        "evidence": "MANIFEST.json",
+        "status": "ok",
+    }
     assert (meta["data_status"], meta["data_declared"], meta["evaluated_split"]) == ("ok", "MANIFEST.json", "test")
     assert meta["data_layout"] == "source files" and meta["data_dir"] == str(fixture_dir("gold_news"))
 
 
 # ============================================================================================ gold labels at load
 def _gold_rows(labels: list[str]) -> list[dict]:
-    return [{"row_index": i, "text": f"gold headline {i}", "labels": {"direction_up": lab, "direction_down": "No"}}
-            for i, lab in enumerate(labels)]
+    return [
+        {"row_index": i, "text": f"gold headline {i}", "labels": {"direction_up": lab, "direction_down": "No"}}
+        for i, lab in enumerate(labels)
+    ]
 
 
 def test_gold_label_outside_the_label_set_is_found_at_load_presplit(tmp_path):
@@ -224,18 +257,24 @@ def test_gold_label_outside_the_label_set_is_found_at_load_presplit(tmp_path):
 
     d = tmp_path / "gold_news"
     _jsonl(d / "train.jsonl", _gold_rows(["Yes", "No"]))
-    (d / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in _gold_rows(["No", "Yes"]))
-                                  + "\n" + json.dumps(_gold_rows(["", "", "Maybe"])[2]) + "\n")
-    expected = (f"[gold_news] {d / 'test.jsonl'}:4: gold label 'Maybe' (direction_up) is not one of ['Yes', 'No'] "
-                "(id '2')")                       # line 3 is blank: the line number is the file's
+    (d / "test.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in _gold_rows(["No", "Yes"]))
+        + "\n"
+        + json.dumps(_gold_rows(["", "", "Maybe"])[2])
+        + "\n"
+    )
+    expected = (
+        f"[gold_news] {d / 'test.jsonl'}:4: gold label 'Maybe' (direction_up) is not one of ['Yes', 'No'] "
+        "(id '2')"
+    )  # line 3 is blank: the line number is the file's
     with pytest.raises(DataError) as e:
         D.load_records("gold_news", "direction_up", data_root=str(tmp_path))
     assert str(e.value) == expected
     D.clear_caches()
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(tmp_path)})
-    with pytest.raises(DataError) as e:               # lm-eval builds the task → the loader fails, no model run
+    with pytest.raises(DataError) as e:  # lm-eval builds the task → the loader fails, no model run
         get_task_dict(["ent_gold_news_direction_down__t1"], tm)
-    assert str(e.value) == expected                   # every subtask: the whole file is checked
+    assert str(e.value) == expected  # every subtask: the whole file is checked
 
 
 def test_gold_label_outside_the_label_set_source_layout(tmp_path):
@@ -256,20 +295,28 @@ def test_gold_label_outside_the_label_set_source_layout(tmp_path):
 def test_gold_problem_per_task_type():
     gp = C.gold_problem
     assert gp("classification", {"label": "Yes"}, ("Yes", "No")) is None
-    assert gp("classification", {"label": "yes"}, ("Yes", "No")) == ("invalid", "gold label 'yes' is not one of "
-                                                                               "['Yes', 'No']")
+    assert gp("classification", {"label": "yes"}, ("Yes", "No")) == (
+        "invalid",
+        "gold label 'yes' is not one of ['Yes', 'No']",
+    )
     assert gp("classification", {"label": "T1027", "label_names": ["A", "B"]}, ()) == (
-        "invalid", "gold label 'T1027' is not one of ['A', 'B']")        # the record's own label set wins
+        "invalid",
+        "gold label 'T1027' is not one of ['A', 'B']",
+    )  # the record's own label set wins
     assert gp("classification", {"label": None}, ("Yes", "No"))[0] == "missing"
     assert gp("classification", {"text": "x"}, ("Yes", "No")) == ("missing", "no gold label")
     assert gp("mc", {"choices": ["a", "b"], "answer": 1}) is None
-    assert gp("mc", {"choices": ["a", "b"], "answer": 2}) == ("invalid", "gold answer 2 is not an index of its 2 "
-                                                                         "choices")
+    assert gp("mc", {"choices": ["a", "b"], "answer": 2}) == (
+        "invalid",
+        "gold answer 2 is not an index of its 2 choices",
+    )
     assert gp("mc", {"choices": ["a", "b"], "answer": True})[0] == "invalid"
     assert gp("mc", {"choices": ["a", "b"], "answer": None}) == ("missing", "no gold answer")
     assert gp("ranking", {"candidates": [{"docid": "1"}, {"docid": "2"}], "relevant": ["2"]}) is None
     assert gp("ranking", {"candidates": [{"docid": "1"}], "relevant": ["9"]}) == (
-        "invalid", "relevant document(s) ['9'] not among its candidates")
+        "invalid",
+        "relevant document(s) ['9'] not among its candidates",
+    )
     ner = {"target": "Acme (organization)", "entities": [{"type": "organization"}], "entity_types": ["person"]}
     assert gp("ner", ner) == ("invalid", "entity type 'organization' is not one of ['person']")
     assert gp("ner", {**ner, "entity_types": ["organization"]}) is None
@@ -281,12 +328,16 @@ def test_gold_problem_per_task_type():
 def test_non_utf8_jsonl_names_file_and_line(tmp_path):
     d = tmp_path / "fiqa_sa"
     _jsonl(d / "train.jsonl", _fiqa_rows(2))
-    (d / "test.jsonl").write_bytes(json.dumps(_fiqa_rows(1)[0]).encode() + b"\n"
-                                   + b'{"_id": "9", "sentence": "caf\xe9 stock", "target": "x", "score": 0}\n')
+    (d / "test.jsonl").write_bytes(
+        json.dumps(_fiqa_rows(1)[0]).encode()
+        + b"\n"
+        + b'{"_id": "9", "sentence": "caf\xe9 stock", "target": "x", "score": 0}\n'
+    )
     with pytest.raises(DataError) as e:
         D.load_records("fiqa_sa", data_root=str(tmp_path))
-    assert str(e.value) == (f"[fiqa_sa] {d / 'test.jsonl'}:2: not UTF-8 text: byte 0xe9 at column 30 is not "
-                            "UTF-8")  # {"_id": "9", "sentence": "caf = 29 characters before the byte
+    assert str(e.value) == (
+        f"[fiqa_sa] {d / 'test.jsonl'}:2: not UTF-8 text: byte 0xe9 at column 30 is not UTF-8"
+    )  # {"_id": "9", "sentence": "caf = 29 characters before the byte
 
 
 def test_non_utf8_source_file_names_file_and_line(tmp_path):
@@ -311,13 +362,18 @@ def test_first_non_utf8_looks_into_zip_members_and_gz(tmp_path):
     with zipfile.ZipFile(tmp_path / "data.zip", "w") as zf:
         zf.writestr("data/a.json", "[1]\n")
         zf.writestr("data/b.json", b"ok\nok\n\xff bad\n")
-    assert C.first_non_utf8(tmp_path) == (f"{tmp_path / 'data.zip'}:data/b.json:3",
-                                          "byte 0xff at column 1 is not UTF-8")
+    assert C.first_non_utf8(tmp_path) == (
+        f"{tmp_path / 'data.zip'}:data/b.json:3",
+        "byte 0xff at column 1 is not UTF-8",
+    )
     (tmp_path / "data.zip").unlink()
     with gzip.open(tmp_path / "v.gz", "wb") as f:
         f.write(b"idx_1\tword\nidx_2\tw\x80rd\n")
     (tmp_path / "t.parquet").write_bytes(b"\xff\xfe binary is skipped")
-    assert C.first_non_utf8(tmp_path) == (f"{tmp_path / 'v.gz'}:2", "byte 0x80 at column 8 is not UTF-8")  # idx_2 \t w = 7
+    assert C.first_non_utf8(tmp_path) == (
+        f"{tmp_path / 'v.gz'}:2",
+        "byte 0x80 at column 8 is not UTF-8",
+    )  # idx_2 \t w = 7
 
 
 # ============================================================================================ prepare
@@ -327,7 +383,7 @@ def test_prepare_honours_the_data_root_and_never_downloads_present_data(tmp_path
     src = D.get_source("fiqa_sa")
     monkeypatch.setenv(D.ENV_DATA, str(tmp_path))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert D.prepare(src) == tmp_path / "fiqa_sa"        # checked in place, offline is no obstacle
+    assert D.prepare(src) == tmp_path / "fiqa_sa"  # checked in place, offline is no obstacle
     monkeypatch.delenv(D.ENV_DATA)
     assert D.prepare(src, data_root=str(tmp_path)) == tmp_path / "fiqa_sa"
     assert not (Path(D.cache_root()) / "fiqa_sa").exists()
@@ -343,14 +399,18 @@ def test_prepare_offline_never_tries_the_network(tmp_path, monkeypatch):
     src = D.get_source("gold_news")
     with pytest.raises(DataError) as e:
         D.prepare(src, data_root=str(tmp_path))
-    assert str(e.value) == (f"[gold_news] {tmp_path / 'gold_news'}: offline (HF_DATASETS_OFFLINE): nothing is "
-                            "downloaded; put the source files ['finalDataset_0208.csv'] (or pre-split "
-                            f"test.jsonl/train.jsonl/valid.jsonl) into {tmp_path / 'gold_news'}, or unset "
-                            "HF_DATASETS_OFFLINE to download")
+    assert str(e.value) == (
+        f"[gold_news] {tmp_path / 'gold_news'}: offline (HF_DATASETS_OFFLINE): nothing is "
+        "downloaded; put the source files ['finalDataset_0208.csv'] (or pre-split "
+        f"test.jsonl/train.jsonl/valid.jsonl) into {tmp_path / 'gold_news'}, or unset "
+        "HF_DATASETS_OFFLINE to download"
+    )
     assert "LM_EVAL_ENTERPRISE_DATA" not in str(e.value)  # never "set the variable" that is set
-    with pytest.raises(DataError, match=r"offline \(HF_DATASETS_OFFLINE\): nothing is downloaded; .* into "
-                                        + str(D.cache_root() / "gold_news")):
-        D.prepare(src)                                    # no data root: the cache, same rule
+    with pytest.raises(
+        DataError,
+        match=r"offline \(HF_DATASETS_OFFLINE\): nothing is downloaded; .* into " + str(D.cache_root() / "gold_news"),
+    ):
+        D.prepare(src)  # no data root: the cache, same rule
 
 
 def test_prepare_downloads_into_the_data_root_when_online(tmp_path, monkeypatch):
@@ -402,24 +462,25 @@ def test_cli_verify_embedded_fixtures(capsys):
     assert len(lines) == 26 and lines[-1] == "25 verified in embedded: 25 OK, 0 warning(s), 0 error(s)"
     gold = next(line for line in lines if line.startswith("gold_news "))
     sha = C.combined_sha256(C.folder_hashes(fixture_dir("gold_news")))[:12]
-    assert gold.split() == ["gold_news", "train", "6/6", "test", "54/54", "verified:", "manifest", "sha256", sha,
-                            "OK"]
-    assert "verify" in err and "25/25" in err        # the progress bar (stderr)
+    assert gold.split() == ["gold_news", "train", "6/6", "test", "54/54", "verified:", "manifest", "sha256", sha, "OK"]
+    assert "verify" in err and "25/25" in err  # the progress bar (stderr)
 
 
 def test_cli_verify_folder_with_wrong_counts(tmp_path, capsys):
     shutil.copytree(fixture_dir("securenlp"), tmp_path / "securenlp")
-    (tmp_path / "securenlp" / "MANIFEST.json").unlink()           # the genuine (verified) counts apply
+    (tmp_path / "securenlp" / "MANIFEST.json").unlink()  # the genuine (verified) counts apply
     d = tmp_path / "fiqa_sa"
     _jsonl(d / "train.jsonl", _fiqa_rows(954))
-    _jsonl(d / "test.jsonl", _fiqa_rows(219, 1000))               # unverified counts: a warning
+    _jsonl(d / "test.jsonl", _fiqa_rows(219, 1000))  # unverified counts: a warning
     assert cli.main(["verify", "--data-root", str(tmp_path), "--quiet"]) == 1
     lines = capsys.readouterr().out.strip().splitlines()
     secure = next(line for line in lines if line.startswith("securenlp"))
     assert "train 11/9,435 valid 3/1,213 test 10/618  verified: yes" in secure
-    assert secure.endswith("error: [securenlp] " + str(tmp_path / "securenlp") + ": split 'train' has 11 rows "
-                           "after conversion, expected 9,435 (counted on the genuine train reports (2,204 relevant "
-                           "/ 7,231)); the source files are incomplete or changed (+2 more)")
+    assert secure.endswith(
+        "error: [securenlp] " + str(tmp_path / "securenlp") + ": split 'train' has 11 rows "
+        "after conversion, expected 9,435 (counted on the genuine train reports (2,204 relevant "
+        "/ 7,231)); the source files are incomplete or changed (+2 more)"
+    )
     fiqa = next(line for line in lines if line.startswith("fiqa_sa"))
     assert "train 954/822 test 219/234  verified: no" in fiqa and " warning: split 'train' has 954 rows" in fiqa
     assert lines[-1] == f"2 verified in {tmp_path}: 0 OK, 1 warning(s), 1 error(s); 23 not present"
@@ -439,8 +500,15 @@ def test_cli_verify_conversion_error_and_nothing_present(tmp_path, capsys):
 # ============================================================================================ every dataset
 # the fixture without its MANIFEST.json is held to the dataset's declared counts: datasets with a verified count
 # the fixture does not match fail (one line); the others load with warnings (unverified) — never silently
-VERIFIED_MISMATCH = {"credit_risk_ner", "securenlp", "iotspotter", "legal_summarization", "sumo_claims",
-                     "legal_sentiment", "tram"}
+VERIFIED_MISMATCH = {
+    "credit_risk_ner",
+    "securenlp",
+    "iotspotter",
+    "legal_summarization",
+    "sumo_claims",
+    "legal_sentiment",
+    "tram",
+}
 NO_PUBLISHED_COUNTS = {"spec5g_cls", "spec5g_sum"}
 OWN_CHECK_ERRORS = {  # checks a loader makes itself, before the shared counts
     "cti_to_mitre": r"enterprise-attack\.json: 13 techniques, expected 199",
@@ -477,7 +545,9 @@ def test_embedded_fixture_data_is_marked_as_toy_data_in_the_metadata(tmp_path):
     """Scores on the package's fixtures must never pass for benchmark scores: the data report says so whether the
     fixtures were chosen with data_root 'embedded' or by their path; real data (and copies of fixtures) are not."""
     assert D.load_checked("iotspotter", data_root="embedded")[1].metadata()["toy_data"] is True
-    assert D.load_checked("iotspotter", data_root=str(shared_sample("iotspotter").parent))[1].metadata()[
-        "toy_data"] is False
+    assert (
+        D.load_checked("iotspotter", data_root=str(shared_sample("iotspotter").parent))[1].metadata()["toy_data"]
+        is False
+    )
     shutil.copytree(fixture_dir("iotspotter"), tmp_path / "iotspotter")
     assert D.load_checked("iotspotter", data_root=str(tmp_path))[1].metadata()["toy_data"] is False

@@ -9,6 +9,7 @@ registering anything. A dataset's own ``test_<id>.py`` (in its folder) tests wha
 * offline without data, loading says how to provide the files; a hub dataset downloads only its splits;
 * the first and the last template of every table run end to end through lm-eval with a tiny random model.
 """
+
 import json
 import math
 import re
@@ -17,11 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FakeHub, e2e_tasks, table_specs
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.data import DataError, HFParquetSource, load
 from lm_eval_enterprise.data.fixtures import generate
-
-from conftest import FakeHub, e2e_tasks, table_specs
 
 DATASETS = sorted(D.registry())
 TABLES = sorted(table_specs())
@@ -40,8 +40,7 @@ def _files(d: Path) -> dict[str, Path]:
 @pytest.mark.parametrize("ds", DATASETS)
 def test_dataset_folder_holds_every_part(ds):
     d = D.dataset_dir(ds)
-    for part in ("source.py", "templates.py", "README.md", "make_fixture.py", f"test_{ds}.py",
-                 "fixture/MANIFEST.json"):
+    for part in ("source.py", "templates.py", "README.md", "make_fixture.py", f"test_{ds}.py", "fixture/MANIFEST.json"):
         assert (d / part).is_file(), f"{ds}: {part} missing"
     assert list(d.glob("ent_*__t*.yaml")), f"{ds}: no generated task YAML (make tasks)"
     assert D.fixture_dir(ds) == d / "fixture" and D.get_source(ds).id == ds
@@ -86,7 +85,7 @@ def test_fixture_loads_with_its_manifest_counts_as_toy_data_and_leaks_nothing(ds
     assert counted == {k: (n, n) for k, n in manifest["expected_rows"].items()}, ds
     assert report.status == "ok" and report.declared == D.MANIFEST and report.metadata()["toy_data"] is True
     facts = load._DEDUP_FACTS[(ds, _subtask(ds), "embedded")]
-    if facts["fewshot_dedup_fields"] is not None:        # ranking datasets are exempt (leakage.py)
+    if facts["fewshot_dedup_fields"] is not None:  # ranking datasets are exempt (leakage.py)
         assert facts["eval_fewshot_pool_duplicates"] == 0, f"{ds}: an evaluation item equals a pool item"
         assert facts["eval_removed_fewshot_duplicates"] == 0
         assert len(recs[report.eval_split]) == facts["eval_rows_before_dedup"]
@@ -123,8 +122,11 @@ def test_offline_without_data_says_how_to_provide(ds, var, monkeypatch):
     assert all(f.name in msg for f in src.files), (ds, [f.name for f in src.files])
 
 
-HUB_DATASETS = [ds for ds in DATASETS if isinstance(D.get_source(ds), HFParquetSource)
-                and type(D.get_source(ds)).download is HFParquetSource.download]
+HUB_DATASETS = [
+    ds
+    for ds in DATASETS
+    if isinstance(D.get_source(ds), HFParquetSource) and type(D.get_source(ds)).download is HFParquetSource.download
+]
 
 
 @pytest.mark.parametrize("ds", HUB_DATASETS)
@@ -141,8 +143,9 @@ def test_hub_dataset_prepares_only_its_splits_then_loads_offline(ds, monkeypatch
     for v in D.OFFLINE_VARS:
         monkeypatch.delenv(v, raising=False)
     d = D.prepare(src, progress=False)
-    assert [(c["repo_id"], c["revision"], c["repo_type"]) for c in hub.calls] == [(src.hf_repo, src.hf_revision,
-                                                                                 "dataset")]
+    assert [(c["repo_id"], c["revision"], c["repo_type"]) for c in hub.calls] == [
+        (src.hf_repo, src.hf_revision, "dataset")
+    ]
     wanted = {s for s in src.hf_splits}
     assert {p for p in hub.downloaded()} == {p for p in repo if D.hf_parquet_split(p, src.hf_prefix) in wanted}
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

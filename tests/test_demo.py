@@ -1,6 +1,7 @@
 """Issue #10 item 7: the demo prompts the instruct model through its chat template with lm-eval's chat defaults
 (shots as multi-turn messages, no target delimiter before a log-likelihood answer), and reports format failures.
 Run on a tiny random chat model (its template: ``<|role|>\\ncontent<|endoftext|>``) with a two-dataset slice."""
+
 import json
 
 import pytest

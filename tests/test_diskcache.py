@@ -1,6 +1,7 @@
 """The on-disk cache of converted splits (``lm_eval_enterprise.data.diskcache``): a second start reads the
 converted splits back instead of converting; any change to the data folder or to the loader code misses; a bad
 entry is converted again; problems are never cached; ``LM_EVAL_ENTERPRISE_CONVERTED_CACHE=0`` switches it off."""
+
 import json
 import shutil
 

@@ -1,6 +1,7 @@
 """docs/ stays true and the repository stands alone: every relative link and anchor in the repository's Markdown
 resolves, every convention tag cited there ("[PARSE]", "[NORM-E]" …) has its anchor in docs/conventions.md, and no
 file points to a document the repository does not hold."""
+
 from __future__ import annotations
 
 import re
@@ -12,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)\)")   # [text](target), not images
+LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)\)")  # [text](target), not images
 ANCHOR = re.compile(r"<a id=\"([^\"]+)\"></a>")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$", re.M)
 FENCE = re.compile(r"^```.*?^```", re.M | re.S)
@@ -100,7 +101,7 @@ def test_every_cited_tag_is_defined():
 
 # ----------------------------------------------------------------------------- the repository stands alone
 # Names of documents that are not in the repository; spelled in pieces so this file does not match itself.
-NOTES = "LM_EVAL" + "_NOTES"   # also cited without ".md" ("… NOTES §8")
+NOTES = "LM_EVAL" + "_NOTES"  # also cited without ".md" ("… NOTES §8")
 EXTERNAL = tuple(name + ".md" for name in ("DATASETS", "SHARPE", "MODELS", "DESIGN")) + (NOTES, ".." + "/shared")
 # Exact exceptions, with the reason.
 ALLOWED = {
@@ -111,8 +112,12 @@ ALLOWED = {
 def _repo_files() -> list[str]:
     """Tracked files plus new files not yet committed (both as git lists them), paths relative to the root."""
     try:
-        out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
-                             capture_output=True, check=True).stdout
+        out = subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         pytest.skip(f"not a git checkout, cannot list the repository's files: {e}")
     return sorted({p for p in out.decode("utf-8").split("\0") if p and (ROOT / p).is_file()})
@@ -146,7 +151,9 @@ def test_external_references_are_found(tmp_path, monkeypatch):
     (tmp_path / "b.md").write_text("samples in " + ".." + "/shared/data\n", encoding="utf-8")
     (tmp_path / "c.bin").write_bytes(b"\xff\xfe\x00")
     assert _external_references(["a.py", "b.md", "c.bin"]) == [
-        "a.py:2: " + "SHARPE" + ".md", "b.md:1: " + ".." + "/shared"]
+        "a.py:2: " + "SHARPE" + ".md",
+        "b.md:1: " + ".." + "/shared",
+    ]
 
 
 def test_no_reference_to_documents_outside_the_repository():

@@ -1,4 +1,5 @@
 """[BAL] class-balanced few-shot selection (lm_eval_enterprise/fewshot.py::helm_balanced)."""
+
 import random
 from collections import defaultdict
 from itertools import cycle
@@ -45,7 +46,7 @@ def test_hand_worked_example():
 def test_hand_worked_random_draws():
     # the draws quoted in the comment above, taken from a fresh Random(0) in the same call order
     rng = random.Random(0)
-    assert rng._randbelow(2) == 1                                   # shuffle of ["No", "Yes"]
+    assert rng._randbelow(2) == 1  # shuffle of ["No", "Yes"]
     assert [rng.randrange(3), rng.randrange(3), rng.randrange(1)] == [1, 0, 0]
     assert [rng.randrange(2), rng.randrange(2)] == [1, 1]
     assert [rng.randrange(1), rng.randrange(1)] == [0, 0]
@@ -99,11 +100,20 @@ def _random_pool(rng, n, labels):
     return [(f"i{j}", rng.choices(labels, weights)[0]) for j in range(n)]
 
 
-POOL_CASES = [(n, labels, k) for n, labels, k in [
-    (1, ["Yes", "No"], 1), (2, ["Yes", "No"], 5), (10, ["Yes", "No"], 5), (40, ["Yes", "No"], 5),
-    (40, ["positive", "neutral", "negative"], 5), (60, list("ABCDE"), 2), (25, [f"t{c}" for c in range(9)], 20),
-    (200, ["Yes", "No"], 256), (30, [str(c) for c in range(30)], 10),  # all distinct (generation reference keys)
-]]
+POOL_CASES = [
+    (n, labels, k)
+    for n, labels, k in [
+        (1, ["Yes", "No"], 1),
+        (2, ["Yes", "No"], 5),
+        (10, ["Yes", "No"], 5),
+        (40, ["Yes", "No"], 5),
+        (40, ["positive", "neutral", "negative"], 5),
+        (60, list("ABCDE"), 2),
+        (25, [f"t{c}" for c in range(9)], 20),
+        (200, ["Yes", "No"], 256),
+        (30, [str(c) for c in range(30)], 10),  # all distinct (generation reference keys)
+    ]
+]
 
 
 @pytest.mark.parametrize("n, labels, k", POOL_CASES)

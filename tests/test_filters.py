@@ -2,15 +2,30 @@
 adherence), the AnswerFilter in lm-eval's pipeline, and the HELM-parity process_results of hooks.py.
 
 The per-dataset table over every template is tests/test_parse_table.py."""
+
 import pickle
 import re
 
 import pytest
 
 from lm_eval_enterprise import hooks
-from lm_eval_enterprise.filters import (LINE_FORMAT, TEXT_FORMAT, AnswerFilter, ParsedAnswer, adheres,
-                                        check_format_regex, entity_item, escape_literal, helm_label, label_format,
-                                        list_format, read_label, readable, render_format_regex, words_format)
+from lm_eval_enterprise.filters import (
+    LINE_FORMAT,
+    TEXT_FORMAT,
+    AnswerFilter,
+    ParsedAnswer,
+    adheres,
+    check_format_regex,
+    entity_item,
+    escape_literal,
+    helm_label,
+    label_format,
+    list_format,
+    read_label,
+    readable,
+    render_format_regex,
+    words_format,
+)
 from lm_eval_enterprise.metrics import INVALID
 
 SENT = ["positive", "neutral", "negative"]
@@ -18,28 +33,40 @@ LETTERS = list("ABCDE")
 
 
 # ------------------------------------------------------------------------------------------- [PARSE]: labels
-@pytest.mark.parametrize("text, expected", [
-    ("positive", "positive"),
-    ("Negative", "negative"),                       # case-insensitive; the canonical spelling is returned
-    ("NEUTRAL.", "neutral"),
-    ("**positive**", "positive"), ("*positive*", "positive"), ("`positive`", "positive"), ("_positive_", "positive"),
-    ('"positive"', "positive"), ("'positive'", "positive"), ("“positive”", "positive"),
-    ("(positive)", "positive"), ("[negative]", "negative"), ("### positive", "positive"),
-    ("Answer: positive", "positive"),               # generic lead-in
-    ("answer : negative", "negative"),              # case and space before the colon
-    ("Tone: positive", "positive"),                 # the dataset's own output field (lead_ins below)
-    ("**Answer:** neutral", "neutral"),             # markdown around the lead-in, then the label
-    ("Answer: **negative**", "negative"),
-    ("The answer is positive.", "positive"),        # generic phrase
-    ("Label: The answer is: negative", "negative"),  # repeated removal
-    ("positive, because the judge agrees", "positive"),  # trailing explanation
-    ("negative sentiment", "negative"),
-    ("not positive", None),                         # never another label: "not" is no lead-in
-    ("positively", None),                           # whole words only
-    ("Mood: positive", None),                       # "Mood" is no field of this dataset
-    ("The sentiment is mixed", None),
-    ("maybe", None), ("", None), ("#### ????", None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("positive", "positive"),
+        ("Negative", "negative"),  # case-insensitive; the canonical spelling is returned
+        ("NEUTRAL.", "neutral"),
+        ("**positive**", "positive"),
+        ("*positive*", "positive"),
+        ("`positive`", "positive"),
+        ("_positive_", "positive"),
+        ('"positive"', "positive"),
+        ("'positive'", "positive"),
+        ("“positive”", "positive"),
+        ("(positive)", "positive"),
+        ("[negative]", "negative"),
+        ("### positive", "positive"),
+        ("Answer: positive", "positive"),  # generic lead-in
+        ("answer : negative", "negative"),  # case and space before the colon
+        ("Tone: positive", "positive"),  # the dataset's own output field (lead_ins below)
+        ("**Answer:** neutral", "neutral"),  # markdown around the lead-in, then the label
+        ("Answer: **negative**", "negative"),
+        ("The answer is positive.", "positive"),  # generic phrase
+        ("Label: The answer is: negative", "negative"),  # repeated removal
+        ("positive, because the judge agrees", "positive"),  # trailing explanation
+        ("negative sentiment", "negative"),
+        ("not positive", None),  # never another label: "not" is no lead-in
+        ("positively", None),  # whole words only
+        ("Mood: positive", None),  # "Mood" is no field of this dataset
+        ("The sentiment is mixed", None),
+        ("maybe", None),
+        ("", None),
+        ("#### ????", None),
+    ],
+)
 def test_read_label_hand_worked(text, expected):
     assert read_label(text, SENT, lead_ins=["Tone"]) == expected
 
@@ -49,7 +76,7 @@ def test_longest_label_first():
     assert read_label("Relevant.", ["relevant", "irrelevant"]) == "relevant"
     assert read_label("non-iot", ["iot", "non-iot"]) == "non-iot"
     assert read_label("Non-IoT app", ["iot", "non-iot"]) == "non-iot"
-    assert read_label("iot-enabled", ["iot", "non-iot"]) == "iot"   # "-" ends the word "iot"
+    assert read_label("iot-enabled", ["iot", "non-iot"]) == "iot"  # "-" ends the word "iot"
     names = ["not security related", "security related", "procedure"]
     assert read_label("Not security related", names) == "not security related"
     assert read_label("security related", names) == "security related"
@@ -66,13 +93,27 @@ def test_whitespace_inside_a_label_is_flexible():
     assert read_label("Unilateral", labels) is None
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("E", "E"), ("(B)", "B"), ("B)", "B"), ("B.", "B"), ("B:", "B"), ("b", "B"),
-    ("Answer: E", "E"),             # the misread of the old [ACC] rule (read "A")
-    ("**E**", "E"), ("The answer is E.", "E"), ("The correct option is (C).", "C"),
-    ("E because the holding matches", "E"), ("D. holding that the rule applies", "D"),
-    ("Because", None), ("F", None), ("Answer:", None), ("", None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("E", "E"),
+        ("(B)", "B"),
+        ("B)", "B"),
+        ("B.", "B"),
+        ("B:", "B"),
+        ("b", "B"),
+        ("Answer: E", "E"),  # the misread of the old [ACC] rule (read "A")
+        ("**E**", "E"),
+        ("The answer is E.", "E"),
+        ("The correct option is (C).", "C"),
+        ("E because the holding matches", "E"),
+        ("D. holding that the rule applies", "D"),
+        ("Because", None),
+        ("F", None),
+        ("Answer:", None),
+        ("", None),
+    ],
+)
 def test_read_letters(text, expected):
     assert read_label(text, LETTERS, lead_ins=["Answer", "Letter"]) == expected
 
@@ -85,14 +126,14 @@ def test_lead_in_that_is_a_label_is_kept():
 
 def test_aliases_map_to_labels():
     assert read_label("y", ["Yes", "No"], aliases={"y": "Yes"}) == "Yes"
-    assert read_label("Nope.", ["Yes", "No"], aliases={"nope": "no"}) == "No"   # target matched after [NORM]
-    assert read_label("No", ["Yes", "No"], aliases={"no": "Yes"}) == "No"       # a real label wins
+    assert read_label("Nope.", ["Yes", "No"], aliases={"nope": "no"}) == "No"  # target matched after [NORM]
+    assert read_label("No", ["Yes", "No"], aliases={"no": "Yes"}) == "No"  # a real label wins
 
 
 def test_helm_label_is_the_whole_normalised_completion():
     assert helm_label("Positive.", SENT) == "positive"
     assert helm_label("positive, because", SENT) == INVALID
-    assert helm_label("**positive**", SENT) == "positive"   # [NORM] deletes punctuation
+    assert helm_label("**positive**", SENT) == "positive"  # [NORM] deletes punctuation
     assert helm_label("", SENT) == INVALID
 
 
@@ -100,9 +141,9 @@ def test_helm_label_is_the_whole_normalised_completion():
 def test_readable_other_readers():
     doc = {"entity_types": ["person", "organization"]}
     assert readable("entity", "Acme (organization)", doc)
-    assert readable("entity", "None", doc) and readable("entity", "No entities", doc)   # the empty list
-    assert not readable("entity", "Acme Corp", doc)            # no item parses → the parser returns None
-    assert not readable("entity", "#### ????", doc)            # no letter or digit: nothing answered
+    assert readable("entity", "None", doc) and readable("entity", "No entities", doc)  # the empty list
+    assert not readable("entity", "Acme Corp", doc)  # no item parses → the parser returns None
+    assert not readable("entity", "#### ????", doc)  # no letter or digit: nothing answered
     assert readable("kpi", "revenue [kpi], 5 [cy]", doc)
     assert not readable("kpi", "?!", doc)
     assert readable("number", "about 5.2 %", doc) and readable("number", "Yes", doc)
@@ -118,35 +159,48 @@ def test_label_format_strings():
     assert label_format(["iot", "non-iot"], start=True) == " ?([Nn]on-iot|[Ii]ot)([^A-Za-z0-9].*)?"
     assert label_format(["Choice of law", "Other"], exact_case=True) == " ?(Choice of law|Other)"
     assert list_format(entity_item("person|location"), "None") == (
-        r" ?([^()\n]+ \((person|location)\)(, [^()\n]+ \((person|location)\))*|None)")
+        r" ?([^()\n]+ \((person|location)\)(, [^()\n]+ \((person|location)\))*|None)"
+    )
     assert words_format(3) == r" ?[^ \n]*[A-Za-z0-9][^ \n]*( [^ \n]+){0,2}"
 
 
-@pytest.mark.parametrize("pattern, text, ok", [
-    (label_format(["Yes", "No"]), "Yes", True), (label_format(["Yes", "No"]), " no", True),
-    (label_format(["Yes", "No"]), "Yes.", False), (label_format(["Yes", "No"]), "YES", False),
-    (label_format(["Yes", "No"], start=True), "Yes, it does", True),
-    (label_format(["Yes", "No"], start=True), "Yesterday", False),
-    (" ?[A-E]", "B", True), (" ?[A-E]", "(B)", False), (" ?[A-E]", "b", False),
-    (TEXT_FORMAT, "Line one.\nLine two", True), (TEXT_FORMAT, "?!", False),
-    (LINE_FORMAT, "Line one.\nLine two", False), (words_format(3), "one two three", True),
-    (words_format(3), "one two three four", False),
-    (list_format(entity_item("person"), "None"), "Ann Lee (person), Bo (person)", True),
-    (list_format(entity_item("person"), "None"), "Ann Lee (person).", False),
-    (list_format(entity_item("person"), "None"), "None", True),
-    (None, "anything", False),
-])
+@pytest.mark.parametrize(
+    "pattern, text, ok",
+    [
+        (label_format(["Yes", "No"]), "Yes", True),
+        (label_format(["Yes", "No"]), " no", True),
+        (label_format(["Yes", "No"]), "Yes.", False),
+        (label_format(["Yes", "No"]), "YES", False),
+        (label_format(["Yes", "No"], start=True), "Yes, it does", True),
+        (label_format(["Yes", "No"], start=True), "Yesterday", False),
+        (" ?[A-E]", "B", True),
+        (" ?[A-E]", "(B)", False),
+        (" ?[A-E]", "b", False),
+        (TEXT_FORMAT, "Line one.\nLine two", True),
+        (TEXT_FORMAT, "?!", False),
+        (LINE_FORMAT, "Line one.\nLine two", False),
+        (words_format(3), "one two three", True),
+        (words_format(3), "one two three four", False),
+        (list_format(entity_item("person"), "None"), "Ann Lee (person), Bo (person)", True),
+        (list_format(entity_item("person"), "None"), "Ann Lee (person).", False),
+        (list_format(entity_item("person"), "None"), "None", True),
+        (None, "anything", False),
+    ],
+)
 def test_adheres_is_a_full_match(pattern, text, ok):
     assert adheres(text, pattern, {}) is ok
 
 
 def test_render_format_regex_fills_escaped_labels_longest_first():
-    doc = {"label_names": ["Proxy", "Native API", "Deobfuscate/Decode Files or Information", "a (b)"],
-           "entity_types": ["goodwill", "debt instrument face amount"]}
+    doc = {
+        "label_names": ["Proxy", "Native API", "Deobfuscate/Decode Files or Information", "a (b)"],
+        "entity_types": ["goodwill", "debt instrument face amount"],
+    }
     assert render_format_regex(" ?({LABELS})", doc) == (
-        r" ?(Deobfuscate/Decode Files or Information|Native API|Proxy|a \(b\))")
+        r" ?(Deobfuscate/Decode Files or Information|Native API|Proxy|a \(b\))"
+    )
     assert render_format_regex("{TYPES}", doc) == "debt instrument face amount|goodwill"
-    assert render_format_regex(" ?[A-E]", {}) == " ?[A-E]"              # no placeholder: unchanged
+    assert render_format_regex(" ?[A-E]", {}) == " ?[A-E]"  # no placeholder: unchanged
     with pytest.raises(ValueError, match=r"needs doc\['label_names'\]"):
         render_format_regex("({LABELS})", {"entity_types": ["x"]})
     # the rendered pattern matches exactly the listed names
@@ -158,8 +212,9 @@ def test_escape_literal_escapes_only_metacharacters():
     assert escape_literal("C&C: a.b (x)-y/z") == r"C&C: a\.b \(x\)-y/z"
 
 
-@pytest.mark.parametrize("bad", [r"(?i)yes", r"(?s)^(.*)$", r"(?=yes)yes", r"(?<!x)yes", r"(a)\1", r"\byes\b",
-                                 r"(?P<x>a)", r"\Ayes\Z"])
+@pytest.mark.parametrize(
+    "bad", [r"(?i)yes", r"(?s)^(.*)$", r"(?=yes)yes", r"(?<!x)yes", r"(a)\1", r"\byes\b", r"(?P<x>a)", r"\Ayes\Z"]
+)
 def test_check_format_regex_rejects_what_decoders_cannot_use(bad):
     with pytest.raises(ValueError, match="constrained decoders"):
         check_format_regex(bad)
@@ -176,7 +231,7 @@ def test_check_format_regex_accepts_plain_patterns():
 def test_filter_reads_and_reports_adherence():
     f = AnswerFilter(reader="label", format_regex=label_format(["Yes", "No"]), stop="\n", lead_ins=["Answer"])
     doc = {"label_names": ["Yes", "No"]}
-    out = f.read(" **Yes**, it does\nAnswer: No", doc)     # stop cut first: "**Yes**, it does"
+    out = f.read(" **Yes**, it does\nAnswer: No", doc)  # stop cut first: "**Yes**, it does"
     assert out == "Yes" and isinstance(out, ParsedAnswer)
     assert out.completion == "**Yes**, it does" and out.adherent is False
     clean = f.read(" No", doc)
@@ -224,9 +279,10 @@ def test_filter_apply_per_doc_and_repeat():
 def test_filter_in_lm_eval_pipeline_and_pickling():
     from lm_eval.filters import build_filter_ensemble
 
-    ensemble = build_filter_ensemble("answer", [[AnswerFilter, {"reader": "label", "stop": "\n",
-                                                                "format_regex": " ?([Yy]es|[Nn]o)"}],
-                                                ["take_first", None]])
+    ensemble = build_filter_ensemble(
+        "answer",
+        [[AnswerFilter, {"reader": "label", "stop": "\n", "format_regex": " ?([Yy]es|[Nn]o)"}], ["take_first", None]],
+    )
 
     class _Inst:
         def __init__(self, resps, doc):
@@ -243,10 +299,12 @@ def test_filter_in_lm_eval_pipeline_and_pickling():
 # ------------------------------------------------------------------------------------------- hooks
 def test_plain_strings_stand_for_clean_completions():
     # test doubles / synthetic runs pass plain strings: adherent iff readable
-    assert hooks.numeric({"answer": "5"}, ["5.0"]) == {"accuracy": 1.0, "format_failure": 0.0,
-                                                       "format_adherence": 1.0}
-    assert hooks.numeric({"answer": "5"}, [INVALID]) == {"accuracy": 0.0, "format_failure": 1.0,
-                                                         "format_adherence": 0.0}
+    assert hooks.numeric({"answer": "5"}, ["5.0"]) == {"accuracy": 1.0, "format_failure": 0.0, "format_adherence": 1.0}
+    assert hooks.numeric({"answer": "5"}, [INVALID]) == {
+        "accuracy": 0.0,
+        "format_failure": 1.0,
+        "format_adherence": 0.0,
+    }
     assert ParsedAnswer.of(None) == INVALID
 
 
@@ -259,8 +317,10 @@ def test_format_metrics_come_from_the_filter():
 
 def test_helm_process_results_by_hand():
     doc = {"label": "positive", "label_names": SENT}
-    rows = [hooks.classification_weighted_helm(doc, [ParsedAnswer("positive", c, a)])
-            for c, a in (("positive", True), ("Positive.", False), ("positive, clearly", False))]
+    rows = [
+        hooks.classification_weighted_helm(doc, [ParsedAnswer("positive", c, a)])
+        for c, a in (("positive", True), ("Positive.", False), ("positive, clearly", False))
+    ]
     # [PARSE] reads positive three times; HELM's rule only when the whole completion is the label
     assert [r["weighted_f1"]["pred"] for r in rows] == ["positive"] * 3
     assert [r["weighted_f1_helm"]["pred"] for r in rows] == ["positive", "positive", INVALID]
@@ -271,7 +331,7 @@ def test_helm_process_results_by_hand():
     mc = {"answer_letter": "E", "label_names": LETTERS}
     assert hooks.multiple_choice_helm(mc, [ParsedAnswer("E", "E", True)])["accuracy_helm"] == 1.0
     r = hooks.multiple_choice_helm(mc, [ParsedAnswer("E", "Answer: E", False)])
-    assert (r["accuracy"], r["accuracy_helm"]) == (1.0, 0.0)   # HELM maps only the bare letter
+    assert (r["accuracy"], r["accuracy_helm"]) == (1.0, 0.0)  # HELM maps only the bare letter
     assert hooks.multiple_choice_helm(mc, [ParsedAnswer("E", "e", False)])["accuracy_helm"] == 0.0
 
 
@@ -291,11 +351,22 @@ def _rendered_format_regexes():
     from lm_eval_enterprise import TASK_DIR
     from lm_eval_enterprise.templating import all_specs
 
-    doc = {"label_names": ["Obfuscated Files or Information", "Deobfuscate/Decode Files or Information",
-                           "Command and Scripting Interpreter: Windows Command Shell"],
-           "entity_types": ["debt instrument face amount", "goodwill", "concentration risk percentage 1"]}
-    return sorted({render_format_regex(t.regex, doc) for _, s in all_specs(Path(TASK_DIR))
-                   if s.output_type == "generate_until" for t in s.templates})
+    doc = {
+        "label_names": [
+            "Obfuscated Files or Information",
+            "Deobfuscate/Decode Files or Information",
+            "Command and Scripting Interpreter: Windows Command Shell",
+        ],
+        "entity_types": ["debt instrument face amount", "goodwill", "concentration risk percentage 1"],
+    }
+    return sorted(
+        {
+            render_format_regex(t.regex, doc)
+            for _, s in all_specs(Path(TASK_DIR))
+            if s.output_type == "generate_until"
+            for t in s.templates
+        }
+    )
 
 
 def test_every_template_format_regex_is_decoder_friendly():

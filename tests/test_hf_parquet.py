@@ -3,6 +3,7 @@
 No network: ``huggingface_hub.snapshot_download`` is replaced by :class:`conftest.FakeHub`, which selects files with
 the hub's own ``allow_patterns`` filter.
 """
+
 import shutil
 from pathlib import Path
 
@@ -10,10 +11,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import FakeHub
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.data import DataError
-
-from conftest import FakeHub
 
 OFFLINE_VARS = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "LM_EVAL_ENTERPRISE_OFFLINE")
 
@@ -35,32 +35,45 @@ CONVERTED = {  # an auto-converted repo (refs/convert/parquet) with two configs,
 }
 
 
-@pytest.mark.parametrize("path,prefix,split", [
-    ("transcript-sentiment/train/0000.parquet", "transcript-sentiment", "train"),
-    ("transcript-sentiment/test/0003.parquet", "transcript-sentiment/", "test"),
-    ("data/train-00000-of-00001-aeefa1eadf5be10b.parquet", "data", "train"),
-    ("data/valid-00000-of-00002.parquet", "data", "valid"),
-    ("data/test.parquet", "data", "test"),
-    ("default/validation/0000.parquet", "", "default"),  # no prefix: the first folder is the split
-    ("transcripts/train/0000.parquet", "transcript-sentiment", None),  # another config (prefix is a folder)
-    ("transcript-sentiment/test/index.duckdb", "transcript-sentiment", None),
-])
+@pytest.mark.parametrize(
+    "path,prefix,split",
+    [
+        ("transcript-sentiment/train/0000.parquet", "transcript-sentiment", "train"),
+        ("transcript-sentiment/test/0003.parquet", "transcript-sentiment/", "test"),
+        ("data/train-00000-of-00001-aeefa1eadf5be10b.parquet", "data", "train"),
+        ("data/valid-00000-of-00002.parquet", "data", "valid"),
+        ("data/test.parquet", "data", "test"),
+        ("default/validation/0000.parquet", "", "default"),  # no prefix: the first folder is the split
+        ("transcripts/train/0000.parquet", "transcript-sentiment", None),  # another config (prefix is a folder)
+        ("transcript-sentiment/test/index.duckdb", "transcript-sentiment", None),
+    ],
+)
 def test_split_of_repo_path(path, prefix, split):
     assert D.hf_parquet_split(path, prefix) == split
 
 
 def test_patterns_select_each_layout_of_a_split_and_nothing_else():
     pats = D.hub.split_patterns("transcript-sentiment/", ["train"])
-    assert pats == ["transcript-sentiment/train/*.parquet", "transcript-sentiment/train-*.parquet",
-                    "transcript-sentiment/train.parquet"]
+    assert pats == [
+        "transcript-sentiment/train/*.parquet",
+        "transcript-sentiment/train-*.parquet",
+        "transcript-sentiment/train.parquet",
+    ]
     from huggingface_hub.utils import filter_repo_objects
 
-    repo = list(CONVERTED) + ["transcript-sentiment/train-00000-of-00002-ab12.parquet",
-                              "transcript-sentiment/train.parquet", "transcript-sentiment/training/0000.parquet",
-                              "transcript-sentiment/trainx.parquet", "other/train/0000.parquet"]
+    repo = list(CONVERTED) + [
+        "transcript-sentiment/train-00000-of-00002-ab12.parquet",
+        "transcript-sentiment/train.parquet",
+        "transcript-sentiment/training/0000.parquet",
+        "transcript-sentiment/trainx.parquet",
+        "other/train/0000.parquet",
+    ]
     assert sorted(filter_repo_objects(repo, allow_patterns=pats)) == [
-        "transcript-sentiment/train-00000-of-00002-ab12.parquet", "transcript-sentiment/train.parquet",
-        "transcript-sentiment/train/0000.parquet", "transcript-sentiment/train/0001.parquet"]
+        "transcript-sentiment/train-00000-of-00002-ab12.parquet",
+        "transcript-sentiment/train.parquet",
+        "transcript-sentiment/train/0000.parquet",
+        "transcript-sentiment/train/0001.parquet",
+    ]
     assert D.hub.split_patterns("", ["test"])[0] == "test/*.parquet"
 
 
@@ -69,22 +82,45 @@ def test_download_through_the_patched_snapshot_download_keeps_repo_paths(online,
 
     hub = FakeHub(CONVERTED)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", hub)  # the default fetch=None path
-    got = D.download_hf_parquet("jlh-ibm/earnings_call", tmp_path, dataset="x", revision=D.HF_CONVERTED_REVISION,
-                                prefix="transcript-sentiment", splits=["train"])
-    assert got == {"train": [tmp_path / "transcript-sentiment/train/0000.parquet",
-                             tmp_path / "transcript-sentiment/train/0001.parquet"]}
+    got = D.download_hf_parquet(
+        "jlh-ibm/earnings_call",
+        tmp_path,
+        dataset="x",
+        revision=D.HF_CONVERTED_REVISION,
+        prefix="transcript-sentiment",
+        splits=["train"],
+    )
+    assert got == {
+        "train": [
+            tmp_path / "transcript-sentiment/train/0000.parquet",
+            tmp_path / "transcript-sentiment/train/0001.parquet",
+        ]
+    }
     assert (tmp_path / "transcript-sentiment/train/0001.parquet").read_bytes() == b"train-1"
     assert not (tmp_path / "transcript-sentiment/test").exists()  # only the splits asked for
-    assert hub.calls == [{"repo_id": "jlh-ibm/earnings_call", "repo_type": "dataset", "revision": "refs/convert/parquet",
-                          "allow_patterns": D.hub.split_patterns("transcript-sentiment", ["train"])}]
+    assert hub.calls == [
+        {
+            "repo_id": "jlh-ibm/earnings_call",
+            "repo_type": "dataset",
+            "revision": "refs/convert/parquet",
+            "allow_patterns": D.hub.split_patterns("transcript-sentiment", ["train"]),
+        }
+    ]
     assert D.local_parquet_files(tmp_path, "transcript-sentiment") == got
 
 
 def test_optional_splits_are_fetched_when_present(online, tmp_path):
     hub = FakeHub(CONVERTED)
-    got = D.download_hf_parquet("r/x", tmp_path, dataset="x", prefix="transcript-sentiment", splits=["test"],
-                                optional=["validation", "train"], fetch=hub)
-    assert sorted(got) == ["test", "train"]          # no validation in the repo: not an error
+    got = D.download_hf_parquet(
+        "r/x",
+        tmp_path,
+        dataset="x",
+        prefix="transcript-sentiment",
+        splits=["test"],
+        optional=["validation", "train"],
+        fetch=hub,
+    )
+    assert sorted(got) == ["test", "train"]  # no validation in the repo: not an error
     assert len(got["train"]) == 2
 
 
@@ -92,27 +128,53 @@ def test_offline_raises_before_any_hub_call(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     hub = FakeHub(CONVERTED)
     with pytest.raises(DataError) as e:
-        D.download_hf_parquet("jlh-ibm/earnings_call", Path("/nonexistent"), dataset="earnings_call",
-                              revision=D.HF_CONVERTED_REVISION, prefix="transcript-sentiment", fetch=hub)
+        D.download_hf_parquet(
+            "jlh-ibm/earnings_call",
+            Path("/nonexistent"),
+            dataset="earnings_call",
+            revision=D.HF_CONVERTED_REVISION,
+            prefix="transcript-sentiment",
+            fetch=hub,
+        )
     msg = str(e.value)
-    assert msg.startswith("[earnings_call] hf://datasets/jlh-ibm/earnings_call@refs/convert/parquet/"
-                          "transcript-sentiment: cannot download from the hub: offline (")
+    assert msg.startswith(
+        "[earnings_call] hf://datasets/jlh-ibm/earnings_call@refs/convert/parquet/"
+        "transcript-sentiment: cannot download from the hub: offline ("
+    )
     assert "HF_HUB_OFFLINE" in msg and "LM_EVAL_ENTERPRISE_DATA/earnings_call/" in msg and "\n" not in msg
     assert hub.calls == []
 
 
 def test_missing_split_and_download_failure_are_one_line_errors(online, tmp_path):
-    with pytest.raises(DataError, match=r"^\[x\] hf://datasets/r/x@main/transcript-sentiment: no parquet files for "
-                                        r"split\(s\) \['valid'\] in the repo \(found \['test', 'train'\];"):
-        D.download_hf_parquet("r/x", tmp_path / "a", dataset="x", prefix="transcript-sentiment",
-                              splits=["train", "valid", "test"], fetch=FakeHub(CONVERTED))
-    with pytest.raises(DataError, match=r"no parquet files for split\(s\) \['train', 'test'\] in the repo \(found none;"):
+    with pytest.raises(
+        DataError,
+        match=r"^\[x\] hf://datasets/r/x@main/transcript-sentiment: no parquet files for "
+        r"split\(s\) \['valid'\] in the repo \(found \['test', 'train'\];",
+    ):
+        D.download_hf_parquet(
+            "r/x",
+            tmp_path / "a",
+            dataset="x",
+            prefix="transcript-sentiment",
+            splits=["train", "valid", "test"],
+            fetch=FakeHub(CONVERTED),
+        )
+    with pytest.raises(
+        DataError, match=r"no parquet files for split\(s\) \['train', 'test'\] in the repo \(found none;"
+    ):
         D.download_hf_parquet("r/x", tmp_path / "b", dataset="x", prefix="nothing", fetch=FakeHub(CONVERTED))
     with pytest.raises(DataError) as e:
-        D.download_hf_parquet("r/x", tmp_path / "c", dataset="x", prefix="transcript-sentiment",
-                              fetch=FakeHub(CONVERTED, fail=ConnectionError("no route\nmore")))
-    assert str(e.value).startswith("[x] hf://datasets/r/x@main/transcript-sentiment: download failed "
-                                   "(ConnectionError: no route); obtain the source files by hand")
+        D.download_hf_parquet(
+            "r/x",
+            tmp_path / "c",
+            dataset="x",
+            prefix="transcript-sentiment",
+            fetch=FakeHub(CONVERTED, fail=ConnectionError("no route\nmore")),
+        )
+    assert str(e.value).startswith(
+        "[x] hf://datasets/r/x@main/transcript-sentiment: download failed "
+        "(ConnectionError: no route); obtain the source files by hand"
+    )
     assert "\n" not in str(e.value) and "x/transcript-sentiment" in str(e.value)
 
 

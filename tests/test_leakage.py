@@ -1,6 +1,7 @@
 """[LEAK] few-shot de-duplication (lm_eval_enterprise.leakage): unit rules per task type, and the two real quirks —
 LegalBench's unfair_tos ships its 9 train clauses inside the test file; TRAM is split by sentence, so one sentence
 can sit in train and test — reproduced on hand-made pre-split folders, through load_records and the task metadata."""
+
 import json
 import logging
 import shutil
@@ -8,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import shared_sample
 from lm_eval_enterprise import leakage as L
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import get_source, load, load_records, load_task_dataset
-
-from conftest import shared_sample
 
 
 class _Src:
@@ -29,22 +29,29 @@ def _cls(i, text, label="a", **kw):
 # ----------------------------------------------------------------------------------------------- unit rules
 def test_byte_identical_eval_items_are_removed_in_order_and_counted(caplog):
     pool = [_cls(0, "Gold rises."), _cls(1, "Gold falls.", "b")]
-    test = [_cls(10, "Gold rises.", "b"),       # same text, other label: still the same prompt input -> removed
-            _cls(11, "gold rises."),            # differs in case: kept (byte-identical only)
-            _cls(12, "Gold rises. "),           # trailing space: kept
-            _cls(13, "Silver flat."),
-            _cls(14, "Gold falls.", "b")]       # removed
+    test = [
+        _cls(10, "Gold rises.", "b"),  # same text, other label: still the same prompt input -> removed
+        _cls(11, "gold rises."),  # differs in case: kept (byte-identical only)
+        _cls(12, "Gold rises. "),  # trailing space: kept
+        _cls(13, "Silver flat."),
+        _cls(14, "Gold falls.", "b"),
+    ]  # removed
     splits = {"train": pool, "test": test, "valid": [_cls(20, "Gold rises.")]}
     with caplog.at_level(logging.INFO, logger="lm_eval_enterprise.data"):
         out, facts = L.drop_fewshot_duplicates(_Src("classification"), splits, "/data/toy")
     assert [r["id"] for r in out["test"]] == ["11", "12", "13"]
     assert out["train"] is pool and out["valid"] == splits["valid"]  # other splits untouched
     assert [r["id"] for r in splits["test"]] == ["10", "11", "12", "13", "14"]  # input not modified
-    assert facts == {"fewshot_dedup_fields": ["text", "target"], "eval_rows_before_dedup": 5,
-                     "eval_fewshot_pool_duplicates": 2, "eval_removed_fewshot_duplicates": 2}
+    assert facts == {
+        "fewshot_dedup_fields": ["text", "target"],
+        "eval_rows_before_dedup": 5,
+        "eval_fewshot_pool_duplicates": 2,
+        "eval_removed_fewshot_duplicates": 2,
+    }
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
         "[toy] /data/toy: removed 2 of 5 'test' records whose prompt input (text+target) also occurs in the few-shot "
-        "pool 'train' (metadata eval_removed_fewshot_duplicates)"]
+        "pool 'train' (metadata eval_removed_fewshot_duplicates)"
+    ]
 
 
 def test_classification_target_is_part_of_the_input():
@@ -57,14 +64,24 @@ def test_classification_target_is_part_of_the_input():
 
 def test_multiple_choice_compares_question_and_choices():
     pool = [{"id": "0", "question": "q", "choices": ["a", "b"], "answer": 0}]
-    test = [{"id": "1", "question": "q", "choices": ["b", "a"], "answer": 1},   # other options: another prompt
-            {"id": "2", "question": "q", "choices": ["a", "b"], "answer": 1}]   # same prompt -> removed
+    test = [
+        {"id": "1", "question": "q", "choices": ["b", "a"], "answer": 1},  # other options: another prompt
+        {"id": "2", "question": "q", "choices": ["a", "b"], "answer": 1},
+    ]  # same prompt -> removed
     out, _ = L.drop_fewshot_duplicates(_Src("mc"), {"train": pool, "test": test})
     assert [r["id"] for r in out["test"]] == ["1"]
 
 
-@pytest.mark.parametrize("task_type,fields", [("ner", ["text"]), ("kpi", ["text"]), ("summarization", ["document"]),
-                                              ("numeric", ["context", "question"]), ("mc", ["question", "choices"])])
+@pytest.mark.parametrize(
+    "task_type,fields",
+    [
+        ("ner", ["text"]),
+        ("kpi", ["text"]),
+        ("summarization", ["document"]),
+        ("numeric", ["context", "question"]),
+        ("mc", ["question", "choices"]),
+    ],
+)
 def test_compared_fields_per_task_type(task_type, fields):
     _, facts = L.drop_fewshot_duplicates(_Src(task_type, eval_split="valid"), {"train": [], "valid": [{"id": "1"}]})
     assert facts["fewshot_dedup_fields"] == fields
@@ -94,9 +111,13 @@ def test_zero_shot_datasets_count_but_keep_their_eval_split():
     splits = {"train": [doc], "test": [dict(doc, id="2"), {"id": "3", "document": "other", "summary": "u"}]}
     out, facts = L.drop_fewshot_duplicates(src, splits)
     assert out is splits
-    assert facts == {"fewshot_dedup_fields": ["document"], "eval_rows_before_dedup": 2,
-                     "eval_fewshot_pool_duplicates": 1, "eval_removed_fewshot_duplicates": 0,
-                     "fewshot_dedup_note": L.ZERO_SHOT_NOTE}
+    assert facts == {
+        "fewshot_dedup_fields": ["document"],
+        "eval_rows_before_dedup": 2,
+        "eval_fewshot_pool_duplicates": 1,
+        "eval_removed_fewshot_duplicates": 0,
+        "fewshot_dedup_note": L.ZERO_SHOT_NOTE,
+    }
 
 
 # ----------------------------------------------------------------------------------------------- unfair_tos quirk
@@ -107,8 +128,9 @@ def _unfair_tos_folder(tmp_path: Path) -> tuple[Path, list[dict]]:
     d.mkdir()
     shutil.copy(shared_sample("unfair_tos") / "train.jsonl", d / "train.jsonl")
     train = [json.loads(x) for x in (d / "train.jsonl").read_text().splitlines() if x.strip()]
-    extra = [{"text": f"we may send you our newsletter number {i} .", "answer": "Other", "index": 100 + i}
-             for i in range(3)]
+    extra = [
+        {"text": f"we may send you our newsletter number {i} .", "answer": "Other", "index": 100 + i} for i in range(3)
+    ]
     test = [{"text": r["text"], "answer": r["answer"], "index": 50 + i} for i, r in enumerate(train)] + extra
     (d / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in test))
     return d, train
@@ -120,8 +142,11 @@ def test_unfair_tos_train_clauses_inside_the_test_file_are_removed(tmp_path):
     recs = load_records("unfair_tos", data_root=str(tmp_path))
     assert [r["id"] for r in recs["test"]] == ["test-100", "test-101", "test-102"]  # the 9 repeats are gone
     assert load._DEDUP_FACTS[("unfair_tos", None, str(tmp_path))] == {
-        "fewshot_dedup_fields": ["text", "target"], "eval_rows_before_dedup": 12,
-        "eval_fewshot_pool_duplicates": 9, "eval_removed_fewshot_duplicates": 9}
+        "fewshot_dedup_fields": ["text", "target"],
+        "eval_rows_before_dedup": 12,
+        "eval_fewshot_pool_duplicates": 9,
+        "eval_removed_fewshot_duplicates": 9,
+    }
     # what remains (documented, not fixable by removal): one clause per class, so [BAL] never shows "Other"
     assert "Other" not in {r["label"] for r in recs["fewshot"][:5]}
 
@@ -150,11 +175,15 @@ def test_tram_sentence_in_both_splits_is_removed_case_variant_stays(tmp_path):
     d = tmp_path / "tram"
     d.mkdir()
     report = "APT report (both splits: TRAM is split by sentence, not by report)"
-    train = [{"text": "cmd /C", "label": "T1059.003", "doc_title": report, "orig_index": 1},
-             {"text": "downloads and executes", "label": "T1105", "doc_title": report, "orig_index": 2}]
-    test = [{"text": "cmd /C", "label": "T1059.003", "doc_title": report, "orig_index": 3},
-            {"text": "Downloads and executes", "label": "T1105", "doc_title": report, "orig_index": 4},
-            {"text": "injects into explorer.exe", "label": "T1055", "doc_title": report, "orig_index": 5}]
+    train = [
+        {"text": "cmd /C", "label": "T1059.003", "doc_title": report, "orig_index": 1},
+        {"text": "downloads and executes", "label": "T1105", "doc_title": report, "orig_index": 2},
+    ]
+    test = [
+        {"text": "cmd /C", "label": "T1059.003", "doc_title": report, "orig_index": 3},
+        {"text": "Downloads and executes", "label": "T1105", "doc_title": report, "orig_index": 4},
+        {"text": "injects into explorer.exe", "label": "T1055", "doc_title": report, "orig_index": 5},
+    ]
     for split, rows in (("train", train), ("test", test)):
         (d / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     recs = load_records("tram", data_root=str(tmp_path))
@@ -192,8 +221,15 @@ def test_unfair_tos_counts_land_in_the_results_metadata(tmp_path, tiny_model_dir
     _unfair_tos_folder(tmp_path)
     task = "ent_unfair_tos__t1"
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(tmp_path)})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32", device="cpu",
-                                  tasks=[task], task_manager=tm, log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=[task],
+        task_manager=tm,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     meta = res["configs"][task]["metadata"]
     assert (meta["eval_rows_before_dedup"], meta["eval_removed_fewshot_duplicates"]) == (12, 9)
     assert meta["fewshot_dedup_fields"] == ["text", "target"]

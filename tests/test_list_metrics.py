@@ -4,6 +4,7 @@ Every expected value is worked out by hand; the working is in the comment next t
 primary metric reproduces the authors' own metric code (IBM's HELM fork, ``kpi_edgar_metrics.py``) including its
 parser; the ``*_helm`` metrics reproduce HELM's strict regex parser and formulas.
 """
+
 import pytest
 
 from lm_eval_enterprise import hooks as H
@@ -17,16 +18,19 @@ approx = pytest.approx
 # [NORM-E] entity-phrase keys
 
 
-@pytest.mark.parametrize("text, key", [
-    ("$1.5", "1.5"),                 # leading punctuation stripped
-    ("1.5", "1.5"),
-    ("15", "15"),                    # 1.5 and 15 stay different values ([NORM] made both "15")
-    ("Acme, Inc.", "acme, inc"),     # inner comma kept, trailing period stripped
-    ("  $ (2,481) ", "2,481"),       # punctuation and spaces stripped repeatedly from both ends
-    ("New\t\nYork", "new york"),     # whitespace collapsed, lower-cased
-    ("U.S.", "u.s"),
-    ("...", ""),
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("$1.5", "1.5"),  # leading punctuation stripped
+        ("1.5", "1.5"),
+        ("15", "15"),  # 1.5 and 15 stay different values ([NORM] made both "15")
+        ("Acme, Inc.", "acme, inc"),  # inner comma kept, trailing period stripped
+        ("  $ (2,481) ", "2,481"),  # punctuation and spaces stripped repeatedly from both ends
+        ("New\t\nYork", "new york"),  # whitespace collapsed, lower-cased
+        ("U.S.", "u.s"),
+        ("...", ""),
+    ],
+)
 def test_norm_entity(text, key):
     assert norm_entity(text) == key
 
@@ -38,8 +42,10 @@ TYPES = ["person", "organization", "location", "miscellaneous"]
 TABLE = H.entity_type_table(TYPES)
 
 
-@pytest.mark.parametrize("text", ["", "None", "none.", " NONE ", "no entities", "No entities.", "na", "N/A",
-                                  "n/a.", "NA", "**None**", '"none"'])
+@pytest.mark.parametrize(
+    "text",
+    ["", "None", "none.", " NONE ", "no entities", "No entities.", "na", "N/A", "n/a.", "NA", "**None**", '"none"'],
+)
 def test_parse_entities_empty_answers(text):
     # norm(text) ∈ {"", "none", "no entities", "na"} → the empty list, in every template
     assert M.is_empty_list_answer(text)
@@ -56,8 +62,7 @@ def test_parse_entities_splits_on_closing_paren_comma():
     text = "Acme Corp (organization), New York (location),Bob  (person)"
     # split on r"\)\s*," → ["Acme Corp (organization", " New York (location", "Bob  (person)"], ")" re-appended to
     # all but the last; phrases keyed by [NORM-E]
-    assert M.parse_entities(text, TYPES) == [("acme corp", "organization"), ("new york", "location"),
-                                             ("bob", "person")]
+    assert M.parse_entities(text, TYPES) == [("acme corp", "organization"), ("new york", "location"), ("bob", "person")]
 
 
 def test_parse_entities_comma_inside_phrase_is_kept():
@@ -89,8 +94,13 @@ def test_parse_entities_type_aliases_after_norm():
     # type → norm → table: "ORG" → "org" → organization; "Organisation." → "organisation" → organization;
     # "misc" → miscellaneous; "PER" → person; "loc" → location
     text = "IBM (ORG), BHP (Organisation.), Euro (misc), Ann (PER), Paris (loc)"
-    assert M.parse_entities(text, TYPES) == [("ibm", "organization"), ("bhp", "organization"),
-                                             ("euro", "miscellaneous"), ("ann", "person"), ("paris", "location")]
+    assert M.parse_entities(text, TYPES) == [
+        ("ibm", "organization"),
+        ("bhp", "organization"),
+        ("euro", "miscellaneous"),
+        ("ann", "person"),
+        ("paris", "location"),
+    ]
 
 
 def test_parse_entities_types_as_list_or_table_and_alias_scope():
@@ -105,6 +115,7 @@ def test_parse_entities_types_as_list_or_table_and_alias_scope():
 
 # =============================================================================================================
 # [EF1] entity_prf: multisets, micro sums, per-type F1
+
 
 def _ents(text, types=TYPES):
     return M.parse_entities(text, types)
@@ -224,8 +235,8 @@ def test_parse_kpi_space_before_comma():
 def test_parse_kpi_unknown_and_upper_case_tags_are_dropped_not_failures():
     assert M.parse_kpi("5 [revenue], net sales [kpi], 3 [PY]") == [("net sales", "kpi")]
     assert M.parse_kpi_helm("5 [revenue], net sales [kpi], 3 [PY]") == [("net sales", "kpi")]
-    assert M.parse_kpi("5 [revenue]") == []                  # read, then dropped: a wrong answer
-    assert M.parse_kpi("5 [ cy ]") == [("5", "cy")]           # IBM strips the tag; HELM's [0-9a-z]+ does not
+    assert M.parse_kpi("5 [revenue]") == []  # read, then dropped: a wrong answer
+    assert M.parse_kpi("5 [ cy ]") == [("5", "cy")]  # IBM strips the tag; HELM's [0-9a-z]+ does not
     assert M.parse_kpi_helm("5 [ cy ]") == []
 
 
@@ -248,11 +259,12 @@ def test_parse_kpi_reads_the_first_line_of_a_piece():
 # =============================================================================================================
 # [KPIF1] counts and scores
 
+
 def test_kpi_ibm_unit_test_check_0_6875():
     # IBM's unit test (test_kem_compute_adjusted_f1): tags {pos: G=20, P=20, O=10; neg: G=80, P=80, O=70}
     # pos: tp = O/G = 0.5, fp = (P−O)/P = 0.5, fn = 0.5 → Pr = 0.5/1.0 = 0.5, R = 0.5/1.0 = 0.5 → F1 0.5
     # neg: tp = 0.875, fp = 0.125, fn = 0.125 → Pr = R = 0.875 → F1 0.875;  mean (0.5 + 0.875)/2 = 0.6875 exactly
-    counts = {"pos": (10, 20, 20), "neg": (70, 80, 80)}                  # (O, P, G)
+    counts = {"pos": (10, 20, 20), "neg": (70, 80, 80)}  # (O, P, G)
     assert M.kpi_macro(counts, "adjusted_macro_f1", tags=("pos", "neg")) == 0.6875
     # IBM's rates test: G=20, P=40, O=10 → tp 0.5, fp 0.75, fn 0.5 → Pr = 0.5/1.25 = 0.4, R = 0.5
     # → F1 = 2·0.4·0.5/0.9 = 4/9 (= 2r/(1 + r + q) = 1/2.25)
@@ -275,9 +287,13 @@ def test_kpi_word_counts_single_space_split_and_duplicated_words():
     gold = "net sales [kpi], 100 [cy]"
     # duplicated "sales" counts once (sets); IBM splits on single spaces, so "net  sales" has the word ""
     pred = "net  sales sales [kpi], 100 [cy]"
-    assert M.kpi_word_counts(gold, pred, "ibm") == {"kpi": (2, 3, 2), "cy": (1, 1, 1), "py": (0, 0, 0),
-                                                    "py1": (0, 0, 0)}
-    assert M.kpi_word_counts(gold, pred, "helm")["kpi"] == (2, 2, 2)    # str.split(): {net, sales}
+    assert M.kpi_word_counts(gold, pred, "ibm") == {
+        "kpi": (2, 3, 2),
+        "cy": (1, 1, 1),
+        "py": (0, 0, 0),
+        "py1": (0, 0, 0),
+    }
+    assert M.kpi_word_counts(gold, pred, "helm")["kpi"] == (2, 2, 2)  # str.split(): {net, sales}
     # case-sensitive words; INVALID and unreadable completions predict nothing
     assert M.kpi_word_counts(gold, "Net sales [kpi]")["kpi"] == (1, 2, 2)
     assert M.kpi_word_counts(gold, INVALID)["kpi"] == (0, 0, 2)
@@ -288,8 +304,10 @@ def test_kpi_word_counts_single_space_split_and_duplicated_words():
 
 def test_kpi_all_four_metrics_hand_worked_on_messy_completions():
     golds = ["net sales [kpi], 100 [cy], 90 [py]", "total revenue [kpi], 1,234 [cy]"]
-    preds = ["Answer: net sales [kpi], 100 [cy], 80 [py], 5 [revenue].",     # leading prose, unknown tag, "."
-             "total  revenue revenue [kpi] , 1,234 [cy]."]                    # double space, dup word, " ,", "."
+    preds = [
+        "Answer: net sales [kpi], 100 [cy], 80 [py], 5 [revenue].",  # leading prose, unknown tag, "."
+        "total  revenue revenue [kpi] , 1,234 [cy].",
+    ]  # double space, dup word, " ,", "."
     # IBM reader
     #  item 1 pieces "Answer: net sales [kpi]" | "100 [cy]" | "80 [py]" | "5 [revenue]." (dropped)
     #    kpi Wp {Answer:, net, sales} vs Wg {net, sales} → (O 2, P 3, G 2); cy (1, 1, 1); py {80} vs {90} (0, 1, 1)
@@ -309,8 +327,12 @@ def test_kpi_all_four_metrics_hand_worked_on_messy_completions():
     #  word: kpi 4/(4 + 2 + 1) = 4/7; cy 2/(2 + 1 + 0) = 2/3; py 0; py1 0 → (4/7 + 2/3)/4 = 13/42
     assert [M.kpi_word_counts(g, p)["cy"] for g, p in zip(golds, preds)] == [(1, 1, 1), (1, 6, 1)]
     out = M.kpi_adjusted_f1(golds, preds)
-    assert out == {"adjusted_macro_f1": approx(67 / 209), "word_macro_f1": approx(16 / 63),
-                   "adjusted_macro_f1_helm": approx(23 / 65), "word_macro_f1_helm": approx(13 / 42)}
+    assert out == {
+        "adjusted_macro_f1": approx(67 / 209),
+        "word_macro_f1": approx(16 / 63),
+        "adjusted_macro_f1_helm": approx(23 / 65),
+        "word_macro_f1_helm": approx(13 / 42),
+    }
     # neither completion is a format failure under IBM's reading
     assert all(M.parse_kpi(p) is not None for p in preds)
 

@@ -2,6 +2,7 @@
 docs/metrics.md and docs/conventions.md. Every expected value is worked out by hand from the formula; the
 working is in the comments next to each assertion (no expected value is produced by the code under test).
 """
+
 import math
 
 import pytest
@@ -86,13 +87,14 @@ def test_classification_f1_bad_input_raises():
 
 
 def test_exact_match_accuracy():
-    assert M.exact_match("Yes", " yes.") == 1.0   # norm("Yes") == norm(" yes.") == "yes"
+    assert M.exact_match("Yes", " yes.") == 1.0  # norm("Yes") == norm(" yes.") == "yes"
     assert M.exact_match("Yes", "yes sir") == 0.0  # full completion, not a substring
     assert M.exact_match("invalid", INVALID) == 0.0  # the failure marker is never correct
 
 
 # =============================================================================================================
 # [BF1] binary F1 of a positive class (cyber tasks: "relevant" vs "irrelevant")
+
 
 def test_binary_f1_hand_worked():
     golds = ["relevant", "relevant", "relevant", "irrelevant", "irrelevant"]
@@ -119,6 +121,7 @@ def test_binary_f1_length_mismatch_raises():
 # =============================================================================================================
 # [RR] reciprocal rank at k, NDCG@k, HELM's binary ranking key
 
+
 def test_helm_ranking_key_quirks():
     # b = Yes iff ℓY ≥ ℓN; key (1, ℓY) for Yes, (0, −ℓN) for No
     assert M.helm_ranking_key(-0.5, -1.0) == (1, -0.5)
@@ -135,14 +138,18 @@ RANK_ITEMS = [
     # q1: keys → order c2 (1,−0.1), c1 (1,−0.3), then c3/c4 tie at (0,0.5) broken by cand_index (c3 first),
     #     then c0 (0,0.2). Relevance in rank order [0, 0, 1, 0, 0] → rank₁ = 3 → RR@10 = RR@5 = 1/3.
     #     (with the tie broken the other way rank₁ would be 4)
-    ("q1", 4, (0, 0.5), 0), ("q1", 3, (0, 0.5), 1), ("q1", 0, (0, 0.2), 0), ("q1", 2, (1, -0.1), 0),
+    ("q1", 4, (0, 0.5), 0),
+    ("q1", 3, (0, 0.5), 1),
+    ("q1", 0, (0, 0.2), 0),
+    ("q1", 2, (1, -0.1), 0),
     ("q1", 1, (1, -0.3), 0),
     # q2: 8 candidates, key = −cand, relevant c6 → rank 7 → RR@10 = 1/7, RR@5 = 0
     *[("q2", c, (-c,), int(c == 6)) for c in range(8)],
     # q3: no relevant candidate → 0
     *[("q3", c, (-c,), 0) for c in range(3)],
     # q4: relevant ranked first → 1
-    ("q4", 0, [1, -0.2], 1), ("q4", 1, [0, 0.3], 0),  # keys as lists (as read back from samples JSON)
+    ("q4", 0, [1, -0.2], 1),
+    ("q4", 1, [0, 0.3], 0),  # keys as lists (as read back from samples JSON)
     # q5: 12 candidates, relevant at rank 11 → RR@10 = RR@5 = 0
     *[("q5", c, (-c,), int(c == 10)) for c in range(12)],
 ]
@@ -157,8 +164,8 @@ def test_rank_queries_stable_ties_and_order():
 
 def test_reciprocal_rank():
     assert M.reciprocal_rank([0, 0, 1, 1], 10) == approx(1 / 3)
-    assert M.reciprocal_rank([0, 0, 1], 2) == 0.0     # first relevant at 3 > k
-    assert M.reciprocal_rank([0, 0, 0], 10) == 0.0    # none relevant
+    assert M.reciprocal_rank([0, 0, 1], 2) == 0.0  # first relevant at 3 > k
+    assert M.reciprocal_rank([0, 0, 0], 10) == 0.0  # none relevant
     assert M.reciprocal_rank([1], 1) == 1.0
 
 
@@ -193,10 +200,10 @@ def test_ranking_hooks():
     res = H.ranking(doc, [(-1.0, False), (-0.5, True)])
     assert set(res) == set(H.FAMILY_METRICS["ranking"])
     assert res["rr_at_10"] == ["q9", 3, [1, -0.5], 1]
-    assert res["yes_accuracy"] == 1.0   # said Yes (ℓY ≥ ℓN) on a relevant pair
+    assert res["yes_accuracy"] == 1.0  # said Yes (ℓY ≥ ℓN) on a relevant pair
     res = H.ranking({**doc, "label": "No"}, [(-0.1, True), (-2.0, False)])
     assert res["rr_at_10"] == ["q9", 3, [0, 0.1], 0]
-    assert res["yes_accuracy"] == 1.0   # said No on an irrelevant pair
+    assert res["yes_accuracy"] == 1.0  # said No on an irrelevant pair
     gen = H.ranking_generate(doc, ["Yes"])
     assert set(gen) == set(H.FAMILY_METRICS["ranking_generate"])
     assert gen["rr_at_10"] == ["q9", 3, [1], 1] and gen["format_failure"] == 0.0
@@ -214,9 +221,16 @@ def test_unretrieved_candidates_key_none():
     #     NDCG: DCG = 1/log2(2) = 1; ideal counts BOTH relevant candidates (retrieved or not):
     #     1 + 1/log2(3) = 1.630930 → 1/1.630930 = 0.613147
     # qc: every candidate None → empty ranking → RR 0, NDCG 0 (still one of the queries in the mean)
-    items = [("qa", 0, None, 1), ("qa", 1, [0], 0), ("qa", 2, [1], 0),
-             ("qb", 0, None, 1), ("qb", 1, [1], 1), ("qb", 2, [0], 0),
-             ("qc", 0, None, 1), ("qc", 1, None, 0)]
+    items = [
+        ("qa", 0, None, 1),
+        ("qa", 1, [0], 0),
+        ("qa", 2, [1], 0),
+        ("qb", 0, None, 1),
+        ("qb", 1, [1], 1),
+        ("qb", 2, [0], 0),
+        ("qc", 0, None, 1),
+        ("qc", 1, None, 0),
+    ]
     ranked = M.rank_queries(items)
     assert ranked == {"qa": [0, 0], "qb": [1, 0], "qc": []}
     assert M.relevant_counts(items) == {"qa": 1, "qb": 2, "qc": 1}
@@ -228,23 +242,27 @@ def test_unretrieved_candidates_key_none():
 # =============================================================================================================
 # [FEQ] ConvFinQA float equivalence
 
-@pytest.mark.parametrize("gold, pred, expected", [
-    ("0.14136", " 0.14136", 1.0),
-    ("1", "1.0000001", 1.0),        # |diff| = 1e-7 < 1e-6
-    ("1", "1.000002", 0.0),         # |diff| = 2e-6 ≥ 1e-6
-    ("1234", "1,234", 0.0),         # "1,234" parses as 1 (no thousands handling)
-    ("1", "1,234", 1.0),
-    ("0.14136", "14.1%", 0.0),      # no percent handling (HELM parity)
-    ("5.5", "The answer is 5.5, or maybe 6", 1.0),  # first number only
-    ("6", "The answer is 5.5, or maybe 6", 0.0),
-    ("-3.5", "-3.5", 1.0),
-    ("2", "+2", 1.0),
-    ("1000", "1e3", 1.0),
-    ("0.5", ".5", 1.0),
-    ("5", "5.", 1.0),
-    ("3", "no idea", 0.0),          # no number in the completion → 0
-    ("yes", "yes", 0.0),            # no number in the gold → 0, even for an identical string
-])
+
+@pytest.mark.parametrize(
+    "gold, pred, expected",
+    [
+        ("0.14136", " 0.14136", 1.0),
+        ("1", "1.0000001", 1.0),  # |diff| = 1e-7 < 1e-6
+        ("1", "1.000002", 0.0),  # |diff| = 2e-6 ≥ 1e-6
+        ("1234", "1,234", 0.0),  # "1,234" parses as 1 (no thousands handling)
+        ("1", "1,234", 1.0),
+        ("0.14136", "14.1%", 0.0),  # no percent handling (HELM parity)
+        ("5.5", "The answer is 5.5, or maybe 6", 1.0),  # first number only
+        ("6", "The answer is 5.5, or maybe 6", 0.0),
+        ("-3.5", "-3.5", 1.0),
+        ("2", "+2", 1.0),
+        ("1000", "1e3", 1.0),
+        ("0.5", ".5", 1.0),
+        ("5", "5.", 1.0),
+        ("3", "no idea", 0.0),  # no number in the completion → 0
+        ("yes", "yes", 0.0),  # no number in the gold → 0, even for an identical string
+    ],
+)
 def test_float_equivalence(gold, pred, expected):
     assert M.float_equivalence(gold, pred) == expected
 
@@ -252,28 +270,31 @@ def test_float_equivalence(gold, pred, expected):
 # The tolerance is ABSOLUTE and strict: |a − b| < 1e-6 whatever the magnitude or sign, with no base number.
 # Each row sits just inside / just outside 1e-6 or where a relative tolerance (1e-6 · |gold|, · |pred|, or
 # math.isclose's max of both) decides differently; the differences are the float differences of the literals.
-@pytest.mark.parametrize("gold, pred, expected", [
-    # zero gold: a relative tolerance 1e-6 · 0 = 0 accepts nothing but identity
-    ("0", "0.0000009", 1.0),                    # |d| = 9e-7 < 1e-6
-    ("0", "-0.0000009", 1.0),                   # the same below zero
-    ("0", "0.000001", 0.0),                     # |d| = 1e-6 exactly (the same double): not < 1e-6 (strict)
-    ("0.000001", "0", 0.0),                     # symmetric
-    # large magnitude: relative 1e-6 · 10^6 = 1 would accept a difference of 0.5
-    ("1000000", "1000000.0000009", 1.0),        # |d| = 9.00007e-7
-    ("1000000", "1000000.0000011", 0.0),        # |d| = 1.10001e-6
-    ("1000000", "1000000.5", 0.0),              # |d| = 0.5 (relative 5e-7 < 1e-6 would call it equal)
-    ("1000000.5", "1000000", 0.0),              # the same with the roles swapped (base = pred or gold)
-    ("-1000000", "-1000000.5", 0.0),            # negative: |d| = 0.5
-    # negative numbers: a tolerance scaled by the signed gold (1e-6 · −2.5 < 0) would accept nothing
-    ("-2.5", "-2.5000009", 1.0),                # |d| = 9e-7
-    ("-2.5", "-2.5000011", 0.0),                # |d| = 1.1e-6 (relative to 2.5: 2.5e-6 would accept it)
-    ("-0.0000004", "0.0000005", 1.0),           # opposite signs, |d| = 9e-7 (relative: |d| ≫ 1e-6 · 5e-7)
-    # small magnitudes: relative 1e-6 · 1e-7 = 1e-13 would reject these
-    ("0.0000001", "0.0000009", 1.0),            # |d| = 8e-7
-    ("0.0000009", "0.0000001", 1.0),            # the same with the roles swapped
-    ("0.0000001", "0.0000012", 0.0),            # |d| = 1.1e-6
-    ("1e-7", "1e-9", 1.0),                      # e-notation: |d| = 9.9e-8
-])
+@pytest.mark.parametrize(
+    "gold, pred, expected",
+    [
+        # zero gold: a relative tolerance 1e-6 · 0 = 0 accepts nothing but identity
+        ("0", "0.0000009", 1.0),  # |d| = 9e-7 < 1e-6
+        ("0", "-0.0000009", 1.0),  # the same below zero
+        ("0", "0.000001", 0.0),  # |d| = 1e-6 exactly (the same double): not < 1e-6 (strict)
+        ("0.000001", "0", 0.0),  # symmetric
+        # large magnitude: relative 1e-6 · 10^6 = 1 would accept a difference of 0.5
+        ("1000000", "1000000.0000009", 1.0),  # |d| = 9.00007e-7
+        ("1000000", "1000000.0000011", 0.0),  # |d| = 1.10001e-6
+        ("1000000", "1000000.5", 0.0),  # |d| = 0.5 (relative 5e-7 < 1e-6 would call it equal)
+        ("1000000.5", "1000000", 0.0),  # the same with the roles swapped (base = pred or gold)
+        ("-1000000", "-1000000.5", 0.0),  # negative: |d| = 0.5
+        # negative numbers: a tolerance scaled by the signed gold (1e-6 · −2.5 < 0) would accept nothing
+        ("-2.5", "-2.5000009", 1.0),  # |d| = 9e-7
+        ("-2.5", "-2.5000011", 0.0),  # |d| = 1.1e-6 (relative to 2.5: 2.5e-6 would accept it)
+        ("-0.0000004", "0.0000005", 1.0),  # opposite signs, |d| = 9e-7 (relative: |d| ≫ 1e-6 · 5e-7)
+        # small magnitudes: relative 1e-6 · 1e-7 = 1e-13 would reject these
+        ("0.0000001", "0.0000009", 1.0),  # |d| = 8e-7
+        ("0.0000009", "0.0000001", 1.0),  # the same with the roles swapped
+        ("0.0000001", "0.0000012", 0.0),  # |d| = 1.1e-6
+        ("1e-7", "1e-9", 1.0),  # e-notation: |d| = 9.9e-8
+    ],
+)
 def test_float_equivalence_absolute_tolerance_boundary(gold, pred, expected):
     assert M.float_equivalence(gold, pred) == expected
 
@@ -287,25 +308,32 @@ def test_first_number():
 def test_numeric_hook():
     # plain strings stand for clean completions (format_adherence = readable); the filter's ParsedAnswer carries
     # the real adherence (tests/test_filters.py)
-    assert H.numeric({"answer": "2.5"}, ["2.50 million"]) == {"accuracy": 1.0, "format_failure": 0.0,
-                                                             "format_adherence": 1.0}
-    assert H.numeric({"answer": "2.5"}, [INVALID]) == {"accuracy": 0.0, "format_failure": 1.0,
-                                                       "format_adherence": 0.0}
+    assert H.numeric({"answer": "2.5"}, ["2.50 million"]) == {
+        "accuracy": 1.0,
+        "format_failure": 0.0,
+        "format_adherence": 1.0,
+    }
+    assert H.numeric({"answer": "2.5"}, [INVALID]) == {"accuracy": 0.0, "format_failure": 1.0, "format_adherence": 0.0}
 
 
 # =============================================================================================================
 # [ACC] multiple choice (the letter is read by [PARSE]: tests/test_filters.py, tests/test_parse_table.py)
 
+
 def test_multiple_choice_hook():
     ok = {"format_failure": 0.0, "format_adherence": 1.0}
     assert H.multiple_choice({"answer_letter": "B"}, ["B"]) == {"accuracy": 1.0, **ok}
     assert H.multiple_choice({"answer_letter": "B"}, ["C"]) == {"accuracy": 0.0, **ok}
-    assert H.multiple_choice({"answer_letter": "B"}, [INVALID]) == {"accuracy": 0.0, "format_failure": 1.0,
-                                                                    "format_adherence": 0.0}
+    assert H.multiple_choice({"answer_letter": "B"}, [INVALID]) == {
+        "accuracy": 0.0,
+        "format_failure": 1.0,
+        "format_adherence": 0.0,
+    }
 
 
 # =============================================================================================================
 # [RL] ROUGE-L (rouge-score, Porter stemmer, sentence-level LCS — not rougeLsum)
+
 
 def test_rouge_hand_worked():
     # ref   the cat sat on the mat (6 tokens); pred the cat lay on the mat (6)
@@ -345,6 +373,7 @@ def test_summarization_hook():
 # =============================================================================================================
 # hooks: classification adapters + the aggregations wrap the metrics
 
+
 def test_classification_hooks_hand_worked():
     labels = ["positive", "neutral", "negative"]
     items_w, items_m, acc = [], [], []
@@ -369,8 +398,9 @@ def test_binary_hooks():
     preds = ["Relevant", "irrelevant", INVALID, "relevant", "irrelevant"]
     items = []
     for g, p in zip(golds, preds):
-        res = H.classification_binary({"label": g, "label_names": ["relevant", "irrelevant"],
-                                       "positive_label": "relevant"}, [p])
+        res = H.classification_binary(
+            {"label": g, "label_names": ["relevant", "irrelevant"], "positive_label": "relevant"}, [p]
+        )
         assert set(res) == set(H.FAMILY_METRICS["classification_binary"])
         items.append(res["binary_f1"])
     assert H.agg_binary_f1(items) == approx(0.4)  # as test_binary_f1_hand_worked
@@ -395,15 +425,18 @@ def test_every_aggregation_exists_and_refuses_no_items(agg):
         fn([])
 
 
-@pytest.mark.parametrize("fn, args", [
-    (M.weighted_f1, ([], [], ["a"])),
-    (M.macro_f1, ([], [], ["a"])),
-    (M.binary_f1, ([], [], "a")),
-    (M.entity_prf, ([], [])),
-    (M.kpi_adjusted_f1, ([], [])),
-    (M.mean_rr_at_k, ([], 10)),
-    (M.mean_ndcg_at_k, ([], 10)),
-])
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (M.weighted_f1, ([], [], ["a"])),
+        (M.macro_f1, ([], [], ["a"])),
+        (M.binary_f1, ([], [], "a")),
+        (M.entity_prf, ([], [])),
+        (M.kpi_adjusted_f1, ([], [])),
+        (M.mean_rr_at_k, ([], 10)),
+        (M.mean_ndcg_at_k, ([], 10)),
+    ],
+)
 def test_corpus_metrics_refuse_no_items(fn, args):
     # never silently 0
     with pytest.raises(MetricInputError, match="no items"):

@@ -8,6 +8,7 @@ ranking variants must score the same.
 
 Set ``ORACLE_DATASETS=kpi_edgar,fiqa_qa`` to run only some datasets while developing one.
 """
+
 import math
 import os
 from collections import defaultdict
@@ -25,14 +26,16 @@ SPECS = [s for _, s in all_specs(Path(TASK_DIR)) if not _ONLY or s.dataset in _O
 ALL_TASKS = sorted(t for s in SPECS for t in s.task_names())
 # the top-level group covers every dataset in a domain group; standalone groups are run explicitly
 GROUPS = (["enterprise"] if not _ONLY else [s.base_name for s in SPECS if s.in_domain_group]) + [
-    s.base_name for s in SPECS if not s.in_domain_group]
+    s.base_name for s in SPECS if not s.in_domain_group
+]
 
 
 def _run(lm_cls, groups=GROUPS):
     tm, task_dict = build_tasks(groups, "embedded")
     tasks = leaf_tasks(task_dict)
-    res = lm_eval.simple_evaluate(model=lm_cls(tasks), tasks=groups, task_manager=tm, log_samples=False,
-                                  bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model=lm_cls(tasks), tasks=groups, task_manager=tm, log_samples=False, bootstrap_iters=0
+    )
     return res, tasks
 
 
@@ -135,13 +138,19 @@ def _assert_constant_ranking(row, filt, docs, answer_yes: bool):
 #     RR@10 = (1/7 + 0 + 1/5 + 0)/4 = 3/35 = 0.085714; RR@5 = (0 + 0 + 1/5 + 0)/4 = 0.05
 #     NDCG@10: test-1 (D7+D10)/(D1+D2) = 0.622398/1.630930 = 0.381622; test-3 D5/D1 = 0.386853 → 0.192119
 FIXTURE_TIES = {
-    "fiqa_qa": ({"8": [1, 2, 3, 4, 6, 15, 16, 17, 18, 20], "15": [6, 13], "23": [14]},
-                {"rr_at_10": 0.388889, "rr_at_5": 0.333333, "ndcg_at_10": 0.286865}),
-    "insurance_qa": ({"test-1": [7, 10], "test-2": [13], "test-3": [5], "test-4": [18]},
-                     {"rr_at_10": 0.085714, "rr_at_5": 0.05, "ndcg_at_10": 0.192119}),
+    "fiqa_qa": (
+        {"8": [1, 2, 3, 4, 6, 15, 16, 17, 18, 20], "15": [6, 13], "23": [14]},
+        {"rr_at_10": 0.388889, "rr_at_5": 0.333333, "ndcg_at_10": 0.286865},
+    ),
+    "insurance_qa": (
+        {"test-1": [7, 10], "test-2": [13], "test-3": [5], "test-4": [18]},
+        {"rr_at_10": 0.085714, "rr_at_5": 0.05, "ndcg_at_10": 0.192119},
+    ),
 }
-RANKING_TASKS = {family: [t for s in SPECS if s.family == family for t in s.task_names()]
-                 for family in ("ranking", "ranking_generate")}
+RANKING_TASKS = {
+    family: [t for s in SPECS if s.family == family for t in s.task_names()]
+    for family in ("ranking", "ranking_generate")
+}
 
 
 @pytest.mark.parametrize("dataset", sorted(FIXTURE_TIES))

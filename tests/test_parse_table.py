@@ -10,6 +10,7 @@ after a generic lead-in, with a trailing explanation, run past the stop sequence
 ``Obfuscated Files or Information (T1027)``). NER / KPI: the metric's parser decides (``No entities``, ``None``,
 a trailing period). Every template's own format accepts the bare gold answer and rejects garbage.
 """
+
 from pathlib import Path
 
 import pytest
@@ -40,21 +41,38 @@ def label_table(spec, doc, field: str) -> list[tuple[str, str]]:
     gold = _gold(spec, doc)
     wrong = next(lab for lab in doc["label_names"] if lab != gold)
     rows = [
-        (f" {gold}", gold), (f' "{gold}"', gold), (f" '{gold}'", gold), (f" **{gold}**", gold),
-        (f" *{gold}*", gold), (f" ({gold})", gold), (f" `{gold}`", gold), (f" {gold.upper()}", gold),
+        (f" {gold}", gold),
+        (f' "{gold}"', gold),
+        (f" '{gold}'", gold),
+        (f" **{gold}**", gold),
+        (f" *{gold}*", gold),
+        (f" ({gold})", gold),
+        (f" `{gold}`", gold),
+        (f" {gold.upper()}", gold),
         (f" {gold}.", gold),
-        (f" {field}: {gold}", gold),                       # echo of the template's own field
-        (f" Answer: {gold}", gold), (f" The answer is {gold}.", gold), (f" Answer: **{gold}**", gold),
-        (f" {gold}, because the text says so.", gold),     # trailing explanation
-        (f" {gold}\n{wrong}", gold),                       # cut at the stop sequence first
-        (f" {wrong}", wrong), (f" Answer: {wrong}", wrong),
-        (" maybe", INVALID), (GARBAGE, INVALID), ("", INVALID),
+        (f" {field}: {gold}", gold),  # echo of the template's own field
+        (f" Answer: {gold}", gold),
+        (f" The answer is {gold}.", gold),
+        (f" Answer: **{gold}**", gold),
+        (f" {gold}, because the text says so.", gold),  # trailing explanation
+        (f" {gold}\n{wrong}", gold),  # cut at the stop sequence first
+        (f" {wrong}", wrong),
+        (f" Answer: {wrong}", wrong),
+        (" maybe", INVALID),
+        (GARBAGE, INVALID),
+        ("", INVALID),
     ]
-    if f"not {gold}".lower() not in {lab.lower() for lab in doc["label_names"]}:   # spec5g_cls has one
+    if f"not {gold}".lower() not in {lab.lower() for lab in doc["label_names"]}:  # spec5g_cls has one
         rows.append((f" not {gold}", INVALID))
-    if spec.family == "multiple_choice":                    # issue #8: read as A by the old rule
-        rows += [(" Answer: E", "E"), (" **E**", "E"), (" The answer is E.", "E"), (" E)", "E"), (" e", "E"),
-                 (" Because", INVALID)]
+    if spec.family == "multiple_choice":  # issue #8: read as A by the old rule
+        rows += [
+            (" Answer: E", "E"),
+            (" **E**", "E"),
+            (" The answer is E.", "E"),
+            (" E)", "E"),
+            (" e", "E"),
+            (" Because", INVALID),
+        ]
     extra = {
         "reddit_climate": [(" not positive", INVALID), (" Positive sentiment", "positive")],
         "earnings_call": [(" not positive", INVALID)],
@@ -62,12 +80,15 @@ def label_table(spec, doc, field: str) -> list[tuple[str, str]]:
         "legal_sentiment": [(" not positive", INVALID), (" Negative.", "negative")],
         "securenlp": [(" irrelevant", "irrelevant"), (" Relevant.", "relevant"), (" Irrelevant: it is", "irrelevant")],
         "iotspotter": [(" non-iot", "non-iot"), (" Non-IoT.", "non-iot"), (" IoT app", "iot")],
-        "spec5g_cls": [(" not security related", "not security related"),
-                       (" Security related.", "security related")],
-        "tram": [(" Obfuscated Files or Information (T1027)", "Obfuscated Files or Information"),
-                 (" Technique: Process Injection", "Process Injection"),
-                 (" command and scripting interpreter: windows command shell",
-                  "Command and Scripting Interpreter: Windows Command Shell")],
+        "spec5g_cls": [(" not security related", "not security related"), (" Security related.", "security related")],
+        "tram": [
+            (" Obfuscated Files or Information (T1027)", "Obfuscated Files or Information"),
+            (" Technique: Process Injection", "Process Injection"),
+            (
+                " command and scripting interpreter: windows command shell",
+                "Command and Scripting Interpreter: Windows Command Shell",
+            ),
+        ],
         "unfair_tos": [(" other", "Other"), (" Limitation of liability.", "Limitation of liability")],
         "gold_news": [(" yes.", "Yes"), (" No, it does not", "No")],
         "echr_judgment": [(" yes.", "Yes"), (" No, it does not", "No")],
@@ -79,8 +100,6 @@ def label_table(spec, doc, field: str) -> list[tuple[str, str]]:
 
 def _entities(spec, doc, text):
     return M.parse_entities(text, hooks.entity_type_table(doc["entity_types"]))
-
-
 
 
 @pytest.mark.parametrize("table_id, tid", CASES, ids=[f"{d}-{t}" for d, t in CASES])
@@ -98,21 +117,39 @@ def test_reading_table(table_id, tid):
         assert flt.read(f" {gold}", doc).adherent, f"{tid}: the bare gold answer is not in the format it asks for"
     elif reader == "entity":
         gold = doc["target"]
-        table = [(f" {gold}", gold), (f" {gold}\nSentence: next", gold), (" None", "None"),
-                 (" No entities", "No entities"), (" none.", "none."), (" Acme Corp", INVALID), (GARBAGE, INVALID),
-                 ("", INVALID)]
+        table = [
+            (f" {gold}", gold),
+            (f" {gold}\nSentence: next", gold),
+            (" None", "None"),
+            (" No entities", "No entities"),
+            (" none.", "none."),
+            (" Acme Corp", INVALID),
+            (GARBAGE, INVALID),
+            ("", INVALID),
+        ]
         assert [(c, str(flt.read(c, doc))) for c, _ in table] == table
         assert _entities(spec, doc, "No entities") == [] and _entities(spec, doc, "None") == []
         assert flt.read(f" {gold}", doc).adherent and not flt.read(GARBAGE, doc).adherent
     elif reader == "kpi":
         gold = doc["target"]
-        table = [(f" {gold}", gold), (f" {gold}\nContext: next", gold), (f" {gold}.", f"{gold}."),
-                 (GARBAGE, INVALID), ("", INVALID)]
+        table = [
+            (f" {gold}", gold),
+            (f" {gold}\nContext: next", gold),
+            (f" {gold}.", f"{gold}."),
+            (GARBAGE, INVALID),
+            ("", INVALID),
+        ]
         assert [(c, str(flt.read(c, doc))) for c, _ in table] == table
         assert flt.read(f" {gold}", doc).adherent and not flt.read(GARBAGE, doc).adherent
     elif reader == "number":
-        table = [(f" {doc['answer']}", doc["answer"]), (" The answer is 5.0", "The answer is 5.0"),
-                 (" 5.0\n7", "5.0"), (" yes", "yes"), (" unknown", INVALID), (GARBAGE, INVALID)]
+        table = [
+            (f" {doc['answer']}", doc["answer"]),
+            (" The answer is 5.0", "The answer is 5.0"),
+            (" 5.0\n7", "5.0"),
+            (" yes", "yes"),
+            (" unknown", INVALID),
+            (GARBAGE, INVALID),
+        ]
         assert [(c, str(flt.read(c, doc))) for c, _ in table] == table
         assert not flt.read(GARBAGE, doc).adherent
     else:
@@ -127,8 +164,10 @@ def test_one_reading_rule_per_dataset(table_id):
     """Every template of a dataset is configured with the same reader, lead-ins, aliases and stop sequence:
     only its format regex differs."""
     spec = SPECS[table_id]
-    configs = {(f.reader, f.lead_ins, tuple(sorted(f.aliases.items())), f.stop)
-               for f in (answer_filter(spec, t) for t in spec.templates)}
+    configs = {
+        (f.reader, f.lead_ins, tuple(sorted(f.aliases.items())), f.stop)
+        for f in (answer_filter(spec, t) for t in spec.templates)
+    }
     assert len(configs) == 1, configs
 
 
@@ -156,8 +195,14 @@ def test_helm_rule_is_reported_exactly_for_the_helm_prompts():
     from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES
 
     expected = {f"ent_gold_news_{c}__t1": ["weighted_f1_helm"] for c in CATEGORIES}
-    expected.update({"ent_legal_sentiment__t1": ["weighted_f1_helm"], "ent_echr_judgment__t1": ["weighted_f1_helm"],
-                     "ent_casehold__t1": ["accuracy_helm"], "ent_cti_to_mitre__t1": ["accuracy_helm"]})
+    expected.update(
+        {
+            "ent_legal_sentiment__t1": ["weighted_f1_helm"],
+            "ent_echr_judgment__t1": ["weighted_f1_helm"],
+            "ent_casehold__t1": ["accuracy_helm"],
+            "ent_cti_to_mitre__t1": ["accuracy_helm"],
+        }
+    )
     assert got == expected
 
 

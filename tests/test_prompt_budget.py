@@ -5,6 +5,7 @@ The lm-eval runs use a throw-away task folder in tmp_path (its own custom_datase
 our task class with ``class: !function lm_eval_enterprise.task.EnterpriseTask``, and a fake backend that records the
 prompts, so they check exactly what a vLLM/OpenAI server would receive.
 """
+
 import logging
 import textwrap
 
@@ -28,7 +29,7 @@ def test_fit_prefix_drops_trailing_shots_only():
     # a short trailing shot is NOT used to fill the gap left by a long one (HELM drops from the end)
     assert PB.fit_prefix(100, [30, 90, 5], 180) == 1
     assert PB.fit_prefix(190, [1], 180) == 0
-    assert PB.fit_prefix(10 ** 6, [1, 2], None) == 2
+    assert PB.fit_prefix(10**6, [1, 2], None) == 2
 
 
 def test_truncate_to_fit_keeps_the_beginning():
@@ -58,18 +59,32 @@ def test_budget_sources(monkeypatch, caplog):
     with caplog.at_level(logging.WARNING, logger="lm_eval_enterprise.prompt_budget"):
         s = PB.BudgetSettings.from_metadata({})
         PB.BudgetSettings.from_metadata({"data_root": "x"})
-    assert (s.max_context_tokens, s.source, s.counter.chars_per_token, s.truncate_field) == (4096, "default", 3.0,
-                                                                                            "text")
+    assert (s.max_context_tokens, s.source, s.counter.chars_per_token, s.truncate_field) == (
+        4096,
+        "default",
+        3.0,
+        "text",
+    )
     warnings = [r for r in caplog.records if "context window is unknown" in r.getMessage()]
     assert len(warnings) == 1 and "4096" in warnings[0].getMessage()  # ONE warning per process
-    s = PB.BudgetSettings.from_metadata({"max_context_tokens": "512", "context_chars_per_token": 4,
-                                         "context_truncate_field": "document"})
-    assert (s.max_context_tokens, s.source, s.counter.chars_per_token, s.truncate_field) == (512, "metadata", 4.0,
-                                                                                            "document")
-    s = PB.BudgetSettings.from_metadata({"max_context_tokens": 8192, "context_budget_source": "model",
-                                         "context_budget_detail": "hf: config"})
-    assert s.summary() == {"max_context_tokens": 8192, "source": "model", "token_counter": "chars/3",
-                           "detail": "hf: config"}
+    s = PB.BudgetSettings.from_metadata(
+        {"max_context_tokens": "512", "context_chars_per_token": 4, "context_truncate_field": "document"}
+    )
+    assert (s.max_context_tokens, s.source, s.counter.chars_per_token, s.truncate_field) == (
+        512,
+        "metadata",
+        4.0,
+        "document",
+    )
+    s = PB.BudgetSettings.from_metadata(
+        {"max_context_tokens": 8192, "context_budget_source": "model", "context_budget_detail": "hf: config"}
+    )
+    assert s.summary() == {
+        "max_context_tokens": 8192,
+        "source": "model",
+        "token_counter": "chars/3",
+        "detail": "hf: config",
+    }
     # lm-eval's CLI merges --model_args into the task metadata: the backend's own max_length is a source
     assert PB.BudgetSettings.from_metadata({"pretrained": "m", "max_length": 2048}).source == "model_args"
     assert PB.BudgetSettings.from_metadata({"max_model_len": 1024}).max_context_tokens == 1024
@@ -114,7 +129,7 @@ def test_cli_merges_the_model_budget_under_user_metadata(tiny_model_dir):
 
 
 # ------------------------------------------------------------------------------------------------ lm-eval runs
-UTILS = '''
+UTILS = """
 import datasets
 
 def load(**kwargs):
@@ -128,14 +143,19 @@ def process_results(doc, results):
     if isinstance(results[0], tuple):  # log-likelihoods of the choices
         return {"exact_match": float(results[0][0] >= results[1][0])}
     return {"exact_match": float(results[0].strip() == doc["label"])}
-'''
+"""
 
 
 def _task_yaml(name, task_class=TASK_CLASS, num_fewshot=5, fewshot_split="fewshot", output_type="generate_until"):
     cls = f"class: {task_class}\n" if task_class else ""
-    gen = ('generation_kwargs:\n  until: ["\\n"]\n  max_gen_toks: 10\n  do_sample: false\n'
-           if output_type == "generate_until" else 'doc_to_choice: ["L0", "L1 is a long answer choice"]\n')
-    return cls + textwrap.dedent(f"""\
+    gen = (
+        'generation_kwargs:\n  until: ["\\n"]\n  max_gen_toks: 10\n  do_sample: false\n'
+        if output_type == "generate_until"
+        else 'doc_to_choice: ["L0", "L1 is a long answer choice"]\n'
+    )
+    return (
+        cls
+        + textwrap.dedent(f"""\
         task: {name}
         custom_dataset: !function utils.load
         fewshot_split: {fewshot_split}
@@ -153,7 +173,9 @@ def _task_yaml(name, task_class=TASK_CLASS, num_fewshot=5, fewshot_split="fewsho
           - {{metric: shots_used, aggregation: mean, higher_is_better: true}}
           - {{metric: prompt_cut, aggregation: mean, higher_is_better: false}}
         metadata: {{version: 1.0}}
-        """) + gen
+        """)
+        + gen
+    )
 
 
 class RecordingLM(LM):
@@ -180,8 +202,9 @@ def task_dir(tmp_path):
     (tmp_path / "utils.py").write_text(UTILS)
     (tmp_path / "budget.yaml").write_text(_task_yaml("pb_budget"))
     (tmp_path / "firstn.yaml").write_text(_task_yaml("pb_firstn", task_class=None))
-    (tmp_path / "budget_test_pool.yaml").write_text(_task_yaml("pb_budget_testpool", num_fewshot=1,
-                                                               fewshot_split="test"))
+    (tmp_path / "budget_test_pool.yaml").write_text(
+        _task_yaml("pb_budget_testpool", num_fewshot=1, fewshot_split="test")
+    )
     (tmp_path / "budget_ll.yaml").write_text(_task_yaml("pb_budget_ll", output_type="multiple_choice"))
     return tmp_path
 
@@ -227,7 +250,7 @@ def test_budget_drops_trailing_shots_then_truncates_the_document(task_dir):
     assert long_prompt.endswith("\nLabel:") and "long399" not in long_prompt
     # fixed part without the text: 6 (description) + 14 ("Text: " + "\nLabel:" = 13 chars → 5 tok, plus the text's
     # own ceil) ... the longest word prefix whose prompt by parts fits 77 tokens: 17 + 1 + 10 + ceil((13 + L)/3) ≤ 77
-    words = long_prompt[len("Label the text.\n\nText: "):-len("\nLabel:")].split(" ")
+    words = long_prompt[len("Label the text.\n\nText: ") : -len("\nLabel:")].split(" ")
     assert words == [f"long{j}" for j in range(len(words))]
     n = len(words)
     text_chars = lambda k: sum(len(f"long{j}") for j in range(k)) + k - 1  # noqa: E731
@@ -238,17 +261,34 @@ def test_budget_drops_trailing_shots_then_truncates_the_document(task_dir):
     row = res["results"]["pb_budget"]
     assert row["shots_used,none"] == 1.0 and row["prompt_cut,none"] == 1.0
     meta = res["configs"]["pb_budget"]["metadata"]["prompt_budget"]
-    assert meta == {"max_context_tokens": 77, "source": "metadata", "token_counter": "chars/3",
-                    "reserved_tokens": 10, "shots_requested": 5, "prompts": 2, "prompts_cut": 2,
-                    "prompts_truncated": 1, "prompts_over_plan": 0, "planned_over_templates": ["own"],
-                    "plan_bound_by": {"own": 2}, "min_shots_used": 0, "mean_shots_used": 1.0}
+    assert meta == {
+        "max_context_tokens": 77,
+        "source": "metadata",
+        "token_counter": "chars/3",
+        "reserved_tokens": 10,
+        "shots_requested": 5,
+        "prompts": 2,
+        "prompts_cut": 2,
+        "prompts_truncated": 1,
+        "prompts_over_plan": 0,
+        "planned_over_templates": ["own"],
+        "plan_bound_by": {"own": 2},
+        "min_shots_used": 0,
+        "mean_shots_used": 1.0,
+    }
     assert lm.prompts == [s["arguments"][0][0] for s in res["samples"]["pb_budget"]]
 
 
 def test_gen_kwargs_override_is_part_of_the_budget(task_dir):
     tm = TaskManager(include_path=str(task_dir), include_defaults=False, metadata={"max_context_tokens": 77})
-    res = lm_eval.simple_evaluate(model=RecordingLM(), tasks=["pb_budget"], task_manager=tm, log_samples=True,
-                                  bootstrap_iters=0, gen_kwargs="max_gen_toks=31")
+    res = lm_eval.simple_evaluate(
+        model=RecordingLM(),
+        tasks=["pb_budget"],
+        task_manager=tm,
+        log_samples=True,
+        bootstrap_iters=0,
+        gen_kwargs="max_gen_toks=31",
+    )
     by_id = {s["doc"]["id"]: s for s in res["samples"]["pb_budget"]}
     assert by_id["t0"]["shots_used"] == 1.0  # 21 more generation tokens: fixed 46 + 19 fits, + 38 does not
     assert res["configs"]["pb_budget"]["metadata"]["prompt_budget"]["reserved_tokens"] == 31
@@ -302,13 +342,21 @@ def test_chat_template_prompts_are_budgeted_as_rendered(task_dir, tmp_path_facto
 
     chat_model = build_tiny_model(tmp_path_factory.mktemp("tiny-chat"), chat=True)
     tm = TaskManager(include_path=str(task_dir), include_defaults=False, metadata={"max_context_tokens": 120})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={chat_model},dtype=float32", device="cpu",
-                                  tasks=["pb_budget"], task_manager=tm, log_samples=True, bootstrap_iters=0,
-                                  apply_chat_template=True, gen_kwargs="max_gen_toks=2")
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={chat_model},dtype=float32",
+        device="cpu",
+        tasks=["pb_budget"],
+        task_manager=tm,
+        log_samples=True,
+        bootstrap_iters=0,
+        apply_chat_template=True,
+        gen_kwargs="max_gen_toks=2",
+    )
     for s in res["samples"]["pb_budget"]:
         prompt = s["arguments"][0][0]
-        assert "<|user|>" in prompt                                  # the chat markup is part of what is counted
-        assert PB.TokenCounter()(prompt) + 1 + 2 <= 120              # + special token + max_gen_toks (CLI)
+        assert "<|user|>" in prompt  # the chat markup is part of what is counted
+        assert PB.TokenCounter()(prompt) + 1 + 2 <= 120  # + special token + max_gen_toks (CLI)
     by_id = {s["doc"]["id"]: s for s in res["samples"]["pb_budget"]}
     assert by_id["t0"]["shots_used"] == 2.0 and by_id["t0"]["arguments"][0][0].count("<|assistant|>") == 3
     assert by_id["t1"]["shots_used"] == 0.0 and "long399" not in by_id["t1"]["arguments"][0][0]
@@ -329,8 +377,14 @@ def test_rebuilding_a_prompt_replaces_its_record(task_dir):
 
 def test_predict_only_gets_no_undeclared_metrics(task_dir, tmp_path):
     tm = TaskManager(include_path=str(task_dir), include_defaults=False, metadata={"max_context_tokens": 77})
-    res = lm_eval.simple_evaluate(model=RecordingLM(), tasks=["pb_budget"], task_manager=tm, log_samples=True,
-                                  bootstrap_iters=0, predict_only=True)
+    res = lm_eval.simple_evaluate(
+        model=RecordingLM(),
+        tasks=["pb_budget"],
+        task_manager=tm,
+        log_samples=True,
+        bootstrap_iters=0,
+        predict_only=True,
+    )
     row = res["results"]["pb_budget"]  # ran without a KeyError for the undeclared shots_used / prompt_cut
     assert "bypass,none" in row and not any(k.startswith(("shots_used", "prompt_cut")) for k in row)
 
@@ -342,11 +396,22 @@ def test_pathological_template_drops_shots_as_last_resort_and_reports_it(task_di
     from lm_eval_enterprise.models import build_tiny_model
 
     chat_model = build_tiny_model(task_dir / "tiny-chat", chat=True)
-    tm = TaskManager(include_path=str(task_dir), include_defaults=False,
-                     metadata={"max_context_tokens": 120, "chat_overhead_tokens": 0})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={chat_model},dtype=float32", device="cpu",
-                                  tasks=["pb_budget"], task_manager=tm, log_samples=True, bootstrap_iters=0,
-                                  apply_chat_template=True, gen_kwargs="max_gen_toks=2")
+    tm = TaskManager(
+        include_path=str(task_dir),
+        include_defaults=False,
+        metadata={"max_context_tokens": 120, "chat_overhead_tokens": 0},
+    )
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={chat_model},dtype=float32",
+        device="cpu",
+        tasks=["pb_budget"],
+        task_manager=tm,
+        log_samples=True,
+        bootstrap_iters=0,
+        apply_chat_template=True,
+        gen_kwargs="max_gen_toks=2",
+    )
     meta = res["configs"]["pb_budget"]["metadata"]["prompt_budget"]
     assert meta["prompts_over_plan"] >= 1 and meta["prompts_cut"] == 2
     assert "beyond the template-independent plan" in caplog.text
@@ -359,8 +424,9 @@ def _real_template_runs(dataset, data_root, limit=None, **metadata):
 
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": data_root, **metadata})
     names = [f"ent_{dataset}__t{i}" for i in range(1, 6)]
-    res = lm_eval.simple_evaluate(model=RecordingLM(), tasks=names, task_manager=tm, log_samples=True,
-                                  bootstrap_iters=0, limit=limit)
+    res = lm_eval.simple_evaluate(
+        model=RecordingLM(), tasks=names, task_manager=tm, log_samples=True, bootstrap_iters=0, limit=limit
+    )
     return names, res
 
 
@@ -375,9 +441,9 @@ def test_shots_used_is_identical_across_templates_on_the_real_sample(dataset):
     reference = per_template[names[0]]
     assert len(reference) == 40
     for n in names:
-        assert per_template[n] == reference, n                      # same documents, same shots, every doc
+        assert per_template[n] == reference, n  # same documents, same shots, every doc
         meta = res["configs"][n]["metadata"]["prompt_budget"]
-        assert meta["prompts_over_plan"] == 0, n                    # no template needed the last resort
+        assert meta["prompts_over_plan"] == 0, n  # no template needed the last resort
         assert meta["planned_over_templates"][0] == res["configs"][n]["metadata"]["template_id"]
         assert sorted(meta["planned_over_templates"]) == ["t1", "t2", "t3", "t4", "t5"]
         assert meta["plan_bound_by"] == res["configs"][names[0]]["metadata"]["prompt_budget"]["plan_bound_by"]
@@ -390,7 +456,6 @@ def test_shots_used_is_identical_across_templates_on_the_real_sample(dataset):
 
 def test_sibling_templates_of_a_generated_task_and_of_a_plain_task(task_dir):
     from conftest import SHARED_DATA, shared_sample
-
     from lm_eval_enterprise import TASK_DIR
 
     shared_sample("kpi_edgar")
@@ -399,8 +464,9 @@ def test_sibling_templates_of_a_generated_task_and_of_a_plain_task(task_dir):
     sib = PB.sibling_templates(task.config)
     assert [t.id for t in sib] == ["t3", "t1", "t2", "t4", "t5"]
     assert sib[0].doc_to_text == task.config.doc_to_text and sib[0].description == (task.config.description or "")
-    plain = leaf_tasks(get_task_dict(["pb_budget"], TaskManager(include_path=str(task_dir),
-                                                                include_defaults=False)))["pb_budget"]
+    plain = leaf_tasks(get_task_dict(["pb_budget"], TaskManager(include_path=str(task_dir), include_defaults=False)))[
+        "pb_budget"
+    ]
     assert [t.id for t in PB.sibling_templates(plain.config)] == ["own"]
 
 
@@ -416,17 +482,20 @@ def smollm2_tokenizer():
         pytest.skip(str(exc))
 
 
-@pytest.mark.parametrize("dataset,shots", [("kpi_edgar", 20), ("credit_risk_ner", 20), ("iotspotter", 14),
-                                           ("tram", 20)])
+@pytest.mark.parametrize(
+    "dataset,shots", [("kpi_edgar", 20), ("credit_risk_ner", 20), ("iotspotter", 14), ("tram", 20)]
+)
 def test_full_shots_at_4096_tokens_on_the_real_sample(dataset, shots, smollm2_tokenizer):
     """The paper's shot settings at a 4,096-token context, exact counts with SmolLM2's tokenizer: every document
     of the real sample keeps all N shots under all five templates."""
-    from conftest import SHARED_DATA, shared_sample
     from transformers import AutoTokenizer
 
+    from conftest import SHARED_DATA, shared_sample
+
     shared_sample(dataset)
-    names, res = _real_template_runs(dataset, str(SHARED_DATA), max_context_tokens=4096,
-                                     context_tokenizer=smollm2_tokenizer)
+    names, res = _real_template_runs(
+        dataset, str(SHARED_DATA), max_context_tokens=4096, context_tokenizer=smollm2_tokenizer
+    )
     tok = AutoTokenizer.from_pretrained(smollm2_tokenizer)
     reserved = res["configs"][names[0]]["metadata"]["prompt_budget"]["reserved_tokens"]
     for n in names:
@@ -450,19 +519,27 @@ def test_convfinqa_cuts_the_table_never_the_dialogue():
     counter, truncated = PB.TokenCounter(), 0
     for doc in list(task.eval_docs)[:6]:
         prompt = task.fewshot_context(doc, 1)
-        dialogue = doc["context"][doc["context"].index("\n\nQuestion: "):]
+        dialogue = doc["context"][doc["context"].index("\n\nQuestion: ") :]
         assert prompt.endswith(dialogue + "\nAnswer:") and doc["question"] in prompt
         assert prompt.startswith("Based on the table, answer the final question.")
-        assert counter(prompt) + 1 + 10 <= 200                  # + special token + max_gen_toks
+        assert counter(prompt) + 1 + 10 <= 200  # + special token + max_gen_toks
         outcome = task.budget.outcome(doc)
         assert outcome.shots_used == 0 and outcome.cut
         truncated += outcome.truncated
     assert truncated >= 3  # the fixture's long tables were really cut (else the test would prove nothing)
 
 
-@pytest.mark.parametrize("dataset,field", [("fiqa_qa", "passage"), ("insurance_qa_gen", "passage"),
-                                           ("convfinqa", "context"), ("cti_to_mitre", "question"),
-                                           ("billsum", "document"), ("tram", "text")])
+@pytest.mark.parametrize(
+    "dataset,field",
+    [
+        ("fiqa_qa", "passage"),
+        ("insurance_qa_gen", "passage"),
+        ("convfinqa", "context"),
+        ("cti_to_mitre", "question"),
+        ("billsum", "document"),
+        ("tram", "text"),
+    ],
+)
 def test_each_dataset_names_the_field_the_budget_may_cut(dataset, field):
     from pathlib import Path
 

@@ -1,6 +1,7 @@
 """Issue #10 item 1: every variant reports ``score`` (its primary metric, filter ``answer``), and lm-eval's own
 results and printed table have ``score`` rows for datasets, domains and ``enterprise``: a dataset is the mean over
 its variants (gold_news: over its nine subtasks), a domain and ``enterprise`` the unweighted mean over datasets."""
+
 from pathlib import Path
 
 import lm_eval
@@ -24,22 +25,25 @@ class GoldNewsDirectionUpLM(OracleLM):
     def generate_until(self, requests, disable_tqdm: bool = False):
         garbage = GarbageLM.generate_until(self, requests)
         gold = OracleLM.generate_until(self, requests)
-        return [g if inst.task_name.startswith("ent_gold_news_direction_up__") else b
-                for inst, g, b in zip(requests, gold, garbage)]
+        return [
+            g if inst.task_name.startswith("ent_gold_news_direction_up__") else b
+            for inst, g, b in zip(requests, gold, garbage)
+        ]
 
 
 @pytest.fixture(scope="module")
 def results():
     tm = EnterpriseTaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
     tasks = leaf_tasks(lm_eval.tasks.get_task_dict(["enterprise"], tm))
-    return lm_eval.simple_evaluate(model=GoldNewsDirectionUpLM(tasks), tasks=["enterprise"], task_manager=tm,
-                                   bootstrap_iters=0)
+    return lm_eval.simple_evaluate(
+        model=GoldNewsDirectionUpLM(tasks), tasks=["enterprise"], task_manager=tm, bootstrap_iters=0
+    )
 
 
 def test_every_variant_reports_score_equal_to_its_primary_metric(results):
     for task, cfg in results["configs"].items():
         meta = cfg["metadata"]
-        assert meta["primary_filter"] == "answer", task        # one filter name for generate and log-likelihood
+        assert meta["primary_filter"] == "answer", task  # one filter name for generate and log-likelihood
         row = results["results"][task]
         assert row[KEY] == row[f"{meta['primary_metric']},answer"], task
         assert results["higher_is_better"][task]["score"] is True
@@ -88,13 +92,19 @@ def test_score_rows_recomputed_from_the_subtask_rows(results):
 def test_printed_table_has_the_score_rows(results):
     table = make_table(results, "groups")
     rows, name = {}, None
-    for line in table.splitlines()[2:]:          # | name | version | filter | n-shot | metric | ↑ | value | ± | se |
+    for line in table.splitlines()[2:]:  # | name | version | filter | n-shot | metric | ↑ | value | ± | se |
         cells = [c.strip() for c in line.split("|")]
         name = cells[1].lstrip("- ").strip() or name  # a group's further metrics: rows with an empty name cell
         if cells[5] == "score":
             rows[name] = cells
-    for group, value in (("enterprise", 19 / 225), ("enterprise_finance", 19 / 90), ("ent_gold_news", 1 / 9),
-                         ("enterprise_legal", 0.0), ("ent_fiqa_qa", 1.0), ("ent_gold_news_direction_up", 1.0)):
+    for group, value in (
+        ("enterprise", 19 / 225),
+        ("enterprise_finance", 19 / 90),
+        ("ent_gold_news", 1 / 9),
+        ("enterprise_legal", 0.0),
+        ("ent_fiqa_qa", 1.0),
+        ("ent_gold_news_direction_up", 1.0),
+    ):
         assert group in rows, (group, table)
         assert rows[group][3] == "answer" and float(rows[group][7]) == pytest.approx(value, abs=0.005)
 
@@ -112,13 +122,16 @@ def test_plain_lm_eval_gets_only_rows_that_mean_the_same():
         return [t for m in configs[name]["task"] for t in leaves(m)] if name in configs else [name]
 
     for name in [f"enterprise_{d}" for d in DOMAINS] + ["enterprise"]:
-        datasets = ([ds for d in configs[name]["task"] for ds in configs[d]["task"]] if name == "enterprise"
-                    else configs[name]["task"])
+        datasets = (
+            [ds for d in configs[name]["task"] for ds in configs[d]["task"]]
+            if name == "enterprise"
+            else configs[name]["task"]
+        )
         counts = {len(leaves(ds)) for ds in datasets}
         declared = "aggregate_metric_list" in configs[name]
         assert declared == (len(counts) == 1), (name, counts)
         assert configs[name]["metadata"]["enterprise_aggregate"] == "mean_over_datasets"
-    assert "aggregate_metric_list" not in configs["enterprise_finance"]        # gold_news: 45 variants, others 5
+    assert "aggregate_metric_list" not in configs["enterprise_finance"]  # gold_news: 45 variants, others 5
     assert "aggregate_metric_list" in configs["enterprise_legal"]
     for spec in [s for _, s in all_specs(Path(TASK_DIR))]:
         agg = configs[spec.base_name]["aggregate_metric_list"]

@@ -1,4 +1,5 @@
 """docs/sharpe.md#baselines: every test vector of the baseline table (exact formulas, majority, simulation)."""
+
 import numpy as np
 import pytest
 
@@ -40,8 +41,12 @@ def test_simulation_equals_sklearn_per_draw():
     gold = np.repeat(np.arange(3), [5, 3, 2])
     v, _ = B.simulated_uniform(gold, 3, "weighted", draws=50, seed=3)
     rng = np.random.default_rng(3)
-    ref = np.mean([f1_score(gold, rng.integers(0, 3, 10), labels=range(3), average="weighted", zero_division=0)
-                   for _ in range(50)])
+    ref = np.mean(
+        [
+            f1_score(gold, rng.integers(0, 3, 10), labels=range(3), average="weighted", zero_division=0)
+            for _ in range(50)
+        ]
+    )
     assert v == pytest.approx(ref, abs=1e-12)
 
 
@@ -133,8 +138,9 @@ def test_large_n_truncation_is_accurate():
 
 def test_compute_dispatch_and_unavailable():
     info = B.LabelInfo("classification", labels=["a", "b", "c"], gold_counts=[50, 30, 20])
-    assert B.compute("weighted_f1", "classification_weighted", "agg_weighted_f1", info, "uniform").value == \
-        pytest.approx(0.343055, abs=TOL)
+    assert B.compute(
+        "weighted_f1", "classification_weighted", "agg_weighted_f1", info, "uniform"
+    ).value == pytest.approx(0.343055, abs=TOL)
     assert B.compute("accuracy", "classification_weighted", "mean", info, "majority").value == 0.5
     assert B.compute("entity_f1", "entity", "agg_entity_f1", B.LabelInfo("none"), "uniform").value == 0.0
     assert B.compute("rouge_l", "summarization", "mean", B.LabelInfo("none"), "majority").value == 0.0
@@ -152,8 +158,10 @@ REFS = ["stocks fell", "bonds rallied"]
 
 
 def test_lead_sentences():
-    assert B.lead_sentences("Rates rose. Stocks fell sharply! Bonds rallied? Done.", 2) == \
-        "Rates rose. Stocks fell sharply!"
+    assert (
+        B.lead_sentences("Rates rose. Stocks fell sharply! Bonds rallied? Done.", 2)
+        == "Rates rose. Stocks fell sharply!"
+    )
     assert B.lead_sentences("Title line\n\nBody starts here. More.", 1) == "Title line"
     assert B.lead_sentences("One sentence only", 3) == "One sentence only"
 
@@ -172,7 +180,7 @@ def test_generation_baseline_dispatch():
     info = B.LabelInfo("generation", documents=DOCS, references=REFS)
     lead = B.compute("rouge_l", "summarization", "mean", info, "uniform", generation="lead-1")
     assert (lead.value, lead.method) == (pytest.approx(0.5), "lead-1") and "first 1 sentence" in lead.note
-    assert B.compute("rouge_l", "summarization", "mean", info, "uniform").value == 0.0     # default: zero
+    assert B.compute("rouge_l", "summarization", "mean", info, "uniform").value == 0.0  # default: zero
     assert B.compute("rouge_l", "summarization", "mean", info, "none", generation="lead-1").method == "none"
     missing = B.compute("rouge_l", "summarization", "mean", B.LabelInfo("none"), "uniform", generation="lead-2")
     assert missing.value is None and missing.method == "unavailable"

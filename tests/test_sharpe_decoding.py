@@ -1,6 +1,7 @@
 """Decoding mode in the Sharpe tool: regex-constrained runs (``results["config"]["decoding"]``) are a model of their
 own in every output, never pooled with or superseded by the unconstrained runs of the same model;
 ``--compare_decoding`` compares both modes of a model (hand-worked values); ``*_helm`` metrics aggregate."""
+
 import csv
 import json
 import math
@@ -12,7 +13,7 @@ from lm_eval_enterprise import hooks
 from lm_eval_enterprise.filters import ParsedAnswer
 from lm_eval_enterprise.sharpe import baselines as BL
 from lm_eval_enterprise.sharpe import cli
-from lm_eval_enterprise.sharpe.api import aggregate, write_outputs
+from lm_eval_enterprise.sharpe.api import aggregate
 from lm_eval_enterprise.sharpe.export import hub_model_id
 from lm_eval_enterprise.sharpe.io import SharpeInputError
 from lm_eval_enterprise.sharpe.scoring import aggregation_of
@@ -30,7 +31,7 @@ def _tasks(correct, failures=(0, 0, 0)):
     out = []
     for t, (c, f) in enumerate(zip(correct, failures), 1):
         right = [1] * c + [0] * (N - c)
-        parsed = [True] * (N - f) + [False] * f          # failures among the last (wrong) documents
+        parsed = [True] * (N - f) + [False] * f  # failures among the last (wrong) documents
         out.append(choice_task("ent_ex", f"t{t}", right, parsed, k=4))
     return out
 
@@ -44,8 +45,14 @@ def _runs(tmp_path, with_b=True, constrained_args=None):
     """
     write_run(tmp_path, M, _tasks((12, 8, 10), (0, 4, 0)), timestamp="2026-01-01T00-00-00.000000")
     for i, args in enumerate(constrained_args or [None]):
-        write_run(tmp_path, M, _tasks((13, 12, 11)), timestamp=f"2026-01-0{2 + i}T00-00-00.000000",
-                  config_extra=CONSTRAINED, model_args=args)
+        write_run(
+            tmp_path,
+            M,
+            _tasks((13, 12, 11)),
+            timestamp=f"2026-01-0{2 + i}T00-00-00.000000",
+            config_extra=CONSTRAINED,
+            model_args=args,
+        )
     if with_b:
         write_run(tmp_path, "B", _tasks((9, 9, 11)))
     return tmp_path
@@ -70,15 +77,15 @@ def test_constrained_run_is_its_own_model_and_never_supersedes(tmp_path):
     info = res["model_info"]
     assert info[MC]["decoding"] == "regex_constrained" and info[MC]["base_model"] == M
     assert info[MC]["model_wrapper"] == "hf-constrained" and info[MC]["constraint_engine"] == "xgrammar"
-    assert "decoding" not in info[M]           # unconstrained runs keep their former model_info
-    assert "decoding_comparisons" not in res and "compare_decoding" not in res["settings"]   # only when asked
+    assert "decoding" not in info[M]  # unconstrained runs keep their former model_info
+    assert "decoding_comparisons" not in res and "compare_decoding" not in res["settings"]  # only when asked
     ov = res["macro"]["overall"]["models"]
     assert ov[M]["mean_sharpe"] == pytest.approx(2.5) and ov[MC]["mean_sharpe"] == pytest.approx(7.0)
 
 
 def test_compare_decoding_hand_worked(tmp_path):
     res = aggregate([_runs(tmp_path)], compare_decoding=True, **FAST)
-    (d,) = res["decoding_comparisons"]          # B has no constrained run
+    (d,) = res["decoding_comparisons"]  # B has no constrained run
     assert (d["model"], d["group"], d["metric"]) == (M, "ent_ex", "accuracy")
     assert (d["model_a"], d["model_b"]) == (MC, M) and d["direction"] == "regex_constrained − unconstrained"
     assert d["delta"] == pytest.approx({"t1": 0.05, "t2": 0.20, "t3": 0.05})
@@ -94,7 +101,7 @@ def test_compare_decoding_hand_worked(tmp_path):
     assert u["format_failure"] == pytest.approx(0.2 / 3) and c["format_failure"] == 0.0
     assert u["format_adherence"] == pytest.approx(2.8 / 3) and c["format_adherence"] == 1.0
     assert u["format_adherence_per_template"] == pytest.approx({"t1": 1.0, "t2": 0.8, "t3": 1.0})
-    assert set(d["permutation_p"]) == {"t1", "t2", "t3"}      # accuracy: per-document values
+    assert set(d["permutation_p"]) == {"t1", "t2", "t3"}  # accuracy: per-document values
     # the same bootstrap as the model comparisons: the (org/m, constrained) pair there is U − C
     (pair,) = [x for x in res["comparisons"] if {x["model_a"], x["model_b"]} == {M, MC}]
     assert (pair["model_a"], pair["model_b"]) == (M, MC)
@@ -106,8 +113,10 @@ def test_compare_decoding_hand_worked(tmp_path):
 def test_compare_decoding_outputs_and_cli(tmp_path, capsys):
     d = _runs(tmp_path / "in")
     out = tmp_path / "out"
-    assert cli.main([str(d), "--compare_decoding", "--bootstrap", "200", "--no-progress", "--quiet",
-                     "--out", str(out)]) == 0
+    assert (
+        cli.main([str(d), "--compare_decoding", "--bootstrap", "200", "--no-progress", "--quiet", "--out", str(out)])
+        == 0
+    )
     agg = json.loads((out / "aggregate.json").read_text())
     assert agg["settings"]["compare_decoding"] is True and len(agg["decoding_comparisons"]) == 1
     md = (out / "decoding_comparison.md").read_text()
@@ -116,12 +125,13 @@ def test_compare_decoding_outputs_and_cli(tmp_path, capsys):
     assert "6.7 → 0.0" in row and "93.3 → 100.0" in row
     lb = (out / "leaderboard.md").read_text()
     assert "## Greedy vs regex-constrained decoding" in lb
-    assert any(line.startswith(f"| {MC} |") for line in lb.splitlines())      # its own leaderboard row
+    assert any(line.startswith(f"| {MC} |") for line in lb.splitlines())  # its own leaderboard row
     with open(out / "leaderboard.csv", encoding="utf-8", newline="") as f:
-        assert sum(r["model"] == MC for r in csv.DictReader(f)) == 2       # strict + parsed_only
+        assert sum(r["model"] == MC for r in csv.DictReader(f)) == 2  # strict + parsed_only
     # HF export: its own model folder and name, never merged into org/m
-    hf = json.loads(next((out / "hf_leaderboard" / "results" / "org" / "m-regex-constrained").glob("*.json"))
-                    .read_text())
+    hf = json.loads(
+        next((out / "hf_leaderboard" / "results" / "org" / "m-regex-constrained").glob("*.json")).read_text()
+    )
     assert hf["config"]["model_name"] == "org/m-regex-constrained" and hf["config"]["display_name"] == MC
     assert (out / "hf_leaderboard" / "results" / "org" / "m").is_dir()
     assert "ent_ex" in (out / "report.html").read_text()
@@ -134,14 +144,18 @@ def test_compare_decoding_without_pairs_and_with_several_settings(tmp_path):
     res = aggregate([tmp_path / "b"], compare_decoding=True, **FAST)
     assert res["decoding_comparisons"] == []
     assert any("no model has both" in m for m in res["messages"])
-    d = _runs(tmp_path / "c", with_b=False, constrained_args=["pretrained=org/m,dtype=float32",
-                                                              "pretrained=org/m,dtype=bfloat16"])
+    d = _runs(
+        tmp_path / "c",
+        with_b=False,
+        constrained_args=["pretrained=org/m,dtype=float32", "pretrained=org/m,dtype=bfloat16"],
+    )
     res = aggregate([d], compare_decoding=True, **FAST)
     assert res["models"] == [M, f"{MC} [settings 1]", f"{MC} [settings 2]"]
     assert res["decoding_comparisons"] == []
     assert any("has 1 unconstrained and 2 regex-constrained runs" in m for m in res["messages"])
-    assert any(f"model {M} (regex_constrained decoding) was run with 2 different settings" in m
-               for m in res["messages"])
+    assert any(
+        f"model {M} (regex_constrained decoding) was run with 2 different settings" in m for m in res["messages"]
+    )
 
 
 def test_constrained_wrapper_without_label_is_rejected(tmp_path):
@@ -178,21 +192,36 @@ def _helm_task(tid, completions):
     gold = ["positive", "positive", "negative", "negative"]
     docs = [{"id": f"d{i}", "text": f"document {i}", "label": g, "label_names": labels} for i, g in enumerate(gold)]
     outs = [ParsedAnswer(g, c, True) for g, c in zip(gold, completions)]
-    return SynthTask(f"ent_helm__{tid}", "classification_weighted", "ent_helm", tid, docs, outs, "weighted_f1",
-                     dataset="helm", hook="classification_weighted_helm")
+    return SynthTask(
+        f"ent_helm__{tid}",
+        "classification_weighted",
+        "ent_helm",
+        tid,
+        docs,
+        outs,
+        "weighted_f1",
+        dataset="helm",
+        hook="classification_weighted_helm",
+    )
 
 
 def test_metric_weighted_f1_helm(tmp_path):
     # t1: HELM reads positive, [invalid], negative, [invalid] → F1(positive) = F1(negative) = 2/3 (P = 1, R = 1/2),
     # weighted by support 2, 2 (neutral: support 0) → 2/3. t2: every completion is the bare label → 1.
-    write_run(tmp_path, "m", [_helm_task("t1", ["positive", "The answer is positive", "negative", "negative, sure"]),
-                              _helm_task("t2", ["positive", "positive", "negative", "negative"])])
+    write_run(
+        tmp_path,
+        "m",
+        [
+            _helm_task("t1", ["positive", "The answer is positive", "negative", "negative, sure"]),
+            _helm_task("t2", ["positive", "positive", "negative", "negative"]),
+        ],
+    )
     res = aggregate([tmp_path], metrics=["weighted_f1_helm"], baseline="none", **FAST)
     r = _rec(res, "m")
     assert r["metric"] == "weighted_f1_helm" and r["filter"] == "answer"
     assert r["template_scores"] == pytest.approx({"t1": 2 / 3, "t2": 1.0})
     assert r["mean"] == pytest.approx(5 / 6) and r["std"] == pytest.approx((1 / 3) / math.sqrt(2))
-    assert r["sharpe"] == pytest.approx(2.5 * math.sqrt(2))          # (5/6) / (1/(3√2))
+    assert r["sharpe"] == pytest.approx(2.5 * math.sqrt(2))  # (5/6) / (1/(3√2))
     assert "recompute_mismatch" not in r["flags"]
     both = aggregate([tmp_path], metrics=["weighted_f1", "weighted_f1_helm"], **FAST)
     recs = {x["metric"]: x for x in both["records"] if x["scoring_mode"] == "strict"}

@@ -6,6 +6,7 @@ then aggregated by the Sharpe tool.
   per-template scores differ and the recomputation from samples is checked against lm-eval's own results values on
   non-trivial numbers.
 """
+
 import json
 import zlib
 
@@ -39,9 +40,20 @@ def _save(res, out_dir):
 def _evaluate(model, tasks, out_dir, limit, **kw):
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
     tracker = EvaluationTracker(output_path=str(out_dir))
-    res = lm_eval.simple_evaluate(model=model, tasks=tasks, task_manager=tm, limit=limit, log_samples=True,
-                                  evaluation_tracker=tracker, bootstrap_iters=0, random_seed=0, numpy_random_seed=1234,
-                                  torch_random_seed=1234, fewshot_random_seed=1234, **kw)
+    res = lm_eval.simple_evaluate(
+        model=model,
+        tasks=tasks,
+        task_manager=tm,
+        limit=limit,
+        log_samples=True,
+        evaluation_tracker=tracker,
+        bootstrap_iters=0,
+        random_seed=0,
+        numpy_random_seed=1234,
+        torch_random_seed=1234,
+        fewshot_random_seed=1234,
+        **kw,
+    )
     res["_tracker"] = tracker
     _save(res, out_dir)
 
@@ -64,8 +76,16 @@ def tiny_runs(tmp_path_factory, tiny_model_dir):
     # like the demo: 4 documents per variant, one full query (20 candidates) for ranking
     samples = {t: list(range(20 if "fiqa_qa" in t else 4)) for t in tasks}
     for d in (tiny_model_dir, second):
-        _evaluate("hf", tasks, out, limit=None, samples=samples, model_args=f"pretrained={d},dtype=float32",
-                  device="cpu", batch_size=4)
+        _evaluate(
+            "hf",
+            tasks,
+            out,
+            limit=None,
+            samples=samples,
+            model_args=f"pretrained={d},dtype=float32",
+            device="cpu",
+            batch_size=4,
+        )
     return out
 
 
@@ -91,8 +111,9 @@ def oracle_runs(tmp_path_factory):
     names = _tasks((1, 2, 3, 4, 5))
     _, task_dict = build_tasks(names, "embedded")
     for seed in (0, 1):
-        _evaluate(NoisyOracle(leaf_tasks(task_dict), seed), names, out, limit=20,
-                  model_args=f"pretrained=noisy-oracle-{seed}")
+        _evaluate(
+            NoisyOracle(leaf_tasks(task_dict), seed), names, out, limit=20, model_args=f"pretrained=noisy-oracle-{seed}"
+        )
     return out
 
 
@@ -118,8 +139,15 @@ def test_tiny_models_aggregate(tiny_runs, tmp_path, capsys):
     out = tmp_path / "agg"
     assert cli.main([str(tiny_runs), "--out", str(out), "--bootstrap", "100", "--no-progress"]) == 0
     assert "ent_gold_news" in capsys.readouterr().out
-    assert {p.name for p in out.iterdir()} >= {"aggregate.json", "leaderboard.csv", "per_template.csv",
-                                               "per_document.csv", "leaderboard.md", "report.html", "hf_leaderboard"}
+    assert {p.name for p in out.iterdir()} >= {
+        "aggregate.json",
+        "leaderboard.csv",
+        "per_template.csv",
+        "per_document.csv",
+        "leaderboard.md",
+        "report.html",
+        "hf_leaderboard",
+    }
 
 
 def test_noisy_oracles_recompute_lm_eval_exactly(oracle_runs):
@@ -130,20 +158,33 @@ def test_noisy_oracles_recompute_lm_eval_exactly(oracle_runs):
         sanitized = model.replace("/", "__")
         results = json.loads(next((oracle_runs / sanitized).glob("results_*.json")).read_text())
         for sub in SUBTASKS:
-            (rec,) = [r for r in res["records"] if r["model"] == model and r["level"] == "variant_group"
-                      and r["group"] == f"ent_gold_news_{sub}" and r["scoring_mode"] == "strict"]
+            (rec,) = [
+                r
+                for r in res["records"]
+                if r["model"] == model
+                and r["level"] == "variant_group"
+                and r["group"] == f"ent_gold_news_{sub}"
+                and r["scoring_mode"] == "strict"
+            ]
             for t, s in rec["template_scores"].items():
-                assert s == pytest.approx(results["results"][f"ent_gold_news_{sub}__{t}"]["weighted_f1,answer"],
-                                          abs=1e-12)
+                assert s == pytest.approx(
+                    results["results"][f"ent_gold_news_{sub}__{t}"]["weighted_f1,answer"], abs=1e-12
+                )
                 ff = results["results"][f"ent_gold_news_{sub}__{t}"]["format_failure,answer"]
                 assert rec["format_failure"][t] == pytest.approx(ff)
-        (row,) = [r for r in res["records"] if r["model"] == model and r["level"] == "dataset"
-                  and r["scoring_mode"] == "strict"]
+        (row,) = [
+            r
+            for r in res["records"]
+            if r["model"] == model and r["level"] == "dataset" and r["scoring_mode"] == "strict"
+        ]
         assert row["sharpe_status"] == "ok" and row["std"] > 0 and 0.3 < row["mean"] < 1
         assert row["ci"]["mean"][0] <= row["mean"] <= row["ci"]["mean"][1]
         assert row["pss"] > 0 and row["fragile_docs"]
-        parsed = [r for r in res["records"] if r["model"] == model and r["level"] == "dataset"
-                  and r["scoring_mode"] == "parsed_only"]
+        parsed = [
+            r
+            for r in res["records"]
+            if r["model"] == model and r["level"] == "dataset" and r["scoring_mode"] == "parsed_only"
+        ]
         assert parsed and not parsed[0]["comparable_across_models"] and 0 < parsed[0]["mean"] <= 1
         assert any(v > 0 for v in row["format_failure"].values())  # the "???" answers are format failures
     md = leaderboard_markdown([str(oracle_runs)])

@@ -1,5 +1,6 @@
 """The whole tool on synthetic lm-eval output folders (written with the real hooks): docs/sharpe.md#worked-examples
 from files (both ddof), pairing, subtasks, every bad input of the issue, the CLI and every output format."""
+
 import csv
 import json
 import math
@@ -24,8 +25,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def by(result, model, group=None, mode="strict", level="dataset"):
-    out = [r for r in result["records"] if r["model"] == model and r["scoring_mode"] == mode
-           and r["level"] == level and (group is None or r["group"] == group)]
+    out = [
+        r
+        for r in result["records"]
+        if r["model"] == model
+        and r["scoring_mode"] == mode
+        and r["level"] == level
+        and (group is None or r["group"] == group)
+    ]
     assert len(out) == 1, out
     return out[0]
 
@@ -39,8 +46,18 @@ def ex_dirs(tmp_path, table, k, n=100, family="mc", group="ent_ex"):
                 tasks.append(mc_task(group, f"t{t}", c, k=k))
             else:  # numeric (b = 0)
                 docs = [{"id": f"d{i}", "context": "", "question": "", "answer": "7"} for i in range(n)]
-                tasks.append(SynthTask(f"{group}__t{t}", "numeric", group, f"t{t}", docs,
-                                       ["7" if x else "8" for x in c], "accuracy", dataset=group[4:]))
+                tasks.append(
+                    SynthTask(
+                        f"{group}__t{t}",
+                        "numeric",
+                        group,
+                        f"t{t}",
+                        docs,
+                        ["7" if x else "8" for x in c],
+                        "accuracy",
+                        dataset=group[4:],
+                    )
+                )
         write_run(tmp_path, model, tasks)
     return tmp_path
 
@@ -63,8 +80,9 @@ def test_ex1_from_files(tmp_path, ddof, sharpe):
 
 @pytest.mark.parametrize("ddof", [0, 1])
 def test_ex2_from_files(tmp_path, ddof):
-    res = aggregate([ex_dirs(tmp_path, {"A": [0.80, 0.40, 0.78, 0.42], "B": [0.55, 0.57, 0.53, 0.55]}, k=3)],
-                    ddof=ddof, **FAST)
+    res = aggregate(
+        [ex_dirs(tmp_path, {"A": [0.80, 0.40, 0.78, 0.42], "B": [0.55, 0.57, 0.53, 0.55]}, k=3)], ddof=ddof, **FAST
+    )
     exp = {1: (1.213794258, 13.26806944), 0: (1.401568883, 15.32064693)}[ddof]
     a, b = by(res, "A"), by(res, "B")
     assert a["baseline"]["value"] == pytest.approx(1 / 3)
@@ -159,8 +177,11 @@ def test_shuffled_samples_and_seed_reproducibility(tmp_path):
 # ================================================================================================ families & pairing
 def test_every_family_recomputes_exactly(tmp_path):
     for m, q in (("org/a", 0.7), ("org/b", 0.5)):
-        tasks = [family_task(f, f"t{k}", 30 if "rank" not in f else 60, q - 0.1 * k, 0.1 * (k == 2))
-                 for f in hooks.FAMILY_METRICS for k in (1, 2, 3)]
+        tasks = [
+            family_task(f, f"t{k}", 30 if "rank" not in f else 60, q - 0.1 * k, 0.1 * (k == 2))
+            for f in hooks.FAMILY_METRICS
+            for k in (1, 2, 3)
+        ]
         write_run(tmp_path, m, tasks)
     res = aggregate([tmp_path], bootstrap=100, progress=False)
     assert not [m for m in res["messages"] if "recompute" in m], res["messages"]
@@ -198,15 +219,22 @@ def test_subtask_dataset_row(tmp_path):
     tasks = []
     for sub, base in (("up", 0.7), ("down", 0.5)):
         for t in (1, 2, 3):
-            tasks.append(mc_task(f"ent_news_{sub}", f"t{t}", counts(round((base + 0.05 * t) * 20), 20), k=2,
-                                 dataset="news", subtask=sub))
+            tasks.append(
+                mc_task(
+                    f"ent_news_{sub}",
+                    f"t{t}",
+                    counts(round((base + 0.05 * t) * 20), 20),
+                    k=2,
+                    dataset="news",
+                    subtask=sub,
+                )
+            )
     tasks.append(mc_task("ent_news_up", "t4", counts(10, 20), k=2, dataset="news", subtask="up"))
     write_run(tmp_path, "m", tasks)
     res = aggregate([tmp_path], bootstrap=100, progress=False)
     row = by(res, "m", "ent_news")
     assert row["templates"] == ["t1", "t2", "t3"] and row["subtasks"] == ["down", "up"]
-    up, down = by(res, "m", "ent_news_up", level="variant_group"), by(res, "m", "ent_news_down",
-                                                                        level="variant_group")
+    up, down = by(res, "m", "ent_news_up", level="variant_group"), by(res, "m", "ent_news_down", level="variant_group")
     assert up["templates"] == ["t1", "t2", "t3", "t4"]
     for t in ("t1", "t2", "t3"):
         assert row["template_scores"][t] == pytest.approx((up["template_scores"][t] + down["template_scores"][t]) / 2)
@@ -218,8 +246,12 @@ def test_subtask_dataset_row(tmp_path):
 # ================================================================================================ bad inputs
 def _two_models(tmp_path, drop_t3_for_b=False, **kw):
     write_run(tmp_path, "A", [mc_task("ent_x", f"t{t}", counts(50 + 5 * t, 40 + 60)) for t in (1, 2, 3)])
-    write_run(tmp_path, "B", [mc_task("ent_x", f"t{t}", counts(40 + 3 * t)) for t in ((1, 2) if drop_t3_for_b
-                                                                                          else (1, 2, 3))], **kw)
+    write_run(
+        tmp_path,
+        "B",
+        [mc_task("ent_x", f"t{t}", counts(40 + 3 * t)) for t in ((1, 2) if drop_t3_for_b else (1, 2, 3))],
+        **kw,
+    )
     return tmp_path
 
 
@@ -314,8 +346,13 @@ def test_missing_metric_and_mixed_settings(tmp_path, capsys):
     assert "metric 'nope,answer' is missing" in capsys.readouterr().err
     e = tmp_path / "y"
     write_run(e, "A", [mc_task("ent_x", f"t{t}", counts(50 + t)) for t in (1, 2)])
-    write_run(e, "A", [mc_task("ent_x", f"t{t}", counts(60 + t)) for t in (1, 2)], timestamp="2026-02-01T00-00-00.0",
-              chat_template_sha="abc")
+    write_run(
+        e,
+        "A",
+        [mc_task("ent_x", f"t{t}", counts(60 + t)) for t in (1, 2)],
+        timestamp="2026-02-01T00-00-00.0",
+        chat_template_sha="abc",
+    )
     res = aggregate([e], **FAST)
     assert sorted(res["models"]) == ["A [settings 1]", "A [settings 2]"]
     assert any("different settings" in m for m in res["messages"])
@@ -362,10 +399,36 @@ def test_outputs_and_cli(tmp_path, capsys):
     assert agg["provenance"]["B"] == 100 and agg["provenance"]["ddof"] == 1
     assert len(agg["provenance"]["inputs"]) == 2 and all(len(i["sha256"]) == 64 for i in agg["provenance"]["inputs"])
     rec = agg["records"][0]
-    for key in ("model", "group", "metric", "scoring_mode", "n_templates", "n_docs", "baseline", "template_scores",
-                "mean", "std", "ddof", "sharpe", "sharpe_status", "alpha", "sigma_floor_mode", "degenerate_std", "min",
-                "max", "spread", "quantiles", "maxp", "avgp", "cps", "pss", "fragile_docs", "format_failure", "ci",
-                "flags"):
+    for key in (
+        "model",
+        "group",
+        "metric",
+        "scoring_mode",
+        "n_templates",
+        "n_docs",
+        "baseline",
+        "template_scores",
+        "mean",
+        "std",
+        "ddof",
+        "sharpe",
+        "sharpe_status",
+        "alpha",
+        "sigma_floor_mode",
+        "degenerate_std",
+        "min",
+        "max",
+        "spread",
+        "quantiles",
+        "maxp",
+        "avgp",
+        "cps",
+        "pss",
+        "fragile_docs",
+        "format_failure",
+        "ci",
+        "flags",
+    ):
         assert key in rec
     assert set(rec["ci"]) >= {"mean", "std", "sharpe", "B", "seed", "resample_templates", "frac_degenerate"}
     assert rec["ci_templates"]["resample_templates"]
@@ -381,7 +444,7 @@ def test_outputs_and_cli(tmp_path, capsys):
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") >= 4 and "src='http" not in html and "<script" not in html
     hf = sorted((out / "hf_leaderboard" / "results").glob("*/results_*.json"))
-    assert [p.parent.name for p in hf] == ["A", "B"]   # local model names: no invented "local/" org
+    assert [p.parent.name for p in hf] == ["A", "B"]  # local model names: no invented "local/" org
     data = json.loads(hf[0].read_text())
     assert set(data["config"]) >= {"model_dtype", "model_name", "model_sha"} and data["config"]["model_name"] == "A"
     assert set(data["results"]["ent_x"]) >= {"sharpe/100", "sharpe", "mean", "std", "min", "max"}
@@ -398,14 +461,33 @@ def test_leaderboard_markdown_api(tmp_path):
 
 def test_script_wrapper_and_package_cli(tmp_path):
     d = _two_models(tmp_path)
-    r = subprocess.run([sys.executable, str(REPO / "scripts" / "sharpe.py"), str(d), "--bootstrap", "20",
-                        "--no_progress"], capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "sharpe.py"), str(d), "--bootstrap", "20", "--no_progress"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert "Sharpe leaderboard" in r.stdout
     from lm_eval_enterprise.cli import main as top
 
-    assert top(["sharpe", str(d), "--bootstrap", "0", "--no_progress", "--quiet", "--out", str(tmp_path / "o"),
-                "--formats", "json"]) == 0
+    assert (
+        top(
+            [
+                "sharpe",
+                str(d),
+                "--bootstrap",
+                "0",
+                "--no_progress",
+                "--quiet",
+                "--out",
+                str(tmp_path / "o"),
+                "--formats",
+                "json",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "o" / "aggregate.json").exists() and not (tmp_path / "o" / "report.html").exists()
 
 
@@ -419,11 +501,16 @@ def test_write_outputs_api(tmp_path):
 
 def test_high_failure_and_broken_template_flags(tmp_path):
     for m, shift in (("A", 0), ("B", 2), ("C", 4)):
-        write_run(tmp_path, m, [
-            mc_task("ent_f", "t1", counts(70 + shift)),
-            mc_task("ent_f", "t2", counts(38 + shift)),
-            mc_task("ent_f", "t3", counts(66 + shift), [True] * 70 + [False] * 30),
-            mc_task("ent_f", "t4", counts(68 + shift))])
+        write_run(
+            tmp_path,
+            m,
+            [
+                mc_task("ent_f", "t1", counts(70 + shift)),
+                mc_task("ent_f", "t2", counts(38 + shift)),
+                mc_task("ent_f", "t3", counts(66 + shift), [True] * 70 + [False] * 30),
+                mc_task("ent_f", "t4", counts(68 + shift)),
+            ],
+        )
     res = aggregate([tmp_path], **FAST)
     r = by(res, "A")
     assert r["format_failure"]["t3"] == pytest.approx(0.3)
@@ -468,8 +555,11 @@ def test_ci_of_mean_contains_mean_for_the_examples(tmp_path):
 
 def test_worker_processes_give_identical_results(tmp_path):
     for m, q in (("org/a", 0.7), ("org/b", 0.5)):
-        tasks = [family_task(f, f"t{k}", 30 if "rank" not in f else 60, q - 0.1 * k, 0.1 * (k == 2))
-                 for f in ("classification_weighted", "ranking", "multiple_choice") for k in (1, 2, 3)]
+        tasks = [
+            family_task(f, f"t{k}", 30 if "rank" not in f else 60, q - 0.1 * k, 0.1 * (k == 2))
+            for f in ("classification_weighted", "ranking", "multiple_choice")
+            for k in (1, 2, 3)
+        ]
         write_run(tmp_path, m, tasks)
     one = aggregate([tmp_path], bootstrap=100, workers=1, progress=False, hash_samples=True)
     two = aggregate([tmp_path], bootstrap=100, workers=2, progress=False)
@@ -482,11 +572,19 @@ def test_worker_processes_give_identical_results(tmp_path):
 
 
 def test_rollup_counts_each_dataset_once(tmp_path):
-    write_run(tmp_path, "A", [mc_task("ent_dup", f"t{t}", counts(60 + 5 * t), dataset="dup") for t in (1, 2)]
-              + [mc_task("ent_dup_gen", f"t{t}", counts(40 + 5 * t), dataset="dup") for t in (1, 2)]
-              + [mc_task("ent_other", f"t{t}", counts(50 + 3 * t)) for t in (1, 2)])
-    write_run(tmp_path, "B", [mc_task("ent_dup_gen", f"t{t}", counts(45 + 4 * t), dataset="dup") for t in (1, 2)]
-              + [mc_task("ent_other", f"t{t}", counts(55 + 2 * t)) for t in (1, 2)])
+    write_run(
+        tmp_path,
+        "A",
+        [mc_task("ent_dup", f"t{t}", counts(60 + 5 * t), dataset="dup") for t in (1, 2)]
+        + [mc_task("ent_dup_gen", f"t{t}", counts(40 + 5 * t), dataset="dup") for t in (1, 2)]
+        + [mc_task("ent_other", f"t{t}", counts(50 + 3 * t)) for t in (1, 2)],
+    )
+    write_run(
+        tmp_path,
+        "B",
+        [mc_task("ent_dup_gen", f"t{t}", counts(45 + 4 * t), dataset="dup") for t in (1, 2)]
+        + [mc_task("ent_other", f"t{t}", counts(55 + 2 * t)) for t in (1, 2)],
+    )
     res = aggregate([tmp_path], **FAST)
     ov = res["macro"]["overall"]
     assert ov["datasets"] == ["dup", "other"]
@@ -509,8 +607,11 @@ def test_compare_selects_pairs(tmp_path):
 
 # ================================================================================================ review fixes
 def _news_subtasks(tmp_path, model="m", tids=(1, 2, 3)):
-    tasks = [mc_task(f"ent_news_{sub}", f"t{t}", counts(round((base + 0.05 * t) * 20), 20), k=2, dataset="news",
-                     subtask=sub) for sub, base in (("up", 0.7), ("down", 0.5)) for t in tids]
+    tasks = [
+        mc_task(f"ent_news_{sub}", f"t{t}", counts(round((base + 0.05 * t) * 20), 20), k=2, dataset="news", subtask=sub)
+        for sub, base in (("up", 0.7), ("down", 0.5))
+        for t in tids
+    ]
     return write_run(tmp_path, model, tasks)
 
 
@@ -523,8 +624,10 @@ def test_exclude_template_by_dataset_name_applies_to_every_subtask(tmp_path, nam
     for sub in ("up", "down"):
         r = by(res, "m", f"ent_news_{sub}", level="variant_group")
         assert r["templates"] == ["t1", "t2"] and r["flag_details"]["excluded_templates"] == ["t3"]
-        assert f"group ent_news_{sub}: template t3 excluded by --exclude_template (flag excluded_templates)" \
+        assert (
+            f"group ent_news_{sub}: template t3 excluded by --exclude_template (flag excluded_templates)"
             in res["messages"]
+        )
     assert any(m.startswith(f"--exclude_template {name}:t3: applies to 2 variant group(s)") for m in res["messages"])
     # the same scores as a run without t3 at all
     other = tmp_path / "without_t3"
@@ -533,9 +636,14 @@ def test_exclude_template_by_dataset_name_applies_to_every_subtask(tmp_path, nam
     assert row["template_scores"] == ref["template_scores"] and row["sharpe"] == pytest.approx(ref["sharpe"])
 
 
-@pytest.mark.parametrize("spec,why", [("ent_news:t9", "ent_news has no template t9 (templates: t1, t2, t3)"),
-                                      ("ent_news_up:t9", "ent_news_up has no template t9"),
-                                      ("nope:t1", "no variant group or dataset named nope")])
+@pytest.mark.parametrize(
+    "spec,why",
+    [
+        ("ent_news:t9", "ent_news has no template t9 (templates: t1, t2, t3)"),
+        ("ent_news_up:t9", "ent_news_up has no template t9"),
+        ("nope:t1", "no variant group or dataset named nope"),
+    ],
+)
 def test_exclude_template_matching_nothing_is_reported(tmp_path, capsys, spec, why):
     _news_subtasks(tmp_path)
     res = aggregate([tmp_path], exclude_templates=[spec], **FAST)
@@ -545,8 +653,7 @@ def test_exclude_template_matching_nothing_is_reported(tmp_path, capsys, spec, w
     assert row["templates"] == ["t1", "t2", "t3"] and "excluded_templates" not in row["flags"]
     with pytest.raises(SharpeInputError, match="matches nothing"):
         aggregate([tmp_path], exclude_templates=[spec], strict=True, **FAST)
-    assert cli.main([str(tmp_path), "--exclude_template", spec, "--strict", "--bootstrap", "0",
-                     "--no_progress"]) == 1
+    assert cli.main([str(tmp_path), "--exclude_template", spec, "--strict", "--bootstrap", "0", "--no_progress"]) == 1
     assert "matches nothing" in capsys.readouterr().err
     with pytest.raises(SharpeInputError, match="expected GROUP:TEMPLATE_ID"):
         aggregate([tmp_path], exclude_templates=["ent_news"], **FAST)
@@ -567,8 +674,10 @@ def test_template_listed_but_without_result_for_the_only_model(tmp_path, capsys)
     res = aggregate([tmp_path], **FAST)
     r = by(res, "m")
     assert r["templates"] == ["t1", "t2", "t4"] and r["flag_details"]["templates_missing"] == ["t3"]
-    assert ("group ent_x: model m has no result for template(s) t3 listed in its results file (group_subtasks); "
-            "scored on t1, t2, t4 only (flag templates_missing)") in res["messages"]
+    assert (
+        "group ent_x: model m has no result for template(s) t3 listed in its results file (group_subtasks); "
+        "scored on t1, t2, t4 only (flag templates_missing)"
+    ) in res["messages"]
     with pytest.raises(SharpeInputError, match="no result for template.s. t3"):
         aggregate([tmp_path], strict=True, **FAST)
     assert cli.main([str(tmp_path), "--strict", "--bootstrap", "0", "--no_progress"]) == 1
@@ -591,8 +700,12 @@ def test_template_listed_but_without_result_with_two_models(tmp_path):
     assert b["flag_details"]["templates_missing"] == ["t3"]
     assert not any("has no result for template" in m for m in res["messages"])  # reported once, as dropped
     # both models lack t3 (no model has it: the old rule saw nothing) → each model flagged, with a message
-    pa = write_run(tmp_path, "A", [mc_task("ent_x", f"t{t}", counts(50 + 5 * t)) for t in (1, 2)],
-                   timestamp="2026-02-01T00-00-00.000000")
+    pa = write_run(
+        tmp_path,
+        "A",
+        [mc_task("ent_x", f"t{t}", counts(50 + 5 * t)) for t in (1, 2)],
+        timestamp="2026-02-01T00-00-00.000000",
+    )
     _list_templates(pa, "ent_x", (1, 2, 3))
     (tmp_path / "A" / "results_2026-01-01T00-00-00.000000.json").unlink()
     res = aggregate([tmp_path], **FAST)
@@ -604,12 +717,18 @@ def test_template_listed_but_without_result_with_two_models(tmp_path):
 
 
 def test_template_missing_in_one_subtask_is_named_per_group(tmp_path):
-    tasks = [mc_task(f"ent_news_{sub}", f"t{t}", counts(10 + t, 20), k=2, dataset="news", subtask=sub)
-             for sub in ("up", "down") for t in (1, 2, 3) if (sub, t) != ("down", 2)]
+    tasks = [
+        mc_task(f"ent_news_{sub}", f"t{t}", counts(10 + t, 20), k=2, dataset="news", subtask=sub)
+        for sub in ("up", "down")
+        for t in (1, 2, 3)
+        if (sub, t) != ("down", 2)
+    ]
     p = write_run(tmp_path, "m", tasks)
     data = json.loads(p.read_text())
-    data["group_subtasks"] = {"ent_news": ["ent_news_up", "ent_news_down"],
-                              **{f"ent_news_{s}": [f"ent_news_{s}__t{t}" for t in (1, 2, 3)] for s in ("up", "down")}}
+    data["group_subtasks"] = {
+        "ent_news": ["ent_news_up", "ent_news_down"],
+        **{f"ent_news_{s}": [f"ent_news_{s}__t{t}" for t in (1, 2, 3)] for s in ("up", "down")},
+    }
     p.write_text(json.dumps(data))
     res = aggregate([tmp_path], **FAST)
     row = by(res, "m", "ent_news")
@@ -621,8 +740,12 @@ def test_template_missing_in_one_subtask_is_named_per_group(tmp_path):
 
 def test_exact_group_name_wins_over_dataset_alias(tmp_path):
     # ent_y (dataset "y") and ent_y_gen (metadata.dataset "ent_y"): ent_y:t2 means the group ent_y only
-    write_run(tmp_path, "m", [mc_task("ent_y", f"t{t}", counts(50 + 10 * t)) for t in (1, 2, 3)]
-              + [mc_task("ent_y_gen", f"t{t}", counts(40 + 10 * t), dataset="ent_y") for t in (1, 2, 3)])
+    write_run(
+        tmp_path,
+        "m",
+        [mc_task("ent_y", f"t{t}", counts(50 + 10 * t)) for t in (1, 2, 3)]
+        + [mc_task("ent_y_gen", f"t{t}", counts(40 + 10 * t), dataset="ent_y") for t in (1, 2, 3)],
+    )
     res = aggregate([tmp_path], exclude_templates=["ent_y:t2"], **FAST)
     assert by(res, "m", "ent_y")["templates"] == ["t1", "t3"]
     assert by(res, "m", "ent_y_gen")["templates"] == ["t1", "t2", "t3"]
@@ -630,11 +753,19 @@ def test_exact_group_name_wins_over_dataset_alias(tmp_path):
 
 # ================================================================================================ ROUGE baseline
 def _summaries(tmp_path):
-    docs = [{"id": "d0", "document": "Rates rose. Stocks fell sharply.", "summary": "stocks fell"},
-            {"id": "d1", "document": "Bonds rallied. Yields fell.", "summary": "bonds rallied"}]
+    docs = [
+        {"id": "d0", "document": "Rates rose. Stocks fell sharply.", "summary": "stocks fell"},
+        {"id": "d1", "document": "Bonds rallied. Yields fell.", "summary": "bonds rallied"},
+    ]
     outs = {"t1": ["stocks fell", "zzz"], "t2": ["stocks fell", "bonds rallied"], "t3": ["zzz", "bonds rallied"]}
-    write_run(tmp_path, "m", [SynthTask(f"ent_sum__{t}", "summarization", "ent_sum", t, docs, o, "rouge_l",
-                                        dataset="sum") for t, o in outs.items()])
+    write_run(
+        tmp_path,
+        "m",
+        [
+            SynthTask(f"ent_sum__{t}", "summarization", "ent_sum", t, docs, o, "rouge_l", dataset="sum")
+            for t, o in outs.items()
+        ],
+    )
     return tmp_path
 
 

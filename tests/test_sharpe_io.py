@@ -1,10 +1,18 @@
 """Reading lm-eval outputs: samples parsing, filters, keys, error messages (lm_eval_enterprise.sharpe.io)."""
+
 import json
 
 import pytest
 
-from lm_eval_enterprise.sharpe.io import (SharpeInputError, display_name, find_results_files, load_name_map,
-                                          model_args_dict, read_results_file, read_samples)
+from lm_eval_enterprise.sharpe.io import (
+    SharpeInputError,
+    display_name,
+    find_results_files,
+    load_name_map,
+    model_args_dict,
+    read_results_file,
+    read_samples,
+)
 
 
 def _write(path, lines):
@@ -13,8 +21,14 @@ def _write(path, lines):
 
 
 def _line(i, filt="answer", **kw):
-    d = {"doc_id": i, "doc": {"id": f"d{i}", "label": "Yes", "label_names": ["Yes", "No"], "qid": "q", "cand_index": i},
-         "filter": filt, "doc_hash": f"h{i}", "accuracy": 1.0, "format_failure": 0.0}
+    d = {
+        "doc_id": i,
+        "doc": {"id": f"d{i}", "label": "Yes", "label_names": ["Yes", "No"], "qid": "q", "cand_index": i},
+        "filter": filt,
+        "doc_hash": f"h{i}",
+        "accuracy": 1.0,
+        "format_failure": 0.0,
+    }
     d.update(kw)
     return d
 
@@ -27,7 +41,7 @@ def test_filter_selection_and_keys(tmp_path):
     slim = read_samples(p, "answer", ["accuracy"], keep_docs=False)
     assert slim.ids == ["d0", "d1"] and slim.qid == ["q", "q"] and slim.cand == [0, 1]
     with pytest.raises(RuntimeError, match="not kept"):
-        slim.gold
+        _ = slim.gold
     with pytest.raises(SharpeInputError, match="several filters"):
         read_samples(p, None, ["accuracy"])
     with pytest.raises(SharpeInputError, match="no sample line with filter 'other'"):
@@ -88,12 +102,21 @@ def test_listed_templates_from_group_subtasks(tmp_path):
     from lm_eval_enterprise.sharpe.io import DEFAULT_VARIANT_PATTERN, listed_templates, task_runs
 
     meta = {"variant_group": "ent_kpi", "template_id": "t1", "primary_metric": "f1"}
-    data = {"results": {"ent_kpi__t1": {"f1,answer": 0.5}, "arc_like": {"acc,none": 0.3}},
-            "configs": {"ent_kpi__t1": {"metadata": meta}, "arc_like": {},
-                        "ent_kpi__t5": {"metadata": dict(meta, template_id="t5")}},  # config, no results row
-            "group_subtasks": {"ent_kpi": ["ent_kpi__t1", "ent_kpi__t2", "ent_kpi__t5"],   # t2: name only
-                               "ent_news": ["ent_news_up"], "ent_news_up": ["ent_news_up__t03"],  # nested group
-                               "arc_like": [], "lost_task": []}}                 # standalone leaves
+    data = {
+        "results": {"ent_kpi__t1": {"f1,answer": 0.5}, "arc_like": {"acc,none": 0.3}},
+        "configs": {
+            "ent_kpi__t1": {"metadata": meta},
+            "arc_like": {},
+            "ent_kpi__t5": {"metadata": dict(meta, template_id="t5")},
+        },  # config, no results row
+        "group_subtasks": {
+            "ent_kpi": ["ent_kpi__t1", "ent_kpi__t2", "ent_kpi__t5"],  # t2: name only
+            "ent_news": ["ent_news_up"],
+            "ent_news_up": ["ent_news_up__t03"],  # nested group
+            "arc_like": [],
+            "lost_task": [],
+        },
+    }  # standalone leaves
     p = tmp_path / "results_2026.json"
     p.write_text(json.dumps(data))
     rf = read_results_file(p)
@@ -101,7 +124,7 @@ def test_listed_templates_from_group_subtasks(tmp_path):
     runs = task_runs(rf, DEFAULT_VARIANT_PATTERN, msgs)
     listed, unresolved = listed_templates(rf, runs, DEFAULT_VARIANT_PATTERN)
     assert listed == {"ent_kpi": {"t1", "t2", "t5"}, "ent_news_up": {"t3"}}
-    assert unresolved == ["lost_task"]          # arc_like has a result (not a variant): not reported here
+    assert unresolved == ["lost_task"]  # arc_like has a result (not a variant): not reported here
     rf.data["group_subtasks"] = None
     assert listed_templates(rf, runs, DEFAULT_VARIANT_PATTERN) == ({}, [])
 
@@ -110,5 +133,5 @@ def test_toy_data_roots():
     from lm_eval_enterprise.sharpe.io import is_toy_data_root
 
     assert is_toy_data_root("embedded")
-    assert is_toy_data_root("/other/venv/site-packages/lm_eval_enterprise/fixtures")   # results of older versions
+    assert is_toy_data_root("/other/venv/site-packages/lm_eval_enterprise/fixtures")  # results of older versions
     assert not any(is_toy_data_root(x) for x in ("/data/enterprise", "", None, 3, "fixtures"))

@@ -1,6 +1,7 @@
 """The report pages people read: toy-data marks everywhere, dataset flags shown once per dataset (not as a
 model's footnote), the Markdown rendered to HTML, definitions, and plots whose text fits the figure. The same page
 in a real browser: tests/test_sharpe_browser.py (``make test-browser``)."""
+
 import csv
 import json
 
@@ -58,7 +59,7 @@ def test_dataset_flags_are_not_a_models_footnote(toy_report):
     md = (out / "leaderboard.md").read_text()
     sec = _section(md, "ent_legal_summarization")
     smol_row = next(x for x in sec.splitlines() if x.startswith(f"| {SMOL}"))
-    assert "[^" not in smol_row and "| 0.0 |" in smol_row          # 0 % failures, no footnote
+    assert "[^" not in smol_row and "| 0.0 |" in smol_row  # 0 % failures, no footnote
     flags = sec.split("Dataset flags")[1]
     assert "`high_failure`" in flags and f"{SMOL} 0%" in flags and f"{QWEN} 78%" in flags
     notes = [x for x in md.splitlines() if x.startswith("[^")]
@@ -69,13 +70,15 @@ def test_dataset_flags_are_not_a_models_footnote(toy_report):
 
 
 def test_markdown_to_html():
-    md = ("## Title\n\n> **Toy data.** a `b`\n\ntext with `code`, **bold** and a note[^1].\n\n- **a**: b\n- c\n\n"
-          "| model | value |\n|---|---|\n| A[^1] | 1.5 [0.2, 3.0] |\n| B | – |\n\n[^1]: the `note` <x>")
+    md = (
+        "## Title\n\n> **Toy data.** a `b`\n\ntext with `code`, **bold** and a note[^1].\n\n- **a**: b\n- c\n\n"
+        "| model | value |\n|---|---|\n| A[^1] | 1.5 [0.2, 3.0] |\n| B | – |\n\n[^1]: the `note` <x>"
+    )
     h = markdown_to_html(md)
-    assert "<h2>Title</h2>" in h and '<div class="note toy" role="note"><strong>Toy data.</strong> a <code>b</code>' \
-        in h
-    assert "<p>text with <code>code</code>, <strong>bold</strong> and a note<sup><a href=\"#fn-1\">1</a></sup>.</p>" \
-        in h
+    assert (
+        "<h2>Title</h2>" in h and '<div class="note toy" role="note"><strong>Toy data.</strong> a <code>b</code>' in h
+    )
+    assert '<p>text with <code>code</code>, <strong>bold</strong> and a note<sup><a href="#fn-1">1</a></sup>.</p>' in h
     assert "<ul><li><strong>a</strong>: b</li><li>c</li></ul>" in h
     assert '<th>model</th><th class="num">value</th>' in h and '<td class="num">1.5 [0.2, 3.0]</td>' in h
     assert '<li id="fn-1">the <code>note</code> &lt;x&gt;</li>' in h
@@ -104,14 +107,14 @@ def test_plot_text_fits_and_guides_do_not_set_the_limits(toy_report):
     assert set(figs) == {"strip", "sharpe", "bump", "failures", "scatter"}
     for name, fig in figs.items():
         fig.canvas.draw()
-        tight = fig.get_tightbbox(fig.canvas.get_renderer())   # inches; everything drawn: labels, titles, legend
+        tight = fig.get_tightbbox(fig.canvas.get_renderer())  # inches; everything drawn: labels, titles, legend
         w, h = fig.get_size_inches()
         assert tight.x0 >= -0.01 and tight.y0 >= -0.01 and tight.x1 <= w + 0.01 and tight.y1 <= h + 0.01, (name, tight)
         assert min(t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()) >= 8, name
     ax = figs["scatter"].axes[0]
     ys = np.concatenate([c.get_offsets()[:, 1] for c in ax.collections])
     lo, hi = min(0.0, ys.min()), max(0.0, ys.max())
-    assert ax.get_ylim()[1] <= hi + max(0.08 * (hi - lo), 0.01) + 1e-9     # the S = 20 guide would go far higher
+    assert ax.get_ylim()[1] <= hi + max(0.08 * (hi - lo), 0.01) + 1e-9  # the S = 20 guide would go far higher
     import matplotlib.pyplot as plt
 
     for fig in figs.values():

@@ -1,14 +1,20 @@
 """The vectorised per-template scorers equal the lm-eval hook aggregations (hooks.agg_* / mean) for every metric of
 every family in hooks.FAMILY_METRICS — on the full document set, on bootstrap resamples (documents repeated) and on
 the parsed-only subset."""
+
 from collections import defaultdict
 
 import numpy as np
 import pytest
 
 from lm_eval_enterprise import hooks
-from lm_eval_enterprise.sharpe.scoring import (ItemScorer, ScoringError, build_doc_scorer, build_query_scorer,
-                                               classification_scorer)
+from lm_eval_enterprise.sharpe.scoring import (
+    ItemScorer,
+    ScoringError,
+    build_doc_scorer,
+    build_query_scorer,
+    classification_scorer,
+)
 from lm_eval_enterprise.sharpe.synthetic import make_docs, make_outputs
 
 CASES = [(fam, m) for fam, ms in hooks.FAMILY_METRICS.items() for m in ms]
@@ -82,9 +88,11 @@ def test_parsed_only_equals_hook_on_parsed_docs(family):
 
 
 def test_weighted_f1_prediction_outside_label_set_and_norm():
-    items = [{"gold": "Positive", "pred": "positive.", "labels": ["positive", "negative"]},
-             {"gold": "negative", "pred": "maybe", "labels": ["positive", "negative"]},
-             {"gold": "negative", "pred": "[invalid]", "labels": ["positive", "negative"]}]
+    items = [
+        {"gold": "Positive", "pred": "positive.", "labels": ["positive", "negative"]},
+        {"gold": "negative", "pred": "maybe", "labels": ["positive", "negative"]},
+        {"gold": "negative", "pred": "[invalid]", "labels": ["positive", "negative"]},
+    ]
     for avg, agg in (("weighted", hooks.agg_weighted_f1), ("macro", hooks.agg_macro_f1)):
         assert classification_scorer(items, avg).score() == pytest.approx(agg(items))
     with pytest.raises(ScoringError, match="not in the label set"):

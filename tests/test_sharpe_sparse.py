@@ -1,4 +1,5 @@
 """Sparse-design estimator (lm_eval_enterprise/sharpe/sparse.py) and the sparse-run reader (sparse_io.py)."""
+
 import json
 import math
 
@@ -8,8 +9,17 @@ import pytest
 from lm_eval_enterprise.cellplan import plan_cells
 from lm_eval_enterprise.sharpe import synthetic as S
 from lm_eval_enterprise.sharpe.api import aggregate
-from lm_eval_enterprise.sharpe.sparse import (CellMatrix, SparseError, cell_model, estimate, estimate_row,
-                                              fit_two_way, naive_scores, plugin_scores, predictive_stats)
+from lm_eval_enterprise.sharpe.sparse import (
+    CellMatrix,
+    SparseError,
+    cell_model,
+    estimate,
+    estimate_row,
+    fit_two_way,
+    naive_scores,
+    plugin_scores,
+    predictive_stats,
+)
 from lm_eval_enterprise.sharpe.sparse_io import aggregate_sparse, read_sparse
 from lm_eval_enterprise.sharpe.stats import sharpe
 
@@ -29,8 +39,8 @@ def test_additive_model_fills_the_missing_cell_by_hand():
     assert f.mean()[0][~np.isnan(y)] == pytest.approx([0.1, 0.2, 0.3], abs=1e-6)
     cm = CellMatrix.from_values(y)
     model = cell_model(cm)
-    model.fit = f                              # the hand-worked (nearly unpenalised) fit; estimate() uses EB
-    assert plugin_scores(cm, model) == pytest.approx([0.15, 0.35], abs=1e-6)   # template 2: (0.3 + 0.4) / 2
+    model.fit = f  # the hand-worked (nearly unpenalised) fit; estimate() uses EB
+    assert plugin_scores(cm, model) == pytest.approx([0.15, 0.35], abs=1e-6)  # template 2: (0.3 + 0.4) / 2
     assert naive_scores(cm) == pytest.approx([0.15, 0.3])
 
 
@@ -40,7 +50,7 @@ def test_rasch_symmetric_case_by_hand():
     # y − σ(η) − b/τ² = 0 with τ = 1 reads β = 1 − σ(β). The unobserved cells are σ(±β), so each template's
     # plug-in accuracy is (1 + 0 + σ(β) + σ(−β)) / 4 = 1/2.
     lo, hi = 0.0, 1.0
-    for _ in range(100):                       # bisection of β − (1 − σ(β)) = 0
+    for _ in range(100):  # bisection of β − (1 − σ(β)) = 0
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if mid - (1 - _sigmoid(mid)) < 0 else (lo, mid)
     beta = (lo + hi) / 2
@@ -51,7 +61,7 @@ def test_rasch_symmetric_case_by_hand():
     assert f.mean()[0, 0, 2] == pytest.approx(_sigmoid(beta), abs=1e-7)
     cm = CellMatrix.from_values(y)
     model = cell_model(cm)
-    model.fit = f                              # the hand-worked fit at τ = σ_a = 1 (estimate() would use EB)
+    model.fit = f  # the hand-worked fit at τ = σ_a = 1 (estimate() would use EB)
     assert plugin_scores(cm, model) == pytest.approx([0.5, 0.5], abs=1e-9)
 
 
@@ -98,7 +108,7 @@ def test_classification_error_distribution_by_hand():
     sums = m.sums(np.ones((1, 4)))[0]
     # [tp0, tp1, gold0, gold1, pred0, pred1]: t1 preds d1 [0,1] + d3 [1,0] + E d2 [0,.75] + E d4 [1,0]
     assert sums[0] == pytest.approx([0, 0, 2, 2, 2, 1.75])
-    assert sums[1] == pytest.approx([0, 0, 2, 2, 2, 0.25])   # [0,0] + [1,0] + E d1 [0,.25] + E d3 [1,0]
+    assert sums[1] == pytest.approx([0, 0, 2, 2, 2, 0.25])  # [0,0] + [1,0] + E d1 [0,.25] + E d3 [1,0]
     assert plugin_scores(cm, m) == pytest.approx([0, 0])
 
 
@@ -110,11 +120,11 @@ def test_classification_mixture_assembly():
     pred[0, np.isnan(pred).all(0)] = gold[np.isnan(pred).all(0)]
     cm = CellMatrix.from_labels(gold, pred, 3, "weighted")
     m = cell_model(cm)
-    p = np.empty((4, 40, 1))                                               # correctness, fitted per gold class
+    p = np.empty((4, 40, 1))  # correctness, fitted per gold class
     for f, cols in zip(m.fit, m.classes):
-        assert sorted(set(gold[cols])) == [gold[cols][0]]                  # one class per fit
+        assert sorted(set(gold[cols])) == [gold[cols][0]]  # one class per fit
         p[:, cols, 0] = f.mean()[0]
-    expected = p * m.right[None] + (1 - p) * m.err                         # T × D × 9
+    expected = p * m.right[None] + (1 - p) * m.err  # T × D × 9
     manual = np.where(cm.mask[..., None], cm.features, expected).sum(1)
     assert m.sums(np.ones((1, 40)))[0] == pytest.approx(manual)
     # a wrong answer never adds a true positive, and every cell keeps the document's gold row
@@ -139,8 +149,8 @@ def test_count_layout_constant_case_by_hand():
     assert plugin_scores(cm, m) == pytest.approx([1.0, 1.0])
     # KPI-style (O, P, G): the same cells as (hits, predicted words, gold words) rebuild (E O, E O + E FP, G)
     kf = f.copy()
-    kf[..., 1] = kf[..., 0]                     # P = O (no false words)
-    kf[..., 2] = kf[..., 0]                     # G = O on the observed cells
+    kf[..., 1] = kf[..., 0]  # P = O (no false words)
+    kf[..., 2] = kf[..., 0]  # G = O on the observed cells
     cm2 = CellMatrix(["t1", "t2"], ["d1", "d2", "d3"], kf, mask, f1, ("counts", [("o_p_g", 0)]))
     assert cell_model(cm2).sums(np.ones((1, 3)))[0].ravel() == pytest.approx([3, 3, 3, 3, 3, 3])
 
@@ -153,8 +163,14 @@ def test_count_layout_non_degenerate_is_bounded():
     f = np.stack([tp, fp, g[None, :] - tp], axis=2).astype(float)
     mask = rng.random((4, 60)) < 0.5
     mask[0, ~mask.any(0)] = True
-    cm = CellMatrix([f"t{i}" for i in range(4)], [str(i) for i in range(60)], f, mask,
-                    lambda s: np.atleast_2d(s)[:, 0], ("counts", [("tp_fp_fn", 0)]))
+    cm = CellMatrix(
+        [f"t{i}" for i in range(4)],
+        [str(i) for i in range(60)],
+        f,
+        mask,
+        lambda s: np.atleast_2d(s)[:, 0],
+        ("counts", [("tp_fp_fn", 0)]),
+    )
     m = cell_model(cm)
     x = m.cells(m.fits(), "mean", None, None)[0]
     assert np.all(x[..., 0] >= 0) and np.all(x[..., 0] <= g[None, :] + 1e-9) and np.all(x[..., 1] >= 0)
@@ -202,8 +218,18 @@ def test_matrix_errors():
 
 
 # ============================================================================================ reading runs
-FAMILIES = ["classification_weighted", "classification_macro", "classification_binary", "entity", "kpi",
-            "ranking", "ranking_generate", "summarization", "multiple_choice", "numeric"]
+FAMILIES = [
+    "classification_weighted",
+    "classification_macro",
+    "classification_binary",
+    "entity",
+    "kpi",
+    "ranking",
+    "ranking_generate",
+    "summarization",
+    "multiple_choice",
+    "numeric",
+]
 
 
 def _tasks(fam, n, seed=3):
@@ -229,8 +255,18 @@ def test_full_composite_dataset_matches_the_sharpe_tool(tmp_path):
     tasks = []
     for sub in ("up", "down"):
         for i in range(1, 4):
-            tasks.append(S.family_task("classification_binary", f"t{i}", 30, 0.3 + 0.15 * i, seed=5 + len(sub),
-                                       group=f"ent_syn_news_{sub}", dataset="syn_news", subtask=sub))
+            tasks.append(
+                S.family_task(
+                    "classification_binary",
+                    f"t{i}",
+                    30,
+                    0.3 + 0.15 * i,
+                    seed=5 + len(sub),
+                    group=f"ent_syn_news_{sub}",
+                    dataset="syn_news",
+                    subtask=sub,
+                )
+            )
     S.write_run(tmp_path, "m", tasks)
     ref = aggregate([tmp_path], bootstrap=100, seed=0, progress=False)
     rec = next(r for r in ref["records"] if r["level"] == "dataset" and r.get("scoring", "strict") == "strict")
@@ -293,7 +329,7 @@ def test_sharpe_detects_sparse_runs_and_reports_estimates(tmp_path, capsys):
     S.write_run(tmp_path / "full", "m", _tasks("classification_weighted", 40))
     assert sparse_inputs([tmp_path / "sparse"]) is True
     assert sparse_inputs([tmp_path / "full"]) is False
-    assert sparse_inputs([tmp_path / "missing"]) is False           # the full tool reports it as before
+    assert sparse_inputs([tmp_path / "missing"]) is False  # the full tool reports it as before
     assert sharpe_main([str(tmp_path / "sparse"), "--bootstrap", "20", "--out", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
     # 40 documents × 4 templates, budget 0.5: 80 of 160 cells

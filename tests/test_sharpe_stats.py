@@ -1,5 +1,6 @@
 """docs/sharpe.md#worked-examples (both ddof, and the properties listed there) and #degenerate-cases, on the
 statistics functions. The same examples run through the whole tool (files → records) in test_sharpe_engine.py."""
+
 import math
 
 import numpy as np
@@ -34,9 +35,13 @@ def test_ex1_five_way_qa():
 EX2 = {"A": [0.80, 0.40, 0.78, 0.42], "B": [0.55, 0.57, 0.53, 0.55]}
 
 
-@pytest.mark.parametrize("model,mu,s1,sh1,s0,sh0,spread,cps", [
-    ("A", 0.600, 0.2196967607, 1.213794258, 0.1902629759, 1.401568883, 0.40, 0.64),
-    ("B", 0.550, 0.0163299316, 13.26806944, 0.0141421356, 15.32064693, 0.04, 0.5586)])
+@pytest.mark.parametrize(
+    "model,mu,s1,sh1,s0,sh0,spread,cps",
+    [
+        ("A", 0.600, 0.2196967607, 1.213794258, 0.1902629759, 1.401568883, 0.40, 0.64),
+        ("B", 0.550, 0.0163299316, 13.26806944, 0.0141421356, 15.32064693, 0.04, 0.5586),
+    ],
+)
 def test_ex2_nli(model, mu, s1, sh1, s0, sh0, spread, cps):
     r1, r0 = ST.sharpe(EX2[model], 1 / 3, ddof=1), ST.sharpe(EX2[model], 1 / 3, ddof=0)
     assert r1["mean"] == pytest.approx(mu)
@@ -97,10 +102,14 @@ def test_status_values_and_sort_order():
 EX4 = {"X": [0.70, 0.55, 0.72, 0.50], "Y": [0.60, 0.65, 0.58, 0.62], "Z": [0.50, 0.45, 0.60, 0.52]}
 
 
-@pytest.mark.parametrize("m,mu,s1,s0,sh1,sh0", [
-    ("X", 0.6175, 0.1090489187, 0.0944391338, 2.605864, 3.008993),
-    ("Y", 0.6125, 0.0298607881, 0.0258602011, 9.348938, 10.795224),
-    ("Z", 0.5175, 0.0623832242, 0.0540254570, 2.952183, 3.408887)])
+@pytest.mark.parametrize(
+    "m,mu,s1,s0,sh1,sh0",
+    [
+        ("X", 0.6175, 0.1090489187, 0.0944391338, 2.605864, 3.008993),
+        ("Y", 0.6125, 0.0298607881, 0.0258602011, 9.348938, 10.795224),
+        ("Z", 0.5175, 0.0623832242, 0.0540254570, 2.952183, 3.408887),
+    ],
+)
 def test_ex4_per_model(m, mu, s1, s0, sh1, sh0):
     r1, r0 = ST.sharpe(EX4[m], 1 / 3, ddof=1), ST.sharpe(EX4[m], 1 / 3, ddof=0)
     assert r1["mean"] == pytest.approx(mu)
@@ -161,8 +170,7 @@ def test_ex6_prosa_binary():
     assert s_d(0) == 0 and s_d(4) == 0
     rng = np.random.default_rng(0)
     y = rng.random((5, 30))
-    brute = np.mean([np.mean([abs(y[i, d] - y[j, d]) for i in range(5) for j in range(i + 1, 5)])
-                     for d in range(30)])
+    brute = np.mean([np.mean([abs(y[i, d] - y[j, d]) for i in range(5) for j in range(i + 1, 5)]) for d in range(30)])
     assert ST.pss(y)[0] == pytest.approx(brute)
 
 

@@ -3,6 +3,7 @@
 Deselected by default (``-m 'not slow'``); run with ``make test-slow``. Bounded: one subtask × 5 templates ×
 8 fixture headlines (~1 minute on 2 CPU cores, plus ~25 s for the one-time conversion).
 """
+
 import pytest
 
 from lm_eval_enterprise import TASK_DIR
@@ -17,12 +18,19 @@ def test_smollm2_gold_news_direction_up():
 
     model = smollm2_dir()
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={model},dtype=float32", device="cpu",
-                                  tasks=["ent_gold_news_direction_up"], task_manager=tm, limit=8, batch_size=4,
-                                  bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={model},dtype=float32",
+        device="cpu",
+        tasks=["ent_gold_news_direction_up"],
+        task_manager=tm,
+        limit=8,
+        batch_size=4,
+        bootstrap_iters=0,
+    )
     rows = {t: r for t, r in res["results"].items() if "__t" in t}
     assert len(rows) == 5
-    for task, row in rows.items():
+    for row in rows.values():
         assert 0.0 <= row["weighted_f1,answer"] <= 1.0
     # a real instruct model follows at least one template's answer format on most items
     assert min(r["format_failure,answer"] for r in rows.values()) < 0.5

@@ -1,9 +1,10 @@
 """The render speed-up of the task class must give exactly lm-eval's output (and the same errors), leave lm-eval's
 own function alone, and be version-guarded."""
+
 import jinja2
+import lm_eval.utils as lm_utils
 import pytest
 
-import lm_eval.utils as lm_utils
 from lm_eval_enterprise import speedups
 
 TEMPLATES = [
@@ -30,8 +31,10 @@ def test_errors_still_raise():
         speedups.render("{{ missing }}", {"text": "a"})  # StrictUndefined, as in lm-eval
 
 
-@pytest.mark.parametrize("lm_eval_version,switch,expected", [("0.4.13", None, True), ("0.4.13", "0", False),
-                                                              ("0.4.14", None, False), ("0.5.0", "1", False)])
+@pytest.mark.parametrize(
+    "lm_eval_version,switch,expected",
+    [("0.4.13", None, True), ("0.4.13", "0", False), ("0.4.14", None, False), ("0.5.0", "1", False)],
+)
 def test_version_guard_and_switch(monkeypatch, lm_eval_version, switch, expected):
     import lm_eval
 

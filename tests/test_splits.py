@@ -1,4 +1,5 @@
 """Shared split recipes (lm_eval_enterprise.splits) against the literal HELM calls."""
+
 import random
 
 import pandas as pd

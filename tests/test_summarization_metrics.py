@@ -4,18 +4,17 @@ ROUGE-L (sentence level) over the rouge-score tokens (lower-case, non-alphanumer
 LCS = longest common subsequence of reference and prediction tokens, P = LCS/|prediction|, R = LCS/|reference|,
 F = 2PR/(P+R). The project calls ``score(target=reference, prediction=completion)``.
 """
-import re
 
 import pytest
+from lm_eval_enterprise.tasks.finance.edtsum.templates import TASKS as EDTSUM
+from lm_eval_enterprise.tasks.legal.legal_summarization.templates import TASKS as LEGAL
 from pytest import approx
 
 from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.metrics import INVALID
-from lm_eval_enterprise.testing import GARBAGE
-from lm_eval_enterprise.tasks.finance.edtsum.templates import TASKS as EDTSUM
-from lm_eval_enterprise.tasks.legal.legal_summarization.templates import TASKS as LEGAL
 from lm_eval_enterprise.templating import answer_filter
+from lm_eval_enterprise.testing import GARBAGE
 
 
 def _rouge_l(reference, prediction):
@@ -30,7 +29,7 @@ def test_dropped_word_lcs_5_of_6():
     assert (s.precision, s.recall, s.fmeasure) == (approx(1.0), approx(5 / 6), approx(10 / 11))
     out = M.rouge("the cat sat on the mat", "the cat on the mat")
     assert out["rouge_l"] == approx(10 / 11)
-    assert out["rouge_1"] == approx(10 / 11)          # unigram overlap 5 of 5 / of 6: same as LCS here
+    assert out["rouge_1"] == approx(10 / 11)  # unigram overlap 5 of 5 / of 6: same as LCS here
     # bigrams: ref {the cat, cat sat, sat on, on the, the mat}, pred {the cat, cat on, on the, the mat}
     # overlap 3 → P = 3/4, R = 3/5, F = 2·0.75·0.6 / 1.35 = 2/3
     assert out["rouge_2"] == approx(2 / 3)
@@ -75,8 +74,13 @@ def test_no_overlap_and_empty():
 def test_hook_scores_invalid_as_zero_and_format_failure():
     doc = {"summary": "the cat sat on the mat"}
     assert H.summarization(doc, [" the cat on the mat".strip()])["rouge_l"] == approx(10 / 11)
-    assert H.summarization(doc, [INVALID]) == {"rouge_l": 0.0, "rouge_1": 0.0, "rouge_2": 0.0,
-                                               "format_failure": 1.0, "format_adherence": 0.0}
+    assert H.summarization(doc, [INVALID]) == {
+        "rouge_l": 0.0,
+        "rouge_1": 0.0,
+        "rouge_2": 0.0,
+        "format_failure": 1.0,
+        "format_adherence": 0.0,
+    }
 
 
 @pytest.mark.parametrize("spec", [LEGAL, EDTSUM], ids=lambda s: s.dataset)

@@ -1,6 +1,7 @@
 """The task class of every generated YAML (lm_eval_enterprise.task.EnterpriseTask) against lm-eval's own
 ConfigurableTask built from the same YAML: when everything fits, prompts, targets and choices are byte-identical
 for every variant of every dataset (the budget and the cached rendering change nothing)."""
+
 import pytest
 from lm_eval.api.task import ConfigurableTask
 from lm_eval.tasks import TaskManager, get_task_dict
@@ -24,8 +25,9 @@ def _plain_twin(task) -> ConfigurableTask:
 
 @pytest.fixture(scope="module")
 def enterprise_tasks():
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False,
-                     metadata={"data_root": "embedded", "max_context_tokens": 10 ** 6})
+    tm = TaskManager(
+        include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded", "max_context_tokens": 10**6}
+    )
     return leaf_tasks(get_task_dict(GROUPS, tm))
 
 

@@ -1,5 +1,6 @@
 """Generated task YAMLs (lm_eval_enterprise/templating.py): lm-eval YAML round trip with !function tags,
 checked-in files current, and shallow-``include`` safety of every variant."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -9,29 +10,55 @@ from lm_eval.tasks._yaml_loader import load_yaml
 
 from lm_eval_enterprise import TASK_DIR, filters, hooks
 from lm_eval_enterprise import data as D
-from lm_eval_enterprise.templating import (HEADER, PRIMARY_FILTER, VERSION, DatasetTasks, Template, all_specs,
-                                           base_config, output_field, render)
+from lm_eval_enterprise.templating import (
+    HEADER,
+    PRIMARY_FILTER,
+    VERSION,
+    DatasetTasks,
+    Template,
+    all_specs,
+    base_config,
+    output_field,
+    render,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 TASKS = Path(TASK_DIR)
-REQUIRED_METADATA = ("version", "dataset", "domain", "variant_group", "template_id", "primary_metric",
-                     "primary_filter", "task_family")
+REQUIRED_METADATA = (
+    "version",
+    "dataset",
+    "domain",
+    "variant_group",
+    "template_id",
+    "primary_metric",
+    "primary_filter",
+    "task_family",
+)
 
 # strings that are easy to get wrong in YAML: quotes, "#", ":", "$", Jinja blocks, tabs, unicode, trailing
 # spaces, a leading space, double newlines, backslashes
-TRICKY_DESCRIPTION = 'Say "Yes" or \'No\' — about $frag: #1 {% raw %}x{% endraw %}\n\n  trailing  \n\n'
+TRICKY_DESCRIPTION = "Say \"Yes\" or 'No' — about $frag: #1 {% raw %}x{% endraw %}\n\n  trailing  \n\n"
 TRICKY_TEXT = " Text:\t{{text}}\n# not a comment: 100% café ✓\n\\d+ \\n literal\nAnswer:"
-TRICKY_REGEX = r''' ?(["']?[Yy]es|#1: [0-9]+|\\n|a\{2\}|café ✓)'''  # decoder-friendly, YAML-unfriendly
+TRICKY_REGEX = r""" ?(["']?[Yy]es|#1: [0-9]+|\\n|a\{2\}|café ✓)"""  # decoder-friendly, YAML-unfriendly
 
 
 def _tricky_spec(**over):
-    kw = dict(dataset="synthetic", domain="legal", family="classification_weighted", primary_metric="weighted_f1",
-              templates=[Template("t1", doc_to_text=TRICKY_TEXT, regex=TRICKY_REGEX, description=TRICKY_DESCRIPTION,
-                                  axes=("helm",)),
-                         Template("t2", doc_to_text="Q: {{text}}\nA:", axes=("field_labels",))],
-              num_fewshot=3, until=("\n\n", "###"), max_gen_toks=7,
-              aliases={"y": "Yes", "ja": "Yes"}, subtasks={"s1": {"frag": "50% & $5 'q'"}, "s2": {"frag": "x"}},
-              extra_metadata={"note": "a: b"})
+    kw = dict(
+        dataset="synthetic",
+        domain="legal",
+        family="classification_weighted",
+        primary_metric="weighted_f1",
+        templates=[
+            Template("t1", doc_to_text=TRICKY_TEXT, regex=TRICKY_REGEX, description=TRICKY_DESCRIPTION, axes=("helm",)),
+            Template("t2", doc_to_text="Q: {{text}}\nA:", axes=("field_labels",)),
+        ],
+        num_fewshot=3,
+        until=("\n\n", "###"),
+        max_gen_toks=7,
+        aliases={"y": "Yes", "ja": "Yes"},
+        subtasks={"s1": {"frag": "50% & $5 'q'"}, "s2": {"frag": "x"}},
+        extra_metadata={"note": "a: b"},
+    )
     kw.update(over)
     return DatasetTasks(**kw)
 
@@ -49,9 +76,16 @@ def _write(tmp_path: Path, spec: DatasetTasks) -> dict[str, Path]:
 def test_round_trip_through_lm_eval_loader(tmp_path):
     spec = _tricky_spec()
     files = _write(tmp_path, spec)
-    assert set(files) == {"_synthetic_template_yaml", "ent_synthetic_s1__t1.yaml", "ent_synthetic_s1__t2.yaml",
-                          "ent_synthetic_s2__t1.yaml", "ent_synthetic_s2__t2.yaml", "_ent_synthetic_s1.yaml",
-                          "_ent_synthetic_s2.yaml", "_ent_synthetic.yaml"}
+    assert set(files) == {
+        "_synthetic_template_yaml",
+        "ent_synthetic_s1__t1.yaml",
+        "ent_synthetic_s1__t2.yaml",
+        "ent_synthetic_s2__t1.yaml",
+        "ent_synthetic_s2__t2.yaml",
+        "_ent_synthetic_s1.yaml",
+        "_ent_synthetic_s2.yaml",
+        "_ent_synthetic.yaml",
+    }
     assert all(p.read_text().startswith(HEADER) for p in files.values())
 
     cfg = load_yaml(files["ent_synthetic_s1__t1.yaml"])  # resolves !function and include like lm-eval
@@ -61,14 +95,19 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
     assert cfg["process_results"] is hooks.classification_weighted_helm
     aggs = {m["metric"]: m["aggregation"] for m in cfg["metric_list"]}
     budget = {"shots_used": "mean", "prompt_cut": "mean"}  # the context budget's per-document reports
-    family_aggs = {"weighted_f1": hooks.agg_weighted_f1, "accuracy": "mean", "format_failure": "mean",
-                   "format_adherence": "mean", "weighted_precision": hooks.agg_weighted_precision,
-                   "weighted_recall": hooks.agg_weighted_recall}
+    family_aggs = {
+        "weighted_f1": hooks.agg_weighted_f1,
+        "accuracy": "mean",
+        "format_failure": "mean",
+        "format_adherence": "mean",
+        "weighted_precision": hooks.agg_weighted_precision,
+        "weighted_recall": hooks.agg_weighted_recall,
+    }
     # "score": the primary metric under the name every group aggregates (same aggregation)
     family_aggs["score"] = hooks.agg_weighted_f1
     assert aggs == {**family_aggs, **budget, "weighted_f1_helm": hooks.agg_weighted_f1}
     assert cfg["metadata"]["helm_metrics"] == ["weighted_f1_helm"]
-    t2 = load_yaml(files["ent_synthetic_s1__t2.yaml"])   # not HELM's prompt: the base's family metrics only
+    t2 = load_yaml(files["ent_synthetic_s1__t2.yaml"])  # not HELM's prompt: the base's family metrics only
     assert t2["process_results"] is hooks.classification_weighted and "helm_metrics" not in t2["metadata"]
     assert {m["metric"]: m["aggregation"] for m in t2["metric_list"]} == {**family_aggs, **budget}
     from lm_eval_enterprise.task import EnterpriseTask
@@ -83,12 +122,20 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
     assert cfg["doc_to_text"] == TRICKY_TEXT
     assert filt["format_regex"] == TRICKY_REGEX and cfg["metadata"]["answer_regex"] == TRICKY_REGEX
     assert filt["reader"] == "label" and cfg["metadata"]["answer_reader"] == "label"
-    assert filt["lead_ins"] == ["A", "Answer"]   # the output fields of both templates: one rule per dataset
+    assert filt["lead_ins"] == ["A", "Answer"]  # the output fields of both templates: one rule per dataset
     assert filt["stop"] == "\n\n" and filt["aliases"] == {"y": "Yes", "ja": "Yes"}
-    assert filters.AnswerFilter(**{k: v for k, v in filt.items() if k != "function"}).read(
-        " Answer: ja", {"label_names": ["Yes", "No"]}) == "Yes"
-    assert cfg["generation_kwargs"] == {"until": ["\n\n", "###"], "max_gen_toks": 7, "do_sample": False,
-                                        "temperature": 0.0}
+    assert (
+        filters.AnswerFilter(**{k: v for k, v in filt.items() if k != "function"}).read(
+            " Answer: ja", {"label_names": ["Yes", "No"]}
+        )
+        == "Yes"
+    )
+    assert cfg["generation_kwargs"] == {
+        "until": ["\n\n", "###"],
+        "max_gen_toks": 7,
+        "do_sample": False,
+        "temperature": 0.0,
+    }
     assert cfg["fewshot_delimiter"] == "\n\n" and cfg["target_delimiter"] == " "
     assert cfg["dataset_kwargs"] == {"dataset_id": "synthetic", "subtask_id": "s1"}
     assert cfg["num_fewshot"] == 3 and cfg["fewshot_config"] == {"sampler": "first_n"}
@@ -106,16 +153,24 @@ def test_round_trip_group_files(tmp_path):
     files = _write(tmp_path, _tricky_spec())
     g = load_yaml(files["_ent_synthetic_s1.yaml"])
     assert g["group"] == "ent_synthetic_s1" and g["task"] == ["ent_synthetic_s1__t1", "ent_synthetic_s1__t2"]
-    assert g["aggregate_metric_list"] == [{"metric": m, "filter_list": PRIMARY_FILTER, "aggregation": "mean",
-                                           "weight_by_size": False} for m in ("weighted_f1", "score")]
+    assert g["aggregate_metric_list"] == [
+        {"metric": m, "filter_list": PRIMARY_FILTER, "aggregation": "mean", "weight_by_size": False}
+        for m in ("weighted_f1", "score")
+    ]
     top = load_yaml(files["_ent_synthetic.yaml"])
     assert top["task"] == ["ent_synthetic_s1", "ent_synthetic_s2"] and top["metadata"] == {"version": VERSION}
 
 
 def test_round_trip_multiple_choice(tmp_path):
-    spec = _tricky_spec(family="ranking", primary_metric="rr_at_10", output_type="multiple_choice",
-                        doc_to_target="{{ 1 if label == 'Yes' else 0 }}", aliases={}, subtasks={},
-                        templates=[Template("t1", doc_to_text="P: {{passage}}\nAnswer:", choices=("No", "Yes"))])
+    spec = _tricky_spec(
+        family="ranking",
+        primary_metric="rr_at_10",
+        output_type="multiple_choice",
+        doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
+        aliases={},
+        subtasks={},
+        templates=[Template("t1", doc_to_text="P: {{passage}}\nAnswer:", choices=("No", "Yes"))],
+    )
     files = _write(tmp_path, spec)
     cfg = load_yaml(files["ent_synthetic__t1.yaml"])
     assert cfg["doc_to_choice"] == ["No", "Yes"]  # 'No' must stay a string (YAML 1.1 would read bare No as False)
@@ -152,14 +207,17 @@ def test_generator_rejects_regexes_decoders_cannot_use_and_items_without_an_outp
     no_field = _tricky_spec(templates=[Template("t1", doc_to_text="Q: {{text}}")])
     with pytest.raises(ValueError, match="output field"):
         render(no_field)
-    assert output_field(Template("t1", doc_to_text="{% for c in x %}{{c}}\n{% endfor %}Correct holding:")) == \
-        "Correct holding"
+    assert (
+        output_field(Template("t1", doc_to_text="{% for c in x %}{{c}}\n{% endfor %}Correct holding:"))
+        == "Correct holding"
+    )
 
 
 # ============================================================================================ checked-in YAMLs
 def test_generated_yamls_are_current():
-    proc = subprocess.run([sys.executable, "scripts/generate_tasks.py", "--check"], cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "scripts/generate_tasks.py", "--check"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, f"run `make tasks`:\n{proc.stdout}{proc.stderr}"
 
 
@@ -188,12 +246,12 @@ def test_variant_repeats_full_metadata(path):
     assert meta["primary_metric"] in hooks.FAMILY_METRICS[meta["task_family"]]
 
     merged = load_yaml(path, resolve_func=False)
-    assert merged["metadata"] == meta                   # nothing of the base's metadata survives the merge
+    assert merged["metadata"] == meta  # nothing of the base's metadata survives the merge
     base = load_yaml(path.parent / own["include"], resolve_func=False)
     # the base's metric list and process_results belong to the family named in the metadata (a table may
     # declare extra per-doc report metrics after the family's own)
     family = list(hooks.FAMILY_METRICS[meta["task_family"]])
-    assert [m["metric"] for m in base["metric_list"]][:len(family)] == family
+    assert [m["metric"] for m in base["metric_list"]][: len(family)] == family
     assert str(base["process_results"]).endswith(f"lm_eval_enterprise.hooks.{meta['task_family']}")
     # HELM's own prompt adds HELM's reading rule (*_helm) and nothing else differs
     if "helm_metrics" in meta:
@@ -260,9 +318,14 @@ def test_no_template_repeats_long_content_in_every_shot():
     from lm_eval_enterprise.templating import MAX_REPEATED_WORDING_CHARS, check_repeated_wording
 
     def spec(doc_to_text, description="", num_fewshot=20):
-        return DatasetTasks(dataset="x", domain="cyber", family="classification_macro", primary_metric="macro_f1",
-                            templates=[Template("t1", doc_to_text, description=description)],
-                            num_fewshot=num_fewshot)
+        return DatasetTasks(
+            dataset="x",
+            domain="cyber",
+            family="classification_macro",
+            primary_metric="macro_f1",
+            templates=[Template("t1", doc_to_text, description=description)],
+            num_fewshot=num_fewshot,
+        )
 
     # a label list inside the per-shot text is rejected; in the instruction it is fine
     with pytest.raises(ValueError, match=r"x t1: doc_to_text repeats \['label_list'\] in every shot"):

@@ -26,11 +26,13 @@ Results of constrained runs are labelled in ``results["config"]``: ``model`` is 
 This module imports no backend (no torch, vllm or xgrammar): the wrappers live in the sibling modules and are
 registered with lm-eval lazily by :func:`register_models`.
 """
+
 from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 try:  # Python 3.11+
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -39,18 +41,17 @@ except ImportError:  # Python 3.10
     import sre_constants as _c  # type: ignore[no-redef]
     import sre_parse as _p  # type: ignore[no-redef]
 
-GEN_KWARG = "constrain_regex"          # per-request generation kwarg carrying the rendered constraint
-DECODING_KEY = "decoding"              # results["config"] key set by the constrained wrappers
+GEN_KWARG = "constrain_regex"  # per-request generation kwarg carrying the rendered constraint
+DECODING_KEY = "decoding"  # results["config"] key set by the constrained wrappers
 CONSTRAINED = "regex_constrained"
 UNCONSTRAINED = "unconstrained"
-LEADING = "( )?"                       # one optional leading space before the format (see the module docstring)
+LEADING = "( )?"  # one optional leading space before the format (see the module docstring)
 
 MODELS = {  # registered name → "module:class"
     "hf-constrained": "lm_eval_enterprise.constrained.hf_backend:HFConstrained",
     "vllm-constrained": "lm_eval_enterprise.constrained.vllm_backend:VLLMConstrained",
     "local-completions-constrained": "lm_eval_enterprise.constrained.api_backend:LocalCompletionsConstrained",
-    "local-chat-completions-constrained":
-        "lm_eval_enterprise.constrained.api_backend:LocalChatCompletionsConstrained",
+    "local-chat-completions-constrained": "lm_eval_enterprise.constrained.api_backend:LocalChatCompletionsConstrained",
 }
 
 
@@ -65,13 +66,16 @@ _META = set("\\.^$|?*+()[]{}")
 _CLASS_META = set("\\]^-[")
 _NAMED = {"\n": r"\n", "\t": r"\t", "\r": r"\r", "\f": r"\f", "\v": r"\v"}
 _CATEGORY = {  # ASCII spellings: decoders differ on Unicode classes, so \d \w \s are spelled out
-    _c.CATEGORY_DIGIT: (False, "0-9"), _c.CATEGORY_NOT_DIGIT: (True, "0-9"),
-    _c.CATEGORY_WORD: (False, "0-9A-Za-z_"), _c.CATEGORY_NOT_WORD: (True, "0-9A-Za-z_"),
-    _c.CATEGORY_SPACE: (False, r" \t\n\r\f\v"), _c.CATEGORY_NOT_SPACE: (True, r" \t\n\r\f\v"),
+    _c.CATEGORY_DIGIT: (False, "0-9"),
+    _c.CATEGORY_NOT_DIGIT: (True, "0-9"),
+    _c.CATEGORY_WORD: (False, "0-9A-Za-z_"),
+    _c.CATEGORY_NOT_WORD: (True, "0-9A-Za-z_"),
+    _c.CATEGORY_SPACE: (False, r" \t\n\r\f\v"),
+    _c.CATEGORY_NOT_SPACE: (True, r" \t\n\r\f\v"),
 }
 _START = {_c.AT_BEGINNING, _c.AT_BEGINNING_STRING}
 _END = {_c.AT_END, _c.AT_END_STRING}
-_ZERO_WIDTH_EDGE = {_c.AT_BOUNDARY}    # \b at the very start/end of a full match adds nothing for word-char edges
+_ZERO_WIDTH_EDGE = {_c.AT_BOUNDARY}  # \b at the very start/end of a full match adds nothing for word-char edges
 
 
 def _esc(ch: str, meta: set[str]) -> str:
@@ -103,7 +107,7 @@ class _Emitter:
         out = []
         for i, (op, av) in enumerate(items):
             first = at_start and all(zero[:i])
-            last = at_end and all(zero[i + 1:])
+            last = at_end and all(zero[i + 1 :])
             out.append(self.item(op, av, flags, first, last))
         return "".join(out)
 
@@ -134,8 +138,10 @@ class _Emitter:
         if op in (_c.MAX_REPEAT, _c.MIN_REPEAT):
             lo, hi, sub = av
             body = self.seq(sub, flags, False, False)
-            if not (len(sub) == 1 and sub[0][0] in (_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.CATEGORY,
-                                                   _c.SUBPATTERN, _c.BRANCH)):
+            if not (
+                len(sub) == 1
+                and sub[0][0] in (_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.CATEGORY, _c.SUBPATTERN, _c.BRANCH)
+            ):
                 body = f"({body})"
             if (lo, hi) == (0, _c.MAXREPEAT):
                 q = "*"
@@ -158,8 +164,12 @@ class _Emitter:
             if av in _ZERO_WIDTH_EDGE and (first or last):
                 return ""
             raise self.fail(f"anchor {av} inside the pattern (only ^ at the start, $ and \\b at the ends)")
-        names = {_c.GROUPREF: "backreference", _c.GROUPREF_EXISTS: "conditional group", _c.ASSERT: "lookaround",
-                 _c.ASSERT_NOT: "negative lookaround"}
+        names = {
+            _c.GROUPREF: "backreference",
+            _c.GROUPREF_EXISTS: "conditional group",
+            _c.ASSERT: "lookaround",
+            _c.ASSERT_NOT: "negative lookaround",
+        }
         raise self.fail(names.get(op, f"unsupported construct {op}"))
 
     def charset(self, items, icase: bool) -> str:
@@ -221,6 +231,7 @@ def constraint_regex(format_regex: str) -> str:
 # --------------------------------------------------------------------------------------------------------------
 # per-task formats and per-document rendering
 
+
 def _render_fallback(pattern: str, doc: Mapping[str, Any]) -> str:
     """Local stand-in for ``filters.render_format_regex``: ``{LABELS}`` → the document's escaped
     ``label_names``, longest first, as one group."""
@@ -242,7 +253,7 @@ def render_format(pattern: str, doc: Mapping[str, Any]) -> str:
     return render(pattern, doc)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _task_index():
     from lm_eval.tasks import TaskManager
 
@@ -257,8 +268,10 @@ def task_format(task_name: str) -> str:
     cfg = getattr(entry, "cfg", None) or {}
     regex = (cfg.get("metadata") or {}).get("answer_regex")
     if not regex:
-        raise ConstraintError(f"task {task_name!r} has no metadata.answer_regex: only lm-eval-enterprise "
-                              "generate tasks can run with regex-constrained decoding")
+        raise ConstraintError(
+            f"task {task_name!r} has no metadata.answer_regex: only lm-eval-enterprise "
+            "generate tasks can run with regex-constrained decoding"
+        )
     return regex
 
 
@@ -280,10 +293,14 @@ def add_constraints(requests) -> None:
 # --------------------------------------------------------------------------------------------------------------
 # labels and registration
 
+
 def run_label(engine: str) -> dict[str, str]:
     """What a constrained wrapper adds to ``results["config"]`` (via ``get_model_info``)."""
-    return {DECODING_KEY: CONSTRAINED, "constraint_engine": engine,
-            "constraint_regex": "template answer_regex, rendered per document, optional leading space"}
+    return {
+        DECODING_KEY: CONSTRAINED,
+        "constraint_engine": engine,
+        "constraint_regex": "template answer_regex, rendered per document, optional leading space",
+    }
 
 
 def decoding_mode(results: Mapping[str, Any]) -> str:

@@ -4,6 +4,7 @@ backends with each generate request constrained by its template's answer format 
 server; its older ``guided_regex`` field is silently ignored). A server that does not know the field ignores it
 too — check ``format_adherence`` of a constrained run before trusting it with another server.
 """
+
 from __future__ import annotations
 
 from lm_eval.models.openai_completions import LocalChatCompletion, LocalCompletionsAPI

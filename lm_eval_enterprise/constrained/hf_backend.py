@@ -9,6 +9,7 @@ formats and its transformers integration does not import with transformers 5. xg
 so it is not in the default environment: it comes with the vLLM environment (``make install-vllm``) or
 ``pip install xgrammar``.
 """
+
 from __future__ import annotations
 
 from importlib.metadata import version
@@ -23,8 +24,9 @@ def _xgrammar():
     try:
         import xgrammar
     except ImportError:
-        raise ConstraintError("hf-constrained needs xgrammar: use the vLLM environment (make install-vllm) or "
-                              "pip install xgrammar") from None
+        raise ConstraintError(
+            "hf-constrained needs xgrammar: use the vLLM environment (make install-vllm) or pip install xgrammar"
+        ) from None
     return xgrammar
 
 

@@ -3,6 +3,7 @@ answer format (see :mod:`lm_eval_enterprise.constrained`) through vLLM structure
 (``SamplingParams(structured_outputs=StructuredOutputsParams(regex=...))``; engine chosen by vLLM's
 ``structured_outputs_config``, default ``auto`` = xgrammar for our regexes).
 """
+
 from __future__ import annotations
 
 from importlib.metadata import version
@@ -23,8 +24,9 @@ class VLLMConstrained(VLLM):
     def modify_gen_kwargs(self, gen_kwargs, eos=None, default_max_gen_toks: int = 256):
         gen_kwargs = dict(gen_kwargs)
         regex = gen_kwargs.pop(GEN_KWARG, None)
-        kwargs, until, max_gen_toks = VLLM.modify_gen_kwargs(gen_kwargs, eos=eos,
-                                                             default_max_gen_toks=default_max_gen_toks)
+        kwargs, until, max_gen_toks = VLLM.modify_gen_kwargs(
+            gen_kwargs, eos=eos, default_max_gen_toks=default_max_gen_toks
+        )
         if regex is not None:
             # a plain dict here (lm-eval hashes these kwargs as JSON for its request cache); made a
             # StructuredOutputsParams in _model_generate

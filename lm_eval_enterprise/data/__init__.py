@@ -29,18 +29,27 @@ UTF-8 text; the sha256 of every file — all of it in the :class:`DataReport` th
 
 Import what a loader or a tool needs from here (``from lm_eval_enterprise.data import Source, DataError, ...``).
 """
+
 from __future__ import annotations
 
 from ..errors import DataError
-from .checks import (MANIFEST, SAMPLE_NOTE, CountCheck, DataReport, Rows, check_count, folder_hashes, unverified,
-                     verified)
+from .checks import (
+    MANIFEST,
+    SAMPLE_NOTE,
+    CountCheck,
+    DataReport,
+    Rows,
+    check_count,
+    folder_hashes,
+    unverified,
+    verified,
+)
 from .config import EMBEDDED, ENV_CACHE, ENV_DATA, OFFLINE_VARS, cache_root, is_offline
 from .download import RemoteFile, download_url, exc_line, fetch_json, manual_hint
 from .fixtures import fixture_dir, generator_main, is_fixture_dir, write_manifest
 from .folder import PRESPLIT_FILES, convert_folder, inspect_folder
 from .hub import HFParquetSource, download_hf_parquet, snapshot
-from .load import (FEWSHOT_POOL_MAX, clear_caches, load_checked, load_records, load_task_dataset,
-                   loaded_task_metadata)
+from .load import FEWSHOT_POOL_MAX, clear_caches, load_checked, load_records, load_task_dataset, loaded_task_metadata
 from .locate import COMPLETE_MARKER, data_folder, data_hint, has_data, prepare, resolve_data_dir
 from .parquet import HF_CONVERTED_REVISION, hf_class_names, hf_parquet_split, local_parquet_files, read_parquet_rows
 from .readers import read_jsonl, read_jsonl_lines
@@ -48,13 +57,62 @@ from .source import MC_LETTERS, Source, map_rows, mc_fields
 from .tasktree import dataset_dir, get_source, iter_sources, registry
 
 __all__ = [
-    "COMPLETE_MARKER", "EMBEDDED", "ENV_CACHE", "ENV_DATA", "FEWSHOT_POOL_MAX", "HF_CONVERTED_REVISION", "MANIFEST",
-    "MC_LETTERS", "OFFLINE_VARS", "PRESPLIT_FILES", "SAMPLE_NOTE", "CountCheck", "DataError", "DataReport",
-    "HFParquetSource", "RemoteFile", "Rows", "Source", "cache_root", "check_count", "clear_caches", "convert_folder",
-    "data_folder", "data_hint", "dataset_dir", "download_hf_parquet", "download_url", "exc_line", "fetch_json",
-    "fixture_dir", "folder_hashes", "generator_main", "get_source", "has_data", "hf_class_names",
-    "hf_parquet_split", "inspect_folder", "is_fixture_dir", "is_offline", "iter_sources", "load_checked",
-    "load_records", "load_task_dataset", "loaded_task_metadata", "local_parquet_files", "manual_hint", "map_rows",
-    "mc_fields", "prepare", "read_jsonl", "read_jsonl_lines", "read_parquet_rows", "registry", "resolve_data_dir",
-    "snapshot", "unverified", "verified", "write_manifest",
+    "COMPLETE_MARKER",
+    "EMBEDDED",
+    "ENV_CACHE",
+    "ENV_DATA",
+    "FEWSHOT_POOL_MAX",
+    "HF_CONVERTED_REVISION",
+    "MANIFEST",
+    "MC_LETTERS",
+    "OFFLINE_VARS",
+    "PRESPLIT_FILES",
+    "SAMPLE_NOTE",
+    "CountCheck",
+    "DataError",
+    "DataReport",
+    "HFParquetSource",
+    "RemoteFile",
+    "Rows",
+    "Source",
+    "cache_root",
+    "check_count",
+    "clear_caches",
+    "convert_folder",
+    "data_folder",
+    "data_hint",
+    "dataset_dir",
+    "download_hf_parquet",
+    "download_url",
+    "exc_line",
+    "fetch_json",
+    "fixture_dir",
+    "folder_hashes",
+    "generator_main",
+    "get_source",
+    "has_data",
+    "hf_class_names",
+    "hf_parquet_split",
+    "inspect_folder",
+    "is_fixture_dir",
+    "is_offline",
+    "iter_sources",
+    "load_checked",
+    "load_records",
+    "load_task_dataset",
+    "loaded_task_metadata",
+    "local_parquet_files",
+    "manual_hint",
+    "map_rows",
+    "mc_fields",
+    "prepare",
+    "read_jsonl",
+    "read_jsonl_lines",
+    "read_parquet_rows",
+    "registry",
+    "resolve_data_dir",
+    "snapshot",
+    "unverified",
+    "verified",
+    "write_manifest",
 ]

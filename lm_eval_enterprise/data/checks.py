@@ -22,6 +22,7 @@
 * **Text encoding.** A conversion stopped by bytes that are not UTF-8 is re-reported as one line naming the file
   and line (:func:`utf8_error`).
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -35,10 +36,11 @@ import os
 import tempfile
 import threading
 import zipfile
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from ..errors import DataError
 
@@ -93,15 +95,21 @@ class CountCheck:
     message: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        out = {"rows": self.n, "expected": self.expected.n, "verified": self.expected.verified,
-               "evidence": self.expected.evidence, "status": self.status}
+        out = {
+            "rows": self.n,
+            "expected": self.expected.n,
+            "verified": self.expected.verified,
+            "evidence": self.expected.evidence,
+            "status": self.status,
+        }
         if self.message:
             out["message"] = self.message
         return out
 
 
-def compare(key: str, n: int, expected: Rows | int | None, *, subject: str | None = None,
-            partial: bool = False) -> CountCheck:
+def compare(
+    key: str, n: int, expected: Rows | int | None, *, subject: str | None = None, partial: bool = False
+) -> CountCheck:
     """Compare count ``n`` of ``key`` with its expectation (rules in the module docstring).
 
     ``subject`` words the count in messages (default ``split '<key>' has <n> rows after conversion``).
@@ -115,8 +123,13 @@ def compare(key: str, n: int, expected: Rows | int | None, *, subject: str | Non
     else:
         head = f"{subject}, expected {e.n:,}"
     if not e.verified:
-        return CountCheck(key, n, e, WARNING, f"{head} (unverified count: {e.evidence or 'no evidence recorded'}); "
-                                              "recorded, not an error")
+        return CountCheck(
+            key,
+            n,
+            e,
+            WARNING,
+            f"{head} (unverified count: {e.evidence or 'no evidence recorded'}); recorded, not an error",
+        )
     if not partial and e.tolerance and abs(n - e.n) <= e.tolerance * e.n:
         return CountCheck(key, n, e, WARNING, f"{head} ({e.evidence}; within the ±{e.tolerance:.0%} tolerance)")
     return CountCheck(key, n, e, ERROR, f"{head} ({e.evidence}); the source files are incomplete or changed")
@@ -145,8 +158,9 @@ def collecting(partial: bool = False, defer_errors: bool = False) -> Iterator[_C
         _ACTIVE.reset(token)
 
 
-def check_count(dataset: str, key: str, n: int, expected: Rows | int | None, where: Any, *,
-                subject: str | None = None) -> CountCheck:
+def check_count(
+    dataset: str, key: str, n: int, expected: Rows | int | None, where: Any, *, subject: str | None = None
+) -> CountCheck:
     """Compare a count and act on it: an error raises one :class:`DataError` line (or is recorded when the
     collector defers errors), a warning is logged; the check joins the active collector's report."""
     col = _ACTIVE.get()
@@ -184,8 +198,8 @@ def manifest_rows(path: Path, dataset: str) -> dict[str, Rows]:
 
 # ------------------------------------------------------------------------------------------------ provenance
 _HASH_LOCK = threading.Lock()
-_HASHES: dict[str, str] = {}           # "path|size|mtime_ns" → sha256, this process
-_LOADED: set[str] = set()              # persisted cache files already read
+_HASHES: dict[str, str] = {}  # "path|size|mtime_ns" → sha256, this process
+_LOADED: set[str] = set()  # persisted cache files already read
 
 
 def data_files(d: Path) -> list[Path]:
@@ -269,8 +283,11 @@ MISSING, INVALID = "missing", "invalid"
 
 
 def _missing(value: Any) -> bool:
-    return (value is None or (isinstance(value, str) and not value.strip())
-            or (isinstance(value, float) and math.isnan(value)))
+    return (
+        value is None
+        or (isinstance(value, str) and not value.strip())
+        or (isinstance(value, float) and math.isnan(value))
+    )
 
 
 def gold_problem(task_type: str, record: dict, labels: Iterable[str] = ()) -> tuple[str, str] | None:
@@ -325,8 +342,9 @@ def gold_problem(task_type: str, record: dict, labels: Iterable[str] = ()) -> tu
     return None
 
 
-def check_gold(src: Any, splits: dict[str, list[dict]], locate: Callable[[str, int], str],
-               data_dir: Path) -> tuple[dict[str, list[dict]], str, str | None]:
+def check_gold(
+    src: Any, splits: dict[str, list[dict]], locate: Callable[[str, int], str], data_dir: Path
+) -> tuple[dict[str, list[dict]], str, str | None]:
     """Check the gold answer of every record of every split (:func:`gold_problem`).
 
     Returns ``(splits, eval_split, note)``: when every record of the Source's ``eval_split`` lacks a gold answer
@@ -353,22 +371,47 @@ def check_gold(src: Any, splits: dict[str, list[dict]], locate: Callable[[str, i
             unlabelled[split] = len(recs)
             continue
         i, text = missing[0]
-        raise DataError(src.id, locate(split, i), f"{text}; {len(missing):,} of {len(recs):,} records of split "
-                        f"'{split}' have no gold answer")
+        raise DataError(
+            src.id,
+            locate(split, i),
+            f"{text}; {len(missing):,} of {len(recs):,} records of split '{split}' have no gold answer",
+        )
     if not unlabelled:
         return splits, src.eval_split, None
     fallback, (split, n) = src.eval_fallback, next(iter(unlabelled.items()))
     if not splits.get(fallback):
-        raise DataError(src.id, data_dir, f"split '{split}' has no gold labels ({n:,} rows) and the fallback "
-                        f"split '{fallback}' is missing or empty")
+        raise DataError(
+            src.id,
+            data_dir,
+            f"split '{split}' has no gold labels ({n:,} rows) and the fallback split '{fallback}' is missing or empty",
+        )
     note = f"split '{split}' has no gold labels ({n:,} rows): evaluated on '{fallback}' instead"
     log.warning("[%s] %s: %s", src.id, data_dir, note)
     return {k: v for k, v in splits.items() if k != split}, fallback, note
 
 
 # ------------------------------------------------------------------------------------------------ text encoding
-BINARY_SUFFIXES = frozenset({".parquet", ".xlsx", ".xlsm", ".xls", ".arrow", ".feather", ".pkl", ".npy", ".npz",
-                             ".bin", ".png", ".jpg", ".jpeg", ".gif", ".pdf", ".pt", ".safetensors"})
+BINARY_SUFFIXES = frozenset(
+    {
+        ".parquet",
+        ".xlsx",
+        ".xlsm",
+        ".xls",
+        ".arrow",
+        ".feather",
+        ".pkl",
+        ".npy",
+        ".npz",
+        ".bin",
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".pdf",
+        ".pt",
+        ".safetensors",
+    }
+)
 
 
 def describe_decode_error(exc: UnicodeDecodeError) -> str:
@@ -427,10 +470,10 @@ class DataReport:
 
     dataset: str
     data_dir: Path
-    layout: str                                  # "source files" | "pre-split"
-    declared: str | None                         # MANIFEST.json | SOURCE.md | None (see declared_copy)
+    layout: str  # "source files" | "pre-split"
+    declared: str | None  # MANIFEST.json | SOURCE.md | None (see declared_copy)
     checks: list[CountCheck]
-    files: dict[str, str]                        # relative path → sha256
+    files: dict[str, str]  # relative path → sha256
     eval_split: str
     eval_note: str | None = None
     errors: list[str] = field(default_factory=list)  # count errors recorded instead of raised (verify)
@@ -439,8 +482,10 @@ class DataReport:
     def partial_note(self) -> str | None:
         if self.declared != SAMPLE_NOTE:
             return None
-        return (f"partial copy ({SAMPLE_NOTE} in the folder): splits checked against the full counts as upper "
-                "bounds; not the benchmark data")
+        return (
+            f"partial copy ({SAMPLE_NOTE} in the folder): splits checked against the full counts as upper "
+            "bounds; not the benchmark data"
+        )
 
     @property
     def status(self) -> str:
@@ -462,11 +507,18 @@ class DataReport:
 
     def metadata(self) -> dict[str, Any]:
         """Facts for ``results["configs"][task]["metadata"]``: counts with their expectations, status, hashes."""
-        out = {"data_dir": str(self.data_dir), "data_layout": self.layout, "data_declared": self.declared,
-               "data_status": self.status, "data_notes": self.messages,
-               "row_counts": {c.key: c.to_json() for c in self.checks},
-               "evaluated_split": self.eval_split, "source_sha256": self.sha256, "source_files": dict(self.files),
-               "toy_data": _is_embedded(self.data_dir)}
+        out = {
+            "data_dir": str(self.data_dir),
+            "data_layout": self.layout,
+            "data_declared": self.declared,
+            "data_status": self.status,
+            "data_notes": self.messages,
+            "row_counts": {c.key: c.to_json() for c in self.checks},
+            "evaluated_split": self.eval_split,
+            "source_sha256": self.sha256,
+            "source_files": dict(self.files),
+            "toy_data": _is_embedded(self.data_dir),
+        }
         return out
 
 

@@ -6,6 +6,7 @@
   ``~/.cache/lm-eval-enterprise/data``), which also holds the file-hash cache and the converted-split cache;
 * any of :data:`OFFLINE_VARS` set to 1/true/yes — nothing is downloaded.
 """
+
 from __future__ import annotations
 
 import os

@@ -18,6 +18,7 @@ again and replaced). ``LM_EVAL_ENTERPRISE_CONVERTED_CACHE=0`` switches the cache
 returns the records exactly as converted (tuples stay tuples, the report stays a DataReport) and is the fastest
 format for them; the cache folder is the user's own, like the downloads beside it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -46,8 +47,11 @@ def enabled() -> bool:
 
 
 def _code_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*.py") if not p.name.startswith("test_")
-                  and not any(part.startswith(".") for part in p.relative_to(root).parts))
+    return sorted(
+        p
+        for p in root.rglob("*.py")
+        if not p.name.startswith("test_") and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
 
 
 @lru_cache(maxsize=1)
@@ -76,8 +80,9 @@ def load(path: Path) -> Any | None:
     except FileNotFoundError:
         return None
     except Exception as exc:  # truncated, corrupt, or written by an incompatible version
-        log.warning("ignoring unreadable converted-split cache entry %s (%s); converting again", path,
-                    type(exc).__name__)
+        log.warning(
+            "ignoring unreadable converted-split cache entry %s (%s); converting again", path, type(exc).__name__
+        )
         return None
 
 

@@ -2,6 +2,7 @@
 
 Hugging Face hub repositories are fetched with ``huggingface_hub`` instead (:mod:`lm_eval_enterprise.data.hub`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,7 +31,9 @@ def manual_hint(dataset: str, path: str = "") -> str:
     root = os.environ.get(ENV_DATA)
     if root and root != EMBEDDED:
         return f"obtain the source files by hand and put them into {Path(root).expanduser() / dataset}/{path}"
-    return f"obtain the source files by hand and point ${ENV_DATA} (or --data_root) at a folder holding {dataset}/{path}"
+    return (
+        f"obtain the source files by hand and point ${ENV_DATA} (or --data_root) at a folder holding {dataset}/{path}"
+    )
 
 
 def exc_line(exc: BaseException) -> str:
@@ -52,8 +55,9 @@ def download_url(url: str, dest: Path, dataset: str, sha256: str | None = None, 
         with urllib.request.urlopen(req, timeout=60) as resp, open(tmp, "wb") as out:
             total = int(resp.headers.get("Content-Length") or 0) or None
             digest = hashlib.sha256()
-            with tqdm(total=total, unit="B", unit_scale=True, desc=f"{dataset}: {dest.name}",
-                      disable=not progress) as bar:
+            with tqdm(
+                total=total, unit="B", unit_scale=True, desc=f"{dataset}: {dest.name}", disable=not progress
+            ) as bar:
                 while chunk := resp.read(1 << 20):
                     out.write(chunk)
                     digest.update(chunk)
@@ -78,5 +82,9 @@ def fetch_json(url: str, dataset: str, headers: dict[str, str] | None = None, hi
         with urllib.request.urlopen(req, timeout=60) as resp:
             return json.loads(resp.read())
     except (OSError, ValueError) as exc:
-        raise DataError(dataset, url, f"cannot read {url.split('?')[0].rsplit('/', 1)[-1] or 'the response'} "
-                        f"({exc}){'; ' + hint if hint else ''}") from exc
+        raise DataError(
+            dataset,
+            url,
+            f"cannot read {url.split('?')[0].rsplit('/', 1)[-1] or 'the response'} "
+            f"({exc}){'; ' + hint if hint else ''}",
+        ) from exc

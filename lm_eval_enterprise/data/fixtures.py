@@ -9,14 +9,16 @@ generator reproduces its checked-in fixture.
 The data root :data:`~lm_eval_enterprise.data.config.EMBEDDED` (``embedded``) selects ``fixture/`` for every
 dataset; the data report marks data read from a fixture folder as toy data (``toy_data: true``).
 """
+
 from __future__ import annotations
 
 import argparse
 import importlib
 import inspect
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .checks import MANIFEST
 from .tasktree import dataset_dir, registry, task_root
@@ -34,8 +36,9 @@ def is_fixture_dir(d: str | Path) -> bool:
     """True when ``d`` is the embedded fixture folder of a dataset (scores on it are toy scores)."""
     try:
         p = Path(d).resolve()
-        return p.name == FIXTURE_FOLDER and p.parent.parent.parent == task_root().resolve() and \
-            p.parent.name in registry()
+        return (
+            p.name == FIXTURE_FOLDER and p.parent.parent.parent == task_root().resolve() and p.parent.name in registry()
+        )
     except OSError:
         return False
 
@@ -57,14 +60,13 @@ def generator_main(write: Callable[[Path], None], argv: list[str] | None = None)
     beside the calling script)."""
     caller = Path(inspect.stack()[1].filename).resolve()
     ap = argparse.ArgumentParser(description=f"Write the fixture of {caller.parent.name}.")
-    ap.add_argument("--out", type=Path, default=caller.parent / FIXTURE_FOLDER,
-                    help="folder to write (default: %(default)s)")
+    ap.add_argument(
+        "--out", type=Path, default=caller.parent / FIXTURE_FOLDER, help="folder to write (default: %(default)s)"
+    )
     out = ap.parse_args(argv).out
     out.mkdir(parents=True, exist_ok=True)
     write(out)
     print(f"wrote {out}")
-
-
 
 
 def write_manifest(out: Path, dataset: str, note: str, expected_rows: dict[str, int], **extra: Any) -> None:
@@ -86,7 +88,7 @@ def save_workbook(workbook: Any, path: Path) -> None:
 
     buf = io.BytesIO()
     workbook.save(buf)
-    stamp = "%04d-%02d-%02dT%02d:%02d:%02dZ" % FIXED_TIME
+    stamp = "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z".format(*FIXED_TIME)
     with zipfile.ZipFile(buf) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
             data = src.read(info)

@@ -4,6 +4,7 @@
 :func:`convert_folder` does the same through the on-disk converted-split cache
 (:mod:`lm_eval_enterprise.data.diskcache`), so a large source is converted once, not on every lm-eval start.
 """
+
 from __future__ import annotations
 
 import logging
@@ -43,8 +44,12 @@ def inspect_folder(src: Source, d: Path, defer_errors: bool = False) -> tuple[di
                 layout = "pre-split"
                 present = {s: d / f for s, f in PRESPLIT_FILES.items() if (d / f).exists()}
                 if not present:
-                    raise DataError(src.id, d, f"no data files: expected the source files "
-                                    f"{[f.name for f in src.files]} or pre-split {sorted(PRESPLIT_FILES.values())}")
+                    raise DataError(
+                        src.id,
+                        d,
+                        f"no data files: expected the source files "
+                        f"{[f.name for f in src.files]} or pre-split {sorted(PRESPLIT_FILES.values())}",
+                    )
                 rows, lines = {}, {}
                 for s, path in present.items():
                     rows[s], lines[s] = read_jsonl_lines(path, src.id)
@@ -60,8 +65,9 @@ def inspect_folder(src: Source, d: Path, defer_errors: bool = False) -> tuple[di
         except UnicodeDecodeError as exc:
             raise utf8_error(src.id, d, exc) from exc
         served, eval_split, note = check_gold(src, splits, locate, d)
-    report = DataReport(src.id, d, layout, declared, list(col.checks), folder_hashes(d), eval_split, note,
-                        list(col.errors))
+    report = DataReport(
+        src.id, d, layout, declared, list(col.checks), folder_hashes(d), eval_split, note, list(col.errors)
+    )
     if report.partial_note:
         log.warning("[%s] %s: %s", src.id, d, report.partial_note)
     for split, recs in served.items():

@@ -8,10 +8,12 @@ rules) and downloads them with its own cache, authentication and retries, keepin
 split check happens on the downloaded files. ``datasets.load_dataset`` is not used: it would convert into its own
 cache format, while the data folder must hold the files as published (the same layout users provide by hand).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ..errors import DataError
 from .config import ENV_DATA, is_offline, offline_flags
@@ -32,8 +34,16 @@ def split_patterns(prefix: str, splits: Iterable[str]) -> list[str]:
     return [base + p.format(s=s) for s in splits for p in SPLIT_PATTERNS]
 
 
-def snapshot(repo_id: str, dest: Path, *, dataset: str, patterns: Iterable[str], revision: str | None = None,
-             prefix: str = "", fetch: Fetch | None = None) -> None:
+def snapshot(
+    repo_id: str,
+    dest: Path,
+    *,
+    dataset: str,
+    patterns: Iterable[str],
+    revision: str | None = None,
+    prefix: str = "",
+    fetch: Fetch | None = None,
+) -> None:
     """Download the files of a hub dataset repo matching ``patterns`` into ``dest`` (repo-relative paths).
 
     Offline (:func:`~lm_eval_enterprise.data.config.is_offline`) nothing is asked from the hub; offline or a failed
@@ -42,32 +52,57 @@ def snapshot(repo_id: str, dest: Path, *, dataset: str, patterns: Iterable[str],
     """
     where = hf_where(repo_id, revision, prefix)
     if is_offline():
-        raise DataError(dataset, where, f"cannot download from the hub: offline ({', '.join(offline_flags())}); run "
-                        f"with internet, or put the files in ${ENV_DATA}/{dataset}/ by hand")
+        raise DataError(
+            dataset,
+            where,
+            f"cannot download from the hub: offline ({', '.join(offline_flags())}); run "
+            f"with internet, or put the files in ${ENV_DATA}/{dataset}/ by hand",
+        )
     if fetch is None:
         from huggingface_hub import snapshot_download as fetch
     try:
-        fetch(repo_id=repo_id, repo_type="dataset", revision=revision, allow_patterns=list(patterns),
-              local_dir=str(dest))
+        fetch(
+            repo_id=repo_id, repo_type="dataset", revision=revision, allow_patterns=list(patterns), local_dir=str(dest)
+        )
     except Exception as exc:  # network / auth / missing revision: all one actionable line
-        raise DataError(dataset, where, f"download failed ({exc_line(exc)}); "
-                        f"{manual_hint(dataset, prefix.strip('/'))}") from exc
+        raise DataError(
+            dataset, where, f"download failed ({exc_line(exc)}); {manual_hint(dataset, prefix.strip('/'))}"
+        ) from exc
 
 
-def download_hf_parquet(repo_id: str, dest: Path, *, dataset: str, revision: str | None = None, prefix: str = "",
-                        splits: Iterable[str] = ("train", "test"), optional: Iterable[str] = (),
-                        fetch: Fetch | None = None) -> dict[str, list[Path]]:
+def download_hf_parquet(
+    repo_id: str,
+    dest: Path,
+    *,
+    dataset: str,
+    revision: str | None = None,
+    prefix: str = "",
+    splits: Iterable[str] = ("train", "test"),
+    optional: Iterable[str] = (),
+    fetch: Fetch | None = None,
+) -> dict[str, list[Path]]:
     """Download the parquet shards of ``splits`` (each required) and of ``optional`` splits (when the repo has
     them) under ``prefix``; returns split → local files (shard order). A required split without files → one
     :class:`DataError` line."""
     splits, optional = list(splits), list(optional)
-    snapshot(repo_id, dest, dataset=dataset, patterns=split_patterns(prefix, splits + optional), revision=revision,
-             prefix=prefix, fetch=fetch)
+    snapshot(
+        repo_id,
+        dest,
+        dataset=dataset,
+        patterns=split_patterns(prefix, splits + optional),
+        revision=revision,
+        prefix=prefix,
+        fetch=fetch,
+    )
     found = local_parquet_files(dest, prefix)
     missing = [s for s in splits if not found.get(s)]
     if missing:
-        raise DataError(dataset, hf_where(repo_id, revision, prefix), f"no parquet files for split(s) {missing} "
-                        f"in the repo (found {sorted(found) or 'none'}; repo layout changed?)")
+        raise DataError(
+            dataset,
+            hf_where(repo_id, revision, prefix),
+            f"no parquet files for split(s) {missing} "
+            f"in the repo (found {sorted(found) or 'none'}; repo layout changed?)",
+        )
     return {s: found[s] for s in splits + optional if s in found}
 
 
@@ -88,12 +123,18 @@ class HFParquetSource(Source):
     @property
     def files(self) -> tuple[RemoteFile, ...]:  # type: ignore[override]  # for messages: what the folder holds
         prefix = self.hf_prefix.strip("/") + "/" if self.hf_prefix.strip("/") else ""
-        return tuple(RemoteFile(self.hf_layout_hint.format(prefix=prefix, split=s),
-                                hf_where(self.hf_repo, self.hf_revision, self.hf_prefix)) for s in self.hf_splits)
+        return tuple(
+            RemoteFile(
+                self.hf_layout_hint.format(prefix=prefix, split=s),
+                hf_where(self.hf_repo, self.hf_revision, self.hf_prefix),
+            )
+            for s in self.hf_splits
+        )
 
     def download(self, dest: Path, progress: bool = True) -> None:
-        download_hf_parquet(self.hf_repo, dest, dataset=self.id, revision=self.hf_revision, prefix=self.hf_prefix,
-                            splits=self.hf_splits)
+        download_hf_parquet(
+            self.hf_repo, dest, dataset=self.id, revision=self.hf_revision, prefix=self.hf_prefix, splits=self.hf_splits
+        )
 
     def has_source_layout(self, d: Path) -> bool:
         found = local_parquet_files(d, self.hf_prefix)

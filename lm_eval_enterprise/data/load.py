@@ -7,6 +7,7 @@ items equal to a pool item (:mod:`lm_eval_enterprise.leakage`) → the fields of
 and ``datasets`` objects are also cached in memory per process, so the five-plus template variants of a dataset
 share one load.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -35,8 +36,9 @@ def _dir_mtime(d: Path) -> float:
     return max([d.stat().st_mtime] + [p.stat().st_mtime for p in d.iterdir()])
 
 
-def load_checked(dataset: str, subtask: str | None = None, data_root: str | None = None,
-                 download: bool = True) -> tuple[dict[str, list[dict]], DataReport]:
+def load_checked(
+    dataset: str, subtask: str | None = None, data_root: str | None = None, download: bool = True
+) -> tuple[dict[str, list[dict]], DataReport]:
     """:func:`load_records` plus the :class:`DataReport` of the data folder (counts, hashes, eval split)."""
     src = get_source(dataset)
     d = resolve_data_dir(src, data_root, download=download)
@@ -52,14 +54,18 @@ def load_checked(dataset: str, subtask: str | None = None, data_root: str | None
     pool = out.get(src.fewshot_source_split, [])
     if not pool:
         raise DataError(dataset, d, f"few-shot pool split '{src.fewshot_source_split}' is empty or missing")
-    ordered = (pool[:FEWSHOT_POOL_MAX] if src.fewshot_preordered
-               else helm_balanced(pool, src.fewshot_key, min(len(pool), FEWSHOT_POOL_MAX)))
+    ordered = (
+        pool[:FEWSHOT_POOL_MAX]
+        if src.fewshot_preordered
+        else helm_balanced(pool, src.fewshot_key, min(len(pool), FEWSHOT_POOL_MAX))
+    )
     out["fewshot"] = [src.fewshot_transform(r) for r in ordered]
     return out, report
 
 
-def load_records(dataset: str, subtask: str | None = None, data_root: str | None = None,
-                 download: bool = True) -> dict[str, list[dict]]:
+def load_records(
+    dataset: str, subtask: str | None = None, data_root: str | None = None, download: bool = True
+) -> dict[str, list[dict]]:
     """All splits of a dataset (one subtask) as lists of records, plus the [BAL]-ordered ``fewshot`` split (and
     ``eval``, the evaluated split, for a Source with an ``eval_fallback``)."""
     return load_checked(dataset, subtask, data_root, download)[0]
@@ -71,9 +77,11 @@ def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
 
     recs, report = load_checked(dataset, subtask, data_root)
     # the data report (counts, verified?, sha256 of every file, eval split) + [LEAK] facts + the Source's own facts
-    _TASK_METADATA[(dataset, subtask, data_root)] = {**report.metadata(),
-                                                     **_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
-                                                     **get_source(dataset).task_metadata(recs)}
+    _TASK_METADATA[(dataset, subtask, data_root)] = {
+        **report.metadata(),
+        **_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
+        **get_source(dataset).task_metadata(recs),
+    }
     return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()})
 
 
@@ -91,15 +99,16 @@ def _from_records(records: list[dict]):
 
 
 _TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → report + Source facts of the cached data
-_DEDUP_FACTS: dict[tuple, dict] = {}    # same key → facts of the last [LEAK] few-shot de-duplication (leakage.py)
+_DEDUP_FACTS: dict[tuple, dict] = {}  # same key → facts of the last [LEAK] few-shot de-duplication (leakage.py)
 
 
 def _dataset_key(dataset_id: str | None, subtask_id: str | None, data_root: str | None) -> tuple:
     return dataset_id, subtask_id or None, str(data_root) if data_root else None
 
 
-def load_task_dataset(dataset_id: str | None = None, subtask_id: str | None = None, data_root: str | None = None,
-                      **_metadata: Any):
+def load_task_dataset(
+    dataset_id: str | None = None, subtask_id: str | None = None, data_root: str | None = None, **_metadata: Any
+):
     """``custom_dataset`` hook of every task YAML: ``dataset_kwargs: {dataset_id: <id>, subtask_id: <name>}``.
 
     lm-eval calls it as ``loader(**metadata, **dataset_kwargs)`` (so these keys must differ from the metadata
@@ -113,8 +122,9 @@ def load_task_dataset(dataset_id: str | None = None, subtask_id: str | None = No
     return _dataset_dict(*_dataset_key(dataset_id, subtask_id, data_root))
 
 
-def loaded_task_metadata(dataset_id: str | None = None, subtask_id: str | None = None,
-                         data_root: str | None = None, **_metadata: Any) -> dict:
+def loaded_task_metadata(
+    dataset_id: str | None = None, subtask_id: str | None = None, data_root: str | None = None, **_metadata: Any
+) -> dict:
     """The :meth:`Source.task_metadata` facts of the data :func:`load_task_dataset` loaded for the same arguments
     (``{}`` if none). The task class (:class:`lm_eval_enterprise.task.EnterpriseTask`) merges them into the task's
     metadata right after loading, so they reach ``results["configs"][task]["metadata"]``."""

@@ -9,6 +9,7 @@ dataset's ``fixture/`` folder, with a warning that it is toy data); else the cac
 A data folder holds either the **source layout** (the files exactly as published) or the **pre-split layout**
 (:data:`PRESPLIT_FILES` of source rows already split).
 """
+
 from __future__ import annotations
 
 import json
@@ -38,33 +39,47 @@ def data_folder(dataset: str, root: str | os.PathLike) -> Path:
     return Path(root).expanduser() / dataset
 
 
-def resolve_data_dir(src: Source, data_root: str | os.PathLike | None = None, download: bool = True,
-                     progress: bool = True) -> Path:
+def resolve_data_dir(
+    src: Source, data_root: str | os.PathLike | None = None, download: bool = True, progress: bool = True
+) -> Path:
     """Folder with this dataset's files (search order in the module docstring)."""
     root = data_root or os.environ.get(ENV_DATA)
     if root and str(root) == EMBEDDED:
-        warn_once(log, "[%s] using the embedded fixture data (a few synthetic rows for demos and tests, "
-                  "not the benchmark)", src.id)
+        warn_once(
+            log,
+            "[%s] using the embedded fixture data (a few synthetic rows for demos and tests, not the benchmark)",
+            src.id,
+        )
     if root:
         d = data_folder(src.id, root)
         if not d.is_dir():
-            raise DataError(src.id, d, f"data root {root} has no folder '{src.id}/'; put the source files "
-                            f"{[f.name for f in src.files]} (or train/test.jsonl) there")
+            raise DataError(
+                src.id,
+                d,
+                f"data root {root} has no folder '{src.id}/'; put the source files "
+                f"{[f.name for f in src.files]} (or train/test.jsonl) there",
+            )
         return d
     d = cache_root() / src.id
     if (d / COMPLETE_MARKER).exists():
         return d
     if not download or is_offline():
-        raise DataError(src.id, d, "not in the cache and downloads are off (offline); run `lm-eval-enterprise "
-                        f"prepare --dataset {src.id}` with internet, or set ${ENV_DATA}=DIR with DIR/{src.id}/ "
-                        f"holding {[f.name for f in src.files]}, or pass --metadata '{{\"data_root\": \"DIR\"}}'")
+        raise DataError(
+            src.id,
+            d,
+            "not in the cache and downloads are off (offline); run `lm-eval-enterprise "
+            f"prepare --dataset {src.id}` with internet, or set ${ENV_DATA}=DIR with DIR/{src.id}/ "
+            f'holding {[f.name for f in src.files]}, or pass --metadata \'{{"data_root": "DIR"}}\'',
+        )
     return prepare(src, progress=progress)
 
 
 def data_hint(src: Source, d: Path) -> str:
     """How to provide a dataset by hand (messages)."""
-    return (f"put the source files {[f.name for f in src.files]} (or pre-split "
-            f"{'/'.join(sorted(PRESPLIT_FILES.values()))}) into {d}")
+    return (
+        f"put the source files {[f.name for f in src.files]} (or pre-split "
+        f"{'/'.join(sorted(PRESPLIT_FILES.values()))}) into {d}"
+    )
 
 
 def has_data(src: Source, d: Path) -> bool:
@@ -72,8 +87,12 @@ def has_data(src: Source, d: Path) -> bool:
     return d.is_dir() and (src.has_source_layout(d) or any((d / f).exists() for f in PRESPLIT_FILES.values()))
 
 
-def prepare(src: Source, progress: bool = True, force: bool = False, data_root: str | os.PathLike | None = None,
-            ) -> Path:
+def prepare(
+    src: Source,
+    progress: bool = True,
+    force: bool = False,
+    data_root: str | os.PathLike | None = None,
+) -> Path:
     """Make ``src`` ready to load, and check it (conversion, counts, gold labels); returns its folder.
 
     * With a data root (``data_root``, else ``$LM_EVAL_ENTERPRISE_DATA``): ``<root>/<id>/`` already holding data
@@ -98,16 +117,21 @@ def prepare(src: Source, progress: bool = True, force: bool = False, data_root: 
             convert_folder(src, d)
             return d
         if d.is_dir() and any(d.iterdir()) and not force:
-            raise DataError(src.id, d, f"the folder holds neither the source files nor pre-split files; "
-                            f"{data_hint(src, d)}, or pass --force to download into it")
+            raise DataError(
+                src.id,
+                d,
+                f"the folder holds neither the source files nor pre-split files; "
+                f"{data_hint(src, d)}, or pass --force to download into it",
+            )
     else:
         d = cache_root() / src.id
         if (d / COMPLETE_MARKER).exists() and not force:
             return d
     if is_offline():
         flags = ", ".join(offline_flags())
-        raise DataError(src.id, d, f"offline ({flags}): nothing is downloaded; {data_hint(src, d)}, or unset "
-                        f"{flags} to download")
+        raise DataError(
+            src.id, d, f"offline ({flags}): nothing is downloaded; {data_hint(src, d)}, or unset {flags} to download"
+        )
     with _prepare_lock:
         if not force and ((d / COMPLETE_MARKER).exists() or (root and has_data(src, d))):
             return d  # another thread finished it meanwhile

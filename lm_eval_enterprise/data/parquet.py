@@ -5,12 +5,13 @@ auto-converts from script-based datasets (revision ``refs/convert/parquet``) kee
 paths in the data folder (e.g. ``transcript-sentiment/train/0000.parquet``); shard names are never hard-coded:
 :func:`hf_parquet_split` maps a path to its split.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import DataError
 
@@ -32,7 +33,7 @@ def hf_parquet_split(path: str, prefix: str = "") -> str | None:
     if prefix:
         if not path.startswith(prefix + "/"):
             return None
-        path = path[len(prefix) + 1:]
+        path = path[len(prefix) + 1 :]
     parts = path.split("/")
     if len(parts) > 1:
         return parts[0]

@@ -1,4 +1,5 @@
 """Readers of the pre-split layout's JSON-lines files (and any JSONL a Source reads): one error line per bad line."""
+
 from __future__ import annotations
 
 import json

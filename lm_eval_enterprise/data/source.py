@@ -6,11 +6,13 @@ the conversion of those files to the common record schema with the split recipe 
 pre-split rows' conversion (:meth:`Source.convert_presplit`) and the expected counts (:attr:`Source.expected_rows`).
 Locating, checking, caching and serving the data is the rest of :mod:`lm_eval_enterprise.data`.
 """
+
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ..errors import DataError
 from .checks import MANIFEST, CountCheck, Rows, as_rows, check_count, manifest_rows
@@ -45,8 +47,10 @@ def mc_fields(record: dict) -> dict:
     except TypeError:
         answer = None
     if answer is None or not 0 <= answer < k:
-        raise ValueError(f"multiple-choice record {record.get('id')!r}: answer {record['answer']!r} is not an "
-                         f"index of its {k} choices")
+        raise ValueError(
+            f"multiple-choice record {record.get('id')!r}: answer {record['answer']!r} is not an "
+            f"index of its {k} choices"
+        )
     return {**record, "label_names": list(MC_LETTERS[:k]), "answer_letter": MC_LETTERS[answer], "n_options": k}
 
 
@@ -60,14 +64,14 @@ class Source:
 
     id: str = ""
     domain: str = ""
-    task_type: str = ""                 # classification | ner | kpi | ranking | numeric | summarization | mc
+    task_type: str = ""  # classification | ner | kpi | ranking | numeric | summarization | mc
     files: tuple[RemoteFile, ...] = ()  # the source layout: what download() fetches
     # per split after the recipe: verified(n, evidence) — counted on a genuine file, a mismatch is an error — or
     # unverified(n | None, evidence) — a mismatch is a warning (lm_eval_enterprise.data.checks); every split declared
     expected_rows: dict[str, Rows] = {}
-    labels: tuple[str, ...] = ()        # classification label set (canonical spelling, spec order)
-    positive_label: str | None = None   # binary F1 tasks
-    subtasks: tuple[str, ...] = ()      # datasets made of several tasks (gold_news)
+    labels: tuple[str, ...] = ()  # classification label set (canonical spelling, spec order)
+    positive_label: str | None = None  # binary F1 tasks
+    subtasks: tuple[str, ...] = ()  # datasets made of several tasks (gold_news)
     eval_split: str = "test"
     # split evaluated instead when every record of eval_split lacks a gold answer (e.g. an unlabelled test release);
     # the task YAML of such a dataset reads the split "eval", which the data layer fills with the chosen one
@@ -87,8 +91,11 @@ class Source:
         raise NotImplementedError
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
-        raise DataError(self.id, data_dir, "this dataset has no pre-split layout; provide the source files "
-                        f"{[f.name for f in self.files]}")
+        raise DataError(
+            self.id,
+            data_dir,
+            f"this dataset has no pre-split layout; provide the source files {[f.name for f in self.files]}",
+        )
 
     def fewshot_key(self, record: dict) -> Any:
         """[BAL] label key: the class label for classification, the reference string otherwise."""
@@ -137,8 +144,9 @@ class Source:
             return manifest_rows(manifest, self.id)
         return {s: as_rows(r) for s, r in self.expected_rows.items()}
 
-    def check_rows(self, splits: dict[str, list[dict]], data_dir: Path,
-                   provided: Iterable[str] | None = None) -> list[CountCheck]:
+    def check_rows(
+        self, splits: dict[str, list[dict]], data_dir: Path, provided: Iterable[str] | None = None
+    ) -> list[CountCheck]:
         """Compare every split's count with :meth:`expected_for` (:func:`~lm_eval_enterprise.data.checks.check_count`:
         verified mismatch → error, unverified → warning). ``provided``: the splits a pre-split folder holds (an
         absent file is not a count of 0); ``None`` (source layout): a missing expected split counts 0 rows."""

@@ -5,12 +5,13 @@ exported as ``SOURCE``), ``templates.py`` and the generated task YAMLs, ``README
 (``fixture/``, :mod:`lm_eval_enterprise.data.fixtures`) with its generator ``make_fixture.py``, and its tests
 ``test_<id>.py``. Nothing else needs registering: adding the folder adds the dataset.
 """
+
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import DataError
 from .source import Source

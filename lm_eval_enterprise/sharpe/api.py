@@ -5,10 +5,12 @@
 >>> write_outputs(result, "sharpe_out")                          # aggregate.json, CSVs, leaderboard.md, report.html, HF
 >>> print(leaderboard_markdown(["out/"]))
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .engine import aggregate as _aggregate
 from .io import SharpeInputError

@@ -24,14 +24,15 @@ Formulas (q = 1/k; class j has n_j gold items of N):
   summariser that is consistently poor (e.g. mostly format failures scored 0) still gets a large S = μ/σ; with
   the lead-K baseline S > 0 means "better than copying the first sentences".
 """
+
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
@@ -46,7 +47,7 @@ class Baseline:
 
     value: float | None
     method: str
-    se: float | None = None           # Monte-Carlo standard error (simulated only)
+    se: float | None = None  # Monte-Carlo standard error (simulated only)
     per_template: dict[str, float] | None = None
     note: str = ""
     extra: dict = field(default_factory=dict)
@@ -193,8 +194,9 @@ def _f1_from_draws(gold: np.ndarray, preds: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def simulated_uniform(gold: Sequence[int], k: int, metric: str, positive: int | None = None,
-                      draws: int = SIMULATION_DRAWS, seed: int = 0) -> tuple[float, float]:
+def simulated_uniform(
+    gold: Sequence[int], k: int, metric: str, positive: int | None = None, draws: int = SIMULATION_DRAWS, seed: int = 0
+) -> tuple[float, float]:
     """Monte-Carlo (mean, standard error) of accuracy / weighted / macro / binary F1 of the uniform predictor.
 
     ``np.random.default_rng(seed)``; draw i is ``rng.integers(0, k, N)`` (the same stream as one (draws, N) call).
@@ -218,12 +220,13 @@ def simulated_uniform(gold: Sequence[int], k: int, metric: str, positive: int | 
                 v = per[:, positive]
             else:
                 raise ValueError(metric)
-        values[s:s + len(v)] = v
+        values[s : s + len(v)] = v
     return float(values.mean()), float(values.std(ddof=1) / math.sqrt(draws))
 
 
-def simulated_ranking(queries: Sequence[tuple[int, int]], metric: str, k: int, draws: int = SIMULATION_DRAWS,
-                      seed: int = 0) -> tuple[float, float]:
+def simulated_ranking(
+    queries: Sequence[tuple[int, int]], metric: str, k: int, draws: int = SIMULATION_DRAWS, seed: int = 0
+) -> tuple[float, float]:
     """Monte-Carlo (mean, se) of mean RR@k / NDCG@k under random permutations (relevant items placed first
     in the candidate list, then permuted: rng.permutation per query per draw)."""
     from ..metrics import ndcg, reciprocal_rank
@@ -274,8 +277,19 @@ def lead_baseline(documents: Sequence[str], references: Sequence[str], k: int, m
 
 
 # ----------------------------------------------------------------------------------------------------- dispatch
-ZERO_METRICS = {"entity_f1", "entity_precision", "entity_recall", "adjusted_macro_f1", "word_macro_f1",
-                "adjusted_macro_f1_helm", "rouge_l", "rouge_1", "rouge_2", "mcc", "pearson"}
+ZERO_METRICS = {
+    "entity_f1",
+    "entity_precision",
+    "entity_recall",
+    "adjusted_macro_f1",
+    "word_macro_f1",
+    "adjusted_macro_f1_helm",
+    "rouge_l",
+    "rouge_1",
+    "rouge_2",
+    "mcc",
+    "pearson",
+}
 ZERO_FAMILIES = {"entity", "kpi", "numeric", "summarization"}
 
 
@@ -283,26 +297,32 @@ ZERO_FAMILIES = {"entity", "kpi", "numeric", "summarization"}
 class LabelInfo:
     """What a baseline needs to know about the documents of one template (on the shared doc set)."""
 
-    kind: str                          # "classification" | "choice" | "ranking" | "none"
-    labels: list[str] | None = None    # label order (classification)
+    kind: str  # "classification" | "choice" | "ranking" | "none"
+    labels: list[str] | None = None  # label order (classification)
     gold_counts: list[int] | None = None
-    positive: int | None = None        # binary F1 positive class index
-    n_options: int | None = None       # multiple choice
-    queries: list[tuple[int, int]] | None = None   # ranking: (C, R) per query
-    candidate_relevance: list[int] | None = None   # ranking: relevance of every candidate
-    documents: list[str] | None = None             # generation: source texts
-    references: list[str] | None = None            # generation: reference outputs
+    positive: int | None = None  # binary F1 positive class index
+    n_options: int | None = None  # multiple choice
+    queries: list[tuple[int, int]] | None = None  # ranking: (C, R) per query
+    candidate_relevance: list[int] | None = None  # ranking: relevance of every candidate
+    documents: list[str] | None = None  # generation: source texts
+    references: list[str] | None = None  # generation: reference outputs
 
 
 def _generation_baseline(metric: str, info: LabelInfo, generation: str) -> Baseline:
     k = parse_generation_baseline(generation)
     if k is None:
         return Baseline(0.0, "zero", note="no-information generator scores 0")
-    if info.kind != "generation" or not info.documents or any(
-            not isinstance(x, str) for x in list(info.documents) + list(info.references or [None])):
+    if (
+        info.kind != "generation"
+        or not info.documents
+        or any(not isinstance(x, str) for x in list(info.documents) + list(info.references or [None]))
+    ):
         return Baseline(None, "unavailable", note=f"{generation}: document or reference texts unknown (no samples)")
-    return Baseline(lead_baseline(info.documents, info.references, k, metric), generation,
-                    note=f"mean {metric} of the first {k} sentence(s) of each document")
+    return Baseline(
+        lead_baseline(info.documents, info.references, k, metric),
+        generation,
+        note=f"mean {metric} of the first {k} sentence(s) of each document",
+    )
 
 
 def helm_base_metric(metric: str) -> str:
@@ -312,8 +332,9 @@ def helm_base_metric(metric: str) -> str:
     return metric[: -len("_helm")] if metric in helm else metric
 
 
-def compute(metric: str, family: str | None, agg: str, info: LabelInfo, method: str, seed: int = 0,
-            generation: str = "zero") -> Baseline:
+def compute(
+    metric: str, family: str | None, agg: str, info: LabelInfo, method: str, seed: int = 0, generation: str = "zero"
+) -> Baseline:
     """Auto baseline of ``metric`` (aggregation ``agg``) under ``method`` ∈ {uniform, majority, simulated, none};
     ROUGE metrics follow ``generation`` (``zero`` or ``lead-K``) instead.
 
@@ -380,12 +401,16 @@ def compute(metric: str, family: str | None, agg: str, info: LabelInfo, method: 
             c = Counter(info.candidate_relevance)
             return Baseline(majority_share([c.get(1, 0), c.get(0, 0)]), "majority")
         return Baseline(0.5, "uniform", note="random Yes/No per candidate")
-    return Baseline(None, "unavailable", note=f"no baseline rule for metric {metric!r} (family {family!r}); "
-                                               "use --baseline table:PATH or --baseline none")
+    return Baseline(
+        None,
+        "unavailable",
+        note=f"no baseline rule for metric {metric!r} (family {family!r}); "
+        "use --baseline table:PATH or --baseline none",
+    )
 
 
 def _ranking_metric(agg: str) -> tuple[str, int] | None:
     for prefix, name in (("agg_rr_at_", "rr"), ("agg_ndcg_at_", "ndcg")):
-        if agg.startswith(prefix) and agg[len(prefix):].isdigit():
-            return name, int(agg[len(prefix):])
+        if agg.startswith(prefix) and agg[len(prefix) :].isdigit():
+            return name, int(agg[len(prefix) :])
     return None

@@ -9,6 +9,7 @@ resampling the B draws are taken as one ``rng.integers(0, D, (B, D))`` call, whi
 Document indices become a multiplicity matrix W (B × D): the resampled score of every template is
 ``Scorer.finalize(W @ features)`` (see :mod:`.scoring`).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,8 +17,9 @@ import numpy as np
 from .stats import EPS, percentile_ci, sharpe_matrix
 
 
-def draw(seed: int, n_boot: int, n_docs: int, n_templates: int, resample_templates: bool
-         ) -> tuple[np.ndarray, np.ndarray | None]:
+def draw(
+    seed: int, n_boot: int, n_docs: int, n_templates: int, resample_templates: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
     """(doc indices B × D, template indices B × T or None) in the reference order."""
     rng = np.random.default_rng(seed)
     if not resample_templates:
@@ -37,12 +39,19 @@ def multiplicities(doc_idx: np.ndarray, n_docs: int) -> np.ndarray:
     return np.bincount(flat, minlength=b * n_docs).reshape(b, n_docs).astype(float)
 
 
-def summarize(scores_bt: np.ndarray, baseline, ddof: int, alpha: float, floor_mode, n_docs: int,
-              template_idx: np.ndarray | None, seed: int) -> dict:
+def summarize(
+    scores_bt: np.ndarray,
+    baseline,
+    ddof: int,
+    alpha: float,
+    floor_mode,
+    n_docs: int,
+    template_idx: np.ndarray | None,
+    seed: int,
+) -> dict:
     """CI record from a B × T matrix of resampled per-template scores (templates resampled with ``template_idx``)."""
     s = scores_bt
-    b_arr = np.broadcast_to(np.asarray(baseline, dtype=float), (s.shape[1],)) if not np.isscalar(baseline) \
-        else baseline
+    b_arr = np.broadcast_to(np.asarray(baseline, dtype=float), (s.shape[1],)) if not np.isscalar(baseline) else baseline
     if template_idx is not None:
         s = np.take_along_axis(s, template_idx, axis=1)
         if not np.isscalar(b_arr):
@@ -50,7 +59,14 @@ def summarize(scores_bt: np.ndarray, baseline, ddof: int, alpha: float, floor_mo
     mu, sig, sh, degen = sharpe_matrix(s, b_arr, ddof, alpha, floor_mode, n_docs)
     valid = np.isfinite(mu)
     n_valid = int(valid.sum())
-    return {"mean": percentile_ci(mu), "std": percentile_ci(sig), "sharpe": percentile_ci(sh),
-            "B": int(s.shape[0]), "seed": int(seed), "resample_templates": template_idx is not None,
-            "frac_degenerate": float(degen[valid].mean()) if n_valid else None,
-            "n_undefined_resamples": int(s.shape[0] - n_valid), "eps": EPS}
+    return {
+        "mean": percentile_ci(mu),
+        "std": percentile_ci(sig),
+        "sharpe": percentile_ci(sh),
+        "B": int(s.shape[0]),
+        "seed": int(seed),
+        "resample_templates": template_idx is not None,
+        "frac_degenerate": float(degen[valid].mean()) if n_valid else None,
+        "n_undefined_resamples": int(s.shape[0] - n_valid),
+        "eps": EPS,
+    }

@@ -4,6 +4,7 @@ One document index vector per resample is shared by every template, model and su
 union of the groups' unit keys), drawn by :func:`.bootstrap.draw` from the row's own seed. Linear scorers are
 finalised from one matrix product ``W @ features`` per chunk of resamples; the others score each resample.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,23 +25,25 @@ def _resample_group(g: Group, keys: list, di: np.ndarray, opts: Options, kind: s
     if lin:
         feats = np.hstack([s.features for _, s in lin])
         bounds = np.cumsum([0] + [s.features.shape[1] for _, s in lin])
-    chunk = max(1, min(opts.bootstrap, 4_000_000 // max(len(keys), 1),
-                       8_000_000 // max(feats.shape[1] if lin else 1, 1)))
+    chunk = max(
+        1, min(opts.bootstrap, 4_000_000 // max(len(keys), 1), 8_000_000 // max(feats.shape[1] if lin else 1, 1))
+    )
     for start in range(0, opts.bootstrap, chunk):
-        w = BS.multiplicities(di[start:start + chunk], len(keys))[:, cols]
+        w = BS.multiplicities(di[start : start + chunk], len(keys))[:, cols]
         if lin:
             sums = w @ feats
             for j, (k, s) in enumerate(lin):
-                out[k][start:start + len(w)] = s.finalize(sums[:, bounds[j]:bounds[j + 1]])
+                out[k][start : start + len(w)] = s.finalize(sums[:, bounds[j] : bounds[j + 1]])
         for k, s in nonlin:
-            out[k][start:start + len(w)] = s.scores(w)
+            out[k][start : start + len(w)] = s.scores(w)
     for model in g.tables:
         for spec in g.metrics:
             for mode in opts.modes:
                 if (model, g.templates[0], spec.name, mode) not in g.scorers:
                     continue
                 g.boot[(model, spec.name, mode, kind)] = np.column_stack(
-                    [out[(model, t, spec.name, mode)] for t in g.templates])
+                    [out[(model, t, spec.name, mode)] for t in g.templates]
+                )
 
 
 def bootstrap_row(row: Row, opts: Options) -> dict[str, np.ndarray | None]:

@@ -7,12 +7,13 @@ template/metric under --strict, missing metric, doc-set mismatch under --strict,
 that cannot be written; 2 usage errors (unknown option or value, --output_path naming an existing file).
 Flags are spelled as lm-eval's (underscores); the older dashed spellings still work.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .io import DEFAULT_VARIANT_PATTERN, SharpeInputError, SharpeUsageError
 from .options import Options
@@ -29,57 +30,131 @@ EPILOG = """examples:
 def build_parser() -> argparse.ArgumentParser:
     from ..cli import add_option
 
-    ap = argparse.ArgumentParser(prog="lm-eval-enterprise sharpe", description=__doc__, epilog=EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="lm-eval-enterprise sharpe",
+        description=__doc__,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("paths", nargs="+", help="lm-eval output folders (OUT or OUT/<model>) or results_*.json files")
-    add_option(ap, "--output_path", "--out", "-o", metavar="<dir>",
-               help="write all outputs into this folder (created if missing)")
-    ap.add_argument("--formats", default=",".join(FORMATS),
-                    help=f"outputs written with --output_path (subset of {','.join(FORMATS)}; default all)")
-    ap.add_argument("--baseline", default="uniform",
-                    help="uniform (default) | majority | none | simulated | table:PATH (CSV/YAML: group,metric,"
-                         "baseline,method)")
-    add_option(ap, "--generation_baseline", "--generation-baseline", default="zero", metavar="zero|lead-K",
-               help="baseline of ROUGE metrics: zero (default) or lead-K = the ROUGE of each document's first K "
-                    "sentences against its reference, averaged over the documents")
-    ap.add_argument("--ddof", type=int, choices=(0, 1), default=1, help="std estimator: 1 = sample (default), "
-                                                                        "0 = population")
-    add_option(ap, "--sigma_weight", "--sigma-weight", type=float, default=1.0, dest="alpha",
-               help="α in S = (μ − b)/(α·σ)")
-    add_option(ap, "--sigma_floor", "--sigma-floor", default="off",
-               help="off (default) | binomial | VALUE: σ_eff = max(σ, floor)")
-    ap.add_argument("--metric", action="append", dest="metrics", metavar="NAME[,FILTER]",
-                    help="metric to aggregate (repeatable; default: each task's metadata.primary_metric)")
-    ap.add_argument("--scoring", choices=("strict", "parsed_only", "both"), default="both",
-                    help="strict = format failures count as wrong (primary); parsed_only = parsed outputs only")
+    add_option(
+        ap,
+        "--output_path",
+        "--out",
+        "-o",
+        metavar="<dir>",
+        help="write all outputs into this folder (created if missing)",
+    )
+    ap.add_argument(
+        "--formats",
+        default=",".join(FORMATS),
+        help=f"outputs written with --output_path (subset of {','.join(FORMATS)}; default all)",
+    )
+    ap.add_argument(
+        "--baseline",
+        default="uniform",
+        help="uniform (default) | majority | none | simulated | table:PATH (CSV/YAML: group,metric,baseline,method)",
+    )
+    add_option(
+        ap,
+        "--generation_baseline",
+        "--generation-baseline",
+        default="zero",
+        metavar="zero|lead-K",
+        help="baseline of ROUGE metrics: zero (default) or lead-K = the ROUGE of each document's first K "
+        "sentences against its reference, averaged over the documents",
+    )
+    ap.add_argument(
+        "--ddof", type=int, choices=(0, 1), default=1, help="std estimator: 1 = sample (default), 0 = population"
+    )
+    add_option(
+        ap, "--sigma_weight", "--sigma-weight", type=float, default=1.0, dest="alpha", help="α in S = (μ − b)/(α·σ)"
+    )
+    add_option(
+        ap,
+        "--sigma_floor",
+        "--sigma-floor",
+        default="off",
+        help="off (default) | binomial | VALUE: σ_eff = max(σ, floor)",
+    )
+    ap.add_argument(
+        "--metric",
+        action="append",
+        dest="metrics",
+        metavar="NAME[,FILTER]",
+        help="metric to aggregate (repeatable; default: each task's metadata.primary_metric)",
+    )
+    ap.add_argument(
+        "--scoring",
+        choices=("strict", "parsed_only", "both"),
+        default="both",
+        help="strict = format failures count as wrong (primary); parsed_only = parsed outputs only",
+    )
     ap.add_argument("--bootstrap", type=int, default=2000, metavar="B", help="bootstrap resamples (0 = none)")
     ap.add_argument("--seed", type=int, default=0)
-    add_option(ap, "--bootstrap_templates", "--bootstrap-templates", action="store_true",
-               help="also report intervals that resample templates (ci_templates)")
-    add_option(ap, "--variant_pattern", "--variant-pattern", default=DEFAULT_VARIANT_PATTERN,
-               help="fallback grouping for tasks without metadata (named groups 'group' and 'tid')")
-    add_option(ap, "--exclude_template", "--exclude-template", action="append", default=[], metavar="GROUP:TID",
-               help="exclude a template explicitly (repeatable; reported); GROUP may be a variant group or a "
-                    "dataset name (applies to all its subtask groups); matching nothing is reported "
-                    "(--strict: exit 1)")
-    ap.add_argument("--strict", action="store_true",
-                    help="exit 1 on any inconsistency (doc-set mismatch, missing templates, mixed settings)")
-    add_option(ap, "--fail_threshold", "--fail-threshold", type=float, default=0.2,
-               help="format-failure flag threshold")
-    ap.add_argument("--run", help="use the results files with this timestamp (default: newest per model and task; "
-                                  "each file left out is named in a warning)")
+    add_option(
+        ap,
+        "--bootstrap_templates",
+        "--bootstrap-templates",
+        action="store_true",
+        help="also report intervals that resample templates (ci_templates)",
+    )
+    add_option(
+        ap,
+        "--variant_pattern",
+        "--variant-pattern",
+        default=DEFAULT_VARIANT_PATTERN,
+        help="fallback grouping for tasks without metadata (named groups 'group' and 'tid')",
+    )
+    add_option(
+        ap,
+        "--exclude_template",
+        "--exclude-template",
+        action="append",
+        default=[],
+        metavar="GROUP:TID",
+        help="exclude a template explicitly (repeatable; reported); GROUP may be a variant group or a "
+        "dataset name (applies to all its subtask groups); matching nothing is reported "
+        "(--strict: exit 1)",
+    )
+    ap.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 on any inconsistency (doc-set mismatch, missing templates, mixed settings)",
+    )
+    add_option(
+        ap, "--fail_threshold", "--fail-threshold", type=float, default=0.2, help="format-failure flag threshold"
+    )
+    ap.add_argument(
+        "--run",
+        help="use the results files with this timestamp (default: newest per model and task; "
+        "each file left out is named in a warning)",
+    )
     add_option(ap, "--model_names", "--model-names", help="display-name map (JSON/YAML mapping or CSV raw,display)")
-    ap.add_argument("--compare", action="append", metavar="A,B",
-                    help="model pair(s) to compare (repeatable; default: every pair)")
-    ap.add_argument("--compare_decoding", action="store_true",
-                    help="compare the unconstrained (greedy) and regex-constrained runs of each model: Δμ, Δσ, "
-                         "ΔSharpe with paired bootstrap intervals, format failures and adherence of both "
-                         "(aggregate.json decoding_comparisons, decoding_comparison.md)")
+    ap.add_argument(
+        "--compare", action="append", metavar="A,B", help="model pair(s) to compare (repeatable; default: every pair)"
+    )
+    ap.add_argument(
+        "--compare_decoding",
+        action="store_true",
+        help="compare the unconstrained (greedy) and regex-constrained runs of each model: Δμ, Δσ, "
+        "ΔSharpe with paired bootstrap intervals, format failures and adherence of both "
+        "(aggregate.json decoding_comparisons, decoding_comparison.md)",
+    )
     ap.add_argument("--permutations", type=int, default=2000, help="sign-flip permutations per template")
-    ap.add_argument("--workers", type=int, default=None,
-                    help="processes for reading and bootstrap (default: auto, >1 only for inputs over 50 MB)")
-    add_option(ap, "--hash_samples", "--hash-samples", action="store_true",
-               help="record the SHA-256 of every samples file in the provenance (results files always)")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes for reading and bootstrap (default: auto, >1 only for inputs over 50 MB)",
+    )
+    add_option(
+        ap,
+        "--hash_samples",
+        "--hash-samples",
+        action="store_true",
+        help="record the SHA-256 of every samples file in the provenance (results files always)",
+    )
     add_option(ap, "--no_progress", "--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--quiet", action="store_true", help="do not print the leaderboard")
     return ap
@@ -103,15 +178,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         bad = formats - set(FORMATS)
         if bad:
             parser.error(f"argument --formats: unknown {', '.join(sorted(bad))} (choose from {', '.join(FORMATS)})")
-        opts = Options(baseline=args.baseline, ddof=args.ddof, alpha=args.alpha, sigma_floor=args.sigma_floor,
-                       metrics=args.metrics, scoring=args.scoring, bootstrap=args.bootstrap, seed=args.seed,
-                       bootstrap_templates=args.bootstrap_templates, variant_pattern=args.variant_pattern,
-                       exclude_templates=args.exclude_template, strict=args.strict,
-                       fail_threshold=args.fail_threshold, run=args.run, model_names=args.model_names,
-                       compare=args.compare, permutations=args.permutations,
-                       progress=False if args.no_progress else None, workers=args.workers,
-                       hash_samples=args.hash_samples, generation_baseline=args.generation_baseline,
-                       compare_decoding=args.compare_decoding)
+        opts = Options(
+            baseline=args.baseline,
+            ddof=args.ddof,
+            alpha=args.alpha,
+            sigma_floor=args.sigma_floor,
+            metrics=args.metrics,
+            scoring=args.scoring,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            bootstrap_templates=args.bootstrap_templates,
+            variant_pattern=args.variant_pattern,
+            exclude_templates=args.exclude_template,
+            strict=args.strict,
+            fail_threshold=args.fail_threshold,
+            run=args.run,
+            model_names=args.model_names,
+            compare=args.compare,
+            permutations=args.permutations,
+            progress=False if args.no_progress else None,
+            workers=args.workers,
+            hash_samples=args.hash_samples,
+            generation_baseline=args.generation_baseline,
+            compare_decoding=args.compare_decoding,
+        )
         try:
             opts.validate()
         except SharpeUsageError as exc:

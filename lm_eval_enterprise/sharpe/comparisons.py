@@ -5,6 +5,7 @@ Per pair: Δ_t = s_{A,t} − s_{B,t}, sign test and Wilcoxon over the templates,
 shared document bootstrap, per-template bootstrap intervals of Δ_t and — where the score is a mean of
 per-document values — a paired sign-flip permutation test per template. Holm correction across all pairs.
 """
+
 from __future__ import annotations
 
 from itertools import combinations
@@ -41,13 +42,15 @@ def _resampled(mat: np.ndarray, rec: Record, b_arg, higher_is_better: bool, opts
     """(μ, σ, S) per resample of one record's B × T resampled template scores (S None without a baseline; μ on the
     metric's own scale)."""
     sign = 1.0 if higher_is_better else -1.0
-    mu, sd, sh, _ = ST.sharpe_matrix(sign * mat, sign * (b_arg if b_arg is not None else 0.0), opts.ddof,
-                                     opts.alpha, opts.floor_mode(), rec.n_docs)
+    mu, sd, sh, _ = ST.sharpe_matrix(
+        sign * mat, sign * (b_arg if b_arg is not None else 0.0), opts.ddof, opts.alpha, opts.floor_mode(), rec.n_docs
+    )
     return sign * mu, sd, (sh if b_arg is not None else None)
 
 
-def _bootstrap_fields(comp: dict, ra: Record, rb: Record, tids: list[str], higher_is_better: bool,
-                      opts: Options) -> dict | None:
+def _bootstrap_fields(
+    comp: dict, ra: Record, rb: Record, tids: list[str], higher_is_better: bool, opts: Options
+) -> dict | None:
     """Per-template intervals of Δ_t and the ΔSharpe interval from the shared document resamples; returns the
     resampled (μ, σ, S) of both records (None without resamples)."""
     ma, mb = ra.scores_bt, rb.scores_bt
@@ -76,20 +79,29 @@ def _compare(row: Row, metric: str, ra: Record, rb: Record, higher_is_better: bo
     if not (np.all(np.isfinite(sa)) and np.all(np.isfinite(sb))):
         return None
     delta = sa - sb
-    comp = {"group": row.name, "metric": metric, "model_a": ra.model, "model_b": rb.model, "templates": tids,
-            "delta": {t: float(d) for t, d in zip(tids, delta)}, "mean_delta": float(delta.mean())}
+    comp = {
+        "group": row.name,
+        "metric": metric,
+        "model_a": ra.model,
+        "model_b": rb.model,
+        "templates": tids,
+        "delta": {t: float(d) for t, d in zip(tids, delta)},
+        "mean_delta": float(delta.mean()),
+    }
     sign = ST.sign_test(delta)
     comp.update({"a_wins": sign["wins"], "b_wins": sign["losses"], "ties": sign["ties"], "sign_test_p": sign["p"]})
     wx = ST.wilcoxon(delta)
     comp["wilcoxon_statistic"], comp["wilcoxon_p"] = wx["statistic"], wx["p"]
     sha, shb = ra.sharpe, rb.sharpe
     comp["delta_sharpe"] = (sha - shb) if sha is not None and shb is not None else None
-    comp["delta_sharpe_status"] = ("ok" if comp["delta_sharpe"] is not None else
-                                   f"{ra.sharpe_status} vs {rb.sharpe_status}")
+    comp["delta_sharpe_status"] = (
+        "ok" if comp["delta_sharpe"] is not None else f"{ra.sharpe_status} vs {rb.sharpe_status}"
+    )
     comp["_resampled"] = _bootstrap_fields(comp, ra, rb, tids, higher_is_better, opts)
     comp["permutation_p"] = None
-    comp["permutation_note"] = ("no per-document metric values (corpus-level metric, dataset with subtasks, or no "
-                                "samples)")
+    comp["permutation_note"] = (
+        "no per-document metric values (corpus-level metric, dataset with subtasks, or no samples)"
+    )
     return comp
 
 
@@ -166,9 +178,11 @@ def decoding_pairs(rows: list[Row], messages: list[str]) -> list[tuple[str, str,
         if len(u) == 1 and len(c) == 1:
             pairs.append((base, u[0], c[0]))
         elif u and c:
-            messages.append(f"--compare_decoding: model {base} has {len(u)} unconstrained and {len(c)} "
-                            f"regex-constrained runs with different settings ({', '.join(u + c)}); not compared "
-                            "(pick a pair with --compare A,B)")
+            messages.append(
+                f"--compare_decoding: model {base} has {len(u)} unconstrained and {len(c)} "
+                f"regex-constrained runs with different settings ({', '.join(u + c)}); not compared "
+                "(pick a pair with --compare A,B)"
+            )
     if not pairs:
         messages.append("--compare_decoding: no model has both an unconstrained and a regex-constrained run")
     return pairs
@@ -195,11 +209,18 @@ def _mode_summary(row: Row, spec, rec: Record) -> dict:
     """One decoding mode's side of a decoding comparison."""
     sign = 1.0 if spec.higher_is_better else -1.0
     adh = _adherence(row, rec.model, spec.filter)
-    return {"model": rec.model, "mean": None if rec.mean is None else sign * rec.mean, "std": rec.std,
-            "sharpe": rec.sharpe, "sharpe_status": rec.sharpe_status,
-            "sharpe_ci": (rec.ci or {}).get("sharpe"), "format_failure": _mean_of(rec.format_failure),
-            "format_failure_per_template": rec.format_failure, "format_adherence": _mean_of(adh),
-            "format_adherence_per_template": adh}
+    return {
+        "model": rec.model,
+        "mean": None if rec.mean is None else sign * rec.mean,
+        "std": rec.std,
+        "sharpe": rec.sharpe,
+        "sharpe_status": rec.sharpe_status,
+        "sharpe_ci": (rec.ci or {}).get("sharpe"),
+        "format_failure": _mean_of(rec.format_failure),
+        "format_failure_per_template": rec.format_failure,
+        "format_adherence": _mean_of(adh),
+        "format_adherence_per_template": adh,
+    }
 
 
 def decoding_comparisons(recs: RecordSet, rows: list[Row], opts: Options, messages: list[str]) -> list[dict]:

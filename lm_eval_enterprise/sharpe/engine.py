@@ -20,11 +20,12 @@ Stages (one module each):
 The result is one JSON-ready dict (no NaN/inf: Sharpe is ``null`` plus ``sharpe_status``); the writers are in
 :mod:`.outputs`.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Sequence
 
 from .. import __version__
 from . import stats as ST
@@ -46,8 +47,9 @@ def _samples_provenance(groups: list[Group], with_hash: bool) -> list[dict]:
     """Samples files used: path and size (+ SHA-256 with --hash_samples; off by default because hashing every
     samples file costs about as much as parsing them)."""
     out = []
-    for p in sorted({r.samples_path for g in groups for m in g.tables for r in g.runs[m].values()
-                     if r.samples_path is not None}):
+    for p in sorted(
+        {r.samples_path for g in groups for m in g.tables for r in g.runs[m].values() if r.samples_path is not None}
+    ):
         entry = {"path": str(p), "bytes": p.stat().st_size}
         if with_hash:
             entry["sha256"] = _sha256(p)
@@ -60,14 +62,24 @@ def _model_info(runs: list[TaskRun], models: list[str]) -> dict:
     for r in runs:
         if r.model in models and r.model not in info:
             cfg = r.source.config
-            info[r.model] = {"model_name": r.source.model_name, "model_args": r.source.model_args,
-                             "model_dtype": cfg.get("model_dtype"), "model_sha": cfg.get("model_sha"),
-                             "model_revision": cfg.get("model_revision"),
-                             "model_num_parameters": cfg.get("model_num_parameters"), **r.source.settings}
-            if r.decoding != "unconstrained":   # keys only for constrained runs: other outputs stay as they were
-                info[r.model].update({"decoding": r.decoding, "base_model": r.base_model,
-                                      "model_wrapper": cfg.get("model"),
-                                      "constraint_engine": cfg.get("constraint_engine")})
+            info[r.model] = {
+                "model_name": r.source.model_name,
+                "model_args": r.source.model_args,
+                "model_dtype": cfg.get("model_dtype"),
+                "model_sha": cfg.get("model_sha"),
+                "model_revision": cfg.get("model_revision"),
+                "model_num_parameters": cfg.get("model_num_parameters"),
+                **r.source.settings,
+            }
+            if r.decoding != "unconstrained":  # keys only for constrained runs: other outputs stay as they were
+                info[r.model].update(
+                    {
+                        "decoding": r.decoding,
+                        "base_model": r.base_model,
+                        "model_wrapper": cfg.get("model"),
+                        "constraint_engine": cfg.get("constraint_engine"),
+                    }
+                )
     return info
 
 
@@ -109,29 +121,53 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
     decoding = decoding_comparisons(recs, rows, opts, messages) if opts.compare_decoding else None
     models = sorted({r.model for r in recs.records})
     macro = rollup(recs, rows, models)
-    records = sorted(recs.records, key=lambda r: (r.level != "dataset", r.domain, r.group, r.metric,
-                                                  r.scoring_mode != "strict", ST.sort_key(r.sharpe_value()), r.model))
+    records = sorted(
+        recs.records,
+        key=lambda r: (
+            r.level != "dataset",
+            r.domain,
+            r.group,
+            r.metric,
+            r.scoring_mode != "strict",
+            ST.sort_key(r.sharpe_value()),
+            r.model,
+        ),
+    )
     t_end = time.perf_counter()
     result = {
         "schema_version": SCHEMA_VERSION,
         "provenance": {
-            "tool": "lm-eval-enterprise sharpe", "tool_version": __version__,
+            "tool": "lm-eval-enterprise sharpe",
+            "tool_version": __version__,
             "lm_eval_versions": sorted({str(rf.data.get("lm_eval_version")) for rf in rfs}),
-            "inputs": [{"path": str(rf.path), "sha256": rf.sha256, "model_name": rf.model_name,
-                        "timestamp": rf.timestamp} for rf in rfs],
+            "inputs": [
+                {"path": str(rf.path), "sha256": rf.sha256, "model_name": rf.model_name, "timestamp": rf.timestamp}
+                for rf in rfs
+            ],
             "samples_files": _samples_provenance(groups, opts.hash_samples),
-            "seed": opts.seed, "B": opts.bootstrap, "ddof": opts.ddof, "cli_args": list(argv or []),
+            "seed": opts.seed,
+            "B": opts.bootstrap,
+            "ddof": opts.ddof,
+            "cli_args": list(argv or []),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "timing_seconds": {"read_and_bootstrap": round(t_read - t0, 3), "total": round(t_end - t0, 3)},
         },
         # compare_decoding only when set: without it every output stays as it was before the option existed
-        "settings": {k: v for k, v in asdict(opts).items()
-                     if k != "progress" and (k != "compare_decoding" or v)},
+        "settings": {k: v for k, v in asdict(opts).items() if k != "progress" and (k != "compare_decoding" or v)},
         "models": models,
         "model_info": _model_info(runs, models),
-        "rows": [{"group": r.name, "dataset": r.dataset, "domain": r.domain, "templates": r.templates,
-                  "variant_groups": [g.name for g in r.groups], "models": r.models,
-                  "flags": {k: v for k, v in r.flags.items() if not k.startswith("_")}} for r in rows],
+        "rows": [
+            {
+                "group": r.name,
+                "dataset": r.dataset,
+                "domain": r.domain,
+                "templates": r.templates,
+                "variant_groups": [g.name for g in r.groups],
+                "models": r.models,
+                "flags": {k: v for k, v in r.flags.items() if not k.startswith("_")},
+            }
+            for r in rows
+        ],
         "toy_data": _toy_data(records),
         "records": [r.to_dict() for r in records],
         "rank_stability": rank,
@@ -139,6 +175,6 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
         "macro": macro,
         "messages": messages,
     }
-    if decoding is not None:   # only with --compare_decoding (other outputs keep their layout)
+    if decoding is not None:  # only with --compare_decoding (other outputs keep their layout)
         result["decoding_comparisons"] = decoding
     return result

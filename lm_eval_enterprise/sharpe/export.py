@@ -30,6 +30,7 @@ them (readable by ``lm_eval.utils.make_table``).
 Both carry ``toy_data`` / ``data_source`` in their config: scores on the embedded fixture data are not benchmark
 results. Values are from the strict scoring mode of each row's primary metric.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -70,8 +71,11 @@ def hub_model_id(model_name: str, display: str | None = None) -> str:
 
 
 def _is_hub_id(name: str) -> bool:
-    return (not name.startswith(("/", ".", "~")) and name.count("/") == 1
-            and re.fullmatch(r"[\w.-]+/[\w.-]+", name) is not None)
+    return (
+        not name.startswith(("/", ".", "~"))
+        and name.count("/") == 1
+        and re.fullmatch(r"[\w.-]+/[\w.-]+", name) is not None
+    )
 
 
 def template_precision(model_dtype: str | None) -> str:
@@ -107,37 +111,60 @@ def leaderboard_sharpe(rec: dict) -> float:
 
 def _primary_records(result: dict, model: str) -> list[dict]:
     primary = result["macro"]["overall"]["metrics"]
-    return [r for r in result["records"] if r["model"] == model and r["scoring_mode"] == "strict"
-            and r["level"] == "dataset" and primary.get(r["group"]) == r["metric"]]
+    return [
+        r
+        for r in result["records"]
+        if r["model"] == model
+        and r["scoring_mode"] == "strict"
+        and r["level"] == "dataset"
+        and primary.get(r["group"]) == r["metric"]
+    ]
 
 
 def _model_config(result: dict, model: str) -> dict:
     info = (result.get("model_info") or {}).get(model, {})
     toy = model in (result.get("toy_data") or {})
-    return {"model_dtype": info.get("model_dtype"), "model_name": hub_model_id(info.get("model_name") or model, model),
-            "model_sha": info.get("model_sha") or "", "display_name": model,
-            "model_num_parameters": info.get("model_num_parameters"), "toy_data": toy,
-            "data_source": TOY_SOURCE if toy else REAL_SOURCE,
-            "toy_datasets": (result.get("toy_data") or {}).get(model, []),
-            "tool": f"lm-eval-enterprise sharpe {__version__}"}
+    return {
+        "model_dtype": info.get("model_dtype"),
+        "model_name": hub_model_id(info.get("model_name") or model, model),
+        "model_sha": info.get("model_sha") or "",
+        "display_name": model,
+        "model_num_parameters": info.get("model_num_parameters"),
+        "toy_data": toy,
+        "data_source": TOY_SOURCE if toy else REAL_SOURCE,
+        "toy_datasets": (result.get("toy_data") or {}).get(model, []),
+        "tool": f"lm-eval-enterprise sharpe {__version__}",
+    }
 
 
 def hf_results(result: dict, model: str) -> dict:
     """The HF-template results file of one model."""
     res: dict = {}
     for r in _primary_records(result, model):
-        res[r["group"]] = {"sharpe/100": leaderboard_sharpe(r) / 100.0, "sharpe": r["sharpe"],
-                           "sharpe_status": r["sharpe_status"], "mean": r["mean"], "std": r["std"], "min": r["min"],
-                           "max": r["max"], "metric": r["metric"], "baseline": r["baseline"]["value"],
-                           "baseline_method": r["baseline"]["method"], "n_templates": r["n_templates"],
-                           "ddof": r["ddof"], "toy_data": r.get("toy_data", False)}
+        res[r["group"]] = {
+            "sharpe/100": leaderboard_sharpe(r) / 100.0,
+            "sharpe": r["sharpe"],
+            "sharpe_status": r["sharpe_status"],
+            "mean": r["mean"],
+            "std": r["std"],
+            "min": r["min"],
+            "max": r["max"],
+            "metric": r["metric"],
+            "baseline": r["baseline"]["value"],
+            "baseline_method": r["baseline"]["method"],
+            "n_templates": r["n_templates"],
+            "ddof": r["ddof"],
+            "toy_data": r.get("toy_data", False),
+        }
     for r in result["records"]:
         if r["model"] == model and r["scoring_mode"] == "strict":
             for t, task in (r.get("tasks") or {}).items():
                 res.setdefault(task, {})[r["metric"]] = r["template_scores"].get(t)
     cfg = _model_config(result, model)
-    cfg["scale"] = ("results.<dataset>.sharpe/100 = S/100 (the leaderboard template multiplies by 100); "
-                    f"non-finite S → ±{SHARPE_CAP:g} (σ = 0) or 0 (undefined), see sharpe_status")
+    cfg["scale"] = (
+        "results.<dataset>.sharpe/100 = S/100 (the leaderboard template multiplies by 100); "
+        f"non-finite S → ±{SHARPE_CAP:g} (σ = 0) or 0 (undefined), see sharpe_status"
+    )
     return {"config": cfg, "results": res}
 
 
@@ -145,11 +172,21 @@ def hf_request(result: dict, model: str, submitted: str) -> dict:
     """The template's request file for one model (status FINISHED, so the template attaches it)."""
     cfg = _model_config(result, model)
     n = cfg["model_num_parameters"]
-    return {"model": cfg["model_name"], "base_model": "", "revision": cfg["model_sha"] or "main",
-            "precision": template_precision(cfg["model_dtype"]), "weight_type": "Original", "status": "FINISHED",
-            "submitted_time": submitted, "model_type": "", "likes": 0,
-            "params": round(n / 1e9, 3) if isinstance(n, (int, float)) else 0, "license": "?", "private": False,
-            "toy_data": cfg["toy_data"]}
+    return {
+        "model": cfg["model_name"],
+        "base_model": "",
+        "revision": cfg["model_sha"] or "main",
+        "precision": template_precision(cfg["model_dtype"]),
+        "weight_type": "Original",
+        "status": "FINISHED",
+        "submitted_time": submitted,
+        "model_type": "",
+        "likes": 0,
+        "params": round(n / 1e9, 3) if isinstance(n, (int, float)) else 0,
+        "license": "?",
+        "private": False,
+        "toy_data": cfg["toy_data"],
+    }
 
 
 def open_llm_results(result: dict, model: str, now: float) -> dict:
@@ -159,31 +196,69 @@ def open_llm_results(result: dict, model: str, now: float) -> dict:
     for r in _primary_records(result, model):
         g = r["group"]
         sh = r["sharpe"] if r["sharpe_status"] == "ok" else None
-        res[g] = {"alias": g, "sharpe,none": sh, "sharpe_stderr,none": "N/A", "mean,none": r["mean"],
-                  "mean_stderr,none": "N/A", "std,none": r["std"], "min,none": r["min"], "max,none": r["max"]}
+        res[g] = {
+            "alias": g,
+            "sharpe,none": sh,
+            "sharpe_stderr,none": "N/A",
+            "mean,none": r["mean"],
+            "mean_stderr,none": "N/A",
+            "std,none": r["std"],
+            "min,none": r["min"],
+            "max,none": r["max"],
+        }
         neg = "negated_metric" in r["flags"]
         hib[g] = {"sharpe": True, "mean": not neg, "std": False, "min": not neg, "max": not neg}
-        configs[g] = {"task": g, "metadata": {"dataset": r["dataset"], "domain": r["domain"], "metric": r["metric"],
-                                              "templates": r["templates"], "baseline": r["baseline"],
-                                              "sharpe_status": r["sharpe_status"], "ddof": r["ddof"],
-                                              "toy_data": r.get("toy_data", False)}}
+        configs[g] = {
+            "task": g,
+            "metadata": {
+                "dataset": r["dataset"],
+                "domain": r["domain"],
+                "metric": r["metric"],
+                "templates": r["templates"],
+                "baseline": r["baseline"],
+                "sharpe_status": r["sharpe_status"],
+                "ddof": r["ddof"],
+                "toy_data": r.get("toy_data", False),
+            },
+        }
         versions[g] = 1
         n_samples[g] = {"original": r["n_docs"], "effective": r["n_docs"]}
-    return {"results": res, "group_subtasks": {g: [] for g in res}, "configs": configs, "versions": versions,
-            "n-shot": {}, "higher_is_better": hib, "n-samples": n_samples,
-            "config": {"model": "lm-eval-enterprise-sharpe", **cfg}, "git_hash": None, "date": now,
-            "model_name": cfg["model_name"], "model_name_sanitized": cfg["model_name"].replace("/", "__")}
+    return {
+        "results": res,
+        "group_subtasks": {g: [] for g in res},
+        "configs": configs,
+        "versions": versions,
+        "n-shot": {},
+        "higher_is_better": hib,
+        "n-samples": n_samples,
+        "config": {"model": "lm-eval-enterprise-sharpe", **cfg},
+        "git_hash": None,
+        "date": now,
+        "model_name": cfg["model_name"],
+        "model_name_sanitized": cfg["model_name"].replace("/", "__"),
+    }
 
 
 # ============================================================================================== files
 def about_tasks(result: dict) -> str:
     """``Tasks`` enum for the template's ``src/about.py`` (one Sharpe column per dataset row)."""
     groups = sorted(result["macro"]["overall"]["metrics"])
-    lines = ['"""Generated by lm-eval-enterprise sharpe: paste into the Space\'s src/about.py (replaces Tasks)."""',
-             "from dataclasses import dataclass", "from enum import Enum", "", "",
-             "@dataclass", "class Task:", "    benchmark: str", "    metric: str", "    col_name: str", "", "",
-             "class Tasks(Enum):",
-             "    # the template multiplies values by 100: 'sharpe/100' shows the Sharpe score S itself"]
+    lines = [
+        '"""Generated by lm-eval-enterprise sharpe: paste into the Space\'s src/about.py (replaces Tasks)."""',
+        "from dataclasses import dataclass",
+        "from enum import Enum",
+        "",
+        "",
+        "@dataclass",
+        "class Task:",
+        "    benchmark: str",
+        "    metric: str",
+        "    col_name: str",
+        "",
+        "",
+        "class Tasks(Enum):",
+        "    # the template multiplies values by 100: 'sharpe/100' shows the Sharpe score S itself",
+    ]
     for i, g in enumerate(groups):
         lines.append(f"    task{i} = Task({g!r}, 'sharpe/100', {g.removeprefix('ent_') + ' Sharpe'!r})")
     lines += ["", "", "NUM_FEWSHOT = 0  # few-shot counts differ per dataset (see each dataset's README)", ""]
@@ -192,18 +267,22 @@ def about_tasks(result: dict) -> str:
 
 def _readme(kind: str) -> str:
     if kind == "hf":
-        return ("# Sharpe leaderboard export (Hugging Face leaderboard template)\n\n"
-                "Copy `results/` into the Space's results dataset (EVAL_RESULTS_PATH) and `requests/` into its "
-                "requests dataset (EVAL_REQUESTS_PATH); replace `Tasks` in `src/about.py` by `about_tasks.py`. "
-                "The column metric `sharpe/100` is S/100 because the template multiplies by 100. "
-                f"σ = 0 shows as ±{SHARPE_CAP:g}, an undefined S as 0 (true values: `sharpe`, `sharpe_status`). "
-                "`config.toy_data: true` marks scores on the embedded fixture data (not the benchmark).\n\n"
-                "This folder is rewritten on every export.\n")
-    return ("# Sharpe leaderboard export (lm-eval raw results layout, as the Open LLM Leaderboard stores them)\n\n"
-            "One `<org>/<model>/results_<timestamp>.json` per model; every dataset row is a task with the metrics "
-            "`sharpe,none` (null when not finite; see `configs.<row>.metadata.sharpe_status`), `mean,none`, "
-            "`std,none`, `min,none`, `max,none`. `config.toy_data: true` marks scores on the embedded fixture "
-            "data.\n\nThis folder is rewritten on every export.\n")
+        return (
+            "# Sharpe leaderboard export (Hugging Face leaderboard template)\n\n"
+            "Copy `results/` into the Space's results dataset (EVAL_RESULTS_PATH) and `requests/` into its "
+            "requests dataset (EVAL_REQUESTS_PATH); replace `Tasks` in `src/about.py` by `about_tasks.py`. "
+            "The column metric `sharpe/100` is S/100 because the template multiplies by 100. "
+            f"σ = 0 shows as ±{SHARPE_CAP:g}, an undefined S as 0 (true values: `sharpe`, `sharpe_status`). "
+            "`config.toy_data: true` marks scores on the embedded fixture data (not the benchmark).\n\n"
+            "This folder is rewritten on every export.\n"
+        )
+    return (
+        "# Sharpe leaderboard export (lm-eval raw results layout, as the Open LLM Leaderboard stores them)\n\n"
+        "One `<org>/<model>/results_<timestamp>.json` per model; every dataset row is a task with the metrics "
+        "`sharpe,none` (null when not finite; see `configs.<row>.metadata.sharpe_status`), `mean,none`, "
+        "`std,none`, `min,none`, `max,none`. `config.toy_data: true` marks scores on the embedded fixture "
+        "data.\n\nThis folder is rewritten on every export.\n"
+    )
 
 
 def prepare_dir(out: Path) -> None:
@@ -211,13 +290,16 @@ def prepare_dir(out: Path) -> None:
     ``<org>__<model>/results_*.json`` files only) is removed; any other non-empty folder is an error."""
     if out.exists():
         files = [p for p in out.rglob("*") if p.is_file()]
-        legacy = files and all(p.parent.parent == out and p.name.startswith("results_") and p.suffix == ".json"
-                               for p in files)
+        legacy = files and all(
+            p.parent.parent == out and p.name.startswith("results_") and p.suffix == ".json" for p in files
+        )
         if (out / MARKER).exists() or legacy or not files:
             shutil.rmtree(out)
         else:
-            raise SharpeInputError(f"{out}: exists and was not written by this tool; not overwriting it (choose "
-                                   "another --output_path or remove the folder)")
+            raise SharpeInputError(
+                f"{out}: exists and was not written by this tool; not overwriting it (choose "
+                "another --output_path or remove the folder)"
+            )
     out.mkdir(parents=True)
     (out / MARKER).write_text("written by lm-eval-enterprise sharpe; rewritten on every export\n", encoding="utf-8")
 

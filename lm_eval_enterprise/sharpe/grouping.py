@@ -5,17 +5,31 @@ A **variant group** is one dataset (or one subtask of a dataset) across models a
 score per template is the mean over subtasks). Every inconsistency is a message and a flag, or under ``--strict``
 a :class:`~.io.SharpeInputError`; nothing is dropped silently.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import baselines as BL
-from .io import (ResultsFile, SampleTable, SharpeInputError, SharpeUsageError, TaskRun, assign_models,
-                 find_results_files, listed_templates, load_name_map, read_results_file, select_newest, task_runs)
+from .io import (
+    ResultsFile,
+    SampleTable,
+    SharpeInputError,
+    SharpeUsageError,
+    TaskRun,
+    assign_models,
+    find_results_files,
+    listed_templates,
+    load_name_map,
+    read_results_file,
+    select_newest,
+    task_runs,
+)
 from .options import Options, Progress, natural_key
 from .scoring import RANKING_FAMILIES, aggregation_of, ranking_aggregation
 
@@ -38,26 +52,26 @@ class Group:
     domain: str
     subtask: str | None
     family: str | None
-    runs: dict[str, dict[str, TaskRun]]            # model → template id → run
+    runs: dict[str, dict[str, TaskRun]]  # model → template id → run
     templates: list[str] = field(default_factory=list)
     metrics: list[MetricSpec] = field(default_factory=list)
-    unit: str = "doc"                              # doc | query
+    unit: str = "doc"  # doc | query
     flags: dict[str, Any] = field(default_factory=dict)
-    tables: dict[str, dict[str, SampleTable]] = field(default_factory=dict)   # models with samples
+    tables: dict[str, dict[str, SampleTable]] = field(default_factory=dict)  # models with samples
     keys: list[str] = field(default_factory=list)
     key_source: str | None = None
-    lines: dict[tuple[str, str], Any] = field(default_factory=dict)           # (model, tid) → line index per unit
-    scorers: dict[tuple, Any] = field(default_factory=dict)                   # (model, tid, metric, mode)
+    lines: dict[tuple[str, str], Any] = field(default_factory=dict)  # (model, tid) → line index per unit
+    scorers: dict[tuple, Any] = field(default_factory=dict)  # (model, tid, metric, mode)
     failure: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)  # (model, tid) → per-unit rate
     parse_ok: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
-    scores: dict[tuple, float] = field(default_factory=dict)                  # (model, tid, metric, mode)
+    scores: dict[tuple, float] = field(default_factory=dict)  # (model, tid, metric, mode)
     fail_rate: dict[tuple[str, str], float | None] = field(default_factory=dict)
-    baseline: dict[str, BL.Baseline] = field(default_factory=dict)            # metric → baseline
+    baseline: dict[str, BL.Baseline] = field(default_factory=dict)  # metric → baseline
     model_flags: dict[str, dict[str, Any]] = field(default_factory=dict)
     per_doc: dict[tuple[str, str], tuple] = field(default_factory=dict)  # (model, metric) → (T×D, kind, is_metric)
-    n_docs: dict[str, int | None] = field(default_factory=dict)               # model → documents scored
-    boot: dict[tuple, np.ndarray] = field(default_factory=dict)               # (model, metric, mode, kind) → B×T
-    toy: dict[str, bool] = field(default_factory=dict)   # model → scored on the embedded fixture data
+    n_docs: dict[str, int | None] = field(default_factory=dict)  # model → documents scored
+    boot: dict[tuple, np.ndarray] = field(default_factory=dict)  # (model, metric, mode, kind) → B×T
+    toy: dict[str, bool] = field(default_factory=dict)  # model → scored on the embedded fixture data
 
     @property
     def models(self) -> list[str]:
@@ -78,7 +92,7 @@ class Row:
     templates: list[str]
     models: list[str]
     flags: dict[str, Any] = field(default_factory=dict)
-    keys: list[str] = field(default_factory=list)      # union of the groups' unit keys (bootstrap units)
+    keys: list[str] = field(default_factory=list)  # union of the groups' unit keys (bootstrap units)
     template_idx: dict[str, Any] = field(default_factory=dict)  # bootstrap kind → B × T template draws (or None)
 
     @property
@@ -92,8 +106,9 @@ class Row:
 
 
 # ============================================================================================== reading
-def load_runs(paths: Sequence[str], opts: Options, messages: list[str], progress: Progress
-              ) -> tuple[list[ResultsFile], list[TaskRun], dict[str, dict[str, set[str]]]]:
+def load_runs(
+    paths: Sequence[str], opts: Options, messages: list[str], progress: Progress
+) -> tuple[list[ResultsFile], list[TaskRun], dict[str, dict[str, set[str]]]]:
     """(results files, selected task runs — newest per model and task —, templates listed per model and group)."""
     files = find_results_files(paths)
     rfs = [read_results_file(p) for p in progress(files, "reading results", len(files))]
@@ -101,15 +116,18 @@ def load_runs(paths: Sequence[str], opts: Options, messages: list[str], progress
     for rf in rfs:
         runs.extend(task_runs(rf, opts.variant_pattern, messages))
     if not runs:
-        raise SharpeInputError("no template-variant tasks in the inputs (tasks need configs[task].metadata with "
-                               "variant_group and template_id, or names matching --variant_pattern)")
+        raise SharpeInputError(
+            "no template-variant tasks in the inputs (tasks need configs[task].metadata with "
+            "variant_group and template_id, or names matching --variant_pattern)"
+        )
     assign_models(runs, load_name_map(opts.model_names), opts.strict, messages)
     selected = select_newest(runs, opts.run, messages)
     return rfs, selected, _listed_by_model(runs, selected, opts, messages)
 
 
-def _listed_by_model(runs: list[TaskRun], selected: list[TaskRun], opts: Options,
-                     messages: list[str]) -> dict[str, dict[str, set[str]]]:
+def _listed_by_model(
+    runs: list[TaskRun], selected: list[TaskRun], opts: Options, messages: list[str]
+) -> dict[str, dict[str, set[str]]]:
     """model → variant group → template ids listed in ``group_subtasks`` of the model's results files in use
     (those of the selected runs), so that a template without a result is detected even when no other model has it
     (see :func:`.io.listed_templates`)."""
@@ -126,8 +144,10 @@ def _listed_by_model(runs: list[TaskRun], selected: list[TaskRun], opts: Options
             for vg, tids in found.items():
                 listed[model][vg] |= tids
             if unresolved:
-                msg = (f"{rf.path}: task(s) {', '.join(sorted(unresolved))} listed in group_subtasks have no results "
-                       f"row and no template metadata (model {model})")
+                msg = (
+                    f"{rf.path}: task(s) {', '.join(sorted(unresolved))} listed in group_subtasks have no results "
+                    f"row and no template metadata (model {model})"
+                )
                 if opts.strict:
                     raise SharpeInputError(msg + "; missing results (--strict)")
                 messages.append(msg + "; they are not part of any score")
@@ -141,8 +161,10 @@ def _metric_filter(runs: list[TaskRun], group: str, name: str) -> str:
         return filts.pop()
     found = {k.split(",", 1)[1] for r in runs for k in r.row if k.startswith(name + ",") and "_stderr" not in k}
     if len(found) != 1:
-        raise SharpeInputError(f"group {group}: cannot tell the filter of metric {name!r} "
-                               f"(found {sorted(found) or 'none'}); pass --metric {name},FILTER")
+        raise SharpeInputError(
+            f"group {group}: cannot tell the filter of metric {name!r} "
+            f"(found {sorted(found) or 'none'}); pass --metric {name},FILTER"
+        )
     return found.pop()
 
 
@@ -151,8 +173,9 @@ def _primary_metric(runs: list[TaskRun], group: str) -> str:
     if None in prim or len(prim) != 1:
         if len(prim) > 1 and None not in prim:
             raise SharpeInputError(f"group {group}: templates disagree on primary_metric {sorted(prim)}")
-        raise SharpeInputError(f"group {group}: task {runs[0].task} has no metadata.primary_metric; "
-                               "pass --metric NAME[,FILTER]")
+        raise SharpeInputError(
+            f"group {group}: task {runs[0].task} has no metadata.primary_metric; pass --metric NAME[,FILTER]"
+        )
     return prim.pop()
 
 
@@ -171,8 +194,10 @@ def metric_specs(runs: list[TaskRun], group: str, opts: Options) -> list[MetricS
         if not have:
             if w is not None and opts.metrics and len(opts.metrics) > 1:
                 continue  # this requested metric does not exist for this task family
-            raise SharpeInputError(f"group {group}: metric {key!r} is missing from the results of "
-                                   f"{', '.join(sorted({r.task for r in runs}))}")
+            raise SharpeInputError(
+                f"group {group}: metric {key!r} is missing from the results of "
+                f"{', '.join(sorted({r.task for r in runs}))}"
+            )
         if len(have) != len(runs):
             missing = sorted(f"{r.model}:{r.task}" for r in runs if key not in r.row)
             raise SharpeInputError(f"group {group}: metric {key!r} is missing for {', '.join(missing)}")
@@ -210,16 +235,19 @@ def _group_aliases(name: str, rs: list[TaskRun]) -> set[str]:
     return out
 
 
-def _exclusions(by_group: dict[str, list[TaskRun]], opts: Options, messages: list[str],
-                listed: dict[str, dict[str, set[str]]]) -> dict[str, set[str]]:
+def _exclusions(
+    by_group: dict[str, list[TaskRun]], opts: Options, messages: list[str], listed: dict[str, dict[str, set[str]]]
+) -> dict[str, set[str]]:
     """``--exclude_template NAME:TID`` → variant group → excluded template ids. NAME is a variant group (an exact
     match wins) or a dataset (row name or ``metadata.dataset``), which applies to all its variant groups. An
     exclusion matching no template of the inputs is reported (``--strict``: exit 1), never silently ignored. A
     template listed in ``group_subtasks`` without a result counts as a template of the group (excluding it
     silences ``templates_missing``)."""
     aliases = {name: _group_aliases(name, rs) for name, rs in by_group.items()}
-    tids_of = {name: {r.template_id for r in rs} | set().union(*(lst.get(name, set()) for lst in listed.values()))
-               for name, rs in by_group.items()}
+    tids_of = {
+        name: {r.template_id for r in rs} | set().union(*(lst.get(name, set()) for lst in listed.values()))
+        for name, rs in by_group.items()
+    }
     excluded: dict[str, set[str]] = defaultdict(set)
     for spec in opts.exclude_templates:
         grp, _, tid = spec.partition(":")
@@ -233,30 +261,34 @@ def _exclusions(by_group: dict[str, list[TaskRun]], opts: Options, messages: lis
                 have = sorted(set().union(*(tids_of[n] for n in targets)), key=natural_key)
                 why = f"{grp} has no template {tid} (templates: {', '.join(have)})"
             else:
-                why = (f"no variant group or dataset named {grp} (groups: "
-                       f"{', '.join(sorted(by_group)[:20])}{', ...' if len(by_group) > 20 else ''})")
+                why = (
+                    f"no variant group or dataset named {grp} (groups: "
+                    f"{', '.join(sorted(by_group)[:20])}{', ...' if len(by_group) > 20 else ''})"
+                )
             msg = f"--exclude_template {spec}: matches nothing: {why}"
             if opts.strict:
                 raise SharpeInputError(msg + " (--strict)")
             messages.append(msg + "; ignored")
             continue
         if hits != [grp]:
-            messages.append(f"--exclude_template {spec}: applies to {len(hits)} variant group(s) "
-                            f"{', '.join(hits)}")
+            messages.append(f"--exclude_template {spec}: applies to {len(hits)} variant group(s) {', '.join(hits)}")
         for n in hits:
             excluded[n].add(tid)
     return excluded
 
 
 # ============================================================================================== groups
-def _report_models_without_results(name: str, present: set[str], listed: dict, excluded: set[str], opts: Options,
-                                   messages: list[str]) -> None:
+def _report_models_without_results(
+    name: str, present: set[str], listed: dict, excluded: set[str], opts: Options, messages: list[str]
+) -> None:
     """A model that lists templates of the group in ``group_subtasks`` but has no result for any of them."""
     for m in sorted(listed):
         want = listed[m].get(name, set()) - excluded
         if want and m not in present:
-            msg = (f"group {name}: model {m} has no result for any of its listed templates "
-                   f"{', '.join(sorted(want, key=natural_key))} (group_subtasks)")
+            msg = (
+                f"group {name}: model {m} has no result for any of its listed templates "
+                f"{', '.join(sorted(want, key=natural_key))} (group_subtasks)"
+            )
             if opts.strict:
                 raise SharpeInputError(msg + "; missing templates (--strict)")
             messages.append(msg + "; no record for this model")
@@ -265,8 +297,9 @@ def _report_models_without_results(name: str, present: set[str], listed: dict, e
 def _new_group(name: str, rs: list[TaskRun], excluded: set[str]) -> Group:
     dsets = {(r.dataset, r.domain, r.subtask, r.family) for r in rs}
     if len(dsets) != 1:
-        raise SharpeInputError(f"group {name}: templates disagree on dataset/domain/subtask/task_family "
-                               f"{sorted(map(str, dsets))}")
+        raise SharpeInputError(
+            f"group {name}: templates disagree on dataset/domain/subtask/task_family {sorted(map(str, dsets))}"
+        )
     by_model: dict[str, dict[str, TaskRun]] = defaultdict(dict)
     for r in rs:
         by_model[r.model][r.template_id] = r
@@ -291,8 +324,10 @@ def _shared_templates(g: Group, opts: Options, messages: list[str]) -> set[str]:
         if opts.strict:
             raise SharpeInputError(msg)
         dropped = sorted(all_t - common, key=natural_key)
-        messages.append(f"{msg}; template(s) {', '.join(dropped)} dropped for every model so that all models "
-                        f"are scored on the same templates (flag templates_dropped)")
+        messages.append(
+            f"{msg}; template(s) {', '.join(dropped)} dropped for every model so that all models "
+            f"are scored on the same templates (flag templates_dropped)"
+        )
         g.flags["templates_dropped"] = {"templates": dropped, "missing": missing}
     return common
 
@@ -307,18 +342,20 @@ def _flag_listed_missing(g: Group, listed: dict, excluded: set[str], opts: Optio
         if not lack:
             continue
         g.model_flags.setdefault(m, {})["templates_missing"] = lack
-        new = [t for t in lack if t not in all_t]   # others are already reported as templates_dropped
+        new = [t for t in lack if t not in all_t]  # others are already reported as templates_dropped
         if new:
-            msg = (f"group {g.name}: model {m} has no result for template(s) {', '.join(new)} listed in its "
-                   f"results file (group_subtasks)")
+            msg = (
+                f"group {g.name}: model {m} has no result for template(s) {', '.join(new)} listed in its "
+                f"results file (group_subtasks)"
+            )
             if opts.strict:
                 raise SharpeInputError(msg + "; missing templates (--strict)")
-            messages.append(f"{msg}; scored on {', '.join(g.templates) or 'no template'} only "
-                            f"(flag templates_missing)")
+            messages.append(f"{msg}; scored on {', '.join(g.templates) or 'no template'} only (flag templates_missing)")
 
 
-def build_groups(runs: list[TaskRun], opts: Options, messages: list[str],
-                 listed: dict[str, dict[str, set[str]]] | None = None) -> list[Group]:
+def build_groups(
+    runs: list[TaskRun], opts: Options, messages: list[str], listed: dict[str, dict[str, set[str]]] | None = None
+) -> list[Group]:
     """Variant groups with their shared templates, metrics, unit (document or query) and settings checks."""
     by_group: dict[str, list[TaskRun]] = defaultdict(list)
     for r in runs:
@@ -359,18 +396,21 @@ def _subtask_row(ds: str, gs: list[Group], messages: list[str]) -> Row | None:
     all_t = set().union(*(g.templates for g in gs))
     common = set.intersection(*(set(g.templates) for g in gs))
     if common != all_t:
-        miss = {g.subtask: sorted(all_t - set(g.templates), key=natural_key) for g in gs
-                if all_t - set(g.templates)}
-        messages.append(f"dataset {ds}: subtasks lack templates {miss}; those templates are dropped from the "
-                        "dataset row (flag templates_dropped)")
+        miss = {g.subtask: sorted(all_t - set(g.templates), key=natural_key) for g in gs if all_t - set(g.templates)}
+        messages.append(
+            f"dataset {ds}: subtasks lack templates {miss}; those templates are dropped from the "
+            "dataset row (flag templates_dropped)"
+        )
         row.flags["templates_dropped"] = {"templates": sorted(all_t - common, key=natural_key), "missing": miss}
     row.templates = sorted(common, key=natural_key)
     all_m = set().union(*(g.models for g in gs))
     full = set.intersection(*(set(g.models) for g in gs))
     if full != all_m:
         miss = {m: sorted(g.subtask for g in gs if m not in g.models) for m in sorted(all_m - full)}
-        messages.append(f"dataset {ds}: models without every subtask are left out of the dataset row: {miss} "
-                        "(flag missing_subtasks)")
+        messages.append(
+            f"dataset {ds}: models without every subtask are left out of the dataset row: {miss} "
+            "(flag missing_subtasks)"
+        )
         row.flags["missing_subtasks"] = miss
     row.models = sorted(full)
     if len({g.family for g in gs}) > 1 or len({tuple(m.name for m in g.metrics) for g in gs}) > 1:

@@ -4,6 +4,7 @@ The text part is the Markdown of :func:`.report.markdown` rendered to HTML by :f
 handles exactly the Markdown that module writes: headings, paragraphs, ``- `` lists, ``> `` notes, tables,
 inline ``code`` and ``**bold**``, and footnotes (``[^n]`` references, ``[^n]: text`` definitions).
 """
+
 from __future__ import annotations
 
 import html
@@ -20,17 +21,30 @@ _FNDEF = re.compile(r"^\[\^(\d+)\]:\s*(.*)$")
 _NUMERIC = re.compile(r"^([−+\-]?\d|[−+]?∞|–|n/a|undefined|excluded)")
 
 PLOT_TEXT = {
-    "strip": ("Per-template scores", "Each dot is one template's score; the black bar is the mean μ and the dashed "
-                                     "line the baseline b. A wide spread means the model's score depends on the "
-                                     "instruction wording."),
-    "sharpe": ("Sharpe score with confidence intervals", "S = (μ − b)/σ per model and dataset; whiskers: 95% "
-                                                         "bootstrap interval over documents."),
-    "bump": ("Rank per template", "Model ranks under each template; crossing lines mean the templates disagree "
-                                  "on which model is better."),
-    "failures": ("Format failures", "Share of outputs (%) that the template's answer pattern could not parse, per "
-                                    "dataset and template; one panel per model."),
-    "scatter": ("Mean vs std", "Mean excess score μ − b against the standard deviation σ across templates; points "
-                               "on the same dotted line have the same Sharpe score."),
+    "strip": (
+        "Per-template scores",
+        "Each dot is one template's score; the black bar is the mean μ and the dashed "
+        "line the baseline b. A wide spread means the model's score depends on the "
+        "instruction wording.",
+    ),
+    "sharpe": (
+        "Sharpe score with confidence intervals",
+        "S = (μ − b)/σ per model and dataset; whiskers: 95% bootstrap interval over documents.",
+    ),
+    "bump": (
+        "Rank per template",
+        "Model ranks under each template; crossing lines mean the templates disagree on which model is better.",
+    ),
+    "failures": (
+        "Format failures",
+        "Share of outputs (%) that the template's answer pattern could not parse, per "
+        "dataset and template; one panel per model.",
+    ),
+    "scatter": (
+        "Mean vs std",
+        "Mean excess score μ − b against the standard deviation σ across templates; points "
+        "on the same dotted line have the same Sharpe score.",
+    ),
 }
 
 CSS = """
@@ -104,9 +118,17 @@ def markdown_to_html(md: str) -> str:
 
     for line in md.splitlines():
         m = _FNDEF.match(line)
-        new = ("table" if line.startswith("|") else "list" if line.startswith("- ") else
-               "note" if line.startswith(">") else "para" if line.strip() and not m and not line.startswith("#")
-               else None)
+        new = (
+            "table"
+            if line.startswith("|")
+            else "list"
+            if line.startswith("- ")
+            else "note"
+            if line.startswith(">")
+            else "para"
+            if line.strip() and not m and not line.startswith("#")
+            else None
+        )
         if new != kind or new is None:
             flush()
         if m:
@@ -134,7 +156,9 @@ def html_report(result: dict, md: str | None = None) -> str:
     tag = ' <span class="toy-tag">TOY DATA</span>' if toy else ""
     figs = "\n".join(
         f"<figure><h3>{PLOT_TEXT[k][0]}</h3><figcaption>{PLOT_TEXT[k][1]}</figcaption>"
-        f"<img alt='{PLOT_TEXT[k][0]}' src='data:image/png;base64,{v}'/></figure>" for k, v in imgs.items())
+        f"<img alt='{PLOT_TEXT[k][0]}' src='data:image/png;base64,{v}'/></figure>"
+        for k, v in imgs.items()
+    )
     msgs = "".join(f"<li>{html.escape(m)}</li>" for m in result["messages"])
     prov = html.escape(json.dumps(clean(result["provenance"]), indent=1, ensure_ascii=False))
     title = "Sharpe score report" + (" (TOY DATA)" if toy else "")
@@ -146,7 +170,7 @@ def html_report(result: dict, md: str | None = None) -> str:
 {markdown_to_html(md)}
 <h2>Plots</h2>
 {figs}
-<h2>Messages</h2><ul>{msgs or '<li>none</li>'}</ul>
+<h2>Messages</h2><ul>{msgs or "<li>none</li>"}</ul>
 <h2>Provenance</h2><details><summary>inputs, versions, settings</summary><pre>{prov}</pre></details>
 </body></html>
 """

@@ -8,19 +8,21 @@ is grouped by ``--variant_pattern`` on its name (flagged) or skipped with a mess
 All problems with the inputs raise :class:`SharpeInputError` (one line naming the file), which the CLI turns into
 exit code 1 (a failed run, as lm-eval); an unusable flag value is a :class:`SharpeUsageError` (exit code 2).
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 DEFAULT_VARIANT_PATTERN = r"(?P<group>.+)__t(?P<tid>\d+)$"
-DECODING_TAGS = {"regex_constrained": "regex-constrained"}   # decoding mode → tag of the model's display name
+DECODING_TAGS = {"regex_constrained": "regex-constrained"}  # decoding mode → tag of the model's display name
 SETTING_KEYS = ("chat_template_sha", "system_instruction_sha", "fewshot_as_multiturn")
 
 
@@ -114,10 +116,10 @@ class TaskRun:
     family: str | None
     primary_metric: str | None
     primary_filter: str | None
-    grouped_by: str                     # "metadata" | "name"
+    grouped_by: str  # "metadata" | "name"
     samples_path: Path | None
-    model: str = ""                     # display key, set by assign_models
-    base_model: str = ""                # display name without the decoding and settings tags (assign_models)
+    model: str = ""  # display key, set by assign_models
+    base_model: str = ""  # display name without the decoding and settings tags (assign_models)
     n_shot: Any = None
     higher_is_better: dict = field(default_factory=dict)
     n_samples: dict = field(default_factory=dict)
@@ -194,7 +196,7 @@ def read_results_file(path: Path) -> ResultsFile:
         raise SharpeInputError(f"{path}: not an lm-eval results file (no 'results' object)")
     if not isinstance(data.get("configs"), dict):
         raise SharpeInputError(f"{path}: no 'configs' object (task metadata); written by lm-eval ≥ 0.4?")
-    ts = path.stem[len("results_"):] if path.stem.startswith("results_") else path.stem
+    ts = path.stem[len("results_") :] if path.stem.startswith("results_") else path.stem
     return ResultsFile(path, ts, data, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
@@ -215,32 +217,49 @@ def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str]) -> lis
         else:
             m = pattern.search(task)
             if not m:
-                messages.append(f"{rf.path}: task {task} has no template metadata (configs.{task}.metadata."
-                                f"variant_group/template_id) and its name does not match --variant_pattern "
-                                f"{variant_pattern!r}; skipped")
+                messages.append(
+                    f"{rf.path}: task {task} has no template metadata (configs.{task}.metadata."
+                    f"variant_group/template_id) and its name does not match --variant_pattern "
+                    f"{variant_pattern!r}; skipped"
+                )
                 continue
             grouped_by = "name"
             group = m.group("group")
             tid = m.group("tid")
             tid = tid if not tid.isdigit() else f"t{int(tid)}"
-            messages.append(f"{rf.path}: task {task} has no template metadata; grouped by its name as "
-                            f"{group} / {tid} (flag grouped_by_name)")
+            messages.append(
+                f"{rf.path}: task {task} has no template metadata; grouped by its name as "
+                f"{group} / {tid} (flag grouped_by_name)"
+            )
         samples = rf.path.parent / f"samples_{task}_{rf.timestamp}.jsonl"
-        out.append(TaskRun(
-            task=task, source=rf, row=row, config=cfg or {}, meta=meta, variant_group=group, template_id=tid,
-            dataset=str(meta.get("dataset") or group), domain=str(meta.get("domain") or "unknown"),
-            subtask=(str(meta["subtask"]) if meta.get("subtask") else None),
-            family=meta.get("task_family"), primary_metric=meta.get("primary_metric"),
-            primary_filter=meta.get("primary_filter"), grouped_by=grouped_by,
-            samples_path=samples if samples.exists() else None,
-            n_shot=(rf.data.get("n-shot") or {}).get(task),
-            higher_is_better=(rf.data.get("higher_is_better") or {}).get(task) or {},
-            n_samples=(rf.data.get("n-samples") or {}).get(task) or {}))
+        out.append(
+            TaskRun(
+                task=task,
+                source=rf,
+                row=row,
+                config=cfg or {},
+                meta=meta,
+                variant_group=group,
+                template_id=tid,
+                dataset=str(meta.get("dataset") or group),
+                domain=str(meta.get("domain") or "unknown"),
+                subtask=(str(meta["subtask"]) if meta.get("subtask") else None),
+                family=meta.get("task_family"),
+                primary_metric=meta.get("primary_metric"),
+                primary_filter=meta.get("primary_filter"),
+                grouped_by=grouped_by,
+                samples_path=samples if samples.exists() else None,
+                n_shot=(rf.data.get("n-shot") or {}).get(task),
+                higher_is_better=(rf.data.get("higher_is_better") or {}).get(task) or {},
+                n_samples=(rf.data.get("n-samples") or {}).get(task) or {},
+            )
+        )
     return out
 
 
-def listed_templates(rf: ResultsFile, runs: Sequence[TaskRun], variant_pattern: str
-                     ) -> tuple[dict[str, set[str]], list[str]]:
+def listed_templates(
+    rf: ResultsFile, runs: Sequence[TaskRun], variant_pattern: str
+) -> tuple[dict[str, set[str]], list[str]]:
     """The template variants a results file *lists* in ``group_subtasks`` (variant group → template ids), whether
     or not they have a results row, plus the listed leaf tasks whose variant cannot be told.
 
@@ -261,7 +280,7 @@ def listed_templates(rf: ResultsFile, runs: Sequence[TaskRun], variant_pattern: 
     for parent, subs in gs.items():
         if not isinstance(subs, list):
             continue
-        for task in subs or [parent]:   # a standalone task is written as {task: []}
+        for task in subs or [parent]:  # a standalone task is written as {task: []}
             task = str(task)
             if task in seen or (isinstance(gs.get(task), list) and gs[task]):
                 continue  # already handled / a (sub)group, not a leaf
@@ -269,8 +288,7 @@ def listed_templates(rf: ResultsFile, runs: Sequence[TaskRun], variant_pattern: 
             if task in known:
                 vg, tid = known[task].variant_group, known[task].template_id
             else:
-                meta = ((configs.get(task) or {}).get("metadata") or {}) if isinstance(configs.get(task),
-                                                                                        dict) else {}
+                meta = ((configs.get(task) or {}).get("metadata") or {}) if isinstance(configs.get(task), dict) else {}
                 m = pattern.search(task)
                 if meta.get("variant_group") and meta.get("template_id"):
                     vg, tid = str(meta["variant_group"]), str(meta["template_id"])
@@ -343,17 +361,23 @@ def assign_models(runs: list[TaskRun], names: dict[str, str], strict: bool, mess
     for (raw, decoding), sigs in by_name.items():
         label = raw if decoding not in DECODING_TAGS else f"{raw} ({decoding} decoding)"
         if len(sigs) > 1:
-            desc = "; ".join(f"model_args={s[0]!r}, chat_template_sha={s[1]}, system_instruction_sha={s[2]}, "
-                             f"fewshot_as_multiturn={s[3]}" for s in sigs)
-            msg = (f"model {label} was run with {len(sigs)} different settings ({desc}); "
-                   "results are reported as separate models")
+            desc = "; ".join(
+                f"model_args={s[0]!r}, chat_template_sha={s[1]}, system_instruction_sha={s[2]}, "
+                f"fewshot_as_multiturn={s[3]}"
+                for s in sigs
+            )
+            msg = (
+                f"model {label} was run with {len(sigs)} different settings ({desc}); "
+                "results are reported as separate models"
+            )
             if strict:
-                raise SharpeInputError(msg.replace("results are reported as separate models",
-                                                   "mixed settings cannot be pooled (--strict)"))
+                raise SharpeInputError(
+                    msg.replace("results are reported as separate models", "mixed settings cannot be pooled (--strict)")
+                )
             messages.append(msg)
         base = displays[raw]
         tagged = base if decoding not in DECODING_TAGS else f"{base} [{DECODING_TAGS[decoding]}]"
-        for i, (sig, rs) in enumerate(sorted(sigs.items(), key=lambda kv: kv[0])):
+        for i, (_sig, rs) in enumerate(sorted(sigs.items(), key=lambda kv: kv[0])):
             name = tagged if len(sigs) == 1 else f"{tagged} [settings {i + 1}]"
             for r in rs:
                 r.model, r.base_model = name, base
@@ -391,10 +415,14 @@ def select_newest(runs: list[TaskRun], run_ts: str | None, messages: list[str] |
         reasons = []
         for new, rs in sorted(by_new.items()):
             same = rs[0].source.timestamp == best[(rs[0].model, rs[0].task)].source.timestamp
-            reasons.append(f"{'a copy with the same timestamp as' if same else 'superseded by the newer run in'} "
-                           f"{new}" + (f" ({len(rs)} tasks)" if len(by_new) > 1 else ""))
-        messages.append(f"{old}: {what}: {'; '.join(reasons)} (model {rs[0].model}; the newest run per model and "
-                        "task is used; choose another with --run TIMESTAMP)")
+            reasons.append(
+                f"{'a copy with the same timestamp as' if same else 'superseded by the newer run in'} "
+                f"{new}" + (f" ({len(rs)} tasks)" if len(by_new) > 1 else "")
+            )
+        messages.append(
+            f"{old}: {what}: {'; '.join(reasons)} (model {rs[0].model}; the newest run per model and "
+            "task is used; choose another with --run TIMESTAMP)"
+        )
     return sorted(best.values(), key=lambda r: (r.model, r.variant_group, r.template_id))
 
 
@@ -403,8 +431,16 @@ class SampleTable:
     """The primary-filter lines of one samples file, column-wise (one entry per line). Document fields are
     extracted on first use (most tables only need the document keys)."""
 
-    def __init__(self, path: Path, docs: list[dict] | None, hashes: list, doc_ids: list, values: dict[str, list],
-                 failure: list | None, keys: dict[str, list] | None = None):
+    def __init__(
+        self,
+        path: Path,
+        docs: list[dict] | None,
+        hashes: list,
+        doc_ids: list,
+        values: dict[str, list],
+        failure: list | None,
+        keys: dict[str, list] | None = None,
+    ):
         self.path, self.docs, self.hashes, self.doc_ids = path, docs, hashes, doc_ids
         self.values, self.failure = values, failure
         if keys is not None:  # documents not kept: the pairing keys (ids, qid, cand) were extracted while reading
@@ -498,8 +534,10 @@ def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], ke
                 for m, append in cols:
                     append(d[m])
             except KeyError as exc:
-                raise SharpeInputError(f"{path}:{lineno}: sample line has no value for metric {exc.args[0]!r} "
-                                       f"(keys: {sorted(k for k in d if k not in ('doc', 'arguments'))})") from None
+                raise SharpeInputError(
+                    f"{path}:{lineno}: sample line has no value for metric {exc.args[0]!r} "
+                    f"(keys: {sorted(k for k in d if k not in ('doc', 'arguments'))})"
+                ) from None
             if keep_docs:
                 docs.append(doc)
             else:
@@ -510,11 +548,13 @@ def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], ke
             doc_ids.append(d.get("doc_id"))
             failure.append(d.get("format_failure"))
     if filter_name is None and len(seen_filters) > 1:
-        raise SharpeInputError(f"{path}: several filters {sorted(map(str, seen_filters))}; name one with "
-                               "--metric NAME,FILTER")
+        raise SharpeInputError(
+            f"{path}: several filters {sorted(map(str, seen_filters))}; name one with --metric NAME,FILTER"
+        )
     if filter_name is not None and not doc_ids and seen_filters:
-        raise SharpeInputError(f"{path}: no sample line with filter {filter_name!r} "
-                               f"(filters present: {sorted(map(str, seen_filters))})")
+        raise SharpeInputError(
+            f"{path}: no sample line with filter {filter_name!r} (filters present: {sorted(map(str, seen_filters))})"
+        )
     if all(v is None for v in failure):
         failure_out = None
     elif any(v is None for v in failure):

@@ -1,10 +1,11 @@
 """Settings of one aggregation and the small helpers every stage shares."""
+
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from .baselines import parse_generation_baseline
 from .io import DEFAULT_VARIANT_PATTERN, SharpeUsageError
@@ -14,29 +15,29 @@ from .io import DEFAULT_VARIANT_PATTERN, SharpeUsageError
 class Options:
     """Settings of one aggregation (the CLI switches of ``lm-eval-enterprise sharpe``)."""
 
-    baseline: str = "uniform"              # uniform | majority | none | simulated | table:PATH
+    baseline: str = "uniform"  # uniform | majority | none | simulated | table:PATH
     ddof: int = 1
-    alpha: float = 1.0                     # --sigma_weight
-    sigma_floor: str = "off"               # off | binomial | VALUE
-    metrics: list[str] | None = None       # ["name" or "name,filter"]; default: metadata.primary_metric
-    scoring: str = "both"                  # strict | parsed_only | both
+    alpha: float = 1.0  # --sigma_weight
+    sigma_floor: str = "off"  # off | binomial | VALUE
+    metrics: list[str] | None = None  # ["name" or "name,filter"]; default: metadata.primary_metric
+    scoring: str = "both"  # strict | parsed_only | both
     bootstrap: int = 2000
     seed: int = 0
     bootstrap_templates: bool = False
     variant_pattern: str = DEFAULT_VARIANT_PATTERN
-    exclude_templates: list[str] = field(default_factory=list)   # "group:tid"
+    exclude_templates: list[str] = field(default_factory=list)  # "group:tid"
     strict: bool = False
     fail_threshold: float = 0.2
     run: str | None = None
     model_names: str | None = None
-    compare: list[str] | None = None       # ["A,B", ...]; None = every pair
+    compare: list[str] | None = None  # ["A,B", ...]; None = every pair
     permutations: int = 2000
     fragile_top: int = 10
-    progress: bool | None = None           # None: when stderr is a terminal
-    workers: int | None = None             # processes for reading/bootstrap; None: auto (>1 only for big inputs)
-    hash_samples: bool = False             # SHA-256 of every samples file in the provenance
-    generation_baseline: str = "zero"      # ROUGE baseline: zero | lead-K (first K sentences of each document)
-    compare_decoding: bool = False         # greedy vs regex-constrained runs of the same model (decoding_comparisons)
+    progress: bool | None = None  # None: when stderr is a terminal
+    workers: int | None = None  # processes for reading/bootstrap; None: auto (>1 only for big inputs)
+    hash_samples: bool = False  # SHA-256 of every samples file in the provenance
+    generation_baseline: str = "zero"  # ROUGE baseline: zero | lead-K (first K sentences of each document)
+    compare_decoding: bool = False  # greedy vs regex-constrained runs of the same model (decoding_comparisons)
 
     def floor_mode(self):
         if self.sigma_floor in ("off", "binomial"):
@@ -44,7 +45,9 @@ class Options:
         try:
             return float(self.sigma_floor)
         except ValueError:
-            raise SharpeUsageError(f"--sigma_floor must be off, binomial or a number, not {self.sigma_floor!r}")
+            raise SharpeUsageError(
+                f"--sigma_floor must be off, binomial or a number, not {self.sigma_floor!r}"
+            ) from None
 
     @property
     def modes(self) -> list[str]:

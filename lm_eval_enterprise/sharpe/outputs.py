@@ -1,4 +1,5 @@
 """Every output of the aggregation into one folder (``--output_path DIR``): the only module that imports the writers."""
+
 from __future__ import annotations
 
 import datetime
@@ -21,7 +22,7 @@ def write_all(result: dict, out: str | Path, formats: set[str] | None = None) ->
     out.mkdir(parents=True, exist_ok=True)
     written = {}
     md = markdown(result)
-    now = datetime.datetime.now()   # one timestamp for both leaderboard exports
+    now = datetime.datetime.now()  # one timestamp for both leaderboard exports
     if "json" in formats:
         (out / "aggregate.json").write_text(to_json(result), encoding="utf-8")
         written["json"] = out / "aggregate.json"
@@ -31,7 +32,7 @@ def write_all(result: dict, out: str | Path, formats: set[str] | None = None) ->
     if "md" in formats:
         (out / "leaderboard.md").write_text(md, encoding="utf-8")
         written["md"] = out / "leaderboard.md"
-        if "decoding_comparisons" in result:   # --compare_decoding
+        if "decoding_comparisons" in result:  # --compare_decoding
             (out / "decoding_comparison.md").write_text(decoding_markdown(result), encoding="utf-8")
             written["decoding_md"] = out / "decoding_comparison.md"
     if "html" in formats:

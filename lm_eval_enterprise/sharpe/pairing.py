@@ -1,6 +1,7 @@
 """Stage 2 — samples and pairing: read each (model, template)'s samples of the primary filter and key its lines by
 document (``doc.id`` → ``doc_hash`` → ``doc_id``) or, for ranking, by query (``doc.qid`` with candidates by
 ``doc.cand_index``); every score is then computed on the documents shared by all templates and models."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -35,11 +36,15 @@ def read_group_samples(g: Group, messages: list[str]) -> None:
             tables[tid] = tab
         if missing:
             if tables:
-                messages.append(f"group {g.name}, model {model}: samples missing for {', '.join(missing)}; "
-                                "sample-based statistics of this model are null (flag no_samples)")
+                messages.append(
+                    f"group {g.name}, model {model}: samples missing for {', '.join(missing)}; "
+                    "sample-based statistics of this model are null (flag no_samples)"
+                )
             else:
-                messages.append(f"group {g.name}, model {model}: no samples ({', '.join(missing)}); scores from "
-                                "the results files only, sample-based statistics null (flag no_samples)")
+                messages.append(
+                    f"group {g.name}, model {model}: no samples ({', '.join(missing)}); scores from "
+                    "the results files only, sample-based statistics null (flag no_samples)"
+                )
             g.model_flags.setdefault(model, {})["no_samples"] = missing
             continue
         g.tables[model] = tables
@@ -94,16 +99,19 @@ def pair(g: Group, opts: Options, messages: list[str]) -> None:
         chosen, per_tab = source, keys
         break
     if chosen is None:
-        raise SharpeInputError(f"group {g.name}: cannot pair documents across templates: "
-                               + _key_problems(g, tabs, sources))
+        raise SharpeInputError(
+            f"group {g.name}: cannot pair documents across templates: " + _key_problems(g, tabs, sources)
+        )
     g.key_source = chosen
     sets = [set(k) for k in per_tab]
     common = set.intersection(*sets)
     sizes = sorted({len(s) for s in sets})
     if any(len(s) != len(common) for s in sets):
         detail = ", ".join(f"{m}/{t}: {len(s)}" for (m, t, _), s in zip(tabs, sets))
-        msg = (f"group {g.name}: templates/models cover different documents ({detail}); "
-               f"{len(common)} shared (usual cause: differing --limit)")
+        msg = (
+            f"group {g.name}: templates/models cover different documents ({detail}); "
+            f"{len(common)} shared (usual cause: differing --limit)"
+        )
         if opts.strict:
             raise SharpeInputError(msg)
         messages.append(msg + "; every score recomputed on the intersection (flag doc_set_intersected)")

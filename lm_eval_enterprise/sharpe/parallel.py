@@ -1,6 +1,7 @@
 """Running the per-row stages (samples → pairing → scores → baselines → bootstrap), in worker processes for big
 inputs. Rows are independent (each has its own bootstrap seed), so the result does not depend on the number of
 processes."""
+
 from __future__ import annotations
 
 import copy
@@ -17,7 +18,7 @@ from .options import Options, Progress
 from .pairing import pair, read_group_samples
 from .template_scores import assign_baselines, build_scorers
 
-AUTO_PARALLEL_BYTES = 50_000_000   # samples above this size use several processes (auto mode)
+AUTO_PARALLEL_BYTES = 50_000_000  # samples above this size use several processes (auto mode)
 
 
 def _finalize_group(g: Group) -> None:
@@ -26,8 +27,11 @@ def _finalize_group(g: Group) -> None:
         for spec in g.metrics:
             scs = [g.scorers.get((model, t, spec.name, "strict")) for t in g.templates]
             if all(sc is not None and sc.per_doc is not None for sc in scs):
-                g.per_doc[(model, spec.name)] = (np.vstack([sc.per_doc for sc in scs]), scs[0].per_doc_kind,
-                                                 scs[0].per_doc_is_metric)
+                g.per_doc[(model, spec.name)] = (
+                    np.vstack([sc.per_doc for sc in scs]),
+                    scs[0].per_doc_kind,
+                    scs[0].per_doc_is_metric,
+                )
     g.tables = {m: None for m in g.tables}
     g.lines, g.scorers, g.failure, g.parse_ok = {}, {}, {}, {}
 
@@ -78,9 +82,15 @@ def _lite(row: Row) -> Row:
     out.groups = []
     for g in row.groups:
         g2 = copy.copy(g)
-        g2.runs = {m: {t: _RunLite(r.task, _SourceLite(r.source.path, r.source.timestamp), r.row, r.meta,
-                                   r.samples_path, r.n_samples) for t, r in by_t.items()}
-                   for m, by_t in g.runs.items()}
+        g2.runs = {
+            m: {
+                t: _RunLite(
+                    r.task, _SourceLite(r.source.path, r.source.timestamp), r.row, r.meta, r.samples_path, r.n_samples
+                )
+                for t, r in by_t.items()
+            }
+            for m, by_t in g.runs.items()
+        }
         out.groups.append(g2)
     return out
 
@@ -88,8 +98,14 @@ def _lite(row: Row) -> Row:
 def _auto_workers(rows: list[Row], requested: int | None) -> int:
     if requested is not None:
         return max(1, requested)
-    size = sum(r.samples_path.stat().st_size for row in rows for g in row.groups for by_t in g.runs.values()
-               for r in by_t.values() if r.samples_path is not None)
+    size = sum(
+        r.samples_path.stat().st_size
+        for row in rows
+        for g in row.groups
+        for by_t in g.runs.values()
+        for r in by_t.values()
+        if r.samples_path is not None
+    )
     if size < AUTO_PARALLEL_BYTES or len(rows) < 2:
         return 1
     return max(1, min(os.cpu_count() or 1, len(rows), 8))

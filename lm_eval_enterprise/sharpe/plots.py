@@ -5,6 +5,7 @@ Readability rules: models are on the vertical axis (names read horizontally, the
 longest name), panels share that axis so names are written once per row of panels, text is 9–13 pt at 100 dpi,
 and the iso-Sharpe guides of the scatter plot never set its limits (the data does).
 """
+
 from __future__ import annotations
 
 import base64
@@ -17,17 +18,32 @@ from .options import natural_key
 from .report import dataset_records, model_order, shown_groups
 
 DPI = 100
-RC = {"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 9, "ytick.labelsize": 9,
-      "legend.fontsize": 9, "figure.titlesize": 13}
-CHAR_IN = 0.075          # width of one 9-pt label character, inches (DejaVu Sans, generous)
+RC = {
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "figure.titlesize": 13,
+}
+CHAR_IN = 0.075  # width of one 9-pt label character, inches (DejaVu Sans, generous)
 
 
 def _label_width(labels) -> float:
     return 0.35 + CHAR_IN * max((len(str(x)) for x in labels), default=4)
 
 
-def _panels(plt, n: int, n_rows_each: int, labels, per_row: int = 3, panel_w: float = 3.3, row_h: float = 0.34,
-            extra_top: float = 0.0):
+def _panels(
+    plt,
+    n: int,
+    n_rows_each: int,
+    labels,
+    per_row: int = 3,
+    panel_w: float = 3.3,
+    row_h: float = 0.34,
+    extra_top: float = 0.0,
+):
     """A grid of ``n`` panels sharing the y axis (``n_rows_each`` categories labelled ``labels``), with fixed
     margins in inches (constrained layout is several times slower on 25+ panels)."""
     cols = min(per_row, max(n, 1))
@@ -38,8 +54,14 @@ def _panels(plt, n: int, n_rows_each: int, labels, per_row: int = 3, panel_w: fl
     fig_w = left + cols * panel_w + (cols - 1) * 0.2 + right
     fig_h = top + rows * panel_h + (rows - 1) * gap_h + bottom
     fig, axes = plt.subplots(rows, cols, figsize=(fig_w, fig_h), squeeze=False, sharey=True)
-    fig.subplots_adjust(left=left / fig_w, right=1 - right / fig_w, top=1 - top / fig_h, bottom=bottom / fig_h,
-                        hspace=gap_h / panel_h, wspace=0.2 / panel_w)
+    fig.subplots_adjust(
+        left=left / fig_w,
+        right=1 - right / fig_w,
+        top=1 - top / fig_h,
+        bottom=bottom / fig_h,
+        hspace=gap_h / panel_h,
+        wspace=0.2 / panel_w,
+    )
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
     return fig, axes.ravel()
@@ -47,7 +69,7 @@ def _panels(plt, n: int, n_rows_each: int, labels, per_row: int = 3, panel_w: fl
 
 def _model_axis(ax, models: list[str]) -> None:
     ax.set_yticks(range(len(models)), models)
-    ax.set_ylim(len(models) - 0.5, -0.5)       # first model (best mean rank) on top
+    ax.set_ylim(len(models) - 0.5, -0.5)  # first model (best mean rank) on top
     ax.grid(axis="x", color="#dddddd", lw=0.6)
     ax.set_axisbelow(True)
 
@@ -76,8 +98,9 @@ def _strip_figure(plt, result, recs, models, groups, colors):
 def _sharpe_figure(plt, result, recs, models, groups, colors):
     fig, axes = _panels(plt, len(groups), len(models), models)
     for ax, g in zip(axes, groups):
-        finite = [abs(recs[(g, m)]["sharpe"]) for m in models if (g, m) in recs
-                  and recs[(g, m)]["sharpe_status"] == "ok"]
+        finite = [
+            abs(recs[(g, m)]["sharpe"]) for m in models if (g, m) in recs and recs[(g, m)]["sharpe_status"] == "ok"
+        ]
         span = max(finite, default=1.0) or 1.0
         for i, m in enumerate(models):
             r = recs.get((g, m))
@@ -87,8 +110,15 @@ def _sharpe_figure(plt, result, recs, models, groups, colors):
                 ax.barh(i, r["sharpe"], color=colors[m], height=0.6)
                 c = (r.get("ci") or {}).get("sharpe")
                 if c:
-                    ax.errorbar(r["sharpe"], i, xerr=[[max(r["sharpe"] - c[0], 0)], [max(c[1] - r["sharpe"], 0)]],
-                                fmt="none", ecolor="black", capsize=3, lw=1)
+                    ax.errorbar(
+                        r["sharpe"],
+                        i,
+                        xerr=[[max(r["sharpe"] - c[0], 0)], [max(c[1] - r["sharpe"], 0)]],
+                        fmt="none",
+                        ecolor="black",
+                        capsize=3,
+                        lw=1,
+                    )
             else:
                 label = {"inf": "+∞ (σ = 0)", "-inf": "−∞ (σ = 0)"}.get(r["sharpe_status"], "undefined")
                 ax.text(0.02 * span, i, label, va="center", ha="left", fontsize=9, color="#444444")
@@ -114,8 +144,13 @@ def _bump_figure(plt, result, models, groups, colors):
         ax.set_ylim(n_models + 0.5, 0.5)
         ax.set_title(f"{g}: W = {rk['kendall_w']:.2f}", loc="left")
     handles = [plt.Line2D([], [], color=colors[m], marker="o", label=m) for m in models]
-    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.01, 1 - 0.05 / fig.get_figheight()),
-               ncol=min(len(models), 4), frameon=False)
+    fig.legend(
+        handles=handles,
+        loc="upper left",
+        bbox_to_anchor=(0.01, 1 - 0.05 / fig.get_figheight()),
+        ncol=min(len(models), 4),
+        frameon=False,
+    )
     return fig
 
 
@@ -133,18 +168,32 @@ def _failure_figure(plt, result, recs, models, groups):
         mats[m] = mat
     if not any(np.isfinite(mat).any() for mat in mats.values()):
         return None
-    fig, axes = _panels(plt, len(models), len(groups), groups, per_row=3, panel_w=0.55 * len(tids) + 0.6,
-                        row_h=0.3, extra_top=0.1)
+    fig, axes = _panels(
+        plt, len(models), len(groups), groups, per_row=3, panel_w=0.55 * len(tids) + 0.6, row_h=0.3, extra_top=0.1
+    )
     for ax, m in zip(axes, models):
         mat = mats[m]
-        ax.imshow(np.ma.masked_invalid(mat), aspect="auto", cmap="Reds", vmin=0, vmax=1,
-                       extent=(-0.5, len(tids) - 0.5, len(groups) - 0.5, -0.5))
+        ax.imshow(
+            np.ma.masked_invalid(mat),
+            aspect="auto",
+            cmap="Reds",
+            vmin=0,
+            vmax=1,
+            extent=(-0.5, len(tids) - 0.5, len(groups) - 0.5, -0.5),
+        )
         for i in range(len(groups)):
             for j in range(len(tids)):
                 v = mat[i, j]
                 txt = "–" if not np.isfinite(v) else f"{100 * v:.0f}"
-                ax.text(j, i, txt, ha="center", va="center", fontsize=8,
-                        color="white" if np.isfinite(v) and v > 0.6 else "black")
+                ax.text(
+                    j,
+                    i,
+                    txt,
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if np.isfinite(v) and v > 0.6 else "black",
+                )
         ax.set_xticks(range(len(tids)), tids)
         ax.set_yticks(range(len(groups)), groups)
         ax.set_ylim(len(groups) - 0.5, -0.5)
@@ -153,16 +202,23 @@ def _failure_figure(plt, result, recs, models, groups):
 
 
 def _scatter_figure(plt, result, recs, models, groups, colors):
-    pts = {m: [(r["std"], r["mean"] - r["baseline"]["value"]) for g in groups for r in [recs.get((g, m))]
-               if r and r["std"] is not None and r["mean"] is not None and r["baseline"]["value"] is not None]
-           for m in models}
+    pts = {
+        m: [
+            (r["std"], r["mean"] - r["baseline"]["value"])
+            for g in groups
+            for r in [recs.get((g, m))]
+            if r and r["std"] is not None and r["mean"] is not None and r["baseline"]["value"] is not None
+        ]
+        for m in models
+    }
     if not any(pts.values()):
         return None
     label_w = _label_width(models)
     fig_w, fig_h = 7.0 + label_w, 5.0
     fig, ax = plt.subplots(figsize=(fig_w, fig_h))
-    fig.subplots_adjust(left=0.9 / fig_w, right=(fig_w - label_w - 0.3) / fig_w, top=1 - 0.3 / fig_h,
-                        bottom=0.7 / fig_h)
+    fig.subplots_adjust(
+        left=0.9 / fig_w, right=(fig_w - label_w - 0.3) / fig_w, top=1 - 0.3 / fig_h, bottom=0.7 / fig_h
+    )
     xs = [x for p in pts.values() for x, _ in p]
     ys = [y for p in pts.values() for _, y in p]
     xmax = max(max(xs) * 1.15, 1e-3)
@@ -172,15 +228,30 @@ def _scatter_figure(plt, result, recs, models, groups, colors):
     markers = "osD^v<>Ph*"
     for k, m in enumerate(models):
         if pts[m]:
-            ax.scatter(*zip(*pts[m]), color=colors[m], marker=markers[k % len(markers)], s=40, label=m, zorder=3,
-                       edgecolor="white", lw=0.5)
+            ax.scatter(
+                *zip(*pts[m]),
+                color=colors[m],
+                marker=markers[k % len(markers)],
+                s=40,
+                label=m,
+                zorder=3,
+                edgecolor="white",
+                lw=0.5,
+            )
     xline = np.linspace(0, xmax, 50)
     for s in (0.5, 1, 2, 5, 10, 20):
         ax.plot(xline, s * xline, color="grey", lw=0.7, ls=":", zorder=1)
         x_end, y_end = (xmax, s * xmax) if s * xmax <= yhi else (yhi / s, yhi)
         if y_end > ylo + 0.05 * (yhi - ylo) and x_end > 0.05 * xmax:
-            ax.text(x_end, y_end, f" S={s:g}", fontsize=9, color="grey", ha="right" if x_end >= xmax else "left",
-                    va="bottom" if x_end >= xmax else "top")
+            ax.text(
+                x_end,
+                y_end,
+                f" S={s:g}",
+                fontsize=9,
+                color="grey",
+                ha="right" if x_end >= xmax else "left",
+                va="bottom" if x_end >= xmax else "top",
+            )
     ax.set_xlim(0, xmax)
     ax.set_ylim(ylo, yhi)
     ax.axhline(0, color="black", lw=0.6)
@@ -207,9 +278,11 @@ def figures(result: dict) -> dict[str, object]:
     with plt.rc_context(RC):
         out["strip"] = _strip_figure(plt, result, recs, models, groups, colors)
         out["sharpe"] = _sharpe_figure(plt, result, recs, models, groups, colors)
-        for name, fig in (("bump", _bump_figure(plt, result, models, groups, colors)),
-                          ("failures", _failure_figure(plt, result, recs, models, groups)),
-                          ("scatter", _scatter_figure(plt, result, recs, models, groups, colors))):
+        for name, fig in (
+            ("bump", _bump_figure(plt, result, models, groups, colors)),
+            ("failures", _failure_figure(plt, result, recs, models, groups)),
+            ("scatter", _scatter_figure(plt, result, recs, models, groups, colors)),
+        ):
             if fig is not None:
                 out[name] = fig
     return out

@@ -7,6 +7,7 @@ ProSA PSS with the most fragile documents, format-failure rates, bootstrap inter
 fields left :data:`ABSENT` are not written; ``per_doc`` and ``scores_bt`` are private, for the writers and the
 comparisons only).
 """
+
 from __future__ import annotations
 
 import math
@@ -31,14 +32,14 @@ class _Absent:
 
 
 ABSENT: Any = _Absent()
-PRIVATE_NAMES = {"per_doc": "_per_doc", "scores_bt": "_scores_bt"}   # dataclass field → key in the dict form
+PRIVATE_NAMES = {"per_doc": "_per_doc", "scores_bt": "_scores_bt"}  # dataclass field → key in the dict form
 
 
 @dataclass
 class Record:
     """Statistics of one model × group × metric × scoring mode (see the module docstring)."""
 
-    level: str                                   # "dataset" | "variant_group" (a subtask of a dataset)
+    level: str  # "dataset" | "variant_group" (a subtask of a dataset)
     group: str
     dataset: str
     domain: str
@@ -47,25 +48,25 @@ class Record:
     model: str
     metric: str
     filter: str
-    scoring_mode: str                            # "strict" | "parsed_only"
+    scoring_mode: str  # "strict" | "parsed_only"
     comparable_across_models: bool
     n_templates: int
     templates: list[str]
     n_docs: int | None
-    toy_data: bool                               # scored on the embedded fixture data, not the benchmark
-    baseline: dict                               # Baseline.as_dict()
-    template_scores: dict[str, float | None]     # native scale (not negated)
+    toy_data: bool  # scored on the embedded fixture data, not the benchmark
+    baseline: dict  # Baseline.as_dict()
+    template_scores: dict[str, float | None]  # native scale (not negated)
     ddof: int
     alpha: float
     sigma_floor_mode: str
     mean: float | None = None
     std: float | None = None
-    sigma_eff: float | None = ABSENT             # written when the statistics are defined
+    sigma_eff: float | None = ABSENT  # written when the statistics are defined
     sharpe: float | None = None
-    sharpe_status: str = "undefined"             # ok | inf | -inf | undefined | single_template | no_baseline
+    sharpe_status: str = "undefined"  # ok | inf | -inf | undefined | single_template | no_baseline
     degenerate_std: bool = False
     sigma_floor_active: bool = False
-    excess_mean: float | None = ABSENT           # μ − b; written when the statistics are defined
+    excess_mean: float | None = ABSENT  # μ − b; written when the statistics are defined
     min: float | None = None
     max: float | None = None
     spread: float | None = None
@@ -76,22 +77,25 @@ class Record:
     pss: float | None = None
     pss_basis: str | None = None
     fragile_docs: list[dict] | None = None
-    per_doc: tuple = ABSENT                      # private: (keys, T × D values, S_d)
+    per_doc: tuple = ABSENT  # private: (keys, T × D values, S_d)
     format_failure: dict[str, float | None] | None = None
     ci: dict | None = None
-    ci_templates: dict = ABSENT                  # with --bootstrap_templates
+    ci_templates: dict = ABSENT  # with --bootstrap_templates
     flags: list[str] = field(default_factory=list)
     flag_details: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    scores_bt: np.ndarray | None = None          # private: B × T resampled scores (document bootstrap)
-    subtasks: list[str] = ABSENT                 # dataset rows with subtasks
+    scores_bt: np.ndarray | None = None  # private: B × T resampled scores (document bootstrap)
+    subtasks: list[str] = ABSENT  # dataset rows with subtasks
     key_source: str | None = None
-    tasks: dict[str, str] = ABSENT               # template → lm-eval task name (records of one variant group)
+    tasks: dict[str, str] = ABSENT  # template → lm-eval task name (records of one variant group)
 
     def to_dict(self) -> dict:
         """The JSON form (values not copied; private fields kept under ``_``-prefixed keys)."""
-        return {PRIVATE_NAMES.get(f.name, f.name): getattr(self, f.name) for f in fields(self)
-                if getattr(self, f.name) is not ABSENT}
+        return {
+            PRIVATE_NAMES.get(f.name, f.name): getattr(self, f.name)
+            for f in fields(self)
+            if getattr(self, f.name) is not ABSENT
+        }
 
     def sharpe_value(self) -> float | None:
         """S as a float: ±inf for a zero σ, NaN when undefined."""
@@ -118,16 +122,16 @@ class RecordKey:
 class RecordInputs:
     """What the statistics of one record are computed from."""
 
-    scores: dict[str, float]                                  # template → s_t
+    scores: dict[str, float]  # template → s_t
     baseline: BL.Baseline
     n_docs: int | None
-    failure: dict[str, float | None] | None                   # template → format-failure rate
-    boot: dict[str, np.ndarray | None] = field(default_factory=dict)          # kind → B × T resampled s_t
+    failure: dict[str, float | None] | None  # template → format-failure rate
+    boot: dict[str, np.ndarray | None] = field(default_factory=dict)  # kind → B × T resampled s_t
     template_idx: dict[str, np.ndarray | None] = field(default_factory=dict)  # kind → B × T template draws
-    per_doc: tuple | None = None                              # (keys, T × D values, basis) behind PSS
+    per_doc: tuple | None = None  # (keys, T × D values, basis) behind PSS
     flags: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    toy_data: bool = False                                    # scored on the embedded fixture data
+    toy_data: bool = False  # scored on the embedded fixture data
 
 
 # ============================================================================================== one record
@@ -159,10 +163,16 @@ def _prosa(rec: Record, per_doc: tuple | None, opts: Options) -> None:
     keys, mat, kind = per_doc
     value, sd = ST.pss(mat)
     rec.pss, rec.pss_basis = value, kind
-    order = np.argsort(-sd, kind="stable")[:opts.fragile_top]
-    rec.fragile_docs = [{"key": keys[i], "s_d": float(sd[i]),
-                         "per_template": {t: float(mat[j, i]) for j, t in enumerate(rec.templates)}}
-                        for i in order if sd[i] > 0]
+    order = np.argsort(-sd, kind="stable")[: opts.fragile_top]
+    rec.fragile_docs = [
+        {
+            "key": keys[i],
+            "s_d": float(sd[i]),
+            "per_template": {t: float(mat[j, i]) for j, t in enumerate(rec.templates)},
+        }
+        for i in order
+        if sd[i] > 0
+    ]
     rec.per_doc = (keys, mat, sd)
 
 
@@ -176,8 +186,16 @@ def _intervals(rec: Record, inp: RecordInputs, b_arg, higher_is_better: bool, op
             continue
         if not higher_is_better:
             mat = -mat
-        ci = BS.summarize(mat, b_arg if b_arg is not None else np.nan, opts.ddof, opts.alpha, opts.floor_mode(),
-                          rec.n_docs or 0, inp.template_idx.get(kind), opts.seed)
+        ci = BS.summarize(
+            mat,
+            b_arg if b_arg is not None else np.nan,
+            opts.ddof,
+            opts.alpha,
+            opts.floor_mode(),
+            rec.n_docs or 0,
+            inp.template_idx.get(kind),
+            opts.seed,
+        )
         if b_arg is None:
             ci["sharpe"] = None
         if not higher_is_better:
@@ -198,20 +216,33 @@ def build_record(key: RecordKey, inp: RecordInputs, opts: Options) -> Record:
     if inp.baseline.per_template is not None and b_val is not None:
         b_arg = np.array([inp.baseline.per_template[t] for t in tids])
     flags, notes = dict(inp.flags), list(inp.notes)
-    if not spec.higher_is_better:     # lower is better: S is computed on −s against −b
+    if not spec.higher_is_better:  # lower is better: S is computed on −s against −b
         s = -s
         b_arg = None if b_arg is None else -np.asarray(b_arg) if not np.isscalar(b_arg) else -b_arg
         flags["negated_metric"] = True
     shown = -s if not spec.higher_is_better else s
     rec = Record(
-        level=key.level, group=key.name, dataset=key.row.dataset, domain=key.row.domain,
+        level=key.level,
+        group=key.name,
+        dataset=key.row.dataset,
+        domain=key.row.domain,
         subtask=key.group.subtask if key.group is not None else None,
         variant_groups=[g.name for g in key.row.groups] if key.group is None else [key.group.name],
-        model=key.model, metric=spec.name, filter=spec.filter, scoring_mode=key.mode,
-        comparable_across_models=key.mode == "strict", n_templates=len(tids), templates=tids, n_docs=inp.n_docs,
-        toy_data=inp.toy_data, baseline=inp.baseline.as_dict(),
+        model=key.model,
+        metric=spec.name,
+        filter=spec.filter,
+        scoring_mode=key.mode,
+        comparable_across_models=key.mode == "strict",
+        n_templates=len(tids),
+        templates=tids,
+        n_docs=inp.n_docs,
+        toy_data=inp.toy_data,
+        baseline=inp.baseline.as_dict(),
         template_scores={t: float(v) if math.isfinite(v) else None for t, v in zip(tids, shown)},
-        ddof=opts.ddof, alpha=opts.alpha, sigma_floor_mode=opts.sigma_floor)
+        ddof=opts.ddof,
+        alpha=opts.alpha,
+        sigma_floor_mode=opts.sigma_floor,
+    )
     undefined = ~np.isfinite(s)
     if undefined.any():
         bad = [t for t, u in zip(tids, undefined) if u]
@@ -239,7 +270,7 @@ class RecordSet:
 
     records: list[Record] = field(default_factory=list)
     by_key: dict[tuple[str, str, str, str], Record] = field(default_factory=dict)
-    per_doc: dict[tuple[str, str, str], tuple] = field(default_factory=dict)   # → (keys, T × D, is_metric)
+    per_doc: dict[tuple[str, str, str], tuple] = field(default_factory=dict)  # → (keys, T × D, is_metric)
 
     def add(self, rec: Record, dataset_level: bool) -> None:
         self.records.append(rec)
@@ -273,11 +304,16 @@ def _group_inputs(row: Row, g: Group, model: str, spec: MetricSpec, mode: str) -
     elif g.boot:
         boot = {"docs": g.boot.get((model, spec.name, mode, "docs"))}
     return RecordInputs(
-        scores={t: g.scores[(model, t, spec.name, mode)] for t in g.templates}, baseline=g.baseline[spec.name],
-        n_docs=g.n_docs.get(model), failure=None if all(v is None for v in fail.values()) else fail, boot=boot,
+        scores={t: g.scores[(model, t, spec.name, mode)] for t in g.templates},
+        baseline=g.baseline[spec.name],
+        n_docs=g.n_docs.get(model),
+        failure=None if all(v is None for v in fail.values()) else fail,
+        boot=boot,
         template_idx=row.template_idx if g.templates == row.templates else {},
-        per_doc=_per_doc_of_group(g, model, spec, g.templates) if mode == "strict" else None, flags=flags,
-        toy_data=g.toy.get(model, False))
+        per_doc=_per_doc_of_group(g, model, spec, g.templates) if mode == "strict" else None,
+        flags=flags,
+        toy_data=g.toy.get(model, False),
+    )
 
 
 def _group_records(out: RecordSet, row: Row, g: Group, opts: Options) -> None:
@@ -288,15 +324,21 @@ def _group_records(out: RecordSet, row: Row, g: Group, opts: Options) -> None:
                 if (model, g.templates[0], spec.name, mode) not in g.scores:
                     continue
                 inp = _group_inputs(row, g, model, spec, mode)
-                key = (RecordKey("variant_group", g.name, row, g, model, spec, mode) if row.composite
-                       else RecordKey("dataset", row.name, row, None, model, spec, mode))
+                key = (
+                    RecordKey("variant_group", g.name, row, g, model, spec, mode)
+                    if row.composite
+                    else RecordKey("dataset", row.name, row, None, model, spec, mode)
+                )
                 rec = build_record(key, inp, opts)
                 rec.key_source = g.key_source
                 rec.tasks = {t: g.runs[model][t].task for t in g.templates}
                 out.add(rec, dataset_level=not row.composite)
                 if not row.composite and inp.per_doc is not None:
-                    out.per_doc[(row.name, model, spec.name)] = (inp.per_doc[0], inp.per_doc[1],
-                                                                 g.per_doc[(model, spec.name)][2])
+                    out.per_doc[(row.name, model, spec.name)] = (
+                        inp.per_doc[0],
+                        inp.per_doc[1],
+                        g.per_doc[(model, spec.name)][2],
+                    )
 
 
 def _row_flags(row: Row, model: str) -> dict[str, Any]:
@@ -304,7 +346,7 @@ def _row_flags(row: Row, model: str) -> dict[str, Any]:
     flags = dict(row.flags)
     for g in row.groups:
         for k, v in g.model_flags.get(model, {}).items():
-            if k == "templates_missing":   # per subtask group: {group: [tids]}
+            if k == "templates_missing":  # per subtask group: {group: [tids]}
                 flags.setdefault(k, {})[g.name] = v
             else:
                 flags.setdefault(k, v)
@@ -355,12 +397,19 @@ def _dataset_row_records(out: RecordSet, row: Row, opts: Options) -> None:
                 if scores is None:
                     continue
                 pdoc = _row_per_doc(row, model, spec) if mode == "strict" else None
-                n_docs = len(row.keys) if row.keys else (
-                    max((g.n_docs.get(model) or 0) for g in row.groups) or None)
-                inp = RecordInputs(scores, b, n_docs, _row_failure(row, model), _row_boot(row, model, spec.name, mode),
-                                   row.template_idx, pdoc, _row_flags(row, model),
-                                   [f"s_t = unweighted mean over {len(row.groups)} subtasks"],
-                                   any(g.toy.get(model, False) for g in row.groups))
+                n_docs = len(row.keys) if row.keys else (max((g.n_docs.get(model) or 0) for g in row.groups) or None)
+                inp = RecordInputs(
+                    scores,
+                    b,
+                    n_docs,
+                    _row_failure(row, model),
+                    _row_boot(row, model, spec.name, mode),
+                    row.template_idx,
+                    pdoc,
+                    _row_flags(row, model),
+                    [f"s_t = unweighted mean over {len(row.groups)} subtasks"],
+                    any(g.toy.get(model, False) for g in row.groups),
+                )
                 rec = build_record(RecordKey("dataset", row.name, row, None, model, spec, mode), inp, opts)
                 rec.subtasks = [g.subtask for g in row.groups]
                 rec.key_source = row.groups[0].key_source
@@ -383,8 +432,9 @@ def collect_records(rows: list[Row], opts: Options) -> RecordSet:
 
 
 # ============================================================================================== failure flags
-def failure_flags(strict: list[Record], opts: Options, row_scores_: dict, baseline_val,
-                  higher_is_better: bool) -> dict[str, list]:
+def failure_flags(
+    strict: list[Record], opts: Options, row_scores_: dict, baseline_val, higher_is_better: bool
+) -> dict[str, list]:
     """high_failure / broken_template per template from the strict records of one row × metric.
 
     high_failure: a template's failure rate > --fail_threshold for any model, or > median + 3·MAD of all
@@ -410,8 +460,12 @@ def failure_flags(strict: list[Record], opts: Options, row_scores_: dict, baseli
                 med_t = float(np.median(list(sc.values())))
                 # only meaningful when the model's typical template is above chance (med_t > b); below chance
                 # the threshold b + 0.5·(med_t − b) lies above the median and would flag most templates
-                low = (baseline_val is not None and higher_is_better and med_t > baseline_val
-                       and sc[t] < baseline_val + 0.5 * (med_t - baseline_val))
+                low = (
+                    baseline_val is not None
+                    and higher_is_better
+                    and med_t > baseline_val
+                    and sc[t] < baseline_val + 0.5 * (med_t - baseline_val)
+                )
                 if low or (m, t) in high_mt:
                     bad += 1
             if bad >= 0.8 * len(models):
@@ -427,8 +481,9 @@ def apply_failure_flags(out: RecordSet, rows: list[Row], opts: Options) -> None:
             strict = out.of_row(row.name, spec.name, "strict")
             if not strict:
                 continue
-            scores = {r.model: r.template_scores for r in strict
-                      if all(v is not None for v in r.template_scores.values())}
+            scores = {
+                r.model: r.template_scores for r in strict if all(v is not None for v in r.template_scores.values())
+            }
             ff = failure_flags(strict, opts, scores, strict[0].baseline["value"], spec.higher_is_better)
             for r in out.of_row(row.name, spec.name):
                 for name, ts in ff.items():

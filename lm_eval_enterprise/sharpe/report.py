@@ -4,6 +4,7 @@ report shares (:mod:`.html_report`, :mod:`.plots`). ``aggregate.json``: :mod:`.s
 
 All writers take the dict returned by :func:`lm_eval_enterprise.sharpe.engine.aggregate`.
 """
+
 from __future__ import annotations
 
 import csv
@@ -17,8 +18,15 @@ from .baselines import ROUGE_METRICS
 from .serialize import clean, to_json  # noqa: F401  (re-exported: writers and tests use them from here)
 
 # flags that describe a dataset row (every model's record carries them); shown once under the row's table
-ROW_FLAGS = ("high_failure", "broken_template", "templates_dropped", "doc_set_intersected", "excluded_templates",
-             "missing_subtasks", "grouped_by_name")
+ROW_FLAGS = (
+    "high_failure",
+    "broken_template",
+    "templates_dropped",
+    "doc_set_intersected",
+    "excluded_templates",
+    "missing_subtasks",
+    "grouped_by_name",
+)
 HIDDEN_FLAGS = ("negated_metric",)
 
 
@@ -81,8 +89,15 @@ def dataset_records(result: dict, mode: str = "strict") -> dict[tuple[str, str],
 def model_order(result: dict) -> list[str]:
     """Models by overall mean rank (then mean Sharpe, name); models outside the roll-up last."""
     ov = result["macro"]["overall"]["models"]
-    return sorted(result["models"], key=lambda m: (m not in ov, (ov.get(m) or {}).get("mean_rank") or 1e9,
-                                                   -((ov.get(m) or {}).get("mean_sharpe") or -1e9), m))
+    return sorted(
+        result["models"],
+        key=lambda m: (
+            m not in ov,
+            (ov.get(m) or {}).get("mean_rank") or 1e9,
+            -((ov.get(m) or {}).get("mean_sharpe") or -1e9),
+            m,
+        ),
+    )
 
 
 def shown_groups(result: dict, recs: dict) -> list[str]:
@@ -109,14 +124,18 @@ def _settings_line(result: dict) -> str:
     tpl = ", templates resampled too" if s["bootstrap_templates"] else ""
     gen = s.get("generation_baseline", "zero")
     gen_txt = f", ROUGE baseline `{gen}`" if gen != "zero" else ""
-    return (f"baseline `{s['baseline']}`{gen_txt}, ddof {s['ddof']}, α = {s['alpha']}, σ floor `{s['sigma_floor']}`, "
-            f"bootstrap B = {s['bootstrap']} (seed {s['seed']}{tpl}), scoring `{s['scoring']}` (strict shown)")
+    return (
+        f"baseline `{s['baseline']}`{gen_txt}, ddof {s['ddof']}, α = {s['alpha']}, σ floor `{s['sigma_floor']}`, "
+        f"bootstrap B = {s['bootstrap']} (seed {s['seed']}{tpl}), scoring `{s['scoring']}` (strict shown)"
+    )
 
 
 # ============================================================================================== Markdown
-TOY_BANNER = ("> **Toy data.** {who} scored on the package's embedded fixture data (a few synthetic rows per "
-              "dataset, for demos and tests), not on the benchmark: these numbers show that the pipeline runs, not "
-              "how good a model is. They are marked `toy` in the data column.")
+TOY_BANNER = (
+    "> **Toy data.** {who} scored on the package's embedded fixture data (a few synthetic rows per "
+    "dataset, for demos and tests), not on the benchmark: these numbers show that the pipeline runs, not "
+    "how good a model is. They are marked `toy` in the data column."
+)
 
 DEFINITIONS = [
     "**How to read the tables.** Every template t gives a score s_t (the dataset's primary metric on the same "
@@ -132,8 +151,7 @@ DEFINITIONS = [
     "- **fail%**: share of outputs the template's answer pattern could not parse (mean over templates; per "
     "template in parentheses).",
     "- **mean Sharpe / mean rank**: mean over datasets of the finite S and of the model's rank by S.",
-    "- **Kendall's W**: agreement of the model ranking across templates (1 = every template ranks the models "
-    "alike).",
+    "- **Kendall's W**: agreement of the model ranking across templates (1 = every template ranks the models alike).",
 ]
 
 
@@ -167,12 +185,15 @@ def _row_flag_lines(result: dict, rs: list[dict]) -> list[str]:
         if f in ("high_failure", "broken_template"):
             parts = []
             for t in d or []:
-                rates = ", ".join(f"{r['model']} {100 * ((r.get('format_failure') or {}).get(t) or 0):.0f}%"
-                                  for r in rs)
+                rates = ", ".join(
+                    f"{r['model']} {100 * ((r.get('format_failure') or {}).get(t) or 0):.0f}%" for r in rs
+                )
                 parts.append(f"{t} (failures: {rates})")
-            why = (f"failure rate above {100 * thr:.0f}% for some model, or far above this dataset's median"
-                   if f == "high_failure" else "for ≥ 80% of the models far below their median template, or "
-                                                 "high failures")
+            why = (
+                f"failure rate above {100 * thr:.0f}% for some model, or far above this dataset's median"
+                if f == "high_failure"
+                else "for ≥ 80% of the models far below their median template, or high failures"
+            )
             out.append(f"- `{f}` ({why}): {'; '.join(parts)}")
         else:
             out.append(f"- `{f}`" + (f": {_detail(d)}" if d is not None else ""))
@@ -183,8 +204,10 @@ def _model_note(g: str, r: dict, notes: _Footnotes) -> str:
     fl = [f for f in r["flags"] if f not in HIDDEN_FLAGS and f not in ROW_FLAGS]
     if not fl:
         return ""
-    return notes.ref(f"{g} / {r['model']}: " + ", ".join(
-        f"`{f}` ({_detail(r['flag_details'][f])})" if f in r["flag_details"] else f"`{f}`" for f in fl))
+    return notes.ref(
+        f"{g} / {r['model']}: "
+        + ", ".join(f"`{f}` ({_detail(r['flag_details'][f])})" if f in r["flag_details"] else f"`{f}`" for f in fl)
+    )
 
 
 def _baseline_text(r0: dict) -> str:
@@ -193,8 +216,10 @@ def _baseline_text(r0: dict) -> str:
         return f"no baseline ({b.get('note', '')})"
     out = f"b = {fmt(b['value'])} ({b['method']})"
     if b["method"] == "zero" and r0["metric"] in ROUGE_METRICS:
-        out += (". With b = 0 for ROUGE, S = μ/σ also rewards a consistently low score (e.g. mostly format "
-                "failures): read S with μ and fail%, or use `--generation_baseline lead-3`")
+        out += (
+            ". With b = 0 for ROUGE, S = μ/σ also rewards a consistently low score (e.g. mostly format "
+            "failures): read S with μ and fail%, or use `--generation_baseline lead-3`"
+        )
     return out
 
 
@@ -204,11 +229,20 @@ def _summary_table(result: dict, recs: dict, models: list[str], groups: list[str
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i, m in enumerate(models, 1):
         o = ov.get(m)
-        cells = [str(i), m, data_label(result, m, recs, groups), fmt((o or {}).get("mean_sharpe"), 2) if o else
-                 "excluded" + notes.ref(f"{m}: missing datasets "
-                                        f"{_detail(result['macro']['overall']['excluded_models'].get(m))}; not in "
-                                        "the macro columns"),
-                 fmt((o or {}).get("mean_rank"), 2) if o else "–"]
+        cells = [
+            str(i),
+            m,
+            data_label(result, m, recs, groups),
+            fmt((o or {}).get("mean_sharpe"), 2)
+            if o
+            else "excluded"
+            + notes.ref(
+                f"{m}: missing datasets "
+                f"{_detail(result['macro']['overall']['excluded_models'].get(m))}; not in "
+                "the macro columns"
+            ),
+            fmt((o or {}).get("mean_rank"), 2) if o else "–",
+        ]
         cells += [fmt_sharpe(recs[(g, m)], ci=False) if (g, m) in recs else "–" for g in groups]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
@@ -216,17 +250,29 @@ def _summary_table(result: dict, recs: dict, models: list[str], groups: list[str
 
 def _dataset_section(result: dict, row: dict, rs: list[dict], notes: _Footnotes) -> list[str]:
     g, r0 = row["group"], rs[0]
-    lines = ["", f"### {g} — {r0['metric']} ({row['domain']})", "",
-             f"{r0['n_templates']} templates, {fmt(r0['n_docs'])} "
-             f"{'queries' if r0.get('key_source') == 'qid' else 'documents'}, {_baseline_text(r0)}."
-             + (f" Subtasks: {', '.join(r0.get('subtasks') or [])}." if r0.get("subtasks") else ""), ""]
+    lines = [
+        "",
+        f"### {g} — {r0['metric']} ({row['domain']})",
+        "",
+        f"{r0['n_templates']} templates, {fmt(r0['n_docs'])} "
+        f"{'queries' if r0.get('key_source') == 'qid' else 'documents'}, {_baseline_text(r0)}."
+        + (f" Subtasks: {', '.join(r0.get('subtasks') or [])}." if r0.get("subtasks") else ""),
+        "",
+    ]
     tids = r0["templates"]
     head = ["model", "μ ± σ", "Sharpe [95% CI]", "min", "max", "CPS", "fail%"] + tids
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rs:
         mf = mean_failure(r)
-        cells = [r["model"] + _model_note(g, r, notes), fmt_mean_std(r), fmt_sharpe(r), fmt(r["min"]), fmt(r["max"]),
-                 fmt(r["cps"]), "–" if mf is None else f"{100 * mf:.1f}"]
+        cells = [
+            r["model"] + _model_note(g, r, notes),
+            fmt_mean_std(r),
+            fmt_sharpe(r),
+            fmt(r["min"]),
+            fmt(r["max"]),
+            fmt(r["cps"]),
+            "–" if mf is None else f"{100 * mf:.1f}",
+        ]
         for t in tids:
             ff = (r.get("format_failure") or {}).get(t)
             cells.append(fmt(r["template_scores"].get(t)) + (f" ({100 * ff:.0f}% fail)" if ff else ""))
@@ -235,10 +281,13 @@ def _dataset_section(result: dict, row: dict, rs: list[dict], notes: _Footnotes)
     rk = result["rank_stability"].get(g)
     if rk and rk.get("kendall_w") is not None:
         flips = ", ".join(f"({a}, {b})" for a, b in rk["flips"]) or "none"
-        lines += ["", f"Rank stability: Kendall's W = {rk['kendall_w']:.3f}, mean τ_b = "
-                      f"{fmt(rk['kendall_tau_mean'])}, Friedman χ² = {rk['friedman_chi2']:.3f} "
-                      f"(p = {fmt(rk['friedman_p'])}); by mean {' > '.join(rk['rank_by_mean'])}; by Sharpe "
-                      f"{' > '.join(rk['rank_by_sharpe'])}; pairs that flip: {flips}."]
+        lines += [
+            "",
+            f"Rank stability: Kendall's W = {rk['kendall_w']:.3f}, mean τ_b = "
+            f"{fmt(rk['kendall_tau_mean'])}, Friedman χ² = {rk['friedman_chi2']:.3f} "
+            f"(p = {fmt(rk['friedman_p'])}); by mean {' > '.join(rk['rank_by_mean'])}; by Sharpe "
+            f"{' > '.join(rk['rank_by_sharpe'])}; pairs that flip: {flips}.",
+        ]
     return lines
 
 
@@ -246,21 +295,29 @@ def _domain_table(result: dict, models: list[str]) -> list[str]:
     dom = result["macro"]["domains"]
     if not dom:
         return []
-    lines = ["", "### Domains and overall", "",
-             "Equal weight per dataset (no σ across datasets); Sharpe averaged over finite values.", "",
-             "| scope | model | datasets | mean μ | mean σ | mean Sharpe (finite/total) | mean rank |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "",
+        "### Domains and overall",
+        "",
+        "Equal weight per dataset (no σ across datasets); Sharpe averaged over finite values.",
+        "",
+        "| scope | model | datasets | mean μ | mean σ | mean Sharpe (finite/total) | mean rank |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for scope, blk in list(dom.items()) + [("overall", result["macro"]["overall"])]:
         for m in models:
             o = blk["models"].get(m)
             if o is None:
                 if m in blk["excluded_models"]:
-                    lines.append(f"| {scope} | {m} | excluded (missing {', '.join(blk['excluded_models'][m])}) "
-                                 "| – | – | – | – |")
+                    lines.append(
+                        f"| {scope} | {m} | excluded (missing {', '.join(blk['excluded_models'][m])}) | – | – | – | – |"
+                    )
                 continue
-            lines.append(f"| {scope} | {m} | {o['n_datasets']} | {fmt(o['mean_mu'])} | {fmt(o['mean_sigma'])} | "
-                         f"{fmt(o['mean_sharpe'], 2)} ({o['n_finite_sharpe']}/{o['n_datasets']}) | "
-                         f"{fmt(o['mean_rank'], 2)} |")
+            lines.append(
+                f"| {scope} | {m} | {o['n_datasets']} | {fmt(o['mean_mu'])} | {fmt(o['mean_sigma'])} | "
+                f"{fmt(o['mean_sharpe'], 2)} ({o['n_finite_sharpe']}/{o['n_datasets']}) | "
+                f"{fmt(o['mean_rank'], 2)} |"
+            )
     return lines
 
 
@@ -308,33 +365,88 @@ def decoding_markdown(result: dict) -> str:
     """The ``--compare_decoding`` section (also ``decoding_comparison.md``): per model and dataset row, the
     regex-constrained run minus the unconstrained (greedy) run of the same model."""
     comps = result.get("decoding_comparisons") or []
-    lines = ["## Greedy vs regex-constrained decoding", "",
-             "Δ = regex-constrained − unconstrained run of the same model, on the same templates and documents "
-             "(strict scores). Intervals: 2.5–97.5 percentiles over the shared document resamples "
-             f"(B = {result['settings']['bootstrap']}). fail% and adherence% are the mean over templates of the "
-             "format-failure rate and of `format_adherence` (completion in the template's answer format), "
-             "unconstrained → constrained.", ""]
+    lines = [
+        "## Greedy vs regex-constrained decoding",
+        "",
+        "Δ = regex-constrained − unconstrained run of the same model, on the same templates and documents "
+        "(strict scores). Intervals: 2.5–97.5 percentiles over the shared document resamples "
+        f"(B = {result['settings']['bootstrap']}). fail% and adherence% are the mean over templates of the "
+        "format-failure rate and of `format_adherence` (completion in the template's answer format), "
+        "unconstrained → constrained.",
+        "",
+    ]
     if not comps:
         return "\n".join(lines + ["No model has both an unconstrained and a regex-constrained run.", ""])
-    head = ["model", "dataset", "metric", "μ (unconstr. → constr.)", "Δμ [95% CI]", "Δσ [95% CI]",
-            "ΔSharpe [95% CI]", "fail%", "adherence%"]
+    head = [
+        "model",
+        "dataset",
+        "metric",
+        "μ (unconstr. → constr.)",
+        "Δμ [95% CI]",
+        "Δσ [95% CI]",
+        "ΔSharpe [95% CI]",
+        "fail%",
+        "adherence%",
+    ]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in comps:
         u, k = c["unconstrained"], c["constrained"]
-        dsh = (_fmt_delta(c["delta_sharpe"], c.get("delta_sharpe_ci"), 2) if c["delta_sharpe"] is not None
-               else f"n/a ({c['delta_sharpe_status']})")
-        lines.append("| " + " | ".join([
-            c["model"], c["group"], c["metric"], f"{fmt(u['mean'])} → {fmt(k['mean'])}",
-            _fmt_delta(c["delta_mean"], c.get("delta_mean_ci")), _fmt_delta(c["delta_std"], c.get("delta_std_ci")),
-            dsh, f"{_pct(u['format_failure'])} → {_pct(k['format_failure'])}",
-            f"{_pct(u['format_adherence'])} → {_pct(k['format_adherence'])}"]) + " |")
+        dsh = (
+            _fmt_delta(c["delta_sharpe"], c.get("delta_sharpe_ci"), 2)
+            if c["delta_sharpe"] is not None
+            else f"n/a ({c['delta_sharpe_status']})"
+        )
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    c["model"],
+                    c["group"],
+                    c["metric"],
+                    f"{fmt(u['mean'])} → {fmt(k['mean'])}",
+                    _fmt_delta(c["delta_mean"], c.get("delta_mean_ci")),
+                    _fmt_delta(c["delta_std"], c.get("delta_std_ci")),
+                    dsh,
+                    f"{_pct(u['format_failure'])} → {_pct(k['format_failure'])}",
+                    f"{_pct(u['format_adherence'])} → {_pct(k['format_adherence'])}",
+                ]
+            )
+            + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
 # ============================================================================================== CSV
-SCALARS = ["level", "group", "dataset", "domain", "subtask", "model", "metric", "filter", "scoring_mode",
-           "n_templates", "n_docs", "toy_data", "mean", "std", "ddof", "sharpe", "sharpe_status", "alpha", "sigma_floor_mode",
-           "sigma_floor_active", "degenerate_std", "min", "max", "spread", "maxp", "avgp", "cps", "pss"]
+SCALARS = [
+    "level",
+    "group",
+    "dataset",
+    "domain",
+    "subtask",
+    "model",
+    "metric",
+    "filter",
+    "scoring_mode",
+    "n_templates",
+    "n_docs",
+    "toy_data",
+    "mean",
+    "std",
+    "ddof",
+    "sharpe",
+    "sharpe_status",
+    "alpha",
+    "sigma_floor_mode",
+    "sigma_floor_active",
+    "degenerate_std",
+    "min",
+    "max",
+    "spread",
+    "maxp",
+    "avgp",
+    "cps",
+    "pss",
+]
 
 
 def leaderboard_rows(result: dict) -> list[dict]:
@@ -364,8 +476,9 @@ def _write_csv(path: Path, rows: list[dict], fields: list[str] | None = None) ->
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         for r in rows:
-            w.writerow({k: ("" if v is None else (repr(v) if isinstance(v, float) else v))
-                        for k, v in clean(r).items()})
+            w.writerow(
+                {k: ("" if v is None else (repr(v) if isinstance(v, float) else v)) for k, v in clean(r).items()}
+            )
 
 
 def write_csvs(result: dict, out: Path) -> None:
@@ -379,12 +492,24 @@ def write_csvs(result: dict, out: Path) -> None:
     pt = []
     for r in result["records"]:
         for t in r["templates"]:
-            pt.append({"level": r["level"], "model": r["model"], "group": r["group"], "metric": r["metric"],
-                       "scoring_mode": r["scoring_mode"], "template_id": t, "score": r["template_scores"].get(t),
-                       "failure_rate": (r.get("format_failure") or {}).get(t),
-                       "task": (r.get("tasks") or {}).get(t)})
-    _write_csv(out / "per_template.csv", pt, ["level", "model", "group", "metric", "scoring_mode", "template_id",
-                                              "task", "score", "failure_rate"])
+            pt.append(
+                {
+                    "level": r["level"],
+                    "model": r["model"],
+                    "group": r["group"],
+                    "metric": r["metric"],
+                    "scoring_mode": r["scoring_mode"],
+                    "template_id": t,
+                    "score": r["template_scores"].get(t),
+                    "failure_rate": (r.get("format_failure") or {}).get(t),
+                    "task": (r.get("tasks") or {}).get(t),
+                }
+            )
+    _write_csv(
+        out / "per_template.csv",
+        pt,
+        ["level", "model", "group", "metric", "scoring_mode", "template_id", "task", "score", "failure_rate"],
+    )
     with open(out / "per_document.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["level", "model", "group", "metric", "basis", "doc_key", "s_d", "per_template"])
@@ -395,5 +520,15 @@ def write_csvs(result: dict, out: Path) -> None:
             keys, mat, sd = pd_
             tids = r["templates"]
             for j, k in enumerate(keys):
-                w.writerow([r["level"], r["model"], r["group"], r["metric"], r["pss_basis"], k, repr(float(sd[j])),
-                            ";".join(f"{t}={mat[i, j]:g}" for i, t in enumerate(tids))])
+                w.writerow(
+                    [
+                        r["level"],
+                        r["model"],
+                        r["group"],
+                        r["metric"],
+                        r["pss_basis"],
+                        k,
+                        repr(float(sd[j])),
+                        ";".join(f"{t}={mat[i, j]:g}" for i, t in enumerate(tids)),
+                    ]
+                )

@@ -4,6 +4,7 @@ Rank stability (≥ 2 models): ranks per template, Kendall τ_b, Kendall's W, Fr
 mean, by Sharpe and by CPS with the pairs that flip. Roll-ups: equal-weight means over datasets of μ, σ and S
 (finite S only, count reported) and the mean rank by S; a model missing a dataset is excluded (reported).
 """
+
 from __future__ import annotations
 
 import math
@@ -27,22 +28,34 @@ def rank_stability(recs: RecordSet, rows: list[Row]) -> dict:
                 continue
             neg = "negated_metric" in next(iter(rs.values())).flags
             table = {m: [r.template_scores[t] for t in row.templates] for m, r in rs.items()}
-            if neg:   # lower is better: rank on −s
+            if neg:  # lower is better: rank on −s
                 table = {m: [-v for v in vs] for m, vs in table.items()}
-            res = ST.rank_stability(table) if len(row.templates) >= 2 else {
-                "n_models": len(rs), "n_templates": len(row.templates), "note": "needs ≥ 2 templates"}
+            res = (
+                ST.rank_stability(table)
+                if len(row.templates) >= 2
+                else {"n_models": len(rs), "n_templates": len(row.templates), "note": "needs ≥ 2 templates"}
+            )
             means = {m: (-r.mean if neg else r.mean) for m, r in rs.items()}
             shs = {m: r.sharpe_value() for m, r in rs.items()}
             cps = {m: r.cps for m, r in rs.items()}
-            res.update({"metric": metric, "templates": row.templates, "rank_by_mean": ST.order(means),
-                        "rank_by_sharpe": ST.order(shs, sharpe_like=True), "rank_by_cps": ST.order(cps),
-                        "flips": ST.flips(means, shs), "flips_note": "[better by mean, better by Sharpe]"})
+            res.update(
+                {
+                    "metric": metric,
+                    "templates": row.templates,
+                    "rank_by_mean": ST.order(means),
+                    "rank_by_sharpe": ST.order(shs, sharpe_like=True),
+                    "rank_by_cps": ST.order(cps),
+                    "flips": ST.flips(means, shs),
+                    "flips_note": "[better by mean, better by Sharpe]",
+                }
+            )
             out[row.name if mi == 0 else f"{row.name}::{metric}"] = res
     return out
 
 
-def _mean_ranks(recs: RecordSet, chosen: dict[str, dict[str, Row]], datasets, include: list[str]
-                ) -> dict[str, list[float]]:
+def _mean_ranks(
+    recs: RecordSet, chosen: dict[str, dict[str, Row]], datasets, include: list[str]
+) -> dict[str, list[float]]:
     """Rank of every included model per dataset by S (ties: average rank; undefined S: no rank)."""
     ranks: dict[str, list[float]] = defaultdict(list)
     for ds in datasets:
@@ -69,8 +82,11 @@ def _block(recs: RecordSet, rs: list[Row], models: list[str]) -> dict:
         by_ds[r.dataset].append(r)
     chosen: dict[str, dict[str, Row]] = {}
     for m in models:
-        chosen[m] = {ds: next(r for r in cand if recs.get(r.name, m, r.primary) is not None)
-                     for ds, cand in by_ds.items() if any(recs.get(r.name, m, r.primary) is not None for r in cand)}
+        chosen[m] = {
+            ds: next(r for r in cand if recs.get(r.name, m, r.primary) is not None)
+            for ds, cand in by_ds.items()
+            if any(recs.get(r.name, m, r.primary) is not None for r in cand)
+        }
     include = [m for m in models if len(chosen[m]) == len(by_ds)]
     excluded = {m: sorted(ds for ds in by_ds if ds not in chosen[m]) for m in models if m not in include}
     ranks = _mean_ranks(recs, chosen, by_ds, include)
@@ -80,19 +96,30 @@ def _block(recs: RecordSet, rs: list[Row], models: list[str]) -> dict:
         mus = [x.mean for x in rr if x.mean is not None]
         sds = [x.std for x in rr if x.std is not None]
         shs = [x.sharpe for x in rr if x.sharpe_status == "ok"]
-        per_model[m] = {"mean_mu": float(np.mean(mus)) if mus else None,
-                        "mean_sigma": float(np.mean(sds)) if sds else None,
-                        "mean_sharpe": float(np.mean(shs)) if shs else None,
-                        "n_finite_sharpe": len(shs), "n_nonfinite_sharpe": len(rr) - len(shs),
-                        "mean_rank": float(np.mean(ranks[m])) if ranks[m] else None,
-                        "n_datasets": len(rr), "rows_used": sorted(r.name for r in chosen[m].values())}
-    return {"datasets": sorted(by_ds), "rows": [r.name for r in rs], "metrics": {r.name: r.primary for r in rs},
-            "models": per_model, "excluded_models": excluded,
-            "note": "equal weight per dataset; no σ across datasets; Sharpe mean over finite values"}
+        per_model[m] = {
+            "mean_mu": float(np.mean(mus)) if mus else None,
+            "mean_sigma": float(np.mean(sds)) if sds else None,
+            "mean_sharpe": float(np.mean(shs)) if shs else None,
+            "n_finite_sharpe": len(shs),
+            "n_nonfinite_sharpe": len(rr) - len(shs),
+            "mean_rank": float(np.mean(ranks[m])) if ranks[m] else None,
+            "n_datasets": len(rr),
+            "rows_used": sorted(r.name for r in chosen[m].values()),
+        }
+    return {
+        "datasets": sorted(by_ds),
+        "rows": [r.name for r in rs],
+        "metrics": {r.name: r.primary for r in rs},
+        "models": per_model,
+        "excluded_models": excluded,
+        "note": "equal weight per dataset; no σ across datasets; Sharpe mean over finite values",
+    }
 
 
 def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
     """Domain and overall rows: equal-weight means over datasets of μ, σ and S; mean rank by S."""
     domains = sorted({r.domain for r in rows})
-    return {"domains": {d: _block(recs, [r for r in rows if r.domain == d], models) for d in domains},
-            "overall": _block(recs, rows, models)}
+    return {
+        "domains": {d: _block(recs, [r for r in rows if r.domain == d], models) for d in domains},
+        "overall": _block(recs, rows, models),
+    }

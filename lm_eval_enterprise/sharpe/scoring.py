@@ -17,11 +17,13 @@ query: candidate lines are grouped by qid, RR@k / NDCG@k are per-query values, a
 (``yes_accuracy``, ``format_failure``) are carried as (Σ over candidates, #candidates) so the full-data value
 equals lm-eval's candidate-level mean.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,8 +48,14 @@ class Scorer:
 
     linear = True
 
-    def __init__(self, features: np.ndarray, finalize: Callable[[np.ndarray], np.ndarray],
-                 per_doc: np.ndarray | None, per_doc_is_metric: bool, per_doc_kind: str | None):
+    def __init__(
+        self,
+        features: np.ndarray,
+        finalize: Callable[[np.ndarray], np.ndarray],
+        per_doc: np.ndarray | None,
+        per_doc_is_metric: bool,
+        per_doc_kind: str | None,
+    ):
         self.features = np.ascontiguousarray(features, dtype=float)
         self._finalize = finalize
         self.per_doc = per_doc
@@ -70,7 +78,7 @@ class Scorer:
         w = np.ones(self.n_units) if weights is None else weights
         return float(self.scores(w[None, :])[0])
 
-    def masked(self, keep: np.ndarray) -> "Scorer":
+    def masked(self, keep: np.ndarray) -> Scorer:
         """The same metric on the units with ``keep`` (used for the parsed-only scoring mode)."""
         k = np.asarray(keep, dtype=float)[:, None]
         return Scorer(self.features * k, self._finalize, self.per_doc, self.per_doc_is_metric, self.per_doc_kind)
@@ -81,8 +89,14 @@ class ItemScorer:
 
     linear = False
 
-    def __init__(self, items: Sequence[Any], agg: Callable[[Sequence[Any]], float], per_doc: np.ndarray | None,
-                 per_doc_is_metric: bool = False, per_doc_kind: str | None = None):
+    def __init__(
+        self,
+        items: Sequence[Any],
+        agg: Callable[[Sequence[Any]], float],
+        per_doc: np.ndarray | None,
+        per_doc_is_metric: bool = False,
+        per_doc_kind: str | None = None,
+    ):
         self.items = list(items)
         self.agg = agg
         self.per_doc = per_doc
@@ -107,7 +121,7 @@ class ItemScorer:
         w = np.ones(self.n_units) if weights is None else weights
         return float(self.scores(w[None, :])[0])
 
-    def masked(self, keep: np.ndarray) -> "ItemScorer":
+    def masked(self, keep: np.ndarray) -> ItemScorer:
         items = self.items
         scorer = ItemScorer(items, self.agg, self.per_doc, self.per_doc_is_metric, self.per_doc_kind)
         keep = np.asarray(keep, dtype=bool)
@@ -193,12 +207,12 @@ def classification_scorer(items: Sequence[dict], average: str) -> Scorer:
         correct = ((g == p) & (p >= 0) & valid).astype(float)
 
     def finalize(s: np.ndarray) -> np.ndarray:
-        f1 = _class_f1(s[:, :k], s[:, k:2 * k], s[:, 2 * k:])
+        f1 = _class_f1(s[:, :k], s[:, k : 2 * k], s[:, 2 * k :])
         if average == "binary":
             return f1[:, 0]
         if average == "macro":
             return f1.mean(1)
-        support = s[:, k:2 * k]
+        support = s[:, k : 2 * k]
         tot = support.sum(1)
         return np.where(tot > 0, (f1 * support).sum(1) / np.where(tot > 0, tot, 1), 0.0)
 
@@ -314,8 +328,8 @@ FAST_AGGREGATIONS = {
 def ranking_aggregation(agg: str) -> tuple[str, int] | None:
     """("rr"|"ndcg", k) for ``agg_rr_at_<k>`` / ``agg_ndcg_at_<k>``, else None."""
     for prefix, name in (("agg_rr_at_", "rr"), ("agg_ndcg_at_", "ndcg")):
-        if agg.startswith(prefix) and agg[len(prefix):].isdigit():
-            return name, int(agg[len(prefix):])
+        if agg.startswith(prefix) and agg[len(prefix) :].isdigit():
+            return name, int(agg[len(prefix) :])
     return None
 
 

@@ -1,5 +1,6 @@
 """The JSON form of the aggregation result (``aggregate.json``): valid JSON without NaN/inf, private fields
 dropped. Shared by every writer (no writer imports another)."""
+
 from __future__ import annotations
 
 import json

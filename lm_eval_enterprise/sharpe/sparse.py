@@ -48,21 +48,21 @@ parsed-only scoring mode (it drops each template's unparsable documents, so whic
 on the outcome, while the cell models assume the planner's outcome-independent missingness). Composite datasets
 (subtasks) use s_t = mean over subtasks, as the full tool does.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
 from .bootstrap import draw, multiplicities
-
 from .options import natural_key
 from .stats import percentile_ci, sharpe, sharpe_matrix
 
-PREDICTIVE_DRAWS = 400    # posterior predictive draws of the unobserved cells for the point estimates of σ and S
-ERROR_SHRINK = 1.0          # pseudo-cells pulling a template's error distribution towards the pooled one
+PREDICTIVE_DRAWS = 400  # posterior predictive draws of the unobserved cells for the point estimates of σ and S
+ERROR_SHRINK = 1.0  # pseudo-cells pulling a template's error distribution towards the pooled one
 
 
 class SparseError(ValueError):
@@ -91,7 +91,7 @@ class TwoWayFit:
     converged: bool = True
     lo: float = -math.inf
     hi: float = math.inf
-    constant: float | None = None     # every observed cell at the same bound (all 0, or all successes)
+    constant: float | None = None  # every observed cell at the same bound (all 0, or all successes)
 
     def eta(self, a=None, c=None, b=None) -> np.ndarray:
         a, c, b = (self.a if a is None else a), (self.c if c is None else c), (self.b if b is None else b)
@@ -123,10 +123,11 @@ class TwoWayFit:
         a = self.a[idx] + delta[:, :t_n]
         c = self.c[idx] + delta[:, t_n]
         hbb = self.hbb[idx]
-        shift = (np.einsum("pd,bp->bd", self.hab[0], delta) if n is not None
-                 else np.einsum("bpd,bp->bd", self.hab, delta))
+        shift = (
+            np.einsum("pd,bp->bd", self.hab[0], delta) if n is not None else np.einsum("bpd,bp->bd", self.hab, delta)
+        )
         sd = np.divide(1.0, np.sqrt(hbb), out=np.zeros_like(hbb), where=hbb > 0)
-        b = self.b[idx] - shift * sd ** 2 + rng.standard_normal(hbb.shape) * sd
+        b = self.b[idx] - shift * sd**2 + rng.standard_normal(hbb.shape) * sd
         return self.eta(a, c, b)
 
 
@@ -193,9 +194,18 @@ def _newton(y, m, family, trials, w, lam_b, lam_a, phi, a, c, b, max_iter=200, t
     return a, c, b, max_iter, False, out
 
 
-def fit_two_way(y: np.ndarray, mask: np.ndarray, family: str, trials: np.ndarray | None = None,
-                tau: float | None = None, sigma_a: float | None = None, weights: np.ndarray | None = None,
-                phi: float | None = None, start: TwoWayFit | None = None, em_iter: int = 300) -> TwoWayFit:
+def fit_two_way(
+    y: np.ndarray,
+    mask: np.ndarray,
+    family: str,
+    trials: np.ndarray | None = None,
+    tau: float | None = None,
+    sigma_a: float | None = None,
+    weights: np.ndarray | None = None,
+    phi: float | None = None,
+    start: TwoWayFit | None = None,
+    em_iter: int = 300,
+) -> TwoWayFit:
     """Fit η_td = c + a_t + b_d to the observed cells (``mask``) of a T × D matrix ``y``, with template effects
     a_t ~ N(0, σ_a²), document effects b_d ~ N(0, τ²) and a free intercept c.
 
@@ -219,7 +229,7 @@ def fit_two_way(y: np.ndarray, mask: np.ndarray, family: str, trials: np.ndarray
         scale = max(float(obs.std()) if obs.size > 1 else 1.0, 1e-6)
     elif family not in ("binomial", "poisson"):
         raise ValueError(f"unknown family {family!r}")
-    bounds = (1e-2 * scale, 20.0 * scale)   # below 1 % of the scale an effect spread is immaterial (and EM crawls)
+    bounds = (1e-2 * scale, 20.0 * scale)  # below 1 % of the scale an effect spread is immaterial (and EM crawls)
     b_rows = 1 if weights is None else len(np.atleast_2d(weights))
     constant = None
     if family != "gaussian" and m.sum() > 0:
@@ -228,8 +238,9 @@ def fit_two_way(y: np.ndarray, mask: np.ndarray, family: str, trials: np.ndarray
         elif family == "binomial" and np.all((y == (1.0 if trials is None else trials))[m > 0]):
             constant = 1.0
     if constant is not None:
-        return TwoWayFit(family, np.zeros((b_rows, t_n)), np.zeros(b_rows), np.zeros((b_rows, d_n)), 0.0, 0.0,
-                         constant=constant)
+        return TwoWayFit(
+            family, np.zeros((b_rows, t_n)), np.zeros(b_rows), np.zeros((b_rows, d_n)), 0.0, 0.0, constant=constant
+        )
     if weights is not None:
         w = np.atleast_2d(np.asarray(weights, dtype=float))
         if tau is None or sigma_a is None or (family == "gaussian" and phi is None):
@@ -239,13 +250,14 @@ def fit_two_way(y: np.ndarray, mask: np.ndarray, family: str, trials: np.ndarray
             b0 = np.repeat(start.b, len(w), 0) * (w > 0)
         else:
             a0, c0, b0 = np.zeros((len(w), t_n)), np.zeros(len(w)), np.zeros((len(w), d_n))
-        a, c, b, it, ok, (prec, hab, hbb) = _newton(y, m, family, trials, w, 1 / tau ** 2, 1 / sigma_a ** 2,
-                                                    phi or 1.0, a0, c0, b0)
+        a, c, b, it, ok, (prec, hab, hbb) = _newton(
+            y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi or 1.0, a0, c0, b0
+        )
         return TwoWayFit(family, a, c, b, tau, sigma_a, phi or 1.0, prec, hab, hbb, it, ok, lo, hi)
     w = (m.sum(0) > 0).astype(float)[None, :]
     used = w[0] > 0
     n_obs = float(m.sum())
-    phi = phi or (scale ** 2 if family == "gaussian" else 1.0)
+    phi = phi or (scale**2 if family == "gaussian" else 1.0)
     if family != "gaussian":
         phi = 1.0
     fixed = tau is not None and sigma_a is not None
@@ -256,13 +268,12 @@ def fit_two_way(y: np.ndarray, mask: np.ndarray, family: str, trials: np.ndarray
         a, c, b = start.a.copy(), start.c.copy(), start.b.copy()
     total_it, ok = 0, True
     for _ in range(1 if fixed else em_iter):
-        a, c, b, it, ok, (prec, hab, hbb) = _newton(y, m, family, trials, w, 1 / tau ** 2, 1 / sigma_a ** 2, phi,
-                                                    a, c, b)
+        a, c, b, it, ok, (prec, hab, hbb) = _newton(y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi, a, c, b)
         total_it += it
         if fixed:
             break
         v_th = np.linalg.inv(prec[0])
-        u = np.divide(hab[0], hbb[0], out=np.zeros_like(hab[0]), where=hbb[0] > 0)      # (T+1) × D
+        u = np.divide(hab[0], hbb[0], out=np.zeros_like(hab[0]), where=hbb[0] > 0)  # (T+1) × D
         v_b = np.divide(1.0, hbb[0], out=np.zeros(d_n), where=hbb[0] > 0) + np.einsum("pd,pq,qd->d", u, v_th, u)
         new_tau = math.sqrt(float(np.mean(b[0, used] ** 2 + v_b[used]))) if used.any() else tau
         new_sa = math.sqrt(float(np.mean(a[0] ** 2 + np.diag(v_th)[:t_n])))
@@ -270,20 +281,22 @@ def fit_two_way(y: np.ndarray, mask: np.ndarray, family: str, trials: np.ndarray
         new_phi = phi
         if family == "gaussian" and n_obs > 0:
             res = m * (y - (c[0] + a[0][:, None] + b[0][None, :])) ** 2
-            e = np.zeros((t_n + 1, t_n))                                              # η_td loads on a_t and c
+            e = np.zeros((t_n + 1, t_n))  # η_td loads on a_t and c
             e[np.arange(t_n), np.arange(t_n)] = 1.0
             e[t_n] = 1.0
-            q = v_th @ e                                                              # Cov([a, c], η_t·)
-            cell_var = (e * q).sum(0)[:, None] + v_b[None, :] - 2 * (u.T @ q).T     # Var(c + a_t + b_d | y)
+            q = v_th @ e  # Cov([a, c], η_t·)
+            cell_var = (e * q).sum(0)[:, None] + v_b[None, :] - 2 * (u.T @ q).T  # Var(c + a_t + b_d | y)
             new_phi = max(float((res.sum() + (m * cell_var).sum()) / n_obs), 1e-12)
-        done = (abs(new_tau - tau) < 1e-3 * scale and abs(new_sa - sigma_a) < 1e-3 * scale
-                and abs(new_phi - phi) < 1e-3 * phi)
+        done = (
+            abs(new_tau - tau) < 1e-3 * scale
+            and abs(new_sa - sigma_a) < 1e-3 * scale
+            and abs(new_phi - phi) < 1e-3 * phi
+        )
         tau, sigma_a, phi = new_tau, new_sa, new_phi
         if done:
             break
     if not fixed:  # final fit at the converged hyper-parameters
-        a, c, b, it, ok, (prec, hab, hbb) = _newton(y, m, family, trials, w, 1 / tau ** 2, 1 / sigma_a ** 2, phi,
-                                                    a, c, b)
+        a, c, b, it, ok, (prec, hab, hbb) = _newton(y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi, a, c, b)
         total_it += it
     return TwoWayFit(family, a, c, b, tau, sigma_a, phi, prec, hab, hbb, total_it, ok, lo, hi)
 
@@ -314,8 +327,10 @@ class CellMatrix:
         self.mask = np.asarray(self.mask, dtype=bool)
         t, d = self.mask.shape
         if self.features.shape[:2] != (t, d) or (len(self.templates), len(self.docs)) != (t, d):
-            raise SparseError(f"{self.name}: features {self.features.shape}, mask {self.mask.shape}, "
-                              f"{len(self.templates)} templates and {len(self.docs)} documents disagree")
+            raise SparseError(
+                f"{self.name}: features {self.features.shape}, mask {self.mask.shape}, "
+                f"{len(self.templates)} templates and {len(self.docs)} documents disagree"
+            )
         if t < 1 or not self.mask.any(0).all():
             missing = [self.docs[i] for i in np.flatnonzero(~self.mask.any(0))[:3]]
             raise SparseError(f"{self.name}: documents without any observed template (e.g. {missing})")
@@ -332,27 +347,53 @@ class CellMatrix:
     def share(self) -> float:
         return float(self.mask.mean())
 
-    def subset(self, keep: np.ndarray) -> "CellMatrix":
+    def subset(self, keep: np.ndarray) -> CellMatrix:
         """The same matrix with only the cells ``keep`` & ``mask`` observed (subsampling a full run)."""
         keep = np.asarray(keep, dtype=bool) & self.mask
-        return CellMatrix(self.templates, self.docs, self.features, keep, self.finalize, self.layout,
-                          correct=self.correct, name=self.name, metric=self.metric)
+        return CellMatrix(
+            self.templates,
+            self.docs,
+            self.features,
+            keep,
+            self.finalize,
+            self.layout,
+            correct=self.correct,
+            name=self.name,
+            metric=self.metric,
+        )
 
     # --------------------------------------------------------------------------- constructors for plain matrices
     @classmethod
-    def from_values(cls, values: np.ndarray, mask: np.ndarray | None = None, templates=None, docs=None,
-                    name: str = "") -> "CellMatrix":
+    def from_values(
+        cls, values: np.ndarray, mask: np.ndarray | None = None, templates=None, docs=None, name: str = ""
+    ) -> CellMatrix:
         """Mean metric from a T × D matrix of per-document values (NaN = unobserved when ``mask`` is None)."""
         v = np.asarray(values, dtype=float)
         mask = ~np.isnan(v) if mask is None else np.asarray(mask, dtype=bool)
         feats = np.stack([np.nan_to_num(v), np.ones_like(v)], axis=2)
-        return cls(list(templates or [f"t{i + 1}" for i in range(v.shape[0])]),
-                   list(docs or [str(j) for j in range(v.shape[1])]), feats, mask, _ratio_finalize, ("mean",),
-                   name=name)
+        return cls(
+            list(templates or [f"t{i + 1}" for i in range(v.shape[0])]),
+            list(docs or [str(j) for j in range(v.shape[1])]),
+            feats,
+            mask,
+            _ratio_finalize,
+            ("mean",),
+            name=name,
+        )
 
     @classmethod
-    def from_labels(cls, gold: Sequence[int], pred: np.ndarray, k: int, average: str, mask: np.ndarray | None = None,
-                    positive: int | None = None, templates=None, docs=None, name: str = "") -> "CellMatrix":
+    def from_labels(
+        cls,
+        gold: Sequence[int],
+        pred: np.ndarray,
+        k: int,
+        average: str,
+        mask: np.ndarray | None = None,
+        positive: int | None = None,
+        templates=None,
+        docs=None,
+        name: str = "",
+    ) -> CellMatrix:
         """Classification from gold class indices (D) and predicted indices (T × D; −1 = no label / unparsable,
         NaN or ``mask`` False = unobserved). ``average`` weighted | macro | binary (``positive`` class)."""
         g = np.asarray(gold, dtype=int)
@@ -360,13 +401,20 @@ class CellMatrix:
         mask = ~np.isnan(p) if mask is None else np.asarray(mask, dtype=bool)
         p = np.where(mask, np.nan_to_num(p, nan=-1), -1).astype(int)
         cols = [positive] if average == "binary" else list(range(k))
-        g1 = np.stack([(g == c) for c in cols], 1).astype(float)              # D × k'
-        p1 = np.stack([(p == c) for c in cols], 2).astype(float)              # T × D × k'
+        g1 = np.stack([(g == c) for c in cols], 1).astype(float)  # D × k'
+        p1 = np.stack([(p == c) for c in cols], 2).astype(float)  # T × D × k'
         feats = np.concatenate([p1 * g1[None], np.broadcast_to(g1, p1.shape), p1], axis=2)
         correct = (p == g[None, :]).astype(float)
-        return cls(list(templates or [f"t{i + 1}" for i in range(p.shape[0])]),
-                   list(docs or [str(j) for j in range(len(g))]), feats, mask, f1_finalize(len(cols), average),
-                   ("classification", len(cols)), correct=correct, name=name)
+        return cls(
+            list(templates or [f"t{i + 1}" for i in range(p.shape[0])]),
+            list(docs or [str(j) for j in range(len(g))]),
+            feats,
+            mask,
+            f1_finalize(len(cols), average),
+            ("classification", len(cols)),
+            correct=correct,
+            name=name,
+        )
 
 
 def _ratio_finalize(s: np.ndarray) -> np.ndarray:
@@ -376,15 +424,17 @@ def _ratio_finalize(s: np.ndarray) -> np.ndarray:
 
 def f1_finalize(k: int, average: str) -> Callable[[np.ndarray], np.ndarray]:
     """F1 from summed [tp, gold, pred] columns (the formulas of :func:`.scoring.classification_scorer`)."""
+
     def fin(s: np.ndarray) -> np.ndarray:
         s = np.atleast_2d(s)
-        tp, gold, pred = s[:, :k], s[:, k:2 * k], s[:, 2 * k:3 * k]
+        tp, gold, pred = s[:, :k], s[:, k : 2 * k], s[:, 2 * k : 3 * k]
         den = gold + pred
         f1 = np.where(den > 0, 2 * tp / np.where(den > 0, den, 1), 0.0)
         if average in ("binary", "macro"):
             return f1.mean(1)
         tot = gold.sum(1)
         return np.where(tot > 0, (f1 * gold).sum(1) / np.where(tot > 0, tot, 1), 0.0)
+
     return fin
 
 
@@ -422,10 +472,19 @@ class _CellModel:
 
 
 def _refit(f: TwoWayFit, y, mask, w, trials=None) -> TwoWayFit:
-    return fit_two_way(y, mask, f.family, trials=trials, tau=f.tau, sigma_a=f.sigma_a, weights=w, phi=f.phi,
-                       start=f) if f.constant is None else \
-        TwoWayFit(f.family, np.zeros((len(w),) + f.a.shape[1:]), np.zeros(len(w)),
-                  np.zeros((len(w),) + f.b.shape[1:]), f.tau, f.sigma_a, constant=f.constant)
+    return (
+        fit_two_way(y, mask, f.family, trials=trials, tau=f.tau, sigma_a=f.sigma_a, weights=w, phi=f.phi, start=f)
+        if f.constant is None
+        else TwoWayFit(
+            f.family,
+            np.zeros((len(w),) + f.a.shape[1:]),
+            np.zeros(len(w)),
+            np.zeros((len(w),) + f.b.shape[1:]),
+            f.tau,
+            f.sigma_a,
+            constant=f.constant,
+        )
+    )
 
 
 def _eta(f: TwoWayFit, mode: str, rng, n: int | None) -> np.ndarray:
@@ -433,9 +492,14 @@ def _eta(f: TwoWayFit, mode: str, rng, n: int | None) -> np.ndarray:
 
 
 def _fit_info(f: TwoWayFit) -> dict:
-    return {"family": f.family, "doc_effect_sd": f.tau, "template_effect_sd": f.sigma_a,
-            "noise_var": f.phi if f.family == "gaussian" else None, "converged": f.converged,
-            "degenerate": f.constant}
+    return {
+        "family": f.family,
+        "doc_effect_sd": f.tau,
+        "template_effect_sd": f.sigma_a,
+        "noise_var": f.phi if f.family == "gaussian" else None,
+        "converged": f.converged,
+        "degenerate": f.constant,
+    }
 
 
 class _MeanModel(_CellModel):
@@ -479,10 +543,10 @@ class _ClassificationModel(_CellModel):
         self.k = k
         d_idx = np.arange(len(cm.docs))
         first = cm.mask.argmax(0)
-        self.g = cm.features[first, d_idx, k:2 * k]                                       # D × k (document's)
-        self.sig = np.where(self.g.sum(1) > 0, self.g.argmax(1), -1)                      # gold class (−1: none)
-        pred = cm.features[:, :, 2 * k:3 * k]
-        cat = np.where(pred.sum(2) > 0, pred.argmax(2), k)                                # T × D category
+        self.g = cm.features[first, d_idx, k : 2 * k]  # D × k (document's)
+        self.sig = np.where(self.g.sum(1) > 0, self.g.argmax(1), -1)  # gold class (−1: none)
+        pred = cm.features[:, :, 2 * k : 3 * k]
+        cat = np.where(pred.sum(2) > 0, pred.argmax(2), k)  # T × D category
         wrong = cm.mask & (cm.correct < 0.5)
         t_n = len(cm.templates)
         q = np.zeros((t_n, len(cm.docs), k + 1))
@@ -490,17 +554,17 @@ class _ClassificationModel(_CellModel):
             cols = self.sig == s
             cw, cc = wrong[:, cols], cat[:, cols]
             pooled = np.bincount(cc[cw], minlength=k + 1).astype(float)
-            pooled = pooled / pooled.sum() if pooled.sum() else np.eye(k + 1)[k]          # unseen: "none"
+            pooled = pooled / pooled.sum() if pooled.sum() else np.eye(k + 1)[k]  # unseen: "none"
             for t in range(t_n):
                 own = np.bincount(cc[t][cw[t]], minlength=k + 1).astype(float)
                 q[t, cols] = (own + ERROR_SHRINK * pooled) / (own.sum() + ERROR_SHRINK)
         self.q = q
         self.cum = np.cumsum(q, axis=2)
-        onehot = np.vstack([np.eye(k), np.zeros((1, k))])                                 # category → pred part
+        onehot = np.vstack([np.eye(k), np.zeros((1, k))])  # category → pred part
         self.onehot = onehot
         zeros = np.zeros((t_n, len(cm.docs), k))
         self.err = np.concatenate([zeros, np.broadcast_to(self.g, zeros.shape), q @ onehot], axis=2)
-        self.right = np.concatenate([self.g, self.g, self.g], axis=1)                     # D × 3k
+        self.right = np.concatenate([self.g, self.g, self.g], axis=1)  # D × 3k
         self.classes = [np.flatnonzero(self.sig == s) for s in np.unique(self.sig)]
         self.fit = [fit_two_way(cm.correct[:, c], cm.mask[:, c], "binomial") for c in self.classes]
 
@@ -520,17 +584,19 @@ class _ClassificationModel(_CellModel):
             return p * self.right[None, None] + (1 - p) * self.err[None]
         ok = rng.random(p.shape) < p
         u = rng.random(p.shape)
-        cat = (u[..., None] > self.cum[None]).sum(-1).clip(max=self.k)                    # rows × T × D
+        cat = (u[..., None] > self.cum[None]).sum(-1).clip(max=self.k)  # rows × T × D
         k = self.k
         out = np.empty(p.shape + (3 * k,))
         out[..., :k] = 0.0
-        out[..., k:2 * k] = self.g[None, None]
-        out[..., 2 * k:] = self.onehot[cat]
+        out[..., k : 2 * k] = self.g[None, None]
+        out[..., 2 * k :] = self.onehot[cat]
         return np.where(ok[..., None], self.right[None, None], out)
 
     def describe(self):
-        return {"model": "Rasch (logit) model of correctness per gold class + per-template error distribution",
-                "classes": [_fit_info(f) for f in self.fit]}
+        return {
+            "model": "Rasch (logit) model of correctness per gold class + per-template error distribution",
+            "classes": [_fit_info(f) for f in self.fit],
+        }
 
 
 class _CountModel(_CellModel):
@@ -542,7 +608,7 @@ class _CountModel(_CellModel):
         d_idx = np.arange(len(cm.docs))
         self.parts = []
         for kind, c in cm.layout[1]:
-            f = cm.features[:, :, c:c + 3]
+            f = cm.features[:, :, c : c + 3]
             if kind == "tp_fp_fn":
                 tp, fp, g = f[:, :, 0], f[:, :, 1], (f[:, :, 0] + f[:, :, 2])[first, d_idx]
             elif kind == "o_p_g":
@@ -558,7 +624,7 @@ class _CountModel(_CellModel):
 
     def refit(self, w):
         out = []
-        for kind, c, tp, fp, g, fit_tp, fit_fp in self.parts:
+        for _kind, _c, tp, fp, g, fit_tp, fit_fp in self.parts:
             out.append(None if fit_tp is None else _refit(fit_tp, tp, self.cm.mask, w, trials=g[None, :]))
             out.append(_refit(fit_fp, fp, self.cm.mask, w))
         return out
@@ -567,7 +633,7 @@ class _CountModel(_CellModel):
         t_n, d_n = self.m.shape
         rows = n if n is not None else next(f.a.shape[0] for f in fits if f is not None)
         out = np.zeros((rows, t_n, d_n, self.cm.features.shape[2]))
-        for j, (kind, c, tp, fp, g, _, _) in enumerate(self.parts):
+        for j, (kind, c, _tp, _fp, g, _, _) in enumerate(self.parts):
             f_tp, f_fp = fits[2 * j], fits[2 * j + 1]
             gg = np.broadcast_to(g[None, None, :], (rows, t_n, d_n))
             if f_tp is None:
@@ -587,10 +653,14 @@ class _CountModel(_CellModel):
         return out
 
     def describe(self):
-        return {"model": "binomial (logit) model of hits out of the gold count + Poisson (log) model of false "
-                         "positives, per slot",
-                "slots": [{"hits": None if p[5] is None else _fit_info(p[5]), "false_positives": _fit_info(p[6])}
-                          for p in self.parts]}
+        return {
+            "model": "binomial (logit) model of hits out of the gold count + Poisson (log) model of false "
+            "positives, per slot",
+            "slots": [
+                {"hits": None if p[5] is None else _fit_info(p[5]), "false_positives": _fit_info(p[6])}
+                for p in self.parts
+            ],
+        }
 
 
 def cell_model(cm: CellMatrix) -> _CellModel:
@@ -649,23 +719,38 @@ class RowEstimate:
     def as_dict(self) -> dict:
         def f(x):
             return None if x is None or not np.isfinite(x) else float(x)
+
         st = dict(self.stats)
-        note = (f"model-based estimates from {self.cells_observed} of {self.cells_total} (template, document) "
-                f"cells ({self.share:.1%}); not a full evaluation")
+        note = (
+            f"model-based estimates from {self.cells_observed} of {self.cells_total} (template, document) "
+            f"cells ({self.share:.1%}); not a full evaluation"
+        )
         if self.cells_observed == self.cells_total:
             note = "every (template, document) cell observed: exact scores (bootstrap intervals as the full tool)"
-        return {"name": self.name, "estimate": self.cells_observed < self.cells_total, "note": note,
-                "cells_observed": self.cells_observed, "cells_total": self.cells_total, "share": self.share,
-                "n_docs": self.n_docs, "templates": self.templates,
-                "scores": {t: f(v) for t, v in zip(self.templates, self.scores)},
-                "naive_scores": {t: f(v) for t, v in zip(self.templates, self.naive)},
-                "mean": f(st["mean"]), "std": f(st["std"]), "sharpe": f(st["sharpe"]),
-                "sharpe_status": st["sharpe_status"], "baseline": st.get("baseline"),
-                "ci": self.ci, "models": self.models}
+        return {
+            "name": self.name,
+            "estimate": self.cells_observed < self.cells_total,
+            "note": note,
+            "cells_observed": self.cells_observed,
+            "cells_total": self.cells_total,
+            "share": self.share,
+            "n_docs": self.n_docs,
+            "templates": self.templates,
+            "scores": {t: f(v) for t, v in zip(self.templates, self.scores)},
+            "naive_scores": {t: f(v) for t, v in zip(self.templates, self.naive)},
+            "mean": f(st["mean"]),
+            "std": f(st["std"]),
+            "sharpe": f(st["sharpe"]),
+            "sharpe_status": st["sharpe_status"],
+            "baseline": st.get("baseline"),
+            "ci": self.ci,
+            "models": self.models,
+        }
 
 
-def predictive_stats(draws: np.ndarray, scores: np.ndarray, baseline, ddof: int, alpha: float,
-                     floor_mode, n_docs: int) -> dict:
+def predictive_stats(
+    draws: np.ndarray, scores: np.ndarray, baseline, ddof: int, alpha: float, floor_mode, n_docs: int
+) -> dict:
     """Point statistics from posterior predictive draws of the full-data scores (R × T): μ from the plug-in
     scores, σ = sqrt(mean_r σ_r²) (the predictive mean of the full-data variance), S = (μ − b)/(α·max(σ, floor))
     with the degenerate-case rules of :func:`.stats.sharpe` (evaluated on a score vector with that σ)."""
@@ -673,23 +758,35 @@ def predictive_stats(draws: np.ndarray, scores: np.ndarray, baseline, ddof: int,
     base = sharpe(scores, baseline, ddof, alpha, floor_mode, n_docs)
     if base["std"] is None:
         return base
-    sigma = float(np.sqrt(np.nanmean(sig ** 2)))
+    sigma = float(np.sqrt(np.nanmean(sig**2)))
     # rescale the plug-in scores' deviations to the predictive σ: same μ and excess, std = sigma
     s = np.asarray(scores, dtype=float)
     ex = s - (0.0 if baseline is None else np.asarray(baseline, dtype=float))
     dev = ex - ex.mean()
-    cur = float(np.sqrt((dev ** 2).sum() / (len(s) - ddof)))
-    shaped = ex.mean() + (dev * (sigma / cur) if cur > 0 else
-                          sigma * math.sqrt((len(s) - ddof) / 2) * np.r_[1.0, -1.0, np.zeros(len(s) - 2)])
+    cur = float(np.sqrt((dev**2).sum() / (len(s) - ddof)))
+    shaped = ex.mean() + (
+        dev * (sigma / cur)
+        if cur > 0
+        else sigma * math.sqrt((len(s) - ddof) / 2) * np.r_[1.0, -1.0, np.zeros(len(s) - 2)]
+    )
     bvec = 0.0 if baseline is None else baseline
     out = sharpe(shaped + bvec, baseline, ddof, alpha, floor_mode, n_docs)
     out["mean"] = base["mean"]
     return out
 
 
-def estimate_row(groups: Sequence[CellMatrix], baseline: float | Sequence[float] | None, ddof: int = 1,
-                 alpha: float = 1.0, floor_mode: str | float | None = "off", n_boot: int = 1000, seed: int = 0,
-                 name: str = "", keep_boot: bool = False, draws: int = PREDICTIVE_DRAWS) -> RowEstimate:
+def estimate_row(
+    groups: Sequence[CellMatrix],
+    baseline: float | Sequence[float] | None,
+    ddof: int = 1,
+    alpha: float = 1.0,
+    floor_mode: str | float | None = "off",
+    n_boot: int = 1000,
+    seed: int = 0,
+    name: str = "",
+    keep_boot: bool = False,
+    draws: int = PREDICTIVE_DRAWS,
+) -> RowEstimate:
     """Estimates for a dataset row: one :class:`CellMatrix`, or several (subtasks) with the same templates, whose
     per-template scores are averaged.
 
@@ -713,14 +810,24 @@ def estimate_row(groups: Sequence[CellMatrix], baseline: float | Sequence[float]
     if complete or draws <= 0:
         st = sharpe(scores, baseline, ddof, alpha, floor_mode, len(keys))
     else:
-        pred = np.vstack([_draw_scores(groups, models, None, min(100, draws - i), rng, False)
-                          for i in range(0, draws, 100)])
+        pred = np.vstack(
+            [_draw_scores(groups, models, None, min(100, draws - i), rng, False) for i in range(0, draws, 100)]
+        )
         st = predictive_stats(pred, scores, baseline, ddof, alpha, floor_mode, len(keys))
-    st["baseline"] = None if baseline is None else (float(baseline) if np.isscalar(baseline)
-                                                    else [float(x) for x in baseline])
-    est = RowEstimate(name or groups[0].name, list(templates), scores, naive, st,
-                      int(sum(g.mask.sum() for g in groups)), int(sum(g.mask.size for g in groups)), len(keys),
-                      models=[m.describe() for m in models])
+    st["baseline"] = (
+        None if baseline is None else (float(baseline) if np.isscalar(baseline) else [float(x) for x in baseline])
+    )
+    est = RowEstimate(
+        name or groups[0].name,
+        list(templates),
+        scores,
+        naive,
+        st,
+        int(sum(g.mask.sum() for g in groups)),
+        int(sum(g.mask.size for g in groups)),
+        len(keys),
+        models=[m.describe() for m in models],
+    )
     if n_boot and n_boot > 0:
         col = {k: i for i, k in enumerate(keys)}
         cols = [np.array([col[k] for k in g.docs]) for g in groups]
@@ -729,23 +836,38 @@ def estimate_row(groups: Sequence[CellMatrix], baseline: float | Sequence[float]
         width = max(g.features.shape[2] for g in groups)
         chunk = max(1, min(n_boot, 4_000_000 // max(len(keys) * len(templates) * width, 1)))
         for start in range(0, n_boot, chunk):
-            w_all = multiplicities(di[start:start + chunk], len(keys))
+            w_all = multiplicities(di[start : start + chunk], len(keys))
             if complete:
-                boot[start:start + len(w_all)] = np.mean(
-                    [g.finalize(np.einsum("bd,tdk->btk", w_all[:, c], g.features).reshape(-1, g.features.shape[2]))
-                     .reshape(len(w_all), -1) for g, c in zip(groups, cols)], axis=0)
+                boot[start : start + len(w_all)] = np.mean(
+                    [
+                        g.finalize(
+                            np.einsum("bd,tdk->btk", w_all[:, c], g.features).reshape(-1, g.features.shape[2])
+                        ).reshape(len(w_all), -1)
+                        for g, c in zip(groups, cols)
+                    ],
+                    axis=0,
+                )
             else:
-                boot[start:start + len(w_all)] = _draw_scores(groups, models, w_all, len(w_all), rng, True, cols)
-        mu, sig, sh, degen = sharpe_matrix(boot, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode,
-                                           len(keys))
+                boot[start : start + len(w_all)] = _draw_scores(groups, models, w_all, len(w_all), rng, True, cols)
+        mu, sig, sh, degen = sharpe_matrix(
+            boot, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode, len(keys)
+        )
         valid = np.isfinite(mu)
-        est.ci = {"mean": percentile_ci(mu), "std": percentile_ci(sig),
-                  "sharpe": percentile_ci(sh) if baseline is not None else None,
-                  "per_template": {t: percentile_ci(boot[:, j]) for j, t in enumerate(templates)},
-                  "B": int(n_boot), "seed": int(seed), "resample_templates": False,
-                  "frac_degenerate": float(degen[valid].mean()) if valid.any() else None,
-                  "method": ("document bootstrap" if complete else
-                             "document bootstrap; cell model refitted and unobserved cells drawn on every resample")}
+        est.ci = {
+            "mean": percentile_ci(mu),
+            "std": percentile_ci(sig),
+            "sharpe": percentile_ci(sh) if baseline is not None else None,
+            "per_template": {t: percentile_ci(boot[:, j]) for j, t in enumerate(templates)},
+            "B": int(n_boot),
+            "seed": int(seed),
+            "resample_templates": False,
+            "frac_degenerate": float(degen[valid].mean()) if valid.any() else None,
+            "method": (
+                "document bootstrap"
+                if complete
+                else "document bootstrap; cell model refitted and unobserved cells drawn on every resample"
+            ),
+        }
         if keep_boot:
             est.boot_scores = boot
     return est

@@ -12,13 +12,14 @@ ignored.
 Exit codes: 0 ok; 2 unreadable or inconsistent inputs, an unsupported option, or a metric the estimator does not
 support.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .io import SharpeInputError, find_results_files, read_results_file
 from .sparse import SparseError
@@ -31,26 +32,35 @@ def _fmt(v, digits: int = 3) -> str:
 def _ci(ci) -> str:
     return "" if not ci else f" [{ci[0]:.3f}, {ci[1]:.3f}]"
 
+
 def markdown(result: dict) -> str:
     recs = result["records"]
     shares = sorted({round(r["share"], 4) for r in recs})
-    lines = ["ESTIMATES from a sparse design (model-based plug-in; observed cells kept, missing cells imputed by a "
-             "template + document effect model) — share of (template, document) cells observed: "
-             + ", ".join(f"{s:.1%}" for s in shares), "",
-             "| dataset | model | cells | mean μ [95% CI] | std σ [95% CI] | Sharpe [95% CI] | per template "
-             "(naive: observed cells only) |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "ESTIMATES from a sparse design (model-based plug-in; observed cells kept, missing cells imputed by a "
+        "template + document effect model) — share of (template, document) cells observed: "
+        + ", ".join(f"{s:.1%}" for s in shares),
+        "",
+        "| dataset | model | cells | mean μ [95% CI] | std σ [95% CI] | Sharpe [95% CI] | per template "
+        "(naive: observed cells only) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in recs:
         ci = r.get("ci") or {}
         sh = _fmt(r["sharpe"], 2) if r["sharpe"] is not None else r["sharpe_status"]
         sh_ci = "" if not ci.get("sharpe") else f" [{ci['sharpe'][0]:.2f}, {ci['sharpe'][1]:.2f}]"
         per = ", ".join(f"{t} {_fmt(r['scores'][t])} ({_fmt(r['naive_scores'][t])})" for t in r["templates"])
-        lines.append(f"| {r['name']} ({r['metric']}) | {r['model']} | "
-                     f"{r['cells_observed']}/{r['cells_total']} ({r['share']:.0%}) | "
-                     f"{_fmt(r['mean'])}{_ci(ci.get('mean'))} | {_fmt(r['std'])}{_ci(ci.get('std'))} | "
-                     f"{sh}{sh_ci} | {per} |")
+        lines.append(
+            f"| {r['name']} ({r['metric']}) | {r['model']} | "
+            f"{r['cells_observed']}/{r['cells_total']} ({r['share']:.0%}) | "
+            f"{_fmt(r['mean'])}{_ci(ci.get('mean'))} | {_fmt(r['std'])}{_ci(ci.get('std'))} | "
+            f"{sh}{sh_ci} | {per} |"
+        )
     lines.append("")
-    lines.append(f"baseline b: {', '.join(sorted({str(r['baseline_method']) for r in recs}))}; ddof "
-                 f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the cell model refitted")
+    lines.append(
+        f"baseline b: {', '.join(sorted({str(r['baseline_method']) for r in recs}))}; ddof "
+        f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the cell model refitted"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -75,9 +85,13 @@ def sparse_inputs(paths: Sequence[str]) -> bool:
 
 
 # options of `sharpe` the estimator does not implement: (attribute, value meaning "not used", flag)
-UNSUPPORTED = (("bootstrap_templates", False, "--bootstrap_templates"), ("exclude_template", [], "--exclude_template"),
-               ("compare", None, "--compare"), ("generation_baseline", "zero", "--generation_baseline"),
-               ("compare_decoding", False, "--compare_decoding"))
+UNSUPPORTED = (
+    ("bootstrap_templates", False, "--bootstrap_templates"),
+    ("exclude_template", [], "--exclude_template"),
+    ("compare", None, "--compare"),
+    ("generation_baseline", "zero", "--generation_baseline"),
+    ("compare_decoding", False, "--compare_decoding"),
+)
 
 
 def run_sparse(args: argparse.Namespace) -> int:
@@ -111,9 +125,18 @@ def run_sparse(args: argparse.Namespace) -> int:
         except ValueError:
             return fail(f"--sigma_floor must be off, binomial or a number, not {floor!r}")
     try:
-        result = aggregate_sparse(args.paths, metric=metric, baseline=args.baseline, ddof=args.ddof,
-                                  alpha=args.alpha, sigma_floor=floor, bootstrap=args.bootstrap, seed=args.seed,
-                                  run=args.run, model_names=args.model_names)
+        result = aggregate_sparse(
+            args.paths,
+            metric=metric,
+            baseline=args.baseline,
+            ddof=args.ddof,
+            alpha=args.alpha,
+            sigma_floor=floor,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            run=args.run,
+            model_names=args.model_names,
+        )
     except (SharpeInputError, SparseError) as exc:
         return fail(str(exc), 1)
     for m in result["messages"]:
@@ -124,8 +147,10 @@ def run_sparse(args: argparse.Namespace) -> int:
         if out.exists() and not out.is_dir():
             return fail(f"argument --output_path: {out} exists and is not a folder")
         out.mkdir(parents=True, exist_ok=True)
-        for name, body in (("sparse_estimates.json", json.dumps(result, indent=1, allow_nan=False)),
-                           ("sparse_estimates.md", text)):
+        for name, body in (
+            ("sparse_estimates.json", json.dumps(result, indent=1, allow_nan=False)),
+            ("sparse_estimates.md", text),
+        ):
             (out / name).write_text(body, encoding="utf-8")
             print(f"wrote {name}: {out / name}", file=sys.stderr)
     if not getattr(args, "quiet", False):

@@ -12,26 +12,45 @@ A run made with ``--cell_budget`` records ``cell_budget``, ``cell_seed``, ``cell
 every task's metadata; the reader checks the observed cells against them (a mismatch is a message, e.g. a run
 that was cut short). A full run can be read too (every cell observed: the estimates are then the exact scores).
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Sequence
 
 import numpy as np
 
 from .. import __version__
 from . import baselines as BL
 from .grouping import MetricSpec
+from .io import (
+    DEFAULT_VARIANT_PATTERN,
+    SampleTable,
+    SharpeInputError,
+    TaskRun,
+    assign_models,
+    find_results_files,
+    load_name_map,
+    read_results_file,
+    read_samples,
+    select_newest,
+    task_runs,
+)
 from .options import natural_key
 from .pairing import _unit_keys
-from .template_scores import label_info as _label_info
-from .io import (DEFAULT_VARIANT_PATTERN, SampleTable, SharpeInputError, TaskRun, assign_models,
-                 find_results_files, load_name_map, read_results_file, read_samples, select_newest, task_runs)
-from .scoring import (RANKING_FAMILIES, ItemScorer, ScoringError, aggregation_of, build_doc_scorer,
-                      build_query_scorer, ranking_aggregation)
+from .scoring import (
+    RANKING_FAMILIES,
+    ItemScorer,
+    ScoringError,
+    aggregation_of,
+    build_doc_scorer,
+    build_query_scorer,
+    ranking_aggregation,
+)
 from .sparse import CellMatrix, RowEstimate, SparseError, estimate_row
+from .template_scores import label_info as _label_info
 
 CLASSIFICATION_AGGS = {"agg_weighted_f1", "agg_macro_f1", "agg_binary_f1"}
 ENTITY_AGGS = {"agg_entity_f1", "agg_entity_precision", "agg_entity_recall"}
@@ -69,16 +88,19 @@ def layout_for(agg: str, n_features: int) -> tuple:
 
 
 def _doc_keys(tab: SampleTable, unit: str, path) -> list:
-    for source in (("id",) if unit == "query" else ("id", "doc_hash", "doc_id")):
+    for source in ("id",) if unit == "query" else ("id", "doc_hash", "doc_id"):
         keys = _unit_keys(tab, unit, source)
         if keys is not None and len(set(keys)) == len(keys):
             return keys
-    raise SharpeInputError(f"{path}: no unique document key (doc.id / doc_hash / doc_id; ranking: doc.qid + "
-                           "doc.cand_index) to pair documents across templates")
+    raise SharpeInputError(
+        f"{path}: no unique document key (doc.id / doc_hash / doc_id; ranking: doc.qid + "
+        "doc.cand_index) to pair documents across templates"
+    )
 
 
-def _group_cells(model: str, name: str, runs: dict[str, TaskRun], metric: str | None, method: str,
-                 seed: int) -> SparseGroup:
+def _group_cells(
+    model: str, name: str, runs: dict[str, TaskRun], metric: str | None, method: str, seed: int
+) -> SparseGroup:
     tids = sorted(runs, key=natural_key)
     first = runs[tids[0]]
     family = first.family
@@ -92,8 +114,10 @@ def _group_cells(model: str, name: str, runs: dict[str, TaskRun], metric: str | 
     for t in tids:
         run = runs[t]
         if run.samples_path is None:
-            raise SharpeInputError(f"{run.source.path}: no samples_{run.task}_{run.source.timestamp}.jsonl; a sparse "
-                                   "run must be made with --log_samples")
+            raise SharpeInputError(
+                f"{run.source.path}: no samples_{run.task}_{run.source.timestamp}.jsonl; a sparse "
+                "run must be made with --log_samples"
+            )
         tab = read_samples(run.samples_path, filt, [metric], keep_docs=True)
         if len(tab) == 0:
             raise SharpeInputError(f"{run.samples_path}: no sample lines")
@@ -123,8 +147,10 @@ def _group_cells(model: str, name: str, runs: dict[str, TaskRun], metric: str | 
         except ScoringError as exc:
             raise SharpeInputError(f"{tab.path}: {exc}") from None
         if isinstance(sc, ItemScorer):
-            raise SparseError(f"group {name}: metric {metric} (aggregation {agg}) has no per-document sufficient "
-                              "statistics; the sparse estimator cannot impute it")
+            raise SparseError(
+                f"group {name}: metric {metric} (aggregation {agg}) has no per-document sufficient "
+                "statistics; the sparse estimator cannot impute it"
+            )
         if feats is None:
             width = sc.features.shape[1]
             feats = np.zeros((len(tids), len(docs), width))
@@ -138,9 +164,17 @@ def _group_cells(model: str, name: str, runs: dict[str, TaskRun], metric: str | 
         if sc.per_doc is not None:
             correct[ti, cols] = sc.per_doc
     layout = layout_for(agg, width)
-    cm = CellMatrix([str(t) for t in tids], [str(d) for d in docs], feats, mask, finalize, layout,
-                    correct=correct if layout[0] == "classification" else None, name=f"{model} / {name}",
-                    metric=metric)
+    cm = CellMatrix(
+        [str(t) for t in tids],
+        [str(d) for d in docs],
+        feats,
+        mask,
+        finalize,
+        layout,
+        correct=correct if layout[0] == "classification" else None,
+        name=f"{model} / {name}",
+        metric=metric,
+    )
     baseline = _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method, seed)
     g = SparseGroup(model, name, first.dataset, first.domain, first.subtask, family, metric, cm, baseline)
     _check_plan(g, runs, tids)
@@ -165,8 +199,9 @@ def _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method
             idx.append(list(range(len(merged_docs), len(merged_docs) + len(li))))
             merged_docs.extend(tab.docs[i] for i in li)
             values.extend(tab.values[metric][i] for i in li)
-    merged = SampleTable(tables[tids[0]].path, merged_docs, [None] * len(merged_docs), [None] * len(merged_docs),
-                         {metric: values}, None)
+    merged = SampleTable(
+        tables[tids[0]].path, merged_docs, [None] * len(merged_docs), [None] * len(merged_docs), {metric: values}, None
+    )
     info = _label_info(SimpleNamespace(family=family, unit=unit), merged, idx, MetricSpec(metric, "", agg, True))
     return BL.compute(metric, family, agg, info, method, seed)
 
@@ -175,11 +210,16 @@ def _check_plan(g: SparseGroup, runs: dict[str, TaskRun], tids: list[str]) -> No
     meta = runs[tids[0]].meta
     if "cell_budget" not in meta:
         if not g.cells.mask.all():
-            g.messages.append(f"{g.cells.name}: {int(g.cells.mask.sum())} of {g.cells.mask.size} cells observed "
-                              "but no cell plan recorded (cell_budget) in the task metadata")
+            g.messages.append(
+                f"{g.cells.name}: {int(g.cells.mask.sum())} of {g.cells.mask.size} cells observed "
+                "but no cell plan recorded (cell_budget) in the task metadata"
+            )
         return
-    g.plan = {"cell_budget": meta.get("cell_budget"), "cell_seed": meta.get("cell_seed"),
-              "design": (meta.get("cell_design") or {}).get(g.name)}
+    g.plan = {
+        "cell_budget": meta.get("cell_budget"),
+        "cell_seed": meta.get("cell_seed"),
+        "design": (meta.get("cell_design") or {}).get(g.name),
+    }
     planned = meta.get("cells_planned") or {}
     for t in tids:
         task = runs[t].task
@@ -189,13 +229,21 @@ def _check_plan(g: SparseGroup, runs: dict[str, TaskRun], tids: list[str]) -> No
             g.messages.append(f"{g.cells.name}: {task} planned {want} documents, {got} evaluated")
     design = g.plan["design"] or {}
     if design.get("units") is not None and design["units"] != len(g.cells.docs):
-        g.messages.append(f"{g.cells.name}: the plan covers {design['units']} units but {len(g.cells.docs)} were "
-                          "logged (a template was not run or the run was cut short)")
+        g.messages.append(
+            f"{g.cells.name}: the plan covers {design['units']} units but {len(g.cells.docs)} were "
+            "logged (a template was not run or the run was cut short)"
+        )
 
 
-def read_sparse(paths: Sequence[str], metric: str | None = None, baseline: str = "uniform", seed: int = 0,
-                run: str | None = None, variant_pattern: str = DEFAULT_VARIANT_PATTERN,
-                model_names: str | None = None) -> tuple[list[SparseGroup], list[str]]:
+def read_sparse(
+    paths: Sequence[str],
+    metric: str | None = None,
+    baseline: str = "uniform",
+    seed: int = 0,
+    run: str | None = None,
+    variant_pattern: str = DEFAULT_VARIANT_PATTERN,
+    model_names: str | None = None,
+) -> tuple[list[SparseGroup], list[str]]:
     """Cell matrices of every model × variant group under ``paths`` (and messages)."""
     messages: list[str] = []
     runs: list[TaskRun] = []
@@ -227,10 +275,19 @@ def _row_baseline(gs: list[SparseGroup]) -> tuple[float | None, str]:
     return float(np.mean(vals)), gs[0].baseline.method
 
 
-def aggregate_sparse(paths: Sequence[str], metric: str | None = None, baseline: str = "uniform", ddof: int = 1,
-                     alpha: float = 1.0, sigma_floor: str | float = "off", bootstrap: int = 1000, seed: int = 0,
-                     run: str | None = None, model_names: str | None = None,
-                     keep_boot: bool = False) -> dict:
+def aggregate_sparse(
+    paths: Sequence[str],
+    metric: str | None = None,
+    baseline: str = "uniform",
+    ddof: int = 1,
+    alpha: float = 1.0,
+    sigma_floor: str | float = "off",
+    bootstrap: int = 1000,
+    seed: int = 0,
+    run: str | None = None,
+    model_names: str | None = None,
+    keep_boot: bool = False,
+) -> dict:
     """Estimates per model × dataset row (subtask groups of a dataset: s_t = mean over subtasks).
     Returns a JSON-ready dict: ``records`` (see :meth:`.sparse.RowEstimate.as_dict`, plus model, dataset, domain,
     metric, baseline method, plan) and ``messages``."""
@@ -244,21 +301,43 @@ def aggregate_sparse(paths: Sequence[str], metric: str | None = None, baseline: 
         tsets = {tuple(g.cells.templates) for g in gs}
         if len(tsets) > 1:
             common = sorted(set.intersection(*(set(t) for t in tsets)), key=natural_key)
-            raise SharpeInputError(f"dataset {name}, model {model}: subtasks have different templates "
-                                   f"(shared: {common})")
+            raise SharpeInputError(
+                f"dataset {name}, model {model}: subtasks have different templates (shared: {common})"
+            )
         b, method = _row_baseline(gs)
         try:
-            est: RowEstimate = estimate_row([g.cells for g in gs], b, ddof=ddof, alpha=alpha, floor_mode=sigma_floor,
-                                            n_boot=bootstrap, seed=seed, name=name, keep_boot=keep_boot)
+            est: RowEstimate = estimate_row(
+                [g.cells for g in gs],
+                b,
+                ddof=ddof,
+                alpha=alpha,
+                floor_mode=sigma_floor,
+                n_boot=bootstrap,
+                seed=seed,
+                name=name,
+                keep_boot=keep_boot,
+            )
         except SparseError as exc:
             raise SharpeInputError(str(exc)) from None
-        rec = {"model": model, "dataset": gs[0].dataset, "domain": gs[0].domain, "metric": gs[0].metric,
-               "subtasks": [g.subtask for g in gs] if gs[0].subtask else None,
-               "baseline_method": method, "plan": gs[0].plan, "ddof": ddof, **est.as_dict()}
+        rec = {
+            "model": model,
+            "dataset": gs[0].dataset,
+            "domain": gs[0].domain,
+            "metric": gs[0].metric,
+            "subtasks": [g.subtask for g in gs] if gs[0].subtask else None,
+            "baseline_method": method,
+            "plan": gs[0].plan,
+            "ddof": ddof,
+            **est.as_dict(),
+        }
         records.append(rec)
         estimates[(model, name)] = est
-    out = {"tool": f"lm-eval-enterprise {__version__} sharpe (estimates of a --cell_budget run)", "estimate": True,
-           "records": records, "messages": messages}
+    out = {
+        "tool": f"lm-eval-enterprise {__version__} sharpe (estimates of a --cell_budget run)",
+        "estimate": True,
+        "records": records,
+        "messages": messages,
+    }
     if keep_boot:
         out["_estimates"] = estimates
     return out

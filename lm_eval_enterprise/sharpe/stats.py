@@ -5,11 +5,12 @@ Sharpe: S = (μ − b) / (α·σ_eff), μ = mean_t s_t, σ = sqrt(Σ_t (s_t − 
 Degenerate cases (eps = 1e-12): T < 2 → undefined (``single_template``, both ddof); σ_eff < eps → +inf / −inf by the
 sign of μ − b beyond eps, else undefined (``degenerate_std``). JSON carries ``sharpe: null`` plus ``sharpe_status``.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -30,8 +31,14 @@ def sigma_floor(mode: str | float | None, mu: float, n_docs: int | None) -> floa
     return float(mode)
 
 
-def sharpe(scores: Sequence[float], baseline: float | Sequence[float] | None, ddof: int = 1, alpha: float = 1.0,
-           floor_mode: str | float | None = "off", n_docs: int | None = None) -> dict:
+def sharpe(
+    scores: Sequence[float],
+    baseline: float | Sequence[float] | None,
+    ddof: int = 1,
+    alpha: float = 1.0,
+    floor_mode: str | float | None = "off",
+    n_docs: int | None = None,
+) -> dict:
     """Point statistics of one (model, group, metric): mean, std, σ_eff, Sharpe and its status.
 
     ``baseline`` may be per template (a sequence): then S = mean_t(s_t − b_t)/σ(s_t − b_t) (docs/sharpe.md#baselines).
@@ -52,8 +59,16 @@ def sharpe(scores: Sequence[float], baseline: float | Sequence[float] | None, dd
     else:
         b = None if baseline is None else float(baseline)
         excess = s - (b if b is not None else 0.0)
-    out = {"mean": mu, "std": None, "sigma_eff": None, "sharpe": None, "sharpe_status": "ok",
-           "degenerate_std": False, "floor_active": False, "excess": None if b is None else float(excess.mean())}
+    out = {
+        "mean": mu,
+        "std": None,
+        "sigma_eff": None,
+        "sharpe": None,
+        "sharpe_status": "ok",
+        "degenerate_std": False,
+        "floor_active": False,
+        "excess": None if b is None else float(excess.mean()),
+    }
     if t < 2:
         out["sharpe_status"] = "single_template"
         return out
@@ -80,9 +95,14 @@ def sharpe(scores: Sequence[float], baseline: float | Sequence[float] | None, dd
     return out
 
 
-def sharpe_matrix(scores: np.ndarray, baseline: float | np.ndarray, ddof: int, alpha: float = 1.0,
-                  floor_mode: str | float | None = "off", n_docs: int | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def sharpe_matrix(
+    scores: np.ndarray,
+    baseline: float | np.ndarray,
+    ddof: int,
+    alpha: float = 1.0,
+    floor_mode: str | float | None = "off",
+    n_docs: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Row-wise (mean, std, Sharpe, degenerate) of a B × T score matrix (bootstrap); Sharpe NaN when σ_eff < eps.
 
     Rows with a NaN score (metric undefined on that resample) give NaN everywhere and degenerate False.
@@ -134,9 +154,15 @@ def describe(scores: Sequence[float]) -> dict:
     """min, max, spread (FormatSpread), MaxP/AvgP/CPS (Mizrahi et al.), quantiles p05..p95 (linear)."""
     s = np.asarray(scores, dtype=float)
     mx, avg = float(s.max()), float(s.mean())
-    return {"min": float(s.min()), "max": mx, "spread": float(s.max() - s.min()), "maxp": mx, "avgp": avg,
-            "cps": mx * (1 - (mx - avg)),
-            "quantiles": {f"p{q:02d}": float(v) for q, v in zip(QUANTILES, np.percentile(s, QUANTILES))}}
+    return {
+        "min": float(s.min()),
+        "max": mx,
+        "spread": float(s.max() - s.min()),
+        "maxp": mx,
+        "avgp": avg,
+        "cps": mx * (1 - (mx - avg)),
+        "quantiles": {f"p{q:02d}": float(v) for q, v in zip(QUANTILES, np.percentile(s, QUANTILES))},
+    }
 
 
 # ------------------------------------------------------------------------------------------------------ ProSA
@@ -178,17 +204,23 @@ def rank_stability(score_table: Mapping[str, Sequence[float]]) -> dict:
     finite = [v for v in taus if not math.isnan(v)]
     r = ranks.sum(1)
     s_r = float(((r - r.mean()) ** 2).sum())
-    w = 12 * s_r / (t ** 2 * (n ** 3 - n)) if n >= 2 and t >= 1 else math.nan
+    w = 12 * s_r / (t**2 * (n**3 - n)) if n >= 2 and t >= 1 else math.nan
     chi = t * (n - 1) * w
-    return {"n_models": n, "n_templates": t, "models": models,
-            "ranks_per_template": {m: [float(v) for v in ranks[i]] for i, m in enumerate(models)},
-            "kendall_tau_pairs": [None if math.isnan(v) else v for v in taus],
-            "kendall_tau_mean": float(np.mean(finite)) if finite else None,
-            "kendall_tau_undefined_pairs": len(taus) - len(finite),
-            "rank_sums": {m: float(r[i]) for i, m in enumerate(models)},
-            "kendall_w": float(w), "kendall_w_note": "no tie correction",
-            "friedman_chi2": float(chi), "friedman_df": n - 1,
-            "friedman_p": float(chi2.sf(chi, n - 1)) if n >= 2 else None}
+    return {
+        "n_models": n,
+        "n_templates": t,
+        "models": models,
+        "ranks_per_template": {m: [float(v) for v in ranks[i]] for i, m in enumerate(models)},
+        "kendall_tau_pairs": [None if math.isnan(v) else v for v in taus],
+        "kendall_tau_mean": float(np.mean(finite)) if finite else None,
+        "kendall_tau_undefined_pairs": len(taus) - len(finite),
+        "rank_sums": {m: float(r[i]) for i, m in enumerate(models)},
+        "kendall_w": float(w),
+        "kendall_w_note": "no tie correction",
+        "friedman_chi2": float(chi),
+        "friedman_df": n - 1,
+        "friedman_p": float(chi2.sf(chi, n - 1)) if n >= 2 else None,
+    }
 
 
 def order(values: Mapping[str, float | None], sharpe_like: bool = False) -> list[str]:
@@ -226,7 +258,7 @@ def sign_test(deltas: Sequence[float]) -> dict:
         p = 1.0
     else:
         k = min(pos, neg)
-        p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+        p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
     return {"wins": pos, "losses": neg, "ties": int(len(d) - n), "p": float(p)}
 
 
@@ -245,7 +277,7 @@ def wilcoxon(deltas: Sequence[float]) -> dict:
     w_plus, w_minus = float(r[d > 0].sum()), float(r[d < 0].sum())
     stat = min(w_plus, w_minus)
     if n <= 16:
-        signs = (np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1
+        signs = (np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1
         dist = signs @ r
         centre = r.sum() / 2
         p = float(np.mean(np.abs(dist - centre) >= abs(stat - centre) - 1e-9))
@@ -272,8 +304,8 @@ def sign_flip_pvalues(diffs: np.ndarray, n_perm: int = 2000, seed: int = 0) -> n
     if n == 0:
         return np.ones(x.shape[0])
     obs = np.abs(x.sum(1))
-    if 2 ** n <= n_perm:
-        signs = 1.0 - 2.0 * ((np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1)
+    if 2**n <= n_perm:
+        signs = 1.0 - 2.0 * ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1)
         stats = np.abs(signs @ x.T)
         return (stats >= obs[None, :] - 1e-12).mean(0)
     rng = np.random.default_rng(seed)

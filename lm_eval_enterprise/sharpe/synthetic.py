@@ -6,15 +6,17 @@ values come from the real ``process_results`` hooks and the results rows from th
 are what lm-eval writes for our tasks. :func:`make_docs` / :func:`make_outputs` generate documents and model
 outputs of a chosen quality for every family.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import random
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .. import hooks
 from ..metrics import INVALID
@@ -38,10 +40,10 @@ class SynthTask:
     dataset: str = "synthetic"
     domain: str = "finance"
     subtask: str | None = None
-    metadata: dict | None = None        # replaces the generated metadata entirely when given (None → generated)
+    metadata: dict | None = None  # replaces the generated metadata entirely when given (None → generated)
     extra_metadata: dict = field(default_factory=dict)
     n_shot: int = 0
-    hook: str | None = None             # process_results in hooks (default: the family's; ``<family>_helm`` adds
+    hook: str | None = None  # process_results in hooks (default: the family's; ``<family>_helm`` adds
     #                                     the HELM-reading metric of hooks.HELM_METRICS)
 
     @property
@@ -63,8 +65,15 @@ def metadata_for(t: SynthTask) -> dict:
     meta = {"version": 1.0, "dataset": t.dataset, "domain": t.domain}
     if t.subtask:
         meta["subtask"] = t.subtask
-    meta.update({"variant_group": t.variant_group, "template_id": t.template_id, "primary_metric": t.primary_metric,
-                 "primary_filter": t.filter, "task_family": t.family})
+    meta.update(
+        {
+            "variant_group": t.variant_group,
+            "template_id": t.template_id,
+            "primary_metric": t.primary_metric,
+            "primary_filter": t.filter,
+            "task_family": t.family,
+        }
+    )
     meta.update(t.extra_metadata)
     return meta
 
@@ -88,11 +97,24 @@ def sample_lines(t: SynthTask, prompt_chars: int = 300) -> tuple[list[dict], dic
         for m in metrics:
             per_metric[m].append(vals[m])
         target = doc.get("label", doc.get("target", doc.get("answer", "")))
-        line = {"doc_id": i, "doc": doc, "target": str(target),
-                "arguments": {"gen_args_0": {"arg_0": f"{pad}\n{t.template_id}: {doc.get('text', '')}\nAnswer:",
-                                             "arg_1": {"until": ["\n"], "max_gen_toks": 5}}},
-                "resps": resps, "filtered_resps": filtered, "filter": t.filter, "metrics": list(metrics),
-                "doc_hash": _hash(doc), "prompt_hash": _hash([t.task, i]), "target_hash": _hash(str(target))}
+        line = {
+            "doc_id": i,
+            "doc": doc,
+            "target": str(target),
+            "arguments": {
+                "gen_args_0": {
+                    "arg_0": f"{pad}\n{t.template_id}: {doc.get('text', '')}\nAnswer:",
+                    "arg_1": {"until": ["\n"], "max_gen_toks": 5},
+                }
+            },
+            "resps": resps,
+            "filtered_resps": filtered,
+            "filter": t.filter,
+            "metrics": list(metrics),
+            "doc_hash": _hash(doc),
+            "prompt_hash": _hash([t.task, i]),
+            "target_hash": _hash(str(target)),
+        }
         line.update(vals)
         lines.append(line)
     row = {"name": t.task, "alias": t.task, "sample_len": len(lines)}
@@ -108,10 +130,19 @@ def sample_lines(t: SynthTask, prompt_chars: int = 300) -> tuple[list[dict], dic
     return lines, row
 
 
-def write_run(out_dir: str | Path, model_name: str, tasks: Sequence[SynthTask],
-              timestamp: str = "2026-01-01T00-00-00.000000", with_samples: bool = True,
-              model_args: str | None = None, limit: int | None = None, chat_template_sha: str | None = None,
-              prompt_chars: int = 300, dumps=json.dumps, config_extra: dict | None = None) -> Path:
+def write_run(
+    out_dir: str | Path,
+    model_name: str,
+    tasks: Sequence[SynthTask],
+    timestamp: str = "2026-01-01T00-00-00.000000",
+    with_samples: bool = True,
+    model_args: str | None = None,
+    limit: int | None = None,
+    chat_template_sha: str | None = None,
+    prompt_chars: int = 300,
+    dumps=json.dumps,
+    config_extra: dict | None = None,
+) -> Path:
     """Write one lm-eval run (results + samples) into ``out_dir/<model_name_sanitized>/``; returns the results path.
     ``config_extra`` is merged into ``results["config"]`` (e.g. the label a regex-constrained run carries)."""
     sanitized = model_name.replace("/", "__")
@@ -121,9 +152,12 @@ def write_run(out_dir: str | Path, model_name: str, tasks: Sequence[SynthTask],
     for t in tasks:
         lines, row = sample_lines(t, prompt_chars)
         results[t.task] = row
-        configs[t.task] = {"task": t.task, "output_type": "multiple_choice" if t.family == "ranking" else
-                           "generate_until", "num_fewshot": t.n_shot,
-                           "metadata": metadata_for(t) if t.metadata is None else t.metadata}
+        configs[t.task] = {
+            "task": t.task,
+            "output_type": "multiple_choice" if t.family == "ranking" else "generate_until",
+            "num_fewshot": t.n_shot,
+            "metadata": metadata_for(t) if t.metadata is None else t.metadata,
+        }
         hib[t.task] = {m: h for m, (_, h) in t.metrics.items()}
         n_samples[t.task] = {"original": len(lines), "effective": len(lines)}
         n_shot[t.task] = t.n_shot
@@ -132,23 +166,48 @@ def write_run(out_dir: str | Path, model_name: str, tasks: Sequence[SynthTask],
             with open(d / f"samples_{t.task}_{timestamp}.jsonl", "w", encoding="utf-8") as f:
                 for line in lines:
                     f.write(dumps(line, ensure_ascii=False) + "\n")
-    data = {"results": results, "group_subtasks": {t.task: [] for t in tasks}, "configs": configs,
-            "versions": versions, "n-shot": n_shot, "higher_is_better": hib, "n-samples": n_samples,
-            "config": {"model": "hf", "model_args": model_args or f"pretrained={model_name},dtype=float32",
-                       "model_dtype": "torch.float32", "model_sha": "", "batch_size": 1, "device": "cpu",
-                       "limit": limit, "bootstrap_iters": 0, "random_seed": 0, **(config_extra or {})},
-            "git_hash": "synthetic", "date": 0.0, "lm_eval_version": "0.4.13", "model_name": model_name,
-            "model_name_sanitized": sanitized, "system_instruction": None, "system_instruction_sha": None,
-            "fewshot_as_multiturn": False, "chat_template": None, "chat_template_sha": chat_template_sha}
+    data = {
+        "results": results,
+        "group_subtasks": {t.task: [] for t in tasks},
+        "configs": configs,
+        "versions": versions,
+        "n-shot": n_shot,
+        "higher_is_better": hib,
+        "n-samples": n_samples,
+        "config": {
+            "model": "hf",
+            "model_args": model_args or f"pretrained={model_name},dtype=float32",
+            "model_dtype": "torch.float32",
+            "model_sha": "",
+            "batch_size": 1,
+            "device": "cpu",
+            "limit": limit,
+            "bootstrap_iters": 0,
+            "random_seed": 0,
+            **(config_extra or {}),
+        },
+        "git_hash": "synthetic",
+        "date": 0.0,
+        "lm_eval_version": "0.4.13",
+        "model_name": model_name,
+        "model_name_sanitized": sanitized,
+        "system_instruction": None,
+        "system_instruction_sha": None,
+        "fewshot_as_multiturn": False,
+        "chat_template": None,
+        "chat_template_sha": chat_template_sha,
+    }
     path = d / f"results_{timestamp}.json"
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return path
 
 
 # ------------------------------------------------------------------------------------------------ generators
-LABELS = {"classification_weighted": ["positive", "neutral", "negative"],
-          "classification_macro": ["T1001", "T1002", "T1003", "T1004"],
-          "classification_binary": ["relevant", "irrelevant"]}
+LABELS = {
+    "classification_weighted": ["positive", "neutral", "negative"],
+    "classification_macro": ["T1001", "T1002", "T1003", "T1004"],
+    "classification_binary": ["relevant", "irrelevant"],
+}
 ENTITY_TYPES = ["person", "organization", "location", "miscellaneous"]
 WORDS = "alpha beta gamma delta revenue profit bank court climate network".split()
 
@@ -165,16 +224,26 @@ def make_docs(family: str, n: int, seed: int = 0, n_candidates: int = 20) -> lis
                 doc["positive_label"] = labels[0]
         elif family == "entity":
             ents = [(rng.choice(WORDS), rng.choice(ENTITY_TYPES)) for _ in range(rng.randint(0, 3))]
-            doc = {"id": f"d{i}", "text": f"sentence {i}", "entity_types": ENTITY_TYPES,
-                   "target": ", ".join(f"{p} ({t})" for p, t in ents) or "none"}
+            doc = {
+                "id": f"d{i}",
+                "text": f"sentence {i}",
+                "entity_types": ENTITY_TYPES,
+                "target": ", ".join(f"{p} ({t})" for p, t in ents) or "none",
+            }
         elif family == "kpi":
             ents = [(" ".join(rng.sample(WORDS, 2)), rng.choice(["kpi", "cy", "py", "py1"])) for _ in range(2)]
             doc = {"id": f"d{i}", "text": f"sentence {i}", "target": ", ".join(f"{p} [{t}]" for p, t in ents)}
         elif family in ("ranking", "ranking_generate"):
             q, c = divmod(i, n_candidates)
             relevant = c == (q * 7) % n_candidates or (q % 2 == 1 and c == (q * 3 + 1) % n_candidates)
-            doc = {"qid": f"q{q}", "docid": f"p{i}", "question": f"question {q}", "passage": f"passage {i}",
-                   "cand_index": c, "label": "Yes" if relevant else "No"}
+            doc = {
+                "qid": f"q{q}",
+                "docid": f"p{i}",
+                "question": f"question {q}",
+                "passage": f"passage {i}",
+                "cand_index": c,
+                "label": "Yes" if relevant else "No",
+            }
         elif family == "numeric":
             doc = {"id": f"d{i}", "context": f"table {i}", "question": "how much?", "answer": str(rng.randint(1, 99))}
         elif family == "summarization":
@@ -182,8 +251,13 @@ def make_docs(family: str, n: int, seed: int = 0, n_candidates: int = 20) -> lis
         elif family == "multiple_choice":
             k = 4
             ans = rng.randrange(k)
-            doc = {"id": f"d{i}", "question": f"q {i}", "choices": [f"c{j}" for j in range(k)], "answer": ans,
-                   "answer_letter": "ABCD"[ans]}
+            doc = {
+                "id": f"d{i}",
+                "question": f"q {i}",
+                "choices": [f"c{j}" for j in range(k)],
+                "answer": ans,
+                "answer_letter": "ABCD"[ans],
+            }
         else:
             raise ValueError(f"unknown family {family}")
         docs.append(doc)
@@ -224,29 +298,64 @@ def make_outputs(family: str, docs: list[dict], p_correct: float, p_fail: float 
     return outs
 
 
-def family_task(family: str, template_id: str, n_docs: int, p_correct: float, p_fail: float = 0.0, seed: int = 0,
-                group: str | None = None, **kw) -> SynthTask:
+def family_task(
+    family: str,
+    template_id: str,
+    n_docs: int,
+    p_correct: float,
+    p_fail: float = 0.0,
+    seed: int = 0,
+    group: str | None = None,
+    **kw,
+) -> SynthTask:
     """A ready SynthTask of ``family`` (docs seeded by ``seed`` only, outputs by (seed, template, quality))."""
     group = group or f"ent_syn_{family}"
     docs = make_docs(family, n_docs, seed)
     out_seed = zlib.crc32(repr((seed, template_id, round(p_correct, 6), round(p_fail, 6))).encode())
     prim = next(iter(hooks.FAMILY_METRICS[family]))
-    return SynthTask(task=f"{group}__{template_id}", family=family, variant_group=group, template_id=template_id,
-                     docs=docs, outputs=make_outputs(family, docs, p_correct, p_fail, out_seed),
-                     primary_metric=kw.pop("primary_metric", prim), dataset=kw.pop("dataset", group[4:]), **kw)
+    return SynthTask(
+        task=f"{group}__{template_id}",
+        family=family,
+        variant_group=group,
+        template_id=template_id,
+        docs=docs,
+        outputs=make_outputs(family, docs, p_correct, p_fail, out_seed),
+        primary_metric=kw.pop("primary_metric", prim),
+        dataset=kw.pop("dataset", group[4:]),
+        **kw,
+    )
 
 
-def choice_task(group: str, tid: str, correct: Sequence[int], parsed: Sequence[bool] | None = None, k: int = 3,
-                dataset: str | None = None, subtask: str | None = None, **kw) -> SynthTask:
+def choice_task(
+    group: str,
+    tid: str,
+    correct: Sequence[int],
+    parsed: Sequence[bool] | None = None,
+    k: int = 3,
+    dataset: str | None = None,
+    subtask: str | None = None,
+    **kw,
+) -> SynthTask:
     """A multiple_choice variant whose per-document correctness (and parse success) is given exactly; its uniform
     baseline is 1/k. ``dataset`` defaults to the group name without ``ent_``."""
-    docs = [{"id": f"d{i}", "question": f"q{i}", "choices": [f"c{j}" for j in range(k)], "answer": 0,
-             "answer_letter": "A"} for i in range(len(correct))]
+    docs = [
+        {"id": f"d{i}", "question": f"q{i}", "choices": [f"c{j}" for j in range(k)], "answer": 0, "answer_letter": "A"}
+        for i in range(len(correct))
+    ]
     parsed = parsed if parsed is not None else [True] * len(correct)
     outs = ["A" if c else ("B" if ok else INVALID) for c, ok in zip(correct, parsed)]
-    return SynthTask(task=f"{group}__{tid}", family="multiple_choice", variant_group=group, template_id=tid,
-                     docs=docs, outputs=outs, primary_metric="accuracy", dataset=dataset or group[4:],
-                     subtask=subtask, **kw)
+    return SynthTask(
+        task=f"{group}__{tid}",
+        family="multiple_choice",
+        variant_group=group,
+        template_id=tid,
+        docs=docs,
+        outputs=outs,
+        primary_metric="accuracy",
+        dataset=dataset or group[4:],
+        subtask=subtask,
+        **kw,
+    )
 
 
 def correct_counts(n_correct: int, n: int = 100) -> list[int]:
@@ -255,14 +364,22 @@ def correct_counts(n_correct: int, n: int = 100) -> list[int]:
 
 
 # ------------------------------------------------------------------------------------------------ report scenario
-REPORT_MODELS = (("HuggingFaceTB/SmolLM2-135M-Instruct", 0.55, 0.0),
-                 ("Qwen/Qwen2.5-0.5B-Instruct", 0.68, 0.04),
-                 ("/models/checkpoints/local-finetune-step-0042", 0.45, 0.02))
-REPORT_DATASETS = (("fiqa_sa", "classification_weighted", "finance"), ("kpi_edgar", "kpi", "finance"),
-                   ("fiqa_qa", "ranking", "finance"), ("convfinqa", "numeric", "finance"),
-                   ("credit_risk_ner", "entity", "finance"), ("casehold", "multiple_choice", "legal"),
-                   ("legal_summarization", "summarization", "legal"), ("tram", "classification_macro", "cyber"),
-                   ("securenlp", "classification_binary", "cyber"))
+REPORT_MODELS = (
+    ("HuggingFaceTB/SmolLM2-135M-Instruct", 0.55, 0.0),
+    ("Qwen/Qwen2.5-0.5B-Instruct", 0.68, 0.04),
+    ("/models/checkpoints/local-finetune-step-0042", 0.45, 0.02),
+)
+REPORT_DATASETS = (
+    ("fiqa_sa", "classification_weighted", "finance"),
+    ("kpi_edgar", "kpi", "finance"),
+    ("fiqa_qa", "ranking", "finance"),
+    ("convfinqa", "numeric", "finance"),
+    ("credit_risk_ner", "entity", "finance"),
+    ("casehold", "multiple_choice", "legal"),
+    ("legal_summarization", "summarization", "legal"),
+    ("tram", "classification_macro", "cyber"),
+    ("securenlp", "classification_binary", "cyber"),
+)
 
 
 def report_scenario(out_dir: str | Path, n_docs: int = 40, toy: bool = True) -> Path:
@@ -278,15 +395,30 @@ def report_scenario(out_dir: str | Path, n_docs: int = 40, toy: bool = True) -> 
             for t in range(1, 6):
                 q = min(0.95, quality + 0.05 * ((t * 3 + di + mi) % 4) - 0.04 * (t == 4))
                 f = 0.78 if (ds == "legal_summarization" and mi == 1) else (fail if family != "ranking" else 0.0)
-                tasks.append(family_task(family, f"t{t}", n, q, f, seed=di, group=f"ent_{ds}", domain=domain,
-                                         extra_metadata=dict(extra)))
+                tasks.append(
+                    family_task(
+                        family, f"t{t}", n, q, f, seed=di, group=f"ent_{ds}", domain=domain, extra_metadata=dict(extra)
+                    )
+                )
         for sub in ("direction_up", "price_or_not"):
             for t in range(1, 6):
                 q = min(0.95, quality + 0.04 * ((t + mi) % 3))
-                tasks.append(family_task("classification_binary", f"t{t}", n_docs, q, fail, seed=11,
-                                         group=f"ent_gold_news_{sub}", dataset="gold_news", domain="finance",
-                                         subtask=sub, extra_metadata=dict(extra)))
+                tasks.append(
+                    family_task(
+                        "classification_binary",
+                        f"t{t}",
+                        n_docs,
+                        q,
+                        fail,
+                        seed=11,
+                        group=f"ent_gold_news_{sub}",
+                        dataset="gold_news",
+                        domain="finance",
+                        subtask=sub,
+                        extra_metadata=dict(extra),
+                    )
+                )
         path = write_run(out_dir, model, tasks)
-        if mi == 2:   # a model-level flag: samples of one template lost (scores from the results file only)
+        if mi == 2:  # a model-level flag: samples of one template lost (scores from the results file only)
             next(path.parent.glob("samples_ent_tram__t2_*.jsonl")).unlink()
     return Path(out_dir)

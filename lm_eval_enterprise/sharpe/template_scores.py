@@ -6,6 +6,7 @@ template; ``parsed_only`` scorers keep the parsed documents only. The baseline b
 from ``--baseline table:PATH``, a template's ``metadata.baseline``, or the exact formulas of :mod:`.baselines`
 computed on the same documents.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,10 @@ def _scores_from_results(g: Group, model: str, tid: str, run: TaskRun) -> None:
     for spec in g.metrics:
         v = _recompute_target(run, spec)
         if v is None:
-            raise SharpeInputError(f"{run.source.path}: results[{run.task}][{spec.name},{spec.filter}] "
-                                   f"is not a number ({run.row.get(f'{spec.name},{spec.filter}')!r})")
+            raise SharpeInputError(
+                f"{run.source.path}: results[{run.task}][{spec.name},{spec.filter}] "
+                f"is not a number ({run.row.get(f'{spec.name},{spec.filter}')!r})"
+            )
         g.scores[(model, tid, spec.name, "strict")] = float(v)
 
 
@@ -63,8 +66,10 @@ def _scorer(g: Group, spec: MetricSpec, tab: SampleTable, idx):
     vals = tab.values[spec.name]
     if agg is None:
         if not all(isinstance(v, (int, float)) for v in vals[:50]):
-            raise SharpeInputError(f"group {g.name}: unknown aggregation for metric {spec.name!r} "
-                                   f"(task_family {g.family!r} not in hooks.FAMILY_METRICS)")
+            raise SharpeInputError(
+                f"group {g.name}: unknown aggregation for metric {spec.name!r} "
+                f"(task_family {g.family!r} not in hooks.FAMILY_METRICS)"
+            )
         agg = spec.agg = "mean"
     try:
         if g.unit == "doc":
@@ -74,13 +79,16 @@ def _scorer(g: Group, spec: MetricSpec, tab: SampleTable, idx):
         raise SharpeInputError(f"{tab.path}: {exc}") from None
 
 
-def _check_recomputed(g: Group, model: str, tid: str, spec: MetricSpec, run: TaskRun, s: float,
-                      messages: list[str]) -> None:
+def _check_recomputed(
+    g: Group, model: str, tid: str, spec: MetricSpec, run: TaskRun, s: float, messages: list[str]
+) -> None:
     target = _recompute_target(run, spec)
     if target is not None and abs(target - s) > RECOMPUTE_TOL:
-        messages.append(f"group {g.name}, model {model}, {tid}: {spec.name} recomputed from samples = "
-                        f"{s:.10g} but the results file says {target:.10g} (flag recompute_mismatch); "
-                        "the recomputed value is used")
+        messages.append(
+            f"group {g.name}, model {model}, {tid}: {spec.name} recomputed from samples = "
+            f"{s:.10g} but the results file says {target:.10g} (flag recompute_mismatch); "
+            "the recomputed value is used"
+        )
         mf = g.model_flags.setdefault(model, {})
         mf.setdefault("recompute_mismatch", []).append(f"{tid}:{spec.name}")
 
@@ -153,7 +161,7 @@ def _ranking_info(tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInfo:
     pos = 0
     queries = []
     for q in idx:
-        r = rel[pos:pos + len(q)]
+        r = rel[pos : pos + len(q)]
         queries.append((len(q), int(sum(r))))
         pos += len(q)
     return BL.LabelInfo("ranking", queries=queries, candidate_relevance=rel)
@@ -178,8 +186,9 @@ def label_info(g: Group, tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInf
     if fam == "multiple_choice":
         return _choice_info(tab, idx)
     if fam == "summarization" or spec.name in BL.ROUGE_METRICS:
-        return BL.LabelInfo("generation", documents=[tab.documents[i] for i in idx],
-                            references=[tab.references[i] for i in idx])
+        return BL.LabelInfo(
+            "generation", documents=[tab.documents[i] for i in idx], references=[tab.references[i] for i in idx]
+        )
     return BL.LabelInfo("none")
 
 
@@ -205,10 +214,13 @@ def table_baselines(spec_str: str) -> dict[tuple[str, str], BL.Baseline]:
     out = {}
     for r in rows:
         try:
-            out[(str(r["group"]), str(r["metric"]))] = BL.Baseline(float(r["baseline"]),
-                                                                   str(r.get("method") or "table"))
+            out[(str(r["group"]), str(r["metric"]))] = BL.Baseline(
+                float(r["baseline"]), str(r.get("method") or "table")
+            )
         except (KeyError, TypeError, ValueError):
-            raise SharpeInputError(f"{path}: each row needs group, metric, baseline (number), method; got {r}")
+            raise SharpeInputError(
+                f"{path}: each row needs group, metric, baseline (number), method; got {r}"
+            ) from None
     return out
 
 
@@ -224,8 +236,9 @@ def _metadata_baseline(g: Group, spec: MetricSpec) -> BL.Baseline | None:
             elif isinstance(b, (int, float)):
                 vals.add((float(b), "metadata"))
             elif b is not None:
-                raise SharpeInputError(f"group {g.name}: metadata.baseline {b!r} is neither a number nor "
-                                       "{value, method}")
+                raise SharpeInputError(
+                    f"group {g.name}: metadata.baseline {b!r} is neither a number nor {{value, method}}"
+                )
     if not vals:
         return None
     if len(vals) > 1:
@@ -245,17 +258,21 @@ def _computed_baseline(g: Group, spec: MetricSpec, method: str, opts: Options) -
             info = label_info(g, g.tables[m][tid], g.lines[(m, tid)], spec)
         else:
             info = BL.LabelInfo("none")
-        per_t[tid] = BL.compute(spec.name, g.family, spec.agg or "mean", info, method, opts.seed,
-                                opts.generation_baseline)
+        per_t[tid] = BL.compute(
+            spec.name, g.family, spec.agg or "mean", info, method, opts.seed, opts.generation_baseline
+        )
     vals = {None if b.value is None else round(b.value, 12) for b in per_t.values()}
     first = per_t[g.templates[0]]
     if len(vals) == 1:
         return first
     if None in vals:
         return BL.Baseline(None, "unavailable", note="label information missing for some templates")
-    return BL.Baseline(float(np.mean([per_t[t].value for t in g.templates])), first.method,
-                       per_template={t: per_t[t].value for t in g.templates},
-                       note="templates differ in label set: per-template baselines b_t")
+    return BL.Baseline(
+        float(np.mean([per_t[t].value for t in g.templates])),
+        first.method,
+        per_template={t: per_t[t].value for t in g.templates},
+        note="templates differ in label set: per-template baselines b_t",
+    )
 
 
 def assign_baselines(g: Group, opts: Options, table: dict) -> None:
@@ -291,6 +308,7 @@ def row_baseline(row: Row, metric: str) -> BL.Baseline:
         return BL.Baseline(None, "unavailable", note="a subtask has no baseline")
     if any(b.per_template for b in bs):
         per = {t: float(np.mean([(b.per_template or {}).get(t, b.value) for b in bs])) for t in row.templates}
-        return BL.Baseline(float(np.mean(list(per.values()))), bs[0].method, per_template=per,
-                           note="mean of the subtask baselines")
+        return BL.Baseline(
+            float(np.mean(list(per.values()))), bs[0].method, per_template=per, note="mean of the subtask baselines"
+        )
     return BL.Baseline(float(np.mean([b.value for b in bs])), bs[0].method, note="mean of the subtask baselines")

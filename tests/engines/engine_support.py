@@ -16,6 +16,7 @@ stopped by its own PID at the end of the session.
 Every backend gets the same explicit context budget (:data:`MAX_MODEL_LEN` tokens counted with SmolLM2's own
 tokenizer), so the prompts cannot differ by budget source; the documents used here need < 500 tokens.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,9 +37,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # engine core in the calling process (in-process runs and `vllm serve` alike): one process less to start
 os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 
-MAX_MODEL_LEN = 2048   # vLLM's max_model_len, the server's --max-model-len and every run's prompt budget
+MAX_MODEL_LEN = 2048  # vLLM's max_model_len, the server's --max-model-len and every run's prompt budget
 SERVED_NAME = "smollm2"
-TIMES: dict[str, float] = {}   # wall seconds of each expensive step, printed at the end of the session
+TIMES: dict[str, float] = {}  # wall seconds of each expensive step, printed at the end of the session
 MEASURED: dict[str, str] = {}  # measurements the tests make (e.g. the largest log-likelihood difference), printed too
 
 
@@ -57,8 +58,16 @@ def evaluate(model, tasks: list[str], task_manager, limit: int, model_args: str 
     from lm_eval_enterprise.constrained import register_models
 
     register_models()
-    return lm_eval.simple_evaluate(model=model, model_args=model_args, tasks=tasks, task_manager=task_manager,
-                                   limit=limit, log_samples=True, bootstrap_iters=0, **kwargs)
+    return lm_eval.simple_evaluate(
+        model=model,
+        model_args=model_args,
+        tasks=tasks,
+        task_manager=task_manager,
+        limit=limit,
+        log_samples=True,
+        bootstrap_iters=0,
+        **kwargs,
+    )
 
 
 def free_port() -> int:
@@ -74,10 +83,26 @@ class VLLMServer:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = log
-        cmd = [str(Path(sys.executable).with_name("vllm")), "serve", str(model),
-               "--host", "127.0.0.1", "--port", str(self.port), "--served-model-name", SERVED_NAME,
-               "--dtype", "float32", "--enforce-eager", "--max-model-len", str(MAX_MODEL_LEN), "--seed", "1234",
-               "--max-logprobs", "1"]
+        cmd = [
+            str(Path(sys.executable).with_name("vllm")),
+            "serve",
+            str(model),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--served-model-name",
+            SERVED_NAME,
+            "--dtype",
+            "float32",
+            "--enforce-eager",
+            "--max-model-len",
+            str(MAX_MODEL_LEN),
+            "--seed",
+            "1234",
+            "--max-logprobs",
+            "1",
+        ]
         self._log = open(log, "w")
         self.started = time.time()
         self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -90,28 +115,32 @@ class VLLMServer:
         t0 = time.time()
         while not self.ready:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"vllm serve exited with {self.proc.returncode}; log: {self.log}\n"
-                                   + self.log.read_text()[-3000:])
+                raise RuntimeError(
+                    f"vllm serve exited with {self.proc.returncode}; log: {self.log}\n" + self.log.read_text()[-3000:]
+                )
             try:
                 with urllib.request.urlopen(self.base + "/health", timeout=2) as r:
                     self.ready = r.status == 200
             except OSError:
                 if time.time() - t0 > self.startup_timeout:
                     self.stop()
-                    raise RuntimeError(f"vllm serve not ready {time.time() - self.started:.0f} s after its launch "
-                                       f"(waited {self.startup_timeout:.0f} s here); log: {self.log}") from None
+                    raise RuntimeError(
+                        f"vllm serve not ready {time.time() - self.started:.0f} s after its launch "
+                        f"(waited {self.startup_timeout:.0f} s here); log: {self.log}"
+                    ) from None
                 time.sleep(1)
         TIMES.setdefault("serve_waited", round(time.time() - t0, 1))
 
     def post(self, path: str, body: dict) -> dict:
-        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            self.base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(req, timeout=120) as r:
             return json.loads(r.read())
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)   # the group of our own child (start_new_session=True)
+            os.killpg(self.proc.pid, signal.SIGTERM)  # the group of our own child (start_new_session=True)
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -149,9 +178,11 @@ def task_manager(smollm2):
 
     from lm_eval_enterprise import TASK_DIR
 
-    return TaskManager(include_path=TASK_DIR, include_defaults=False,
-                       metadata={"data_root": "embedded", "max_context_tokens": MAX_MODEL_LEN,
-                                 "context_tokenizer": str(smollm2)})
+    return TaskManager(
+        include_path=TASK_DIR,
+        include_defaults=False,
+        metadata={"data_root": "embedded", "max_context_tokens": MAX_MODEL_LEN, "context_tokenizer": str(smollm2)},
+    )
 
 
 @pytest.fixture(scope="session")
@@ -174,5 +205,9 @@ def hf_lm(smollm2, server):  # noqa: ARG001  (server: launched first, so that it
 def vllm_lm(smollm2, server):  # noqa: ARG001  (server: launched first, so that it boots meanwhile)
     from lm_eval.models.vllm_causallms import VLLM
 
-    return timed("vllm_engine", lambda: VLLM(pretrained=str(smollm2), dtype="float32", enforce_eager=True,
-                                             max_model_len=MAX_MODEL_LEN, seed=1234))
+    return timed(
+        "vllm_engine",
+        lambda: VLLM(
+            pretrained=str(smollm2), dtype="float32", enforce_eager=True, max_model_len=MAX_MODEL_LEN, seed=1234
+        ),
+    )

@@ -1,9 +1,10 @@
 """The hf constraint, step by step on SmolLM2's tokenizer (no model): which tokens the xgrammar logits
 processor leaves open, and how it lets go of a row that ``generate`` has already finished."""
+
 import pytest
 import torch
 
-pytest_plugins = ["engine_support"]   # the session fixtures (smollm2)
+pytest_plugins = ["engine_support"]  # the session fixtures (smollm2)
 
 pytest.importorskip("xgrammar", reason="xgrammar comes with the vLLM environment: run `make test-vllm`")
 pytestmark = pytest.mark.vllm
@@ -38,8 +39,12 @@ def test_mask_follows_the_format(setup):
     # " Yes" / " No" as one token, "Y…"/"N…" pieces, or the bare space first; never e.g. " Maybe" or EOS
     assert {yes, no, space} <= first
     assert tok.convert_tokens_to_ids("ĠMaybe") not in first and tok.eos_token_id not in first
-    assert all(tok.decode([t]).strip() == "" or "Yes".startswith(tok.decode([t]).strip())
-               or "No".startswith(tok.decode([t]).strip()) for t in first)
+    assert all(
+        tok.decode([t]).strip() == ""
+        or "Yes".startswith(tok.decode([t]).strip())
+        or "No".startswith(tok.decode([t]).strip())
+        for t in first
+    )
     # row 0 took " Yes": the format is complete, only the end of sequence is left
     second = proc(torch.tensor([[10, 11, yes], [10, 11, space]]), torch.zeros(2, vocab))
     assert _allowed(second[0]) == {tok.eos_token_id}

@@ -16,6 +16,7 @@ document: the prompt, the raw and the parsed answer and every per-document metri
 agree within :data:`LL_ATOL` (fp32 kernels of two engines; the ranking scores are recomputed from them); every
 aggregated score is equal. Every tolerated difference is named where it is allowed.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,18 +24,17 @@ import math
 import re
 
 import pytest
-
 from engine_support import MAX_MODEL_LEN, MEASURED, SERVED_NAME, by_doc, evaluate, timed
 
-pytest_plugins = ["engine_support"]   # the session fixtures (smollm2, task_manager, server, hf_lm, vllm_lm), once
+pytest_plugins = ["engine_support"]  # the session fixtures (smollm2, task_manager, server, hf_lm, vllm_lm), once
 
 pytest.importorskip("vllm", reason="vLLM is not installed: run `make test-vllm` (own environment)")
 pytestmark = pytest.mark.vllm
 
-GEN_TASK = "ent_gold_news_direction_up"      # 5 templates, generate_until (yes/no)
-LL_TASK = "ent_insurance_qa"                 # 5 templates, loglikelihood (multiple_choice over No/Yes)
-CHAT_TASK = "ent_insurance_qa_gen"           # 5 templates, generate_until; what chat-only backends run
-LIMIT = 2                                    # documents per template
+GEN_TASK = "ent_gold_news_direction_up"  # 5 templates, generate_until (yes/no)
+LL_TASK = "ent_insurance_qa"  # 5 templates, loglikelihood (multiple_choice over No/Yes)
+CHAT_TASK = "ent_insurance_qa_gen"  # 5 templates, generate_until; what chat-only backends run
+LIMIT = 2  # documents per template
 # fp32 on two engines (PyTorch eager vs vLLM's CPU kernels, different summation order): measured max |Δ| of a
 # continuation log-prob here was ~2e-5 (in-process) and the same over HTTP; 1e-3 leaves room and is still far below
 # the gaps that decide a ranking in these documents (checked: every ranking item is compared below).
@@ -48,10 +48,15 @@ def hf_runs(hf_lm, task_manager):
 
     return {
         "hf": timed("hf", lambda: evaluate(hf_lm, [GEN_TASK, LL_TASK], task_manager, LIMIT)),
-        "hf_chat": timed("hf_chat", lambda: evaluate(hf_lm, [CHAT_TASK], task_manager, LIMIT,
-                                                     apply_chat_template=True, fewshot_as_multiturn=True)),
-        "hf_constrained": timed("hf_constrained", lambda: evaluate(constrained_twin(hf_lm), [GEN_TASK],
-                                                                   task_manager, LIMIT)),
+        "hf_chat": timed(
+            "hf_chat",
+            lambda: evaluate(
+                hf_lm, [CHAT_TASK], task_manager, LIMIT, apply_chat_template=True, fewshot_as_multiturn=True
+            ),
+        ),
+        "hf_constrained": timed(
+            "hf_constrained", lambda: evaluate(constrained_twin(hf_lm), [GEN_TASK], task_manager, LIMIT)
+        ),
     }
 
 
@@ -61,25 +66,43 @@ def vllm_runs(vllm_lm, task_manager):
 
     return {
         "vllm": timed("vllm", lambda: evaluate(vllm_lm, [GEN_TASK, LL_TASK], task_manager, LIMIT)),
-        "vllm_constrained": timed("vllm_constrained", lambda: evaluate(constrained_twin(vllm_lm), [GEN_TASK],
-                                                                       task_manager, LIMIT)),
+        "vllm_constrained": timed(
+            "vllm_constrained", lambda: evaluate(constrained_twin(vllm_lm), [GEN_TASK], task_manager, LIMIT)
+        ),
     }
 
 
 @pytest.fixture(scope="session")
 def server_runs(server, smollm2, task_manager):
     server.wait_ready()
-    comp_args = (f"model={SERVED_NAME},base_url={server.base}/v1/completions,tokenizer={smollm2},"
-                 f"tokenizer_backend=huggingface,max_length={MAX_MODEL_LEN},batch_size=8,max_retries=1")
-    chat_args = (f"model={SERVED_NAME},base_url={server.base}/v1/chat/completions,tokenizer={smollm2},"
-                 "tokenizer_backend=huggingface,num_concurrent=1,max_retries=1")
+    comp_args = (
+        f"model={SERVED_NAME},base_url={server.base}/v1/completions,tokenizer={smollm2},"
+        f"tokenizer_backend=huggingface,max_length={MAX_MODEL_LEN},batch_size=8,max_retries=1"
+    )
+    chat_args = (
+        f"model={SERVED_NAME},base_url={server.base}/v1/chat/completions,tokenizer={smollm2},"
+        "tokenizer_backend=huggingface,num_concurrent=1,max_retries=1"
+    )
     return {
-        "completions": timed("completions", lambda: evaluate("local-completions", [GEN_TASK, LL_TASK],
-                                                             task_manager, LIMIT, comp_args)),
-        "completions_constrained": timed("completions_constrained", lambda: evaluate(
-            "local-completions-constrained", [GEN_TASK], task_manager, LIMIT, comp_args)),
-        "chat": timed("chat", lambda: evaluate("local-chat-completions", [CHAT_TASK], task_manager, LIMIT,
-                                               chat_args, apply_chat_template=True, fewshot_as_multiturn=True)),
+        "completions": timed(
+            "completions", lambda: evaluate("local-completions", [GEN_TASK, LL_TASK], task_manager, LIMIT, comp_args)
+        ),
+        "completions_constrained": timed(
+            "completions_constrained",
+            lambda: evaluate("local-completions-constrained", [GEN_TASK], task_manager, LIMIT, comp_args),
+        ),
+        "chat": timed(
+            "chat",
+            lambda: evaluate(
+                "local-chat-completions",
+                [CHAT_TASK],
+                task_manager,
+                LIMIT,
+                chat_args,
+                apply_chat_template=True,
+                fewshot_as_multiturn=True,
+            ),
+        ),
     }
 
 
@@ -146,7 +169,7 @@ def _max_ll_delta(ref, other) -> float:
     return max(deltas)
 
 
-def test_vllm_matches_hf(hf_runs, vllm_runs):   # hf first: the reference runs before the engine starts
+def test_vllm_matches_hf(hf_runs, vllm_runs):  # hf first: the reference runs before the engine starts
     runs = {**hf_runs, **vllm_runs}
     tasks = _variants(runs["hf"], GEN_TASK) + _variants(runs["hf"], LL_TASK)
     assert len(tasks) == 10
@@ -201,16 +224,21 @@ def test_constrained_runs_agree_and_follow_the_format(hf_runs, vllm_runs, server
     # same prompts as the unconstrained run: only the decoding differs
     for task in tasks:
         for d, s in by_doc(runs["hf_constrained"], task).items():
-            assert [_without_regex(a) for a in s["arguments"]] == \
-                [list(a) for a in by_doc(runs["hf"], task)[d]["arguments"]]
+            assert [_without_regex(a) for a in s["arguments"]] == [
+                list(a) for a in by_doc(runs["hf"], task)[d]["arguments"]
+            ]
     assert decoding_mode(runs["hf"]) == "unconstrained"
 
 
 def test_server_structured_outputs_field(server):
     """Over HTTP the regex goes in ``structured_outputs``; the old ``guided_regex`` field is ignored."""
     server.wait_ready()
-    body = {"model": SERVED_NAME, "prompt": "Is gold a metal? Reply in one word.\nAnswer:", "max_tokens": 8,
-            "temperature": 0}
+    body = {
+        "model": SERVED_NAME,
+        "prompt": "Is gold a metal? Reply in one word.\nAnswer:",
+        "max_tokens": 8,
+        "temperature": 0,
+    }
     forced = server.post("/v1/completions", {**body, "structured_outputs": {"regex": "( )?(MAYBE)"}})
     assert forced["choices"][0]["text"] in (" MAYBE", "MAYBE")
     ignored = server.post("/v1/completions", {**body, "guided_regex": "( )?(MAYBE)"})

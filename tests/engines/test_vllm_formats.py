@@ -13,6 +13,7 @@ document), on the engines that apply it: xgrammar (``hf-constrained``) and vLLM 
    a character-by-character spelling fits); an open format gets :data:`MAX_TOKENS` and either finishes, fully
    matching, or is cut there as a prefix of a match (partial matching of the ``regex`` package).
 """
+
 from __future__ import annotations
 
 import re
@@ -21,26 +22,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from engine_support import MEASURED, timed
 
-pytest_plugins = ["engine_support"]   # the session fixtures (smollm2, vllm_lm: the engine test_vllm_backends uses)
+pytest_plugins = ["engine_support"]  # the session fixtures (smollm2, vllm_lm: the engine test_vllm_backends uses)
 
 xgr = pytest.importorskip("xgrammar", reason="xgrammar comes with the vLLM environment: run `make test-vllm`")
 pytestmark = pytest.mark.vllm
 
 NAMED = {"iotspotter", "casehold", "cti_to_mitre", "convfinqa"}  # formats once reported as problems: must be here
-MAX_TOKENS = 24          # per vLLM output of an open format (checked as a prefix when cut)
-CLOSED_MAX = 200         # a format whose longest match has at most this many characters counts as closed
-PROMPT_CHARS = 400       # tail of the zero-shot question used as the vLLM prompt
+MAX_TOKENS = 24  # per vLLM output of an open format (checked as a prefix when cut)
+CLOSED_MAX = 200  # a format whose longest match has at most this many characters counts as closed
+PROMPT_CHARS = 400  # tail of the zero-shot question used as the vLLM prompt
 
 
 @dataclass(frozen=True)
 class Case:
     task: str
     dataset: str
-    regex: str           # the request constraint (what every backend receives)
-    gold: str            # the document's target
+    regex: str  # the request constraint (what every backend receives)
+    gold: str  # the document's target
     prompt: str
 
 
@@ -57,8 +57,15 @@ def cases() -> tuple[list[Case], set[str]]:
     out = []
     for name, task in sorted(leaf_tasks(task_dict).items()):
         for doc in task.eval_docs:
-            out.append(Case(name, task.config.dataset_kwargs["dataset_id"], request_constraint(name, doc),
-                            str(task.doc_to_target(doc)), task.doc_to_text(doc)[-PROMPT_CHARS:]))
+            out.append(
+                Case(
+                    name,
+                    task.config.dataset_kwargs["dataset_id"],
+                    request_constraint(name, doc),
+                    str(task.doc_to_target(doc)),
+                    task.doc_to_text(doc)[-PROMPT_CHARS:],
+                )
+            )
     return out, {s.dataset for s in specs}
 
 
@@ -98,8 +105,17 @@ def test_xgrammar_accepts_every_gold_answer_in_the_models_tokens(cases, compiler
 
 
 def _probes(gold: str) -> list[str]:
-    return [gold, " " + gold, "  " + gold, "\n" + gold, " " + gold + "\nAnswer: more", " " + gold + " and more",
-            " " + gold + ".", " #### ????", ""]
+    return [
+        gold,
+        " " + gold,
+        "  " + gold,
+        "\n" + gold,
+        " " + gold + "\nAnswer: more",
+        " " + gold + " and more",
+        " " + gold + ".",
+        " #### ????",
+        "",
+    ]
 
 
 def test_xgrammar_and_python_agree_on_the_language(cases, compiler, tokenizer):
@@ -132,24 +148,33 @@ def test_vllm_structured_outputs_keep_every_format(cases, vllm_lm):
         first.setdefault(c.regex, c)
         datasets[c.regex].add(c.dataset)
     chosen = list(first.values())
-    widths = {c.regex: _closed_width(c.regex) for c in chosen}   # None: open format
-    params = [SamplingParams(temperature=0.0, max_tokens=MAX_TOKENS if widths[c.regex] is None else widths[c.regex] + 1,
-                             structured_outputs=StructuredOutputsParams(regex=c.regex)) for c in chosen]
-    outputs = timed("vllm_formats", lambda: vllm_lm.model.generate([c.prompt for c in chosen], params,
-                                                                    use_tqdm=False))
+    widths = {c.regex: _closed_width(c.regex) for c in chosen}  # None: open format
+    params = [
+        SamplingParams(
+            temperature=0.0,
+            max_tokens=MAX_TOKENS if widths[c.regex] is None else widths[c.regex] + 1,
+            structured_outputs=StructuredOutputsParams(regex=c.regex),
+        )
+        for c in chosen
+    ]
+    outputs = timed("vllm_formats", lambda: vllm_lm.model.generate([c.prompt for c in chosen], params, use_tqdm=False))
     problems, finished = [], 0
     for c, out in zip(chosen, outputs):
         text, reason = out.outputs[0].text, out.outputs[0].finish_reason
         if reason == "stop":
             finished += 1
             ok = re.fullmatch(c.regex, text) is not None
-        else:   # only an open format may be cut
-            ok = (widths[c.regex] is None and reason == "length"
-                  and partial_re.fullmatch(c.regex, text, partial=True) is not None)
+        else:  # only an open format may be cut
+            ok = (
+                widths[c.regex] is None
+                and reason == "length"
+                and partial_re.fullmatch(c.regex, text, partial=True) is not None
+            )
         if not ok:
             problems.append(f"{c.task} ({reason}, {len(out.outputs[0].token_ids)} tokens): {text!r} vs {c.regex!r}")
-    MEASURED["vllm formats: distinct / closed / finished"] = \
+    MEASURED["vllm formats: distinct / closed / finished"] = (
         f"{len(chosen)} / {sum(w is not None for w in widths.values())} / {finished}"
+    )
     assert problems == []
     assert set().union(*datasets.values()) >= NAMED
     assert any(w is not None for w in widths.values()) and any(w is None for w in widths.values())
@@ -158,7 +183,7 @@ def test_vllm_structured_outputs_keep_every_format(cases, vllm_lm):
 def _closed_width(regex: str) -> int | None:
     """Length of the longest string ``regex`` matches when at most :data:`CLOSED_MAX`, else None (open)."""
     try:
-        from re import _parser as sre_parse   # Python 3.11+
+        from re import _parser as sre_parse  # Python 3.11+
     except ImportError:
         import sre_parse
     hi = sre_parse.parse(regex).getwidth()[1]

@@ -13,6 +13,7 @@ whole). Recipe (README):
 
 Records: ``{id, text: body whitespace-collapsed, label}``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -22,24 +23,36 @@ import math
 import random
 import sys
 import zipfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, map_rows, unverified
 
 ZIP_NAME = "the-reddit-climate-change-dataset-comments.csv.zip"
 ZIP_URL = f"https://exports.socialgrep.com/download/public/{ZIP_NAME}"
-COLUMNS = ("type", "id", "subreddit.id", "subreddit.name", "subreddit.nsfw", "created_utc", "permalink", "body",
-           "sentiment", "score")
+COLUMNS = (
+    "type",
+    "id",
+    "subreddit.id",
+    "subreddit.name",
+    "subreddit.nsfw",
+    "created_utc",
+    "permalink",
+    "body",
+    "sentiment",
+    "score",
+)
 NEEDED = ("id", "body", "sentiment")
 LABELS = ("positive", "negative")
 REMOVED = frozenset({"[deleted]", "[removed]"})
 MIN_WORDS, MAX_WORDS = 10, 200
 SAMPLE_SIZE, TEST_SIZE, SEED = 2000, 1000, 0
-RECIPE = (f"eligible: sentiment non-null and != 0, body not [deleted]/[removed], {MIN_WORDS}-{MAX_WORDS} "
-          f"whitespace words; label = positive if sentiment > 0 else negative (sign of SocialGrep's score); "
-          f"reservoir sample of {SAMPLE_SIZE} with random.Random({SEED}) in file order (Algorithm R), sorted by "
-          f"id; first {TEST_SIZE} = test, rest = few-shot pool")
+RECIPE = (
+    f"eligible: sentiment non-null and != 0, body not [deleted]/[removed], {MIN_WORDS}-{MAX_WORDS} "
+    f"whitespace words; label = positive if sentiment > 0 else negative (sign of SocialGrep's score); "
+    f"reservoir sample of {SAMPLE_SIZE} with random.Random({SEED}) in file order (Algorithm R), sorted by "
+    f"id; first {TEST_SIZE} = test, rest = few-shot pool"
+)
 
 
 def parse_sentiment(value) -> float | None:
@@ -91,7 +104,8 @@ class RedditClimate(Source):
     files = (RemoteFile(ZIP_NAME, ZIP_URL),)
     expected_rows = {  # fixed by the recipe; they hold if the genuine CSV has >= 2,000 eligible comments
         "test": unverified(TEST_SIZE, "recipe sample size; genuine CSV not counted"),
-        "train": unverified(SAMPLE_SIZE - TEST_SIZE, "recipe sample size; genuine CSV not counted")}
+        "train": unverified(SAMPLE_SIZE - TEST_SIZE, "recipe sample size; genuine CSV not counted"),
+    }
     labels = LABELS
     sample_size, test_size = SAMPLE_SIZE, TEST_SIZE
 
@@ -124,13 +138,15 @@ class RedditClimate(Source):
                 reader = csv.DictReader(io.TextIOWrapper(raw, encoding="utf-8", newline=""))
                 lacking = [c for c in NEEDED if c not in (reader.fieldnames or [])]
                 if lacking:
-                    raise DataError(self.id, f"{path}:{members[0]}", f"missing columns {lacking} "
-                                    f"(has {reader.fieldnames})")
+                    raise DataError(
+                        self.id, f"{path}:{members[0]}", f"missing columns {lacking} (has {reader.fieldnames})"
+                    )
                 try:
                     yield from reader
                 except (csv.Error, UnicodeDecodeError) as exc:
-                    raise DataError(self.id, f"{path}:{members[0]}:{reader.line_num}",
-                                    f"bad CSV ({type(exc).__name__}: {exc})") from exc
+                    raise DataError(
+                        self.id, f"{path}:{members[0]}:{reader.line_num}", f"bad CSV ({type(exc).__name__}: {exc})"
+                    ) from exc
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         k, n_test = self.sizes(raw_dir)

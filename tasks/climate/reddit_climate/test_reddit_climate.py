@@ -4,6 +4,7 @@ No real sample exists for this dataset; the loader runs on the embedded fixture 
 layout whose MANIFEST shrinks the reservoir to 24 / test 12 so the replacement step runs) and on zips written
 here in tmp_path.
 """
+
 import csv
 import inspect
 import io
@@ -14,19 +15,28 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from lm_eval_enterprise.tasks.climate.reddit_climate import source as S
 
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.tasks.climate.reddit_climate import source as S
 
 SRC = get_source("reddit_climate")
 FIX = fixture_dir("reddit_climate")
 
 
 def _row(i, body, sentiment):
-    return {"type": "comment", "id": f"c{i:05d}", "subreddit.id": "2qhnt", "subreddit.name": "climate",
-            "subreddit.nsfw": "false", "created_utc": str(1600000000 + i), "permalink": f"https://x/{i}",
-            "body": body, "sentiment": sentiment, "score": "1"}
+    return {
+        "type": "comment",
+        "id": f"c{i:05d}",
+        "subreddit.id": "2qhnt",
+        "subreddit.name": "climate",
+        "subreddit.nsfw": "false",
+        "created_utc": str(1600000000 + i),
+        "permalink": f"https://x/{i}",
+        "body": body,
+        "sentiment": sentiment,
+        "score": "1",
+    }
 
 
 def _write_zip(d: Path, rows, columns=S.COLUMNS, member="the-reddit-climate-change-dataset-comments.csv"):
@@ -49,12 +59,24 @@ def _fixture_csv_rows() -> list[dict]:
 TEN = "climate change is real and it is here now friends"  # 10 words
 
 
-@pytest.mark.parametrize("body,sentiment,expected", [
-    (TEN, "0.25", "positive"), (TEN, "-0.0001", "negative"), (TEN, "1e-9", "positive"),
-    (TEN, "0", None), (TEN, "0.0", None), (TEN, "", None), (TEN, "nan", None), (TEN, "n/a", None),
-    ("[deleted]", "0.5", None), ("[removed]", "-0.5", None), (" ".join(TEN.split()[:9]), "0.5", None),
-    (" ".join(["w"] * 200), "0.5", "positive"), (" ".join(["w"] * 201), "0.5", None),
-])
+@pytest.mark.parametrize(
+    "body,sentiment,expected",
+    [
+        (TEN, "0.25", "positive"),
+        (TEN, "-0.0001", "negative"),
+        (TEN, "1e-9", "positive"),
+        (TEN, "0", None),
+        (TEN, "0.0", None),
+        (TEN, "", None),
+        (TEN, "nan", None),
+        (TEN, "n/a", None),
+        ("[deleted]", "0.5", None),
+        ("[removed]", "-0.5", None),
+        (" ".join(TEN.split()[:9]), "0.5", None),
+        (" ".join(["w"] * 200), "0.5", "positive"),
+        (" ".join(["w"] * 201), "0.5", None),
+    ],
+)
 def test_eligibility_and_sign_label(body, sentiment, expected):
     rec = S.to_record(_row(1, body, sentiment))
     assert (rec["label"] if rec else None) == expected
@@ -101,8 +123,13 @@ def test_convert_fixture_matches_the_recipe_computed_independently():
         s = r["sentiment"].strip()
         n = len(r["body"].split())
         if s and float(s) != 0 and r["body"] not in ("[deleted]", "[removed]") and 10 <= n <= 200:
-            eligible.append({"id": r["id"], "text": " ".join(r["body"].split()),
-                             "label": "positive" if float(s) > 0 else "negative"})
+            eligible.append(
+                {
+                    "id": r["id"],
+                    "text": " ".join(r["body"].split()),
+                    "label": "positive" if float(s) > 0 else "negative",
+                }
+            )
     assert len(eligible) == 41
     sample = sorted(S.reservoir_sample(eligible, 24), key=lambda r: r["id"])
     splits = SRC.convert(FIX)
@@ -117,7 +144,7 @@ def test_convert_fixture_matches_the_recipe_computed_independently():
 def test_multiline_quoted_body_is_parsed_from_the_stream():
     rows = _fixture_csv_rows()
     quoted = next(r for r in rows if r["body"].startswith("Quote from the article"))
-    assert "\n\n> \"Emissions fell, for the first time, in a decade\"\n\n" in quoted["body"]
+    assert '\n\n> "Emissions fell, for the first time, in a decade"\n\n' in quoted["body"]
     streamed = {r["id"]: r for r in SRC.iter_rows(FIX / S.ZIP_NAME)}
     assert streamed[quoted["id"]]["body"] == quoted["body"]
     assert inspect.isgenerator(SRC.iter_rows(FIX / S.ZIP_NAME))  # streamed, never loaded whole
@@ -128,8 +155,20 @@ def test_fixture_loads_with_balanced_shots_and_label_names():
     # every fixture comment is distinct, so no test comment equals a pool comment and [LEAK] removes none of the 12;
     # the sample of 24 is sorted by id, the first 12 are the test split
     assert {k: len(v) for k, v in recs.items()} == {"test": 12, "train": 12, "fewshot": 12}
-    assert [r["id"] for r in recs["test"]] == ["is44we8", "is458m6", "is45ku4", "is45qy3", "is45x22", "is469a0",
-                                               "is46fdz", "is46xpw", "is473tv", "is47g1t", "is47m5s", "is47ydq"]
+    assert [r["id"] for r in recs["test"]] == [
+        "is44we8",
+        "is458m6",
+        "is45ku4",
+        "is45qy3",
+        "is45x22",
+        "is469a0",
+        "is46fdz",
+        "is46xpw",
+        "is473tv",
+        "is47g1t",
+        "is47m5s",
+        "is47ydq",
+    ]
     assert max(r["id"] for r in recs["test"]) < min(r["id"] for r in recs["train"])
     assert recs["test"][0]["label_names"] == ["positive", "negative"]
     assert {r["label"] for r in recs["fewshot"][:2]} == {"positive", "negative"}
@@ -137,8 +176,10 @@ def test_fixture_loads_with_balanced_shots_and_label_names():
 
 
 def test_spec_sizes_without_manifest_override(tmp_path):
-    rows = [_row(i, f"comment number {i} about climate change and the weather this year", "0.1" if i % 3 else "-0.2")
-            for i in range(2100)]
+    rows = [
+        _row(i, f"comment number {i} about climate change and the weather this year", "0.1" if i % 3 else "-0.2")
+        for i in range(2100)
+    ]
     _write_zip(tmp_path / "reddit_climate", rows)
     recs = load_records("reddit_climate", data_root=str(tmp_path))  # 2,000 / 1,000 checked exactly
     assert len(recs["test"]) == len(recs["train"]) == 1000
@@ -152,8 +193,11 @@ def test_bad_zip_and_csv_name_the_file(tmp_path):
     with pytest.raises(DataError, match=r"comments\.csv\.zip: not a readable zip file"):
         SRC.convert(tmp_path)
     _write_zip(tmp_path, [{"id": "1", "body": TEN}], columns=("type", "id", "body"))
-    with pytest.raises(DataError, match=r"comments\.csv\.zip:the-reddit-climate-change-dataset-comments\.csv: "
-                                        r"missing columns \['sentiment'\]"):
+    with pytest.raises(
+        DataError,
+        match=r"comments\.csv\.zip:the-reddit-climate-change-dataset-comments\.csv: "
+        r"missing columns \['sentiment'\]",
+    ):
         SRC.convert(tmp_path)
     with zipfile.ZipFile(tmp_path / S.ZIP_NAME, "w") as zf:
         zf.writestr("a.csv", "id\n")
@@ -197,7 +241,9 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
         assert res["configs"][t]["metadata"]["label_recipe"] == S.RECIPE
     prompt = res["samples"]["ent_reddit_climate__t1"][0]["arguments"][0][0]
     first = load_records("reddit_climate", data_root="embedded")["test"][0]
-    assert prompt.startswith("Classify the sentiment of the following Reddit comment about climate change. Answer "
-                             "only \"positive\" or \"negative\".\n\nComment: ")
+    assert prompt.startswith(
+        "Classify the sentiment of the following Reddit comment about climate change. Answer "
+        'only "positive" or "negative".\n\nComment: '
+    )
     assert prompt.endswith(f"Comment: {first['text']}\nAnswer:")
     assert prompt.count("\nAnswer: ") == 5  # 5 [BAL] shots

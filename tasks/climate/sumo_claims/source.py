@@ -13,14 +13,15 @@ reproduced exactly with pandas::
 
 Records: ``{id: str(Claim_id), document: " ".join(Doc_text.split()), summary: " ".join(Title.split())}``.
 """
+
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, verified
 from lm_eval_enterprise.splits import pandas_frac_split
 from lm_eval_enterprise.text import collapse_ws
-from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, verified
 
 COMMIT = "5c39fb0b28f91eea0d9d0a92ef209c0338ecaf87"
 XLSX_NAME = "climate_claims_raw.xlsx"
@@ -76,8 +77,8 @@ class SumoClaims(Source):
     files = (RemoteFile(XLSX_NAME, XLSX_URL),)
     expected_rows = {  # pinned file, exact HELM split
         "train": verified(175, "HELM split reproduced on the genuine climate_claims_raw.xlsx (1,036 -> 875 rows)"),
-        "test": verified(428, "HELM split + 100-3,700-word filter reproduced on the genuine "
-                              "climate_claims_raw.xlsx")}
+        "test": verified(428, "HELM split + 100-3,700-word filter reproduced on the genuine climate_claims_raw.xlsx"),
+    }
     fewshot_source_split = "train"  # 0 shots (paper), but lm-eval still gets a [BAL]-ordered pool
 
     def read_sheet(self, path: Path):
@@ -94,11 +95,13 @@ class SumoClaims(Source):
         try:
             train, test = helm_split(df)
         except KeyError as exc:
-            raise DataError(self.id, path, f"sheet lacks the column(s) {exc} after skipping the first row "
-                            f"(has {[str(c) for c in df.columns]})") from exc
+            raise DataError(
+                self.id,
+                path,
+                f"sheet lacks the column(s) {exc} after skipping the first row (has {[str(c) for c in df.columns]})",
+            ) from exc
         test_rows = [r for r in test.to_dict("records") if keep_test(r)]
-        return {"train": [to_record(r) for r in train.to_dict("records")],
-                "test": [to_record(r) for r in test_rows]}
+        return {"train": [to_record(r) for r in train.to_dict("records")], "test": [to_record(r) for r in test_rows]}
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """Rows already in HELM order (the real sample, docs/data.md#real-samples; test = first 300 of the 428
@@ -106,17 +109,28 @@ class SumoClaims(Source):
         :meth:`convert` (test rows must already satisfy the length filter)."""
         out = {}
         for split, rs in rows.items():
-            bad = next((i for i, r in enumerate(rs)
-                        if r.get(ID) is None or not all(isinstance(r.get(c), str) for c in (TITLE, DOC))), None)
+            bad = next(
+                (
+                    i
+                    for i, r in enumerate(rs)
+                    if r.get(ID) is None or not all(isinstance(r.get(c), str) for c in (TITLE, DOC))
+                ),
+                None,
+            )
             if bad is not None:
-                raise DataError(self.id, data_dir / f"{split}.jsonl:{bad + 1}",
-                                f"row lacks {ID} or a string {TITLE}/{DOC}")
+                raise DataError(
+                    self.id, data_dir / f"{split}.jsonl:{bad + 1}", f"row lacks {ID} or a string {TITLE}/{DOC}"
+                )
             if split == "test":
                 bad = next((i for i, r in enumerate(rs) if not keep_test(r)), None)
                 if bad is not None:
-                    raise DataError(self.id, data_dir / f"test.jsonl:{bad + 1}", f"document has "
-                                    f"{word_count(rs[bad][DOC])} words, outside HELM's test filter "
-                                    f"{TEST_MIN_WORDS}-{TEST_MAX_WORDS}")
+                    raise DataError(
+                        self.id,
+                        data_dir / f"test.jsonl:{bad + 1}",
+                        f"document has "
+                        f"{word_count(rs[bad][DOC])} words, outside HELM's test filter "
+                        f"{TEST_MIN_WORDS}-{TEST_MAX_WORDS}",
+                    )
             out[split] = map_rows(rs, to_record, self.id, split)
         return out
 

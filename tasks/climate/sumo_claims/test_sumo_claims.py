@@ -12,21 +12,21 @@ HELM train items, drawn from the pinned climate_claims_raw.xlsx) lets us prove w
    the normal loader to exactly the sample's train order and test order, with the spec's counts 175 / 428.
 The real positions of test items among the 700 unfiltered test rows cannot be checked without the original file.
 """
+
 import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.tasks.climate.sumo_claims import source as S
 from lm_eval_enterprise.tasks.climate.sumo_claims.templates import TASKS, TEMPLATES
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
 
 from conftest import shared_sample
+from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.templating import answer_filter
+from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("sumo_claims")
 FIXTURE = fixture_dir("sumo_claims")
@@ -206,19 +206,30 @@ def test_bad_files_name_the_file(tmp_path):
     wb.active.append(["Claim_id", "Claim", "Title", "Doc_text", "Label"])  # no first row to skip
     wb.active.append([1, "c", "t", "d", True])
     wb.save(tmp_path / S.XLSX_NAME)
-    with pytest.raises(DataError, match=r"climate_claims_raw\.xlsx: sheet lacks the column\(s\) 'Claim_id, Title, "
-                                        r"Doc_text' after skipping the first row"):
+    with pytest.raises(
+        DataError,
+        match=r"climate_claims_raw\.xlsx: sheet lacks the column\(s\) 'Claim_id, Title, "
+        r"Doc_text' after skipping the first row",
+    ):
         SRC.convert(tmp_path)
     with pytest.raises(DataError, match=r"test\.jsonl:2: row lacks Claim_id or a string Title/Doc_text"):
-        SRC.convert_presplit({"test": [{"Claim_id": 1, "Title": "t", "Doc_text": "w " * 100},
-                                       {"Claim_id": 2, "Title": None, "Doc_text": "x"}]}, tmp_path)
+        SRC.convert_presplit(
+            {
+                "test": [
+                    {"Claim_id": 1, "Title": "t", "Doc_text": "w " * 100},
+                    {"Claim_id": 2, "Title": None, "Doc_text": "x"},
+                ]
+            },
+            tmp_path,
+        )
     with pytest.raises(DataError, match=r"test\.jsonl:1: document has 3 words, outside HELM's test filter"):
         SRC.convert_presplit({"test": [{"Claim_id": 1, "Title": "t", "Doc_text": "too short doc"}]}, tmp_path)
 
 
 def test_source_url_is_pinned():
-    assert SRC.files[0].url == ("https://github.com/rahulOmishra/SUMO/raw/5c39fb0b28f91eea0d9d0a92ef209c0338ecaf87/"
-                                "climate_claims_raw.xlsx")
+    assert SRC.files[0].url == (
+        "https://github.com/rahulOmishra/SUMO/raw/5c39fb0b28f91eea0d9d0a92ef209c0338ecaf87/climate_claims_raw.xlsx"
+    )
 
 
 # ----------------------------------------------------------------------------------------------- templates
@@ -228,7 +239,7 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].doc_to_text == "{{document}}\nTitle:"  # HELM: no input noun
     assert len(TEMPLATES) >= 5
     for t in TEMPLATES:
-        flt = answer_filter(TASKS, t)   # [PARSE]: the whole completion, a failure iff no letter or digit
+        flt = answer_filter(TASKS, t)  # [PARSE]: the whole completion, a failure iff no letter or digit
         for g in golds:
             assert flt.read(" " + g, {}) == g
         for junk in (GARBAGE, "", " ... ", "?!\n-"):
@@ -246,21 +257,27 @@ def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
     d = shared_sample("sumo_claims")
     tasks = ["ent_sumo_claims__t1", "ent_sumo_claims__t4"]
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32",
-                                  device="cpu", tasks=tasks, task_manager=tm, limit=2, log_samples=True,
-                                  bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=tasks,
+        task_manager=tm,
+        limit=2,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     first = _sample_rows(d, "test")[0]
     for t in tasks:
         row = res["results"][t]
-        for key in ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer",
-                    "prompt_cut,answer"):
+        for key in ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer"):
             assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0
         assert res["configs"][t]["num_fewshot"] == 0
         sample = res["samples"][t][0]
         assert sample["target"] == first["summary"]
     prompt = res["samples"]["ent_sumo_claims__t1"][0]["arguments"][0][0]
     assert prompt.startswith("Generate the title of the following article.\n\n") and prompt.endswith("\nTitle:")
-    body = prompt[len("Generate the title of the following article.\n\n"):-len("\nTitle:")]
+    body = prompt[len("Generate the title of the following article.\n\n") : -len("\nTitle:")]
     assert first["document"].startswith(body) and body  # whole, or cut keeping the beginning ([TRUNC])
 
 
@@ -275,14 +292,21 @@ def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_p
     d.mkdir()
     long_text = " ".join(f"ice{i}" for i in range(3600))
     short_text = " ".join(["glaciers retreat fast"] * 40)
-    rows = [{"Claim_id": 1, "Claim": "c", "Title": "Long article", "Doc_text": long_text, "Label": True},
-            {"Claim_id": 2, "Claim": "c", "Title": "Short article", "Doc_text": short_text, "Label": True}]
+    rows = [
+        {"Claim_id": 1, "Claim": "c", "Title": "Long article", "Doc_text": long_text, "Label": True},
+        {"Claim_id": 2, "Claim": "c", "Title": "Short article", "Doc_text": short_text, "Label": True},
+    ]
     (d / "test.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     (d / "train.jsonl").write_text(json.dumps(rows[1]))
     (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 1, "test": 2}}))  # a hand-made copy
     tm, td = build_tasks(["ent_sumo_claims__t1"], str(tmp_path))
-    res = lm_eval.simple_evaluate(model=OracleLM(leaf_tasks(td)), tasks=["ent_sumo_claims__t1"],
-                                  task_manager=tm, log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model=OracleLM(leaf_tasks(td)),
+        tasks=["ent_sumo_claims__t1"],
+        task_manager=tm,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     samples = {s["doc"]["id"]: s for s in res["samples"]["ent_sumo_claims__t1"]}
     cut, whole = samples["1"], samples["2"]
     assert cut["prompt_cut"] == 1.0 and whole["prompt_cut"] == 0.0

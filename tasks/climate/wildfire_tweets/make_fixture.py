@@ -8,29 +8,33 @@ Laid out like ``rubrix/wildfire_tweets`` (one train parquet; columns ``text`` an
 
     .venv/bin/python tasks/climate/wildfire_tweets/make_fixture.py [--out DIR]
 """
+
 from pathlib import Path
 
 from lm_eval_enterprise.data import generator_main, write_manifest
 
 CLASS_NAMES = ["against", "favor", "none"]
 ROWS = [  # (text, ClassLabel id)
- ('Another record fire season out west. Hotter, drier summers from climate change are turning forests into tinder.', 1),
- ('These wildfires are about forest management and arson, not climate change. Clear the brush.', 0),
- ('Road 12 is closed near the ridge because of the fire. Use the northern detour.', 2),
- ('Firefighters say the fires burn longer every year. This is what a warming climate looks like. #wildfires', 1),
- ('Smoke from the fires reached the coast again today. Climate change is making these seasons longer and worse.', 1),
- ('Fires have always burned in these hills. Blaming climate change is just politics. #wildfires', 0),
- ('Scientists link the early start of fire season to melting snowpack and rising temperatures. #ClimateCrisis', 1),
- ('Thank you to every firefighter working through the night. Stay safe out there.', 2),
- ('Most of these fires were started by people. Stop using every wildfire to push a climate agenda.', 0),
- ('Drought, heat and wind: the fires in the hills are fed by the climate we changed. Time to act.', 1),
- ('Decades of fire suppression built up the fuel. That is the cause of these fires, not the weather.', 0),
- ('Our town evacuated twice this summer. The fires are not normal anymore, the climate is shifting.', 1),
- ('The media blames climate for every blaze, but the real problem is poor land management.', 0),
- ('Donation drive for families displaced by the fire this Saturday at the community centre.', 2),
- ('Warmer nights mean fires no longer calm down after sunset. Climate change is changing how wildfires behave.', 1),
- ('Power lines sparked the fire. Nothing to do with the climate, everything to do with maintenance.', 0),
- ('The fire season now starts in April here. Anyone denying the climate connection has not lived through it.', 1),
+    (
+        "Another record fire season out west. Hotter, drier summers from climate change are turning forests into tinder.",
+        1,
+    ),
+    ("These wildfires are about forest management and arson, not climate change. Clear the brush.", 0),
+    ("Road 12 is closed near the ridge because of the fire. Use the northern detour.", 2),
+    ("Firefighters say the fires burn longer every year. This is what a warming climate looks like. #wildfires", 1),
+    ("Smoke from the fires reached the coast again today. Climate change is making these seasons longer and worse.", 1),
+    ("Fires have always burned in these hills. Blaming climate change is just politics. #wildfires", 0),
+    ("Scientists link the early start of fire season to melting snowpack and rising temperatures. #ClimateCrisis", 1),
+    ("Thank you to every firefighter working through the night. Stay safe out there.", 2),
+    ("Most of these fires were started by people. Stop using every wildfire to push a climate agenda.", 0),
+    ("Drought, heat and wind: the fires in the hills are fed by the climate we changed. Time to act.", 1),
+    ("Decades of fire suppression built up the fuel. That is the cause of these fires, not the weather.", 0),
+    ("Our town evacuated twice this summer. The fires are not normal anymore, the climate is shifting.", 1),
+    ("The media blames climate for every blaze, but the real problem is poor land management.", 0),
+    ("Donation drive for families displaced by the fire this Saturday at the community centre.", 2),
+    ("Warmer nights mean fires no longer calm down after sunset. Climate change is changing how wildfires behave.", 1),
+    ("Power lines sparked the fire. Nothing to do with the climate, everything to do with maintenance.", 0),
+    ("The fire season now starts in April here. Anyone denying the climate connection has not lived through it.", 1),
 ]
 
 
@@ -39,15 +43,21 @@ def write(out: Path) -> None:
 
     features = datasets.Features({"text": datasets.Value("string"), "label": datasets.ClassLabel(names=CLASS_NAMES)})
     (out / "data").mkdir(parents=True, exist_ok=True)
-    datasets.Dataset.from_dict({"text": [t for t, _ in ROWS], "label": [y for _, y in ROWS]}, features=features) \
-        .to_parquet(str(out / "data" / "train-00000-of-00001.parquet"))
+    datasets.Dataset.from_dict(
+        {"text": [t for t, _ in ROWS], "label": [y for _, y in ROWS]}, features=features
+    ).to_parquet(str(out / "data" / "train-00000-of-00001.parquet"))
     kept = sum(CLASS_NAMES[y] != "none" for _, y in ROWS)
-    write_manifest(out, "wildfire_tweets", "Synthetic wildfire tweets written for lm-eval-enterprise (invented text, "
-                   "not from the real data), as data/train-00000-of-00001.parquet of rubrix/wildfire_tweets: columns "
-                   "text, label (ClassLabel against/favor/none with the huggingface schema metadata). 17 rows: 8 favor, "
-                   "6 against, 3 none (dropped) -> 5 [BAL] shots + 9 eval rows. Generated by "
-                   "tasks/climate/wildfire_tweets/make_fixture.py.", {"train": 5, "test": kept - 5},
-                   expected_source_rows=len(ROWS))
+    write_manifest(
+        out,
+        "wildfire_tweets",
+        "Synthetic wildfire tweets written for lm-eval-enterprise (invented text, "
+        "not from the real data), as data/train-00000-of-00001.parquet of rubrix/wildfire_tweets: columns "
+        "text, label (ClassLabel against/favor/none with the huggingface schema metadata). 17 rows: 8 favor, "
+        "6 against, 3 none (dropped) -> 5 [BAL] shots + 9 eval rows. Generated by "
+        "tasks/climate/wildfire_tweets/make_fixture.py.",
+        {"train": 5, "test": kept - 5},
+        expected_source_rows=len(ROWS),
+    )
 
 
 if __name__ == "__main__":

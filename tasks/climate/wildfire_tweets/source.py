@@ -11,13 +11,23 @@ commit a28e393; the ``data/unlabelled-*`` file is not downloaded), 104 rows with
 * few-shot pool = 5 rows chosen by [BAL] (``random.Random(0)``) from all labelled rows, kept in selection order
   (``train``); eval = every other labelled row in file order (``test``).
 """
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from lm_eval_enterprise.data import (MANIFEST, DataError, HFParquetSource, check_count, hf_class_names, map_rows,
-                                     read_parquet_rows, unverified, verified)
+from lm_eval_enterprise.data import (
+    MANIFEST,
+    DataError,
+    HFParquetSource,
+    check_count,
+    hf_class_names,
+    map_rows,
+    read_parquet_rows,
+    unverified,
+    verified,
+)
 from lm_eval_enterprise.fewshot import helm_balanced
 
 HF_REPO = "rubrix/wildfire_tweets"
@@ -68,9 +78,10 @@ class WildfireTweets(HFParquetSource):
     hf_prefix = "data"
     hf_splits = ("train",)
     hf_layout_hint = "{prefix}{split}-*.parquet"
-    expected_rows = {"train": unverified(N_SHOTS, "recipe: 5 [BAL] shots from the labelled rows"),
-                     "test": unverified(None, "labelled rows minus the shots: depends on the uncounted share of "
-                                              "'none'")}
+    expected_rows = {
+        "train": unverified(N_SHOTS, "recipe: 5 [BAL] shots from the labelled rows"),
+        "test": unverified(None, "labelled rows minus the shots: depends on the uncounted share of 'none'"),
+    }
     labels = LABELS
     fewshot_preordered = True  # convert() made the [BAL] selection over all labelled rows
 
@@ -105,8 +116,9 @@ class WildfireTweets(HFParquetSource):
         if manifest.exists() and "expected_source_rows" in json.loads(manifest.read_text()):
             expected = verified(json.loads(manifest.read_text())["expected_source_rows"], MANIFEST)
         n = self.source_row_count(data_dir)
-        checks.append(check_count(self.id, "source_rows", n, expected, data_dir,
-                                  subject=f"the train parquet file has {n:,} rows"))
+        checks.append(
+            check_count(self.id, "source_rows", n, expected, data_dir, subject=f"the train parquet file has {n:,} rows")
+        )
         return checks
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
@@ -116,7 +128,10 @@ class WildfireTweets(HFParquetSource):
         for split, rs in rows.items():
             out[split] = map_rows(
                 [{**r, "_i": r.get("id", i)} for i, r in enumerate(rs)],
-                lambda r, s=split: to_record(r, r["_i"], CLASS_NAMES, f"{data_dir}/{s}.jsonl"), self.id, split)
+                lambda r, s=split: to_record(r, r["_i"], CLASS_NAMES, f"{data_dir}/{s}.jsonl"),
+                self.id,
+                split,
+            )
         return out
 
 

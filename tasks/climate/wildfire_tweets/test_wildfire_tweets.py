@@ -1,17 +1,26 @@
 """wildfire_tweets (provisional): parquet layout, ClassLabel names, `none` dropped, [BAL] shots from all labelled
 rows kept in selection order (``Source.fewshot_preordered``), eval = the rest, errors, end to end."""
+
 import json
 import math
 import shutil
 from pathlib import Path
 
 import pytest
-
-from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.data import DataError, Source, fixture_dir, get_source, load_checked, load_records, read_parquet_rows
-from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.tasks.climate.wildfire_tweets import source as S
 from lm_eval_enterprise.tasks.climate.wildfire_tweets.templates import TASKS
+
+from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise.data import (
+    DataError,
+    Source,
+    fixture_dir,
+    get_source,
+    load_checked,
+    load_records,
+    read_parquet_rows,
+)
+from lm_eval_enterprise.fewshot import helm_balanced
 
 SRC = get_source("wildfire_tweets")
 FIX = fixture_dir("wildfire_tweets")
@@ -21,8 +30,11 @@ TRAIN = "data/train-00000-of-00001.parquet"
 def _labelled_fixture_rows() -> list[dict]:
     names = ["against", "favor", "none"]
     rows = read_parquet_rows([FIX / TRAIN], "t")
-    return [{"id": str(i), "text": r["text"], "label": names[r["label"]]} for i, r in enumerate(rows)
-            if names[r["label"]] != "none"]
+    return [
+        {"id": str(i), "text": r["text"], "label": names[r["label"]]}
+        for i, r in enumerate(rows)
+        if names[r["label"]] != "none"
+    ]
 
 
 def test_fixture_file_has_the_hub_classlabel_metadata():
@@ -81,10 +93,14 @@ def test_unverified_source_size_is_a_warning_manifest_count_an_error(tmp_path, c
     recs, report = load_checked("wildfire_tweets", data_root=str(tmp_path))
     assert len(recs["test"]) == 9
     assert report.metadata()["row_counts"]["source_rows"]["status"] == "warning"
-    assert any("the train parquet file has 17 rows, expected 104 (unverified count:" in r.getMessage()
-               for r in caplog.records if r.levelname == "WARNING")
-    (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 5, "test": 9},
-                                                 "expected_source_rows": 18}))  # a manifest pins it exactly
+    assert any(
+        "the train parquet file has 17 rows, expected 104 (unverified count:" in r.getMessage()
+        for r in caplog.records
+        if r.levelname == "WARNING"
+    )
+    (d / "MANIFEST.json").write_text(
+        json.dumps({"expected_rows": {"train": 5, "test": 9}, "expected_source_rows": 18})
+    )  # a manifest pins it exactly
     with pytest.raises(DataError) as e:
         load_records("wildfire_tweets", data_root=str(tmp_path))
     msg = str(e.value)
@@ -113,8 +129,12 @@ def test_presplit_rows_use_the_same_row_code(tmp_path):
     d = tmp_path / "wildfire_tweets"
     d.mkdir()
     (d / "train.jsonl").write_text(json.dumps({"id": 4, "text": "hot dry climate fires", "label": 1}))
-    (d / "test.jsonl").write_text("\n".join(json.dumps(r) for r in [
-        {"text": "arson, not climate", "label": "against"}, {"text": "road closed", "label": 2}]))
+    (d / "test.jsonl").write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [{"text": "arson, not climate", "label": "against"}, {"text": "road closed", "label": 2}]
+        )
+    )
     recs = load_records("wildfire_tweets", data_root=str(tmp_path))
     assert recs["train"][0]["id"] == "4" and recs["train"][0]["label"] == "favor"
     assert [(r["id"], r["label"]) for r in recs["test"]] == [("0", "against")]  # `none` dropped
@@ -122,7 +142,11 @@ def test_presplit_rows_use_the_same_row_code(tmp_path):
 
 def test_hub_source_is_pinned():
     assert (SRC.hf_repo, SRC.hf_revision, SRC.hf_prefix, SRC.hf_splits) == (
-        "rubrix/wildfire_tweets", "a28e393ac0dac81655bd2076743b29697fca827d", "data", ("train",))
+        "rubrix/wildfire_tweets",
+        "a28e393ac0dac81655bd2076743b29697fca827d",
+        "data",
+        ("train",),
+    )
 
 
 def test_end_to_end_fixture_tiny_model(tiny_eval):

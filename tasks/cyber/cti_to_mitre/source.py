@@ -23,14 +23,15 @@ Record: ``{id: row index, question: sentence, choices: [10 names], answer: gold 
 ``Source.finalize`` (``data.mc_fields``) adds ``answer_letter``, ``label_names`` (the letters A–J, the answer
 filter's verbaliser set) and ``n_options``.
 """
+
 from __future__ import annotations
 
 import json
 import random
 from pathlib import Path
 
-from lm_eval_enterprise.splits import pandas_frac_split
 from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, map_rows, unverified
+from lm_eval_enterprise.splits import pandas_frac_split
 
 CTI_COMMIT = "a8cacf3185d098c686e0d88768a619a03a4d76d1"
 CSV_NAME = "dataset.csv"
@@ -41,9 +42,9 @@ COLUMNS = ("sentence", "label_tec")
 TRAIN_FRAC = 0.7
 SPLIT_SEED = 42
 OPTION_SEED = 42
-NUM_OPTIONS = 10            # HELM num_options: 8 distractors + gold + Others
+NUM_OPTIONS = 10  # HELM num_options: 8 distractors + gold + Others
 OTHERS = "Others"
-EXPECTED_TECHNIQUES = 199   # ATT&CK v10.1 enterprise techniques (not sub-techniques)
+EXPECTED_TECHNIQUES = 199  # ATT&CK v10.1 enterprise techniques (not sub-techniques)
 
 
 def is_technique(obj: dict) -> bool:
@@ -55,8 +56,11 @@ def is_technique(obj: dict) -> bool:
     "false or absent" rule wrongly counts (328). Later releases (e.g. v18.1) give revoked objects the flag
     ``false``; excluding ``revoked`` keeps them out too and changes nothing on v10.1 (no revoked object has the flag).
     """
-    return (obj.get("type") == "attack-pattern" and obj.get("x_mitre_is_subtechnique", True) is False
-            and not obj.get("revoked", False))
+    return (
+        obj.get("type") == "attack-pattern"
+        and obj.get("x_mitre_is_subtechnique", True) is False
+        and not obj.get("revoked", False)
+    )
 
 
 def technique_names(bundle: dict, where: str) -> dict[str, str]:
@@ -68,13 +72,15 @@ def technique_names(bundle: dict, where: str) -> dict[str, str]:
     for obj in objects:
         if not is_technique(obj):
             continue
-        ids = [r.get("external_id") for r in obj.get("external_references", [])
-               if r.get("source_name") == "mitre-attack"]
+        ids = [
+            r.get("external_id") for r in obj.get("external_references", []) if r.get("source_name") == "mitre-attack"
+        ]
         if len(ids) != 1 or not ids[0]:
             raise DataError("cti_to_mitre", where, f"attack-pattern {obj.get('id')} has {len(ids)} mitre-attack ids")
         if ids[0] in out:
-            raise DataError("cti_to_mitre", where, f"technique {ids[0]} appears twice ({out[ids[0]]!r}, "
-                            f"{obj.get('name')!r})")
+            raise DataError(
+                "cti_to_mitre", where, f"technique {ids[0]} appears twice ({out[ids[0]]!r}, {obj.get('name')!r})"
+            )
         out[ids[0]] = obj["name"]
     return out
 
@@ -98,15 +104,26 @@ def build_records(splits: dict[str, list[dict]], names: dict[str, str], where: s
         for row in splits.get(split, []):
             tec = str(row["label_tec"]).strip()
             if tec not in names:
-                raise DataError("cti_to_mitre", where, f"row {row['_row']}: technique {tec!r} is not in the ATT&CK "
-                                "technique table (wrong enterprise-attack.json version?)")
+                raise DataError(
+                    "cti_to_mitre",
+                    where,
+                    f"row {row['_row']}: technique {tec!r} is not in the ATT&CK "
+                    "technique table (wrong enterprise-attack.json version?)",
+                )
             sentence = str(row["sentence"])
             if not sentence.strip():
                 raise DataError("cti_to_mitre", where, f"row {row['_row']}: empty sentence")
             choices = mc_options(rng, names[tec], sorted_names)
             answer = choices.index(names[tec])
-            recs.append({"id": str(row["_row"]), "question": sentence, "choices": choices, "answer": answer,
-                         "technique_id": tec})
+            recs.append(
+                {
+                    "id": str(row["_row"]),
+                    "question": sentence,
+                    "choices": choices,
+                    "answer": answer,
+                    "technique_id": tec,
+                }
+            )
         out[split] = recs
     return out
 
@@ -125,8 +142,10 @@ class CtiToMitre(Source):
     domain = "cyber"
     task_type = "mc"
     files = (RemoteFile(CSV_NAME, CSV_URL), RemoteFile(STIX_NAME, STIX_URL))
-    expected_rows = {"train": unverified(None, "no published size for dataset.csv (70 % split)"),
-                     "test": unverified(None, "no published size for dataset.csv (30 % split)")}
+    expected_rows = {
+        "train": unverified(None, "no published size for dataset.csv (70 % split)"),
+        "test": unverified(None, "no published size for dataset.csv (30 % split)"),
+    }
     fewshot_source_split = "train"
 
     def fewshot_key(self, record: dict) -> str:
@@ -159,8 +178,9 @@ class CtiToMitre(Source):
         path = raw_dir / CSV_NAME
         head = path.read_bytes()[:200] if path.exists() else b""
         if head.startswith(b"version https://git-lfs"):
-            raise DataError(self.id, path, "is a Git LFS pointer, not the data; download it through the GitHub raw "
-                            f"URL {CSV_URL}")
+            raise DataError(
+                self.id, path, f"is a Git LFS pointer, not the data; download it through the GitHub raw URL {CSV_URL}"
+            )
         try:
             df = pd.read_csv(path, dtype=str, keep_default_na=False)  # row order/index as HELM's read_csv
         except (OSError, ValueError, pd.errors.ParserError) as exc:

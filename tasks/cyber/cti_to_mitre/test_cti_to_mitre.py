@@ -1,5 +1,6 @@
 """cti_to_mitre: STIX technique table, HELM 70/30 split (fixture), 10-option draws, [BAL] shots by gold name,
 the multiple_choice hook, errors, templates, end to end (no real sample exists: the fixture is used)."""
+
 import json
 import math
 import random
@@ -7,11 +8,11 @@ import shutil
 
 import numpy as np
 import pytest
+from lm_eval_enterprise.tasks.cyber.cti_to_mitre import source as S
+from lm_eval_enterprise.tasks.cyber.cti_to_mitre.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise import hooks
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.tasks.cyber.cti_to_mitre import source as S
-from lm_eval_enterprise.tasks.cyber.cti_to_mitre.templates import TASKS, TEMPLATES
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
@@ -47,14 +48,25 @@ def test_technique_table_from_stix():
 
 def test_technique_rule_flag_present_and_false_and_not_revoked():
     def ap(tid, **kw):
-        return {"type": "attack-pattern", "id": f"attack-pattern--{tid}", "name": f"n{tid}",
-                "external_references": [{"source_name": "mitre-attack", "external_id": tid}], **kw}
+        return {
+            "type": "attack-pattern",
+            "id": f"attack-pattern--{tid}",
+            "name": f"n{tid}",
+            "external_references": [{"source_name": "mitre-attack", "external_id": tid}],
+            **kw,
+        }
 
-    objs = [ap("T1", x_mitre_is_subtechnique=False), ap("T2"),  # absent flag (revoked in v10.1): not a technique
-            ap("T3", revoked=True), ap("T4", x_mitre_is_subtechnique=False, revoked=True),
-            ap("T5", x_mitre_is_subtechnique=False, x_mitre_deprecated=True), ap("T6.001", x_mitre_is_subtechnique=True),
-            ap("T7", x_mitre_is_subtechnique=None), ap("T8", x_mitre_is_subtechnique=False, revoked=False),
-            {"type": "course-of-action", "id": "c", "name": "m", "x_mitre_is_subtechnique": False}]
+    objs = [
+        ap("T1", x_mitre_is_subtechnique=False),
+        ap("T2"),  # absent flag (revoked in v10.1): not a technique
+        ap("T3", revoked=True),
+        ap("T4", x_mitre_is_subtechnique=False, revoked=True),
+        ap("T5", x_mitre_is_subtechnique=False, x_mitre_deprecated=True),
+        ap("T6.001", x_mitre_is_subtechnique=True),
+        ap("T7", x_mitre_is_subtechnique=None),
+        ap("T8", x_mitre_is_subtechnique=False, revoked=False),
+        {"type": "course-of-action", "id": "c", "name": "m", "x_mitre_is_subtechnique": False},
+    ]
     # the old "false or absent" rule also took T2, T3, T4 and T7 (on genuine v10.1: 199 + 129 revoked = 328)
     assert S.technique_names({"objects": objs}, "w") == {"T1": "nT1", "T5": "nT5", "T8": "nT8"}
     with pytest.raises(DataError, match=r"^\[cti_to_mitre\] w: technique T1 appears twice \('nT1', 'other'\)$"):
@@ -62,9 +74,20 @@ def test_technique_rule_flag_present_and_false_and_not_revoked():
 
 
 def test_technique_table_structure_errors():
-    bad = {"objects": [{"type": "attack-pattern", "id": "x", "name": "n", "x_mitre_is_subtechnique": False,
-                        "external_references": [
-        {"source_name": "mitre-attack", "external_id": "T1"}, {"source_name": "mitre-attack", "external_id": "T2"}]}]}
+    bad = {
+        "objects": [
+            {
+                "type": "attack-pattern",
+                "id": "x",
+                "name": "n",
+                "x_mitre_is_subtechnique": False,
+                "external_references": [
+                    {"source_name": "mitre-attack", "external_id": "T1"},
+                    {"source_name": "mitre-attack", "external_id": "T2"},
+                ],
+            }
+        ]
+    }
     with pytest.raises(DataError, match=r"^\[cti_to_mitre\] w: attack-pattern x has 2 mitre-attack ids"):
         S.technique_names(bad, "w")
     with pytest.raises(DataError, match="not a STIX bundle"):
@@ -77,7 +100,7 @@ def test_convert_fixture_is_the_helm_split():
     assert n == 30
     splits = SRC.convert(FIX)
     # pandas sample(frac, random_state=42) == RandomState(42).permutation(n)[:round(frac n)] (computed independently)
-    train_pos = np.random.RandomState(42).permutation(n)[:round(0.7 * n)].tolist()
+    train_pos = np.random.RandomState(42).permutation(n)[: round(0.7 * n)].tolist()
     rest = [i for i in range(n) if i not in train_pos]
     test_pos = [rest[j] for j in np.random.RandomState(42).permutation(len(rest))]
     assert [r["id"] for r in splits["train"]] == [str(i) for i in train_pos]
@@ -161,25 +184,41 @@ def test_source_urls_are_helms():
     assert [f.url for f in SRC.files] == [
         "https://github.com/dessertlab/cti-to-mitre-with-nlp/raw/a8cacf3185d098c686e0d88768a619a03a4d76d1/data/"
         "dataset.csv",
-        "https://github.com/mitre/cti/raw/refs/tags/ATT&CK-v10.1/enterprise-attack/enterprise-attack.json"]
+        "https://github.com/mitre/cti/raw/refs/tags/ATT&CK-v10.1/enterprise-attack/enterprise-attack.json",
+    ]
 
 
 # ----------------------------------------------------------------------------------------------- templates
 def test_templates_parse_letters():
-    assert TEMPLATES[0].description == ("Classify the following situation by the type of security attack. Answer "
-                                        "with only a single letter.\n\n")
+    assert TEMPLATES[0].description == (
+        "Classify the following situation by the type of security attack. Answer with only a single letter.\n\n"
+    )
     doc = {"label_names": LETTERS}
-    for t in TEMPLATES:   # the same [PARSE] reading in every template
+    for t in TEMPLATES:  # the same [PARSE] reading in every template
         flt = answer_filter(TASKS, t)
-        for good, letter in ((" C", "C"), ("J", "J"), (" (B)", "B"), (" D. Process Injection", "D"), ("A\nB", "A"),
-                             (" c", "C"), (" the answer is B", "B"), (" Answer: B", "B"), (" **I**", "I")):
+        for good, letter in (
+            (" C", "C"),
+            ("J", "J"),
+            (" (B)", "B"),
+            (" D. Process Injection", "D"),
+            ("A\nB", "A"),
+            (" c", "C"),
+            (" the answer is B", "B"),
+            (" Answer: B", "B"),
+            (" **I**", "I"),
+        ):
             assert flt.read(good, doc) == letter, (t.id, good)
         for bad in (GARBAGE, " K", "", " Obfuscation", " Technique"):
             assert flt.read(bad, doc) == "[invalid]", (t.id, bad)
         assert flt.read(" C", doc).adherent and not flt.read(" (C)", doc).adherent
     # only t4 ("Start your answer with the option letter") accepts text after the letter as its format
     assert [answer_filter(TASKS, t).read(" D. Process Injection", doc).adherent for t in TEMPLATES] == [
-        False, False, False, True, False]
+        False,
+        False,
+        False,
+        True,
+        False,
+    ]
 
 
 # ----------------------------------------------------------------------------------------------- end to end
@@ -195,8 +234,9 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
         assert res["samples"][t][0]["target"] == recs["test"][0]["answer_letter"]
 
     def block(r):
-        return f"Situation: {r['question']}\n" + "".join(f"{L}. {c}\n" for L, c in zip(LETTERS, r["choices"])) + \
-            "Answer:"
+        return (
+            f"Situation: {r['question']}\n" + "".join(f"{L}. {c}\n" for L, c in zip(LETTERS, r["choices"])) + "Answer:"
+        )
 
     prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
     shots = "".join(block(r) + f" {r['answer_letter']}\n\n" for r in recs["fewshot"][:10])

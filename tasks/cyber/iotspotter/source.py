@@ -9,6 +9,7 @@ Mapping: ``{id: pkg_name, text: description, label: "iot" if label == "1" else "
 eval = test (965), few-shot pool = training_set; validation (1,058) is converted and counted only. In few-shot
 examples the description is cut to its first 150 words ([TRUNC]; README).
 """
+
 from __future__ import annotations
 
 import json
@@ -68,24 +69,31 @@ class IoTSpotter(Source):
     domain = "cyber"
     task_type = "classification"
     files = tuple(RemoteFile(name, f"{BASE_URL}/{name}") for name in SPLIT_FILES.values())
-    expected_rows = {"train": unverified(None, "training_set.txt: no published size, not counted"),
-                     "valid": verified(1058, "counted on the genuine validation_set.txt (500 iot / 558 non-iot)"),
-                     "test": verified(965, "counted on the genuine test_set.txt (414 iot / 551 non-iot)")}
+    expected_rows = {
+        "train": unverified(None, "training_set.txt: no published size, not counted"),
+        "valid": verified(1058, "counted on the genuine validation_set.txt (500 iot / 558 non-iot)"),
+        "test": verified(965, "counted on the genuine test_set.txt (414 iot / 551 non-iot)"),
+    }
     labels = LABELS
     positive_label = IOT
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
-        return {split: [to_record(row, where) for row, where in read_json_lines(raw_dir / name)]
-                for split, name in SPLIT_FILES.items()}
+        return {
+            split: [to_record(row, where) for row, where in read_json_lines(raw_dir / name)]
+            for split, name in SPLIT_FILES.items()
+        }
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """Rows already split. The shared sample overwrote ``label`` with the name and keeps the source 0/1 in
         ``label_id``: that value goes through the same :func:`to_record` code."""
+
         def row(split: str):
             def fn(r: dict) -> dict:
                 src = {**r, "label": r["label_id"]} if "label_id" in r else r
                 return to_record(src, f"{data_dir}/{split}.jsonl: {r.get('pkg_name')}")
+
             return fn
+
         return {split: map_rows(rs, row(split), self.id, split) for split, rs in rows.items()}
 
     def fewshot_transform(self, record: dict) -> dict:

@@ -1,38 +1,41 @@
 """iotspotter: JSON-lines loader (fixture), label mapping, the real sample, 14 [BAL] shots cut to 150 words, errors,
 [BF1], end to end with the prompt budget."""
+
 import json
 import math
 import shutil
 
 import pytest
+from lm_eval_enterprise.tasks.cyber.iotspotter import source as S
+from lm_eval_enterprise.tasks.cyber.iotspotter.templates import TASKS
 
+from conftest import shared_sample
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.tasks.cyber.iotspotter import source as S
-from lm_eval_enterprise.tasks.cyber.iotspotter.templates import TASKS
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
-
-from conftest import shared_sample
 
 SRC = get_source("iotspotter")
 FIX = fixture_dir("iotspotter")
 
 
 def test_source_files_are_the_pinned_raw_urls():
-    base = ("https://raw.githubusercontent.com/xinjin95/IoTSpotter/604fb10e00721212bc32e54ba9d2c7c574edda86/"
-            "data/dataset")
-    assert {f.name: f.url for f in SRC.files} == {n: f"{base}/{n}" for n in
-                                                  ("training_set.txt", "validation_set.txt", "test_set.txt")}
+    base = "https://raw.githubusercontent.com/xinjin95/IoTSpotter/604fb10e00721212bc32e54ba9d2c7c574edda86/data/dataset"
+    assert {f.name: f.url for f in SRC.files} == {
+        n: f"{base}/{n}" for n in ("training_set.txt", "validation_set.txt", "test_set.txt")
+    }
     assert (SRC.positive_label, SRC.labels) == ("iot", ("iot", "non-iot"))
 
 
 def test_convert_fixture_json_lines():
     splits = SRC.convert(FIX)
     assert {k: len(v) for k, v in splits.items()} == {"train": 16, "valid": 4, "test": 9}
-    assert splits["test"][0] == {"id": "com.example.camhub", "label": "iot", "text": "home security camera viewer "
-                                 "multiple cameras live streaming pan tilt night vision sd card playback"}
+    assert splits["test"][0] == {
+        "id": "com.example.camhub",
+        "label": "iot",
+        "text": "home security camera viewer multiple cameras live streaming pan tilt night vision sd card playback",
+    }
     assert splits["test"][1]["label"] == "non-iot"
     assert splits["test"][-1] == {"id": "com.example.emptylisting", "text": "", "label": "non-iot"}  # kept
     assert SRC.convert(FIX) == splits
@@ -104,9 +107,11 @@ def test_wrong_row_count_is_one_line_error(tmp_path):
 
 def test_templates_never_read_non_iot_as_iot():
     assert len(TASKS.templates) >= 5 and TASKS.num_fewshot == 14
-    assert TASKS.templates[0].description == ("Based on its Google Play description, is the following app an IoT "
-                                              "(Internet of Things) companion app? Answer only \"iot\" or "
-                                              "\"non-iot\".\n\n")
+    assert TASKS.templates[0].description == (
+        "Based on its Google Play description, is the following app an IoT "
+        '(Internet of Things) companion app? Answer only "iot" or '
+        '"non-iot".\n\n'
+    )
     doc = {"label_names": ["iot", "non-iot"]}
     for tpl in TASKS.templates:
         flt = answer_filter(TASKS, tpl)
@@ -130,8 +135,16 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
     d = shared_sample("iotspotter")
     tasks = ["ent_iotspotter__t1", "ent_iotspotter__t2"]
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32", device="cpu",
-                                  tasks=tasks, task_manager=tm, limit=2, log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=tasks,
+        task_manager=tm,
+        limit=2,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     for t in tasks:
         row = res["results"][t]
         for key in ("binary_f1,answer", "accuracy,answer", "format_failure,answer", "prompt_cut,answer"):

@@ -12,13 +12,22 @@ Mapping (SubTask 1 definition): ``label = "relevant"`` if any tag is not ``O``, 
 ``{id: f"{file}:{sent_idx}", text: " ".join(tokens), label}``. Official split: eval = test_1 (618), few-shot
 pool = train (9,435); dev (1,213) is converted and counted only.
 """
+
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
-from lm_eval_enterprise.data import (ENV_DATA, DataError, RemoteFile, Source, download_url, fetch_json, map_rows,
-                                     verified)
+from lm_eval_enterprise.data import (
+    ENV_DATA,
+    DataError,
+    RemoteFile,
+    Source,
+    download_url,
+    fetch_json,
+    map_rows,
+    verified,
+)
 
 REPO = "basel-a/secureNLP"
 COMMIT = "6438597d50f1110e4c1c00d53158ce7a4bf339e6"
@@ -86,12 +95,17 @@ class SecureNLP(Source):
     domain = "cyber"
     task_type = "classification"
     # the source layout is three folders of report files, listed at download time (see download())
-    files = tuple(RemoteFile(f"{split_folder(s)}/", CONTENTS_API.format(repo=REPO, path=f"{REPO_DIR}/"
-                                                                        f"{split_folder(s)}", ref=COMMIT))
-                  for s in SPLIT_DIRS)
-    expected_rows = {"train": verified(9435, "counted on the genuine train reports (2,204 relevant / 7,231)"),
-                     "valid": verified(1213, "counted on the genuine dev reports"),
-                     "test": verified(618, "counted on the genuine test_1 reports (90 relevant / 528)")}
+    files = tuple(
+        RemoteFile(
+            f"{split_folder(s)}/", CONTENTS_API.format(repo=REPO, path=f"{REPO_DIR}/{split_folder(s)}", ref=COMMIT)
+        )
+        for s in SPLIT_DIRS
+    )
+    expected_rows = {
+        "train": verified(9435, "counted on the genuine train reports (2,204 relevant / 7,231)"),
+        "valid": verified(1213, "counted on the genuine dev reports"),
+        "test": verified(618, "counted on the genuine test_1 reports (90 relevant / 528)"),
+    }
     labels = LABELS
     positive_label = RELEVANT
 
@@ -100,15 +114,22 @@ class SecureNLP(Source):
         for split in SPLIT_DIRS:
             path = f"{REPO_DIR}/{split_folder(split)}"
             url = CONTENTS_API.format(repo=REPO, path=path, ref=COMMIT)
-            listing = fetch_json(url, self.id, {"Accept": "application/vnd.github+json"},
-                                 hint=f"download {REPO}@{COMMIT} {path}/* by hand into "
-                                      f"${ENV_DATA}/{self.id}/{split_folder(split)}/")
+            listing = fetch_json(
+                url,
+                self.id,
+                {"Accept": "application/vnd.github+json"},
+                hint=f"download {REPO}@{COMMIT} {path}/* by hand into ${ENV_DATA}/{self.id}/{split_folder(split)}/",
+            )
             names = sorted(e["name"] for e in listing if isinstance(e, dict) and e.get("type") == "file")
             if not names:
                 raise DataError(self.id, url, "the folder listing has no files")
             for name in names:
-                download_url(RAW_URL.format(repo=REPO, ref=COMMIT, path=f"{path}/{name}"),
-                             dest / split_folder(split) / name, self.id, progress=progress)
+                download_url(
+                    RAW_URL.format(repo=REPO, ref=COMMIT, path=f"{path}/{name}"),
+                    dest / split_folder(split) / name,
+                    self.id,
+                    progress=progress,
+                )
 
     def has_source_layout(self, d: Path) -> bool:
         return all((d / split_folder(s)).is_dir() and any((d / split_folder(s)).iterdir()) for s in SPLIT_DIRS)
@@ -120,21 +141,32 @@ class SecureNLP(Source):
             files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
             if not files:
                 raise DataError(self.id, folder, "no token files")
-            out[split] = [sentence_record(p.name, i, toks, tags, f"{p}: sentence {i}")
-                          for p in files for i, (toks, tags) in enumerate(read_tokens_file(p))]
+            out[split] = [
+                sentence_record(p.name, i, toks, tags, f"{p}: sentence {i}")
+                for p in files
+                for i, (toks, tags) in enumerate(read_tokens_file(p))
+            ]
         return out
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """Sentences already split (the real sample, docs/data.md#real-samples: ``file``, ``sent_idx``,
         ``tokens``, ``tags``); the label is derived from the tags with the same code as :meth:`convert`."""
+
         def row(split: str):
             def fn(r: dict) -> dict:
                 try:
-                    return sentence_record(str(r["file"]), int(r["sent_idx"]), r["tokens"], r["tags"],
-                                           f"{data_dir}/{split}.jsonl: {r.get('file')}:{r.get('sent_idx')}")
+                    return sentence_record(
+                        str(r["file"]),
+                        int(r["sent_idx"]),
+                        r["tokens"],
+                        r["tags"],
+                        f"{data_dir}/{split}.jsonl: {r.get('file')}:{r.get('sent_idx')}",
+                    )
                 except KeyError as exc:
                     raise DataError(self.id, data_dir / f"{split}.jsonl", f"row without {exc}") from exc
+
             return fn
+
         return {split: map_rows(rs, row(split), self.id, split) for split, rs in rows.items()}
 
 

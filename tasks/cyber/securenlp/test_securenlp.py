@@ -1,20 +1,20 @@
 """securenlp: token-file parsing (fixture), SubTask 1 labels, the real sample, listing download, errors, [BF1], e2e."""
+
 import io
 import json
 import math
 import shutil
 
 import pytest
+from lm_eval_enterprise.tasks.cyber.securenlp import source as S
+from lm_eval_enterprise.tasks.cyber.securenlp.templates import TASKS
 
+from conftest import shared_sample
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.tasks.cyber.securenlp import source as S
-from lm_eval_enterprise.tasks.cyber.securenlp.templates import TASKS
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
-
-from conftest import shared_sample
 
 SRC = get_source("securenlp")
 FIX = fixture_dir("securenlp")
@@ -28,8 +28,10 @@ def _sample_rows(split):
 def test_source_is_the_pinned_repo_folders():
     assert S.COMMIT == "6438597d50f1110e4c1c00d53158ce7a4bf339e6"
     assert [f.name for f in SRC.files] == ["train/tokenized/", "dev/tokenized/", "test_1/tokenized/"]
-    assert SRC.files[2].url == ("https://api.github.com/repos/basel-a/secureNLP/contents/data/MalwareTextDB-2.0/data/"
-                                "test_1/tokenized?ref=6438597d50f1110e4c1c00d53158ce7a4bf339e6")
+    assert SRC.files[2].url == (
+        "https://api.github.com/repos/basel-a/secureNLP/contents/data/MalwareTextDB-2.0/data/"
+        "test_1/tokenized?ref=6438597d50f1110e4c1c00d53158ce7a4bf339e6"
+    )
     assert (SRC.positive_label, SRC.labels) == ("relevant", ("relevant", "irrelevant"))
 
 
@@ -38,9 +40,13 @@ def test_convert_fixture_token_files():
     assert {k: len(v) for k, v in splits.items()} == {"train": 11, "valid": 3, "test": 10}
     # files in name order, sentences numbered from 0 per file
     assert [r["id"] for r in splits["test"][:6]] == [f"Invented_Tidewater_Campaign.tokens:{i}" for i in range(5)] + [
-        "Synthetic_Mossback_RAT_Whitepaper.tokens:0"]
-    assert splits["test"][0] == {"id": "Invented_Tidewater_Campaign.tokens:0", "label": "relevant",
-                                 "text": "The attackers sent spear-phishing emails with malicious attachments ."}
+        "Synthetic_Mossback_RAT_Whitepaper.tokens:0"
+    ]
+    assert splits["test"][0] == {
+        "id": "Invented_Tidewater_Campaign.tokens:0",
+        "label": "relevant",
+        "text": "The attackers sent spear-phishing emails with malicious attachments .",
+    }
     assert splits["test"][1]["label"] == "irrelevant"
     assert sum(r["label"] == "relevant" for r in splits["test"]) == 4
     assert SRC.convert(FIX) == splits  # deterministic
@@ -49,9 +55,11 @@ def test_convert_fixture_token_files():
 def test_token_file_parsing_and_label_rule(tmp_path):
     p = tmp_path / "r.tokens"
     p.write_text("Bob O\nruns O\n.\tO\n\n\n\nIt B-Entity\nsteals B-Action\nkeys B-Entity\n\nNothing O\n")
-    assert S.read_tokens_file(p) == [(["Bob", "runs", "."], ["O", "O", "O"]),
-                                     (["It", "steals", "keys"], ["B-Entity", "B-Action", "B-Entity"]),
-                                     (["Nothing"], ["O"])]  # several blank lines = one break; no final blank needed
+    assert S.read_tokens_file(p) == [
+        (["Bob", "runs", "."], ["O", "O", "O"]),
+        (["It", "steals", "keys"], ["B-Entity", "B-Action", "B-Entity"]),
+        (["Nothing"], ["O"]),
+    ]  # several blank lines = one break; no final blank needed
     assert S.sentence_label(["O", "O"]) == "irrelevant"
     assert S.sentence_label(["O", "I-Modifier"]) == "relevant"  # any non-O tag, also I- and Modifier
     p.write_text("Bob O\nbroken\n")
@@ -67,8 +75,10 @@ def test_empty_tag_line_of_the_genuine_release_reads_as_O_with_one_warning(tmp_p
         sents = S.read_tokens_file(p)
     assert sents == [(["The", "file", "NN", "name"], ["O", "B-Entity", "O", "I-Entity"]), (["NN", "only"], ["O", "O"])]
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert warnings == [f"[securenlp] {p}:3: token 'NN' has an empty tag; read as tag O",
-                        f"[securenlp] {p}:6: token 'NN' has an empty tag; read as tag O"]  # one per such line
+    assert warnings == [
+        f"[securenlp] {p}:3: token 'NN' has an empty tag; read as tag O",
+        f"[securenlp] {p}:6: token 'NN' has an empty tag; read as tag O",
+    ]  # one per such line
     # label rule on the read tags: the span keeps its other tags (relevant); an empty tag alone is O (irrelevant)
     assert [S.sentence_label(tags) for _, tags in sents] == ["relevant", "irrelevant"]
 
@@ -79,25 +89,33 @@ def test_fixture_reproduces_the_empty_tag_quirk(caplog):
     with caplog.at_level("WARNING", logger="lm_eval_enterprise.data"):
         splits = SRC.convert(FIX)
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == 1 and "Imaginary_Quillpig_Stealer_Analysis.tokens:4: token 'browser' has an empty" in (
-        warnings[0])
+    assert (
+        len(warnings) == 1
+        and "Imaginary_Quillpig_Stealer_Analysis.tokens:4: token 'browser' has an empty" in (warnings[0])
+    )
     rec = next(r for r in splits["train"] if r["id"] == "Imaginary_Quillpig_Stealer_Analysis.tokens:0")
-    assert rec == {"id": "Imaginary_Quillpig_Stealer_Analysis.tokens:0", "label": "relevant",
-                   "text": "Quillpig steals saved browser passwords ."}
+    assert rec == {
+        "id": "Imaginary_Quillpig_Stealer_Analysis.tokens:0",
+        "label": "relevant",
+        "text": "Quillpig steals saved browser passwords .",
+    }
     assert len(splits["train"]) == 11  # MANIFEST count unchanged
 
 
 def test_presplit_row_with_empty_tag_reads_as_O(tmp_path, caplog):
     d = tmp_path / "securenlp"
     d.mkdir()
-    rows = {"train": [{"file": "a.tokens", "sent_idx": 0, "tokens": ["NN", "x"], "tags": ["", "O"]}],
-            "test": [{"file": "b.tokens", "sent_idx": 2, "tokens": ["NN", "y"], "tags": [" ", "B-Entity"]}]}
+    rows = {
+        "train": [{"file": "a.tokens", "sent_idx": 0, "tokens": ["NN", "x"], "tags": ["", "O"]}],
+        "test": [{"file": "b.tokens", "sent_idx": 2, "tokens": ["NN", "y"], "tags": [" ", "B-Entity"]}],
+    }
     with caplog.at_level("WARNING", logger="lm_eval_enterprise.data"):
         out = SRC.convert_presplit(rows, d)
     assert [r["label"] for r in out["train"] + out["test"]] == ["irrelevant", "relevant"]
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
         f"[securenlp] {d}/train.jsonl: a.tokens:0: empty tag read as tag O",
-        f"[securenlp] {d}/test.jsonl: b.tokens:2: empty tag read as tag O"]
+        f"[securenlp] {d}/test.jsonl: b.tokens:2: empty tag read as tag O",
+    ]
 
 
 def test_real_sample_presplit():
@@ -164,8 +182,11 @@ def test_download_lists_each_folder_and_fetches_files_raw(tmp_path, monkeypatch)
     def fake_urlopen(req, timeout=None):
         listed.append(req.full_url)
         split = req.full_url.split("/data/MalwareTextDB-2.0/data/")[1].split("/")[0]
-        body = [{"name": f"{split}_b.tokens", "type": "file"}, {"name": f"{split}_a.tokens", "type": "file"},
-                {"name": "sub", "type": "dir"}]
+        body = [
+            {"name": f"{split}_b.tokens", "type": "file"},
+            {"name": f"{split}_a.tokens", "type": "file"},
+            {"name": "sub", "type": "dir"},
+        ]
         return io.BytesIO(json.dumps(body).encode())
 
     fetched = []
@@ -181,19 +202,23 @@ def test_download_lists_each_folder_and_fetches_files_raw(tmp_path, monkeypatch)
     SRC.download(tmp_path, progress=False)
     assert len(listed) == 3 and all(S.COMMIT in u for u in listed)
     raw = f"https://raw.githubusercontent.com/basel-a/secureNLP/{S.COMMIT}/data/MalwareTextDB-2.0/data"
-    assert fetched[:2] == [(f"{raw}/train/tokenized/train_a.tokens", "train/tokenized/train_a.tokens"),
-                           (f"{raw}/train/tokenized/train_b.tokens", "train/tokenized/train_b.tokens")]
+    assert fetched[:2] == [
+        (f"{raw}/train/tokenized/train_a.tokens", "train/tokenized/train_a.tokens"),
+        (f"{raw}/train/tokenized/train_b.tokens", "train/tokenized/train_b.tokens"),
+    ]
     assert len(fetched) == 6 and SRC.has_source_layout(tmp_path)
 
 
 def test_templates_never_read_irrelevant_as_relevant():
     assert len(TASKS.templates) >= 5 and TASKS.family == "classification_binary"
-    assert TASKS.templates[0].description == ('Is the following sentence from a malware report relevant to the '
-                                              'actions or capabilities of malware? Answer only "relevant" or '
-                                              '"irrelevant".\n\n')
+    assert TASKS.templates[0].description == (
+        "Is the following sentence from a malware report relevant to the "
+        'actions or capabilities of malware? Answer only "relevant" or '
+        '"irrelevant".\n\n'
+    )
     assert TASKS.templates[0].doc_to_text == "Sentence: {{text}}\nAnswer:"
     doc = {"label_names": ["relevant", "irrelevant"]}
-    for tpl in TASKS.templates:   # the same [PARSE] reading in every template: longest label, whole words
+    for tpl in TASKS.templates:  # the same [PARSE] reading in every template: longest label, whole words
         flt = answer_filter(TASKS, tpl)
         for gold in doc["label_names"]:
             assert flt.read(f" {gold}\nSentence: x", doc) == gold, tpl.id
@@ -217,8 +242,16 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
     d = shared_sample("securenlp")
     tasks = ["ent_securenlp__t1", "ent_securenlp__t4"]
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32", device="cpu",
-                                  tasks=tasks, task_manager=tm, limit=2, log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=tasks,
+        task_manager=tm,
+        limit=2,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     for t in tasks:
         row = res["results"][t]
         for key in ("binary_f1,answer", "accuracy,answer", "format_failure,answer"):
@@ -226,5 +259,7 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
     prompt = res["samples"]["ent_securenlp__t1"][0]["arguments"][0][0]
     assert prompt.startswith("Is the following sentence from a malware report relevant")
     assert prompt.count("\nAnswer:") == 6  # 5 shots + the eval item
-    assert prompt.endswith("Sentence: The main difference between the two malware variants is the handling of the "
-                           "payload ( component three ) .\nAnswer:")
+    assert prompt.endswith(
+        "Sentence: The main difference between the two malware variants is the handling of the "
+        "payload ( component three ) .\nAnswer:"
+    )

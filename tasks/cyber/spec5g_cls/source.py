@@ -10,12 +10,12 @@ Split (no official one): ``test = df.sample(frac=0.15, random_state=0)`` (evalua
 in file order = few-shot pool. The split is drawn on the whole file; rows whose text is empty are dropped
 afterwards from both parts (counted in the log), so a bad row never shifts the split.
 """
+
 from __future__ import annotations
 
 import logging
 import shutil
 from pathlib import Path
-from typing import Callable
 
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, unverified
 
@@ -34,16 +34,19 @@ SEED = 0
 # contradict). The task metadata carries label_names_verified: false and this note until the names are confirmed.
 LABEL_NAMES: dict[int, str] = {0: "not security related", 1: "security related", 2: "other"}
 LABEL_NAMES_VERIFIED = False
-LABEL_NAMES_NOTE = ("class names unverified: no published definition of the three 5GSC classes was found; 0 = not "
-                    "security related and 1 = security related are inferred (authors' security-related text "
-                    "classification task; 18.9 % of class-1 vs 3.0 % of class-0 sentences name a security concept); "
-                    "class 2 is unexplained (short, often context-dependent sentences; no more 'procedure' "
-                    "sentences than class 0) and is called 'other'")
+LABEL_NAMES_NOTE = (
+    "class names unverified: no published definition of the three 5GSC classes was found; 0 = not "
+    "security related and 1 = security related are inferred (authors' security-related text "
+    "classification task; 18.9 % of class-1 vs 3.0 % of class-0 sentences name a security concept); "
+    "class 2 is unexplained (short, often context-dependent sentences; no more 'procedure' "
+    "sentences than class 0) and is called 'other'"
+)
 
 
 # ---------------------------------------------------------------------------------------------- shared SPEC5G code
-def gdown_fetch(file_name: str, dest: Path, dataset: str, progress: bool = True,
-                folder_id: str = DRIVE_FOLDER_ID) -> Path:
+def gdown_fetch(
+    file_name: str, dest: Path, dataset: str, progress: bool = True, folder_id: str = DRIVE_FOLDER_ID
+) -> Path:
     """Download ``file_name`` of the SPEC5G Drive folder to ``dest/file_name`` with the optional ``gdown`` client.
 
     The folder is listed with ``gdown.download_folder(id=..., skip_download=True)`` (gdown ≥ 5), the entry whose
@@ -51,20 +54,30 @@ def gdown_fetch(file_name: str, dest: Path, dataset: str, progress: bool = True,
     installed, Drive quota/permission, file not in the folder) → one :class:`DataError` line saying how to
     provide the file by hand.
     """
-    by_hand = (f"download {file_name} from {DRIVE_FOLDER_URL} by hand and put it in "
-               f"$LM_EVAL_ENTERPRISE_DATA/{dataset}/ (or pass --metadata '{{\"data_root\": DIR}}' with DIR/{dataset}/)")
+    by_hand = (
+        f"download {file_name} from {DRIVE_FOLDER_URL} by hand and put it in "
+        f"$LM_EVAL_ENTERPRISE_DATA/{dataset}/ (or pass --metadata '{{\"data_root\": DIR}}' with DIR/{dataset}/)"
+    )
     try:
         import gdown  # optional dependency: Google Drive client
     except ImportError as exc:
-        raise DataError(dataset, DRIVE_FOLDER_URL, f"automatic download needs the optional package gdown "
-                        f"(pip install 'gdown>=5'); or {by_hand}") from exc
+        raise DataError(
+            dataset,
+            DRIVE_FOLDER_URL,
+            f"automatic download needs the optional package gdown (pip install 'gdown>=5'); or {by_hand}",
+        ) from exc
     target = dest / file_name
     dest.mkdir(parents=True, exist_ok=True)
     try:
-        entries = gdown.download_folder(id=folder_id, output=str(dest / ".listing"), quiet=not progress,
-                                        skip_download=True, remaining_ok=True) or []
-        match = next((e for e in entries if str(getattr(e, "path", e)).replace("\\", "/").split("/")[-1]
-                      == file_name), None)
+        entries = (
+            gdown.download_folder(
+                id=folder_id, output=str(dest / ".listing"), quiet=not progress, skip_download=True, remaining_ok=True
+            )
+            or []
+        )
+        match = next(
+            (e for e in entries if str(getattr(e, "path", e)).replace("\\", "/").split("/")[-1] == file_name), None
+        )
         if match is None:
             raise FileNotFoundError(f"{file_name} not listed in the Drive folder")
         out = gdown.download(id=match.id, output=str(target), quiet=not progress)
@@ -73,8 +86,11 @@ def gdown_fetch(file_name: str, dest: Path, dataset: str, progress: bool = True,
     except Exception as exc:  # gdown raises its own errors for quota/permission/HTML pages; TypeError: gdown < 5
         target.unlink(missing_ok=True)
         text = str(exc).strip().splitlines()
-        raise DataError(dataset, DRIVE_FOLDER_URL, f"Google Drive download failed ({type(exc).__name__}"
-                        f"{': ' + text[0] if text else ''}); {by_hand}") from exc
+        raise DataError(
+            dataset,
+            DRIVE_FOLDER_URL,
+            f"Google Drive download failed ({type(exc).__name__}{': ' + text[0] if text else ''}); {by_hand}",
+        ) from exc
     finally:
         shutil.rmtree(dest / ".listing", ignore_errors=True)
     return target
@@ -118,7 +134,9 @@ class SPEC5GDriveSource(Source):
         raise NotImplementedError
 
     def _records(self, rows: list[dict], where: str, split: str) -> list[dict]:
-        fn: Callable[[dict], dict | None] = lambda r: self.to_record(r, f"{where}:row {r['_row']}")
+        def fn(r: dict) -> dict | None:
+            return self.to_record(r, f"{where}:row {r['_row']}")
+
         return map_rows(rows, fn, self.id, split)
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
@@ -162,8 +180,10 @@ class Spec5GCls(SPEC5GDriveSource):
     task_type = "classification"
     csv_name = CSV_NAME
     csv_columns = ("text", "label")
-    expected_rows = {"train": unverified(None, "no published size for 5GSC.csv"),
-                     "test": unverified(None, "no published size for 5GSC.csv (seeded 15 %)")}
+    expected_rows = {
+        "train": unverified(None, "no published size for 5GSC.csv"),
+        "test": unverified(None, "no published size for 5GSC.csv (seeded 15 %)"),
+    }
     labels = tuple(LABEL_NAMES.values())
 
     def to_record(self, row: dict, where: str) -> dict | None:

@@ -1,5 +1,6 @@
 """spec5g_cls: 5GSC.csv loader (fixture), seeded 15 % split, verbaliser, Drive download via optional gdown, errors,
 templates, end to end (no real sample exists for SPEC5G: the fixture is used)."""
+
 import json
 import math
 import shutil
@@ -10,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.tasks.cyber.spec5g_cls import source as S
 from lm_eval_enterprise.tasks.cyber.spec5g_cls.templates import TASKS, TEMPLATES
+
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
@@ -35,7 +36,7 @@ def test_convert_fixture_is_the_seeded_15_percent_split():
     assert len(rows) == N
     splits = SRC.convert(FIX)
     # pandas df.sample(frac=0.15, random_state=0) == RandomState(0).permutation(n)[:round(0.15 n)] (independent)
-    test_pos = np.random.RandomState(0).permutation(N)[:round(0.15 * N)].tolist()
+    test_pos = np.random.RandomState(0).permutation(N)[: round(0.15 * N)].tolist()
     assert [r["id"] for r in splits["test"]] == [str(i) for i in test_pos]
     assert [r["id"] for r in splits["train"]] == [str(i) for i in range(N) if i not in test_pos]  # file order
     assert (len(splits["train"]), len(splits["test"])) == (51, 9)
@@ -51,8 +52,13 @@ def test_verbaliser_is_one_constant_and_unverified():
     assert S.LABEL_NAMES_VERIFIED is False
     assert TASKS.extra_metadata == {"label_names_verified": False, "label_names_note": S.LABEL_NAMES_NOTE}
     assert S.LABEL_NAMES_NOTE.startswith("class names unverified") and "class 2 is unexplained" in S.LABEL_NAMES_NOTE
-    for value, name in (("0", "not security related"), ("1", "security related"), ("2", "other"),
-                        ("1.0", "security related"), (" 2 ", "other")):
+    for value, name in (
+        ("0", "not security related"),
+        ("1", "security related"),
+        ("2", "other"),
+        ("1.0", "security related"),
+        (" 2 ", "other"),
+    ):
         assert S.label_name(value, "w") == name
     for bad in ("3", "-1", "x", "", "1.5"):
         with pytest.raises(DataError, match=r"^\[spec5g_cls\] w: label .* is not one of \[0, 1, 2\]"):
@@ -106,8 +112,9 @@ def test_presplit_rows_use_the_same_row_code(tmp_path):
     d = tmp_path / "spec5g_cls"
     d.mkdir()
     (d / "test.jsonl").write_text(json.dumps({"_row": 7, "text": "The UE shall verify the MAC.", "label": 1}) + "\n")
-    (d / "train.jsonl").write_text("\n".join(json.dumps({"_row": i, "text": f"Clause {i} is void.", "label": 0})
-                                             for i in range(3)) + "\n")
+    (d / "train.jsonl").write_text(
+        "\n".join(json.dumps({"_row": i, "text": f"Clause {i} is void.", "label": 0}) for i in range(3)) + "\n"
+    )
     recs = load_records("spec5g_cls", data_root=str(tmp_path))
     assert recs["test"][0]["id"] == "7" and recs["test"][0]["label"] == "security related"
     with pytest.raises(DataError, match=r"test\.jsonl:1: row has no '_row'/'id'"):
@@ -168,8 +175,11 @@ def test_download_without_gdown_or_failing_drive_is_one_line_error(tmp_path, mon
     assert msg.startswith(f"[spec5g_cls] {S.DRIVE_FOLDER_URL}: automatic download needs the optional package gdown")
     assert "5GSC.csv" in msg and "LM_EVAL_ENTERPRISE_DATA/spec5g_cls/" in msg and "\n" not in msg
     monkeypatch.setitem(sys.modules, "gdown", _fake_gdown([], fail=RuntimeError("Too many users\nhave viewed")))
-    with pytest.raises(DataError, match=r"Google Drive download failed \(RuntimeError: Too many users\); download "
-                                        r"5GSC\.csv from https://drive\.google\.com"):
+    with pytest.raises(
+        DataError,
+        match=r"Google Drive download failed \(RuntimeError: Too many users\); download "
+        r"5GSC\.csv from https://drive\.google\.com",
+    ):
         SRC.download(tmp_path, progress=False)
     monkeypatch.setitem(sys.modules, "gdown", _fake_gdown([_Entry("a", "other.csv")]))
     with pytest.raises(DataError, match=r"FileNotFoundError: 5GSC\.csv not listed"):
@@ -179,11 +189,13 @@ def test_download_without_gdown_or_failing_drive_is_one_line_error(tmp_path, mon
 
 # ----------------------------------------------------------------------------------------------- templates
 def test_templates_accept_gold_and_keep_the_labels_apart():
-    assert TEMPLATES[0].description == ("Classify the following sentence from a 5G protocol specification into one "
-                                        "of: not security related, security related, other.\n\n")
+    assert TEMPLATES[0].description == (
+        "Classify the following sentence from a 5G protocol specification into one "
+        "of: not security related, security related, other.\n\n"
+    )
     assert TEMPLATES[0].doc_to_text == "Sentence: {{text}}\nLabel:"
     doc = {"label_names": list(S.LABEL_NAMES.values())}
-    for t in TEMPLATES:   # the same [PARSE] reading in every template
+    for t in TEMPLATES:  # the same [PARSE] reading in every template
         flt = answer_filter(TASKS, t)
         for g in doc["label_names"]:
             assert flt.read(" " + g, doc) == g and flt.read(" " + g, doc).adherent

@@ -6,56 +6,58 @@ paragraphs contain line breaks) plus two rows with an empty field (rows 17 and 4
 
     .venv/bin/python tasks/cyber/spec5g_sum/make_fixture.py [--out DIR]
 """
+
 import csv
 import random
 from pathlib import Path
 
-from lm_eval_enterprise.data import generator_main, write_manifest
 from lm_eval_enterprise.tasks.cyber.spec5g_cls.make_fixture import nfs, proc, sec
 
+from lm_eval_enterprise.data import generator_main, write_manifest
+
 simp_sec = [
- "The {a} checks that the message was not tampered with before using it.",
- "Messages that fail the check are thrown away.",
- "The permanent user identity is hidden; only an encrypted form is sent.",
- "User data is encrypted once security is switched on.",
- "The {a} computes its own key from a higher-level key.",
- "Old, replayed login messages are caught by a counter check.",
- "The {a} keeps the user's identity secret from eavesdroppers.",
- "Unprotected mode is only allowed for emergency calls.",
- "Registration is refused if the login data cannot be checked.",
- "Secret keys never leave protected storage unencrypted.",
- "Network functions prove who they are to each other using TLS.",
- "Attackers must not be able to force weaker encryption.",
- "An unknown key number makes the {a} run authentication again.",
- "If security settings do not match, new keys are agreed first.",
- "The {a} checks the access token is valid before serving a request.",
- "Protected radio messages stop fake base stations from sending commands.",
- "The {a} keeps the main key only while the session lasts.",
- "The {a} checks that the request comes from the right network.",
- "The long-term key is kept in secure storage.",
- "The {a} limits repeated failed logins to stop guessing attacks.",
+    "The {a} checks that the message was not tampered with before using it.",
+    "Messages that fail the check are thrown away.",
+    "The permanent user identity is hidden; only an encrypted form is sent.",
+    "User data is encrypted once security is switched on.",
+    "The {a} computes its own key from a higher-level key.",
+    "Old, replayed login messages are caught by a counter check.",
+    "The {a} keeps the user's identity secret from eavesdroppers.",
+    "Unprotected mode is only allowed for emergency calls.",
+    "Registration is refused if the login data cannot be checked.",
+    "Secret keys never leave protected storage unencrypted.",
+    "Network functions prove who they are to each other using TLS.",
+    "Attackers must not be able to force weaker encryption.",
+    "An unknown key number makes the {a} run authentication again.",
+    "If security settings do not match, new keys are agreed first.",
+    "The {a} checks the access token is valid before serving a request.",
+    "Protected radio messages stop fake base stations from sending commands.",
+    "The {a} keeps the main key only while the session lasts.",
+    "The {a} checks that the request comes from the right network.",
+    "The long-term key is kept in secure storage.",
+    "The {a} limits repeated failed logins to stop guessing attacks.",
 ]
 simp_proc = [
- "When a phone asks to register, the {a} starts a timer and accepts it.",
- "The {a} asks for a data session to be set up.",
- "During handover the device leaves the old cell and joins the new one.",
- "An idle device asks for service when it has data to send.",
- "If a timer runs out, registration is given up.",
- "The {a} passes session details on to the base station.",
- "A device that is paged asks the network for service.",
- "The {a} confirms that it applied the new settings.",
- "The {a} starts signing off from the network.",
- "After handover the new base station tells the {a} to switch the data path.",
- "The {a} picks a user plane function for the session.",
- "If a slice is unavailable the device is told which slices were refused.",
- "The radio connection is closed after a period of inactivity.",
- "The {a} registers itself as the function serving the device.",
- "The device regularly re-registers when a timer runs out.",
- "The {a} fetches the device's details from the previous AMF.",
- "The device runs random access to line up its uplink timing.",
- "The {a} confirms downlink messages with an uplink message.",
- "The {a} changes the quality of service of a data flow.",
- "Leaving the known area makes the {a} update its registration.",
+    "When a phone asks to register, the {a} starts a timer and accepts it.",
+    "The {a} asks for a data session to be set up.",
+    "During handover the device leaves the old cell and joins the new one.",
+    "An idle device asks for service when it has data to send.",
+    "If a timer runs out, registration is given up.",
+    "The {a} passes session details on to the base station.",
+    "A device that is paged asks the network for service.",
+    "The {a} confirms that it applied the new settings.",
+    "The {a} starts signing off from the network.",
+    "After handover the new base station tells the {a} to switch the data path.",
+    "The {a} picks a user plane function for the session.",
+    "If a slice is unavailable the device is told which slices were refused.",
+    "The radio connection is closed after a period of inactivity.",
+    "The {a} registers itself as the function serving the device.",
+    "The device regularly re-registers when a timer runs out.",
+    "The {a} fetches the device's details from the previous AMF.",
+    "The device runs random access to line up its uplink timing.",
+    "The {a} confirms downlink messages with an uplink message.",
+    "The {a} changes the quality of service of a data flow.",
+    "Leaving the known area makes the {a} update its registration.",
 ]
 
 
@@ -74,16 +76,21 @@ def write(out: Path) -> None:
         if len(rows) % 9 == 4:
             para = para.replace(". ", ".\n", 1)  # line breaks inside a paragraph, as in spec text
         rows.append([para, src[i][1].format(a=a) + " " + src[j][1].format(a=b)])
-    rows.insert(17, ["The AMF shall release the N2 connection.", ""])       # empty summary: dropped
-    rows.insert(40, ["", "Nothing to summarise."])                           # empty paragraph: dropped
+    rows.insert(17, ["The AMF shall release the N2 connection.", ""])  # empty summary: dropped
+    rows.insert(40, ["", "Nothing to summarise."])  # empty paragraph: dropped
     with open(out / "simplification_dataset.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["Paragraph", "Simplification"])
         w.writerows(rows)
-    write_manifest(out, "spec5g_sum", "Synthetic 5G-specification paragraphs and plain-language rewrites written for "
-                   "lm-eval-enterprise (not from the real data), in the schema of SPEC5G simplification_dataset.csv "
-                   "(Paragraph, Simplification); rows 17 and 40 have an empty field and are dropped. Generated by "
-                   "tasks/cyber/spec5g_sum/make_fixture.py.", {"train": 50, "test": 8})
+    write_manifest(
+        out,
+        "spec5g_sum",
+        "Synthetic 5G-specification paragraphs and plain-language rewrites written for "
+        "lm-eval-enterprise (not from the real data), in the schema of SPEC5G simplification_dataset.csv "
+        "(Paragraph, Simplification); rows 17 and 40 have an empty field and are dropped. Generated by "
+        "tasks/cyber/spec5g_sum/make_fixture.py.",
+        {"train": 50, "test": 8},
+    )
     print(f"simplification_dataset.csv: {len(rows)} rows")
 
 

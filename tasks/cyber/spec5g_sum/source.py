@@ -9,11 +9,13 @@ Split: ``test = df.sample(frac=0.15, random_state=0)`` on the whole file (evalua
 (unused at 0 shots) pool. Records ``{id: row index, document: Paragraph, summary: Simplification}``, both
 whitespace-collapsed; rows with either field empty are dropped after the split (counted in the log).
 """
+
 from __future__ import annotations
 
 from lm_eval_enterprise.tasks.cyber.spec5g_cls.source import SPEC5GDriveSource
-from lm_eval_enterprise.text import collapse_ws
+
 from lm_eval_enterprise.data import unverified
+from lm_eval_enterprise.text import collapse_ws
 
 CSV_NAME = "simplification_dataset.csv"
 DOCUMENT, SUMMARY = "Paragraph", "Simplification"
@@ -29,8 +31,10 @@ class Spec5GSum(SPEC5GDriveSource):
     task_type = "summarization"
     csv_name = CSV_NAME
     csv_columns = (DOCUMENT, SUMMARY)
-    expected_rows = {"train": unverified(None, "no published size for simplification_dataset.csv"),
-                     "test": unverified(None, "no published size for simplification_dataset.csv (seeded 15 %)")}
+    expected_rows = {
+        "train": unverified(None, "no published size for simplification_dataset.csv"),
+        "test": unverified(None, "no published size for simplification_dataset.csv (seeded 15 %)"),
+    }
 
     def to_record(self, row: dict, where: str) -> dict | None:
         document, summary = collapse(row[DOCUMENT]), collapse(row[SUMMARY])

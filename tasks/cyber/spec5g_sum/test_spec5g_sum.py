@@ -1,5 +1,6 @@
 """spec5g_sum: simplification_dataset.csv loader (fixture), seeded 15 % split, empty-row drop, shared SPEC5G Drive
 download, errors, templates, 0-shot end to end (no real sample exists for SPEC5G: the fixture is used)."""
+
 import csv
 import json
 import math
@@ -10,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.tasks.cyber.spec5g_cls import source as CLS
 from lm_eval_enterprise.tasks.cyber.spec5g_sum import source as S
 from lm_eval_enterprise.tasks.cyber.spec5g_sum.templates import TASKS, TEMPLATES
+
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
@@ -32,18 +33,22 @@ def _csv_rows():
 def test_convert_fixture_is_the_seeded_split_with_empty_rows_dropped():
     rows = _csv_rows()
     assert len(rows) == N
-    assert [i for i, r in enumerate(rows) if not r["Paragraph"].strip() or not r["Simplification"].strip()] == \
-        list(EMPTY_ROWS)
+    assert [i for i, r in enumerate(rows) if not r["Paragraph"].strip() or not r["Simplification"].strip()] == list(
+        EMPTY_ROWS
+    )
     splits = SRC.convert(FIX)
-    test_pos = np.random.RandomState(0).permutation(N)[:round(0.15 * N)].tolist()  # df.sample(frac=0.15, rs=0)
+    test_pos = np.random.RandomState(0).permutation(N)[: round(0.15 * N)].tolist()  # df.sample(frac=0.15, rs=0)
     assert 40 in test_pos and 17 not in test_pos
     assert [r["id"] for r in splits["test"]] == [str(i) for i in test_pos if i not in EMPTY_ROWS]
     assert [r["id"] for r in splits["train"]] == [str(i) for i in range(N) if i not in test_pos and i not in EMPTY_ROWS]
     assert (len(splits["train"]), len(splits["test"])) == (50, 8)
     for rec in splits["test"] + splits["train"]:
         row = rows[int(rec["id"])]
-        assert rec == {"id": rec["id"], "document": " ".join(row["Paragraph"].split()),
-                       "summary": " ".join(row["Simplification"].split())}
+        assert rec == {
+            "id": rec["id"],
+            "document": " ".join(row["Paragraph"].split()),
+            "summary": " ".join(row["Simplification"].split()),
+        }
     assert any("\n" in rows[int(r["id"])]["Paragraph"] for r in splits["test"] + splits["train"])
     assert SRC.convert(FIX) == splits
 
@@ -61,8 +66,9 @@ def test_download_is_the_shared_spec5g_code(tmp_path, monkeypatch):
     entry = types.SimpleNamespace(id="id-sum", path="SPEC5G/simplification_dataset.csv")
     fake = types.ModuleType("gdown")
     fake.download_folder = lambda **kw: calls.append(kw["id"]) or [entry]
-    fake.download = lambda id=None, output=None, quiet=False: (calls.append(id), Path(output).write_text("x"))[1] \
-        and output
+    fake.download = lambda id=None, output=None, quiet=False: (
+        (calls.append(id), Path(output).write_text("x"))[1] and output
+    )
     monkeypatch.setitem(sys.modules, "gdown", fake)
     SRC.download(tmp_path, progress=False)
     assert calls == [CLS.DRIVE_FOLDER_ID, "id-sum"] and (tmp_path / S.CSV_NAME).read_text() == "x"
@@ -88,12 +94,13 @@ def test_wrong_row_count_and_bad_csv_are_one_line_errors(tmp_path):
 
 
 def test_templates_accept_gold_and_reject_garbage():
-    assert TEMPLATES[0].description == ("Summarize the following text from a 5G protocol specification in plain "
-                                        "language.\n\n")
+    assert TEMPLATES[0].description == (
+        "Summarize the following text from a 5G protocol specification in plain language.\n\n"
+    )
     assert TEMPLATES[0].doc_to_text == "Text: {{document}}\nSummary:"
     golds = [r["summary"] for r in SRC.convert(FIX)["test"]]
     for t in TEMPLATES:
-        flt = answer_filter(TASKS, t)   # [PARSE]: the whole completion, a failure iff no letter or digit
+        flt = answer_filter(TASKS, t)  # [PARSE]: the whole completion, a failure iff no letter or digit
         for g in golds:
             assert flt.read(" " + g, {}) == g
         for junk in (GARBAGE, "", " ... ", "?!\n-"):

@@ -21,6 +21,7 @@ docs/data.md#real-samples): such a copy is usually a sample, whose counts need n
 file does, so the top-9 are our nine IDs (:data:`SPEC_TOP9`, the top-9 of the pinned file); names come from
 ``enterprise-attack.json`` when the folder has it, else from :data:`SPEC_NAMES` (our verbaliser, = ATT&CK names).
 """
+
 from __future__ import annotations
 
 import json
@@ -38,13 +39,15 @@ log = logging.getLogger("lm_eval_enterprise.tram")
 COMMIT = "f29793d8d665f7f552898696e00065ef24a29a20"
 DATA_FILE = "single_label.json"
 STIX_FILE = "enterprise-attack.json"
-DATA_URL = f"https://raw.githubusercontent.com/center-for-threat-informed-defense/tram/{COMMIT}/data/tram2-data/{DATA_FILE}"
+DATA_URL = (
+    f"https://raw.githubusercontent.com/center-for-threat-informed-defense/tram/{COMMIT}/data/tram2-data/{DATA_FILE}"
+)
 STIX_URL = "https://raw.githubusercontent.com/mitre/cti/ATT%26CK-v10.1/enterprise-attack/enterprise-attack.json"
 SEED = 1234
 TEST_FRACTION = 0.3
 TOP_K = 9
-RAW_ROWS = 5089        # sentences of the pinned file
-KEPT_ROWS = 2687       # sentences of the top-9 techniques over both splits (spec counts 685 + 455 + … + 139)
+RAW_ROWS = 5089  # sentences of the pinned file
+KEPT_ROWS = 2687  # sentences of the top-9 techniques over both splits (spec counts 685 + 455 + … + 139)
 RAW_EXPECTED = verified(RAW_ROWS, "counted on the genuine single_label.json (5,089 sentences, 50 techniques)")
 KEPT_EXPECTED = unverified(KEPT_ROWS, "sum of the per-technique counts stated by the specification; not counted")
 SPEC_TOP9 = ("T1027", "T1140", "T1059.003", "T1055", "T1105", "T1106", "T1078", "T1071.001", "T1090")
@@ -133,8 +136,14 @@ def check_row(row: Any, where: str) -> dict:
 
 def to_record(index: int, row: dict, names: dict[str, str], label_names: list[str]) -> dict:
     tid = row["label"]
-    return {"id": str(index), "text": row["text"], "label": names[tid], "technique_id": tid,
-            "doc_title": str(row.get("doc_title") or ""), "label_names": list(label_names)}
+    return {
+        "id": str(index),
+        "text": row["text"],
+        "label": names[tid],
+        "technique_id": tid,
+        "doc_title": str(row.get("doc_title") or ""),
+        "label_names": list(label_names),
+    }
 
 
 class Tram(Source):
@@ -144,7 +153,8 @@ class Tram(Source):
     files = (RemoteFile(DATA_FILE, DATA_URL), RemoteFile(STIX_FILE, STIX_URL))
     expected_rows = {  # the split sizes after the top-9 filter are not published; raw/kept: see _check_counts
         "train": unverified(None, "top-9 train sentences: no published count"),
-        "test": unverified(None, "top-9 test sentences: no published count")}
+        "test": unverified(None, "top-9 test sentences: no published count"),
+    }
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         path = raw_dir / DATA_FILE
@@ -155,15 +165,17 @@ class Tram(Source):
         if not isinstance(rows, list):
             raise DataError(self.id, path, "not a JSON list of sentences")
         rows = [check_row(r, f"{path}:item {i}") for i, r in enumerate(rows)]
-        test_idx, train_idx = split_indices(len(rows))                      # 1. split before filtering
-        top = top_k_labels(Counter(r["label"] for r in rows), TOP_K)        # 2. top-9 over the whole file
+        test_idx, train_idx = split_indices(len(rows))  # 1. split before filtering
+        top = top_k_labels(Counter(r["label"] for r in rows), TOP_K)  # 2. top-9 over the whole file
         if len(top) < TOP_K:
             raise DataError(self.id, path, f"only {len(top)} technique IDs; top-{TOP_K} needs more")
         names = load_stix_names(raw_dir / STIX_FILE)
-        label_names = technique_names(top, names, raw_dir / STIX_FILE)      # 3. ATT&CK names, rank order
+        label_names = technique_names(top, names, raw_dir / STIX_FILE)  # 3. ATT&CK names, rank order
         keep = set(top)
-        out = {split: [to_record(i, rows[i], names, label_names) for i in idx if rows[i]["label"] in keep]
-               for split, idx in (("train", train_idx), ("test", test_idx))}
+        out = {
+            split: [to_record(i, rows[i], names, label_names) for i in idx if rows[i]["label"] in keep]
+            for split, idx in (("train", train_idx), ("test", test_idx))
+        }
         log.info("[tram] top-%d techniques: %s", TOP_K, ", ".join(top))
         self._check_counts({"raw": len(rows), "kept": len(out["train"]) + len(out["test"])}, raw_dir)
         return out
@@ -181,8 +193,14 @@ class Tram(Source):
             except (ValueError, KeyError) as exc:
                 raise DataError(self.id, manifest, f"bad manifest ({exc})") from exc
         for what, rows in expected.items():
-            check_count(self.id, f"{what}_sentences", counts[what], rows, raw_dir / DATA_FILE,
-                        subject=f"{counts[what]:,} {what} sentences")
+            check_count(
+                self.id,
+                f"{what}_sentences",
+                counts[what],
+                rows,
+                raw_dir / DATA_FILE,
+                subject=f"{counts[what]:,} {what} sentences",
+            )
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """Source rows already split (``text``, ``label`` = technique ID, ``doc_title``, ``orig_index``): the spec's
@@ -201,7 +219,9 @@ class Tram(Source):
                 if "orig_index" not in r:
                     raise DataError(self.id, where, "row without orig_index (the sentence's index in the file)")
                 return to_record(int(r["orig_index"]), r, names, label_names)
+
             return fn
+
         return {split: map_rows(rs, row(split), self.id, split) for split, rs in rows.items()}
 
     def finalize(self, record: dict) -> dict:

@@ -1,22 +1,22 @@
 """tram: seeded split before the top-9 filter (checked against the real sample), ATT&CK names from STIX, loader on
 the fixture, errors, [MF1], end to end with 20 shots and the prompt budget."""
+
 import json
 import math
 import shutil
 from collections import Counter
 
 import pytest
+from lm_eval_enterprise.tasks.cyber.tram import source as S
+from lm_eval_enterprise.tasks.cyber.tram.templates import TASKS
 
+from conftest import shared_sample
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_checked, load_records
 from lm_eval_enterprise.fewshot import top_k_labels
-from lm_eval_enterprise.tasks.cyber.tram import source as S
-from lm_eval_enterprise.tasks.cyber.tram.templates import TASKS
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
-
-from conftest import shared_sample
 
 SRC = get_source("tram")
 FIX = fixture_dir("tram")
@@ -31,9 +31,10 @@ def _sample_rows(split):
 def test_source_files_are_the_pinned_urls():
     assert {f.name: f.url for f in SRC.files} == {
         "single_label.json": "https://raw.githubusercontent.com/center-for-threat-informed-defense/tram/"
-                             "f29793d8d665f7f552898696e00065ef24a29a20/data/tram2-data/single_label.json",
+        "f29793d8d665f7f552898696e00065ef24a29a20/data/tram2-data/single_label.json",
         "enterprise-attack.json": "https://raw.githubusercontent.com/mitre/cti/ATT%26CK-v10.1/enterprise-attack/"
-                                  "enterprise-attack.json"}
+        "enterprise-attack.json",
+    }
 
 
 def test_split_recipe_reproduces_the_real_sample_order():
@@ -70,10 +71,20 @@ def test_stix_names_parent_sub_and_revoked():
     assert names["T1071.001"] == "Application Layer Protocol: Web Protocols"
     assert names["T1090"] == "Proxy"  # the revoked "Connection Proxy" object with the same ID does not win
     assert [names[t] for t in S.SPEC_TOP9] == NAMES9  # the spec's verbaliser = ATT&CK names
-    bundle = {"objects": [{"type": "attack-pattern", "name": "Sub only",
-                           "external_references": [{"source_name": "mitre-attack", "external_id": "T9999.001"}]},
-                          {"type": "malware", "name": "X",
-                           "external_references": [{"source_name": "mitre-attack", "external_id": "S0001"}]}]}
+    bundle = {
+        "objects": [
+            {
+                "type": "attack-pattern",
+                "name": "Sub only",
+                "external_references": [{"source_name": "mitre-attack", "external_id": "T9999.001"}],
+            },
+            {
+                "type": "malware",
+                "name": "X",
+                "external_references": [{"source_name": "mitre-attack", "external_id": "S0001"}],
+            },
+        ]
+    }
     assert S.stix_technique_names(bundle) == {}  # no parent → cannot be named; non attack-patterns ignored
     with pytest.raises(DataError, match=r"^\[tram\] x: not a STIX bundle"):
         S.stix_technique_names({"type": "bundle"}, "x")
@@ -99,8 +110,9 @@ def test_top9_is_computed_from_the_file_not_assumed(tmp_path):
     rows = json.loads((d / "single_label.json").read_text())
     rows += [{"text": f"hostname query {i}", "label": "T1082", "doc_title": "t"} for i in range(20)]
     (d / "single_label.json").write_text(json.dumps(rows))
-    (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {}, "raw_rows": len(rows), "kept_rows": 56 - 3 + 22,
-                                                 "tolerance": 0}))
+    (d / "MANIFEST.json").write_text(
+        json.dumps({"expected_rows": {}, "raw_rows": len(rows), "kept_rows": 56 - 3 + 22, "tolerance": 0})
+    )
     splits = SRC.convert(d)
     names = splits["test"][0]["label_names"]
     assert names[0] == "System Information Discovery" and "Proxy" not in names  # T1082 now first, T1090 out
@@ -114,14 +126,19 @@ def test_wrong_row_count_and_missing_name_are_one_line_errors(tmp_path):
     with pytest.raises(DataError) as e:  # 5,089 is verified (counted on the genuine file): an error
         load_records("tram", data_root=str(tmp_path))
     msg = str(e.value)
-    assert msg == (f"[tram] {d / 'single_label.json'}: 61 raw sentences, expected 5,089 (counted on the genuine "
-                   "single_label.json (5,089 sentences, 50 techniques)); the source files are incomplete or changed")
+    assert msg == (
+        f"[tram] {d / 'single_label.json'}: 61 raw sentences, expected 5,089 (counted on the genuine "
+        "single_label.json (5,089 sentences, 50 techniques)); the source files are incomplete or changed"
+    )
     shutil.copy(FIX / "MANIFEST.json", d / "MANIFEST.json")
     bundle = json.loads((d / "enterprise-attack.json").read_text())
     bundle["objects"] = [o for o in bundle["objects"] if o.get("name") != "Native API"]
     (d / "enterprise-attack.json").write_text(json.dumps(bundle))
-    with pytest.raises(DataError, match=r"^\[tram\] .*enterprise-attack.json: no ATT&CK name for technique\(s\) "
-                                        r"\['T1106'\]$"):
+    with pytest.raises(
+        DataError,
+        match=r"^\[tram\] .*enterprise-attack.json: no ATT&CK name for technique\(s\) "
+        r"\['T1106'\]$",
+    ):
         SRC.convert(d)
 
 
@@ -131,10 +148,16 @@ def test_kept_count_is_unverified_so_a_mismatch_is_a_warning(tmp_path, monkeypat
     (d / "MANIFEST.json").unlink()
     monkeypatch.setattr(S, "RAW_EXPECTED", S.verified(61, "test: the fixture's 61 sentences"))
     splits, report = load_checked("tram", data_root=str(tmp_path))
-    assert len(splits["test"]) == 18                      # loaded, not rejected
+    assert len(splits["test"]) == 18  # loaded, not rejected
     kept = report.metadata()["row_counts"]["kept_sentences"]
-    assert kept == {"rows": 56, "expected": 2687, "verified": False, "evidence": S.KEPT_EXPECTED.evidence,
-                    "status": "warning", "message": kept["message"]}
+    assert kept == {
+        "rows": 56,
+        "expected": 2687,
+        "verified": False,
+        "evidence": S.KEPT_EXPECTED.evidence,
+        "status": "warning",
+        "message": kept["message"],
+    }
     assert "56 kept sentences, expected 2,687 (unverified count:" in kept["message"]
     assert any("56 kept sentences" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
     assert report.metadata()["row_counts"]["raw_sentences"]["status"] == "ok"
@@ -143,8 +166,10 @@ def test_kept_count_is_unverified_so_a_mismatch_is_a_warning(tmp_path, monkeypat
 def test_presplit_uses_a_stix_bundle_beside_the_rows(tmp_path):
     d = tmp_path / "tram"
     d.mkdir()
-    rows = [{"text": "uses a proxy", "label": "T1090", "doc_title": "t", "orig_index": 7},
-            {"text": "ipconfig", "label": "T1016", "doc_title": "t", "orig_index": 8}]
+    rows = [
+        {"text": "uses a proxy", "label": "T1090", "doc_title": "t", "orig_index": 7},
+        {"text": "ipconfig", "label": "T1016", "doc_title": "t", "orig_index": 8},
+    ]
     pool = [{"text": "relays traffic via a proxy", "label": "T1090", "doc_title": "t", "orig_index": 9}]
     for split, rs in (("train", pool), ("test", rows)):
         (d / f"{split}.jsonl").write_text("\n".join(json.dumps(r) for r in rs) + "\n")
@@ -167,22 +192,29 @@ def test_templates_accept_gold_names_and_reject_garbage():
     assert len(TASKS.templates) >= 5 and TASKS.num_fewshot == 20 and TASKS.family == "classification_macro"
     # the 9 names are stated once, in the instruction, never inside every one of the 20 shots
     assert all("label_list" not in t.doc_to_text and "{{label_list}}" in t.description for t in TASKS.templates)
-    assert TASKS.templates[0].description == ("Classify the following sentence from a cyber threat report by the "
-                                              "MITRE ATT&CK technique it describes. Possible labels: "
-                                              "{{label_list}}.\n\n")
+    assert TASKS.templates[0].description == (
+        "Classify the following sentence from a cyber threat report by the "
+        "MITRE ATT&CK technique it describes. Possible labels: "
+        "{{label_list}}.\n\n"
+    )
     doc = {"label_names": NAMES9}
-    for tpl in TASKS.templates:   # the same [PARSE] reading in every template
+    for tpl in TASKS.templates:  # the same [PARSE] reading in every template
         flt = answer_filter(TASKS, tpl)
         for gold in NAMES9:
             assert flt.read(f" {gold}\nSentence: x", doc) == gold, tpl.id
-            assert flt.read(f" {gold}", doc).adherent, tpl.id          # {LABELS} filled from label_names
+            assert flt.read(f" {gold}", doc).adherent, tpl.id  # {LABELS} filled from label_names
         assert flt.read(" deobfuscate/decode files or information", doc) == NAMES9[1], tpl.id
-        assert flt.read(" Obfuscated Files or Information (T1027)", doc) == NAMES9[0], tpl.id   # issue #8
+        assert flt.read(" Obfuscated Files or Information (T1027)", doc) == NAMES9[0], tpl.id  # issue #8
         assert flt.read(" Technique: Native API.", doc) == "Native API", tpl.id
         assert flt.read(GARBAGE, doc) == M.INVALID, tpl.id
     # t4 asks for "Technique: <label>" (its shots show the bare name): both are its format, only there
     assert [answer_filter(TASKS, t).read(" Technique: Native API", doc).adherent for t in TASKS.templates] == [
-        False, False, False, True, False]
+        False,
+        False,
+        False,
+        True,
+        False,
+    ]
 
 
 def test_macro_f1_counts_all_nine_labels():
@@ -202,8 +234,16 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
     d = shared_sample("tram")
     tasks = ["ent_tram__t1", "ent_tram__t5"]
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32", device="cpu",
-                                  tasks=tasks, task_manager=tm, limit=2, log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=tasks,
+        task_manager=tm,
+        limit=2,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     for t in tasks:
         row = res["results"][t]
         for key in ("macro_f1,answer", "accuracy,answer", "format_failure,answer", "prompt_cut,answer"):
@@ -214,8 +254,11 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
     assert meta["prompt_budget"]["shots_requested"] == 20
     sample = res["samples"]["ent_tram__t1"][0]
     prompt = sample["arguments"][0][0]
-    assert prompt.startswith("Classify the following sentence from a cyber threat report by the MITRE ATT&CK technique "
-                             "it describes. Possible labels: " + ", ".join(NAMES9) + ".\n\nSentence: ")
-    assert prompt.endswith("Sentence: consistently cleaned up evidence of their intrusion after\ngaining access to a "
-                           "system\nLabel:")
+    assert prompt.startswith(
+        "Classify the following sentence from a cyber threat report by the MITRE ATT&CK technique "
+        "it describes. Possible labels: " + ", ".join(NAMES9) + ".\n\nSentence: "
+    )
+    assert prompt.endswith(
+        "Sentence: consistently cleaned up evidence of their intrusion after\ngaining access to a system\nLabel:"
+    )
     assert prompt.count("\nLabel:") == sample["shots_used"] + 1

@@ -6,6 +6,7 @@ set has no answers). Each turn becomes one numeric-QA record ``{id, context, que
 HELM's rendering: the table as pseudo-markdown rows, the gold text facts, then the conversation up to the current
 question with the earlier turns answered by their gold answers (README, Record).
 """
+
 from __future__ import annotations
 
 import json
@@ -71,8 +72,12 @@ def turn_record(turn: dict, where: str) -> dict:
             raise ValueError("annotation.cur_dial is empty")
         if len(ann["exe_ans_list"]) < len(questions) - 1:
             raise ValueError("annotation.exe_ans_list is shorter than the dialogue")
-        return {"id": str(turn["id"]), "context": render_context(turn), "question": str(questions[-1]),
-                "answer": str(ann["exe_ans"])}
+        return {
+            "id": str(turn["id"]),
+            "context": render_context(turn),
+            "question": str(questions[-1]),
+            "answer": str(ann["exe_ans"]),
+        }
     except (KeyError, TypeError, ValueError) as exc:
         what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
         raise DataError("convfinqa", where, f"not a ConvFinQA turn record ({what})") from exc
@@ -99,7 +104,7 @@ def truncate_shot_context(context: str, n_words: int = FEWSHOT_MAX_WORDS) -> str
     cut = context.find("\n\n" + DIALOGUE_START)
     if cut < 0:  # cannot happen for contexts built by render_context; leave unknown text alone
         return context
-    head, dialogue = context[:cut], context[cut + 2:]
+    head, dialogue = context[:cut], context[cut + 2 :]
     if len(head.split()) <= n_words:
         return context
     return _truncate_keep_lines(head, n_words) + "\n\n" + dialogue
@@ -112,7 +117,8 @@ class ConvFinQA(Source):
     files = (RemoteFile(ZIP_NAME, ZIP_URL),)
     expected_rows = {  # "≈" sizes of a secondary description; data.zip never counted by us
         "train": unverified(11104, "approximate size (secondary description); data.zip not counted"),
-        "valid": unverified(1490, "approximate size (secondary description); data.zip not counted")}
+        "valid": unverified(1490, "approximate size (secondary description); data.zip not counted"),
+    }
     eval_split = "valid"
     fewshot_source_split = "train"
 

@@ -1,18 +1,19 @@
 """convfinqa: HELM context rendering, loader on the data.zip fixture, [FEQ] hand-worked cases, template regexes,
 shot truncation, errors, end to end with the tiny model (no real sample of this dataset exists)."""
+
 import json
 import math
 import zipfile
 from pathlib import Path
 
 import pytest
+from lm_eval_enterprise.tasks.finance.convfinqa import source as S
+from lm_eval_enterprise.tasks.finance.convfinqa.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.tasks.finance.convfinqa import source as S
-from lm_eval_enterprise.tasks.finance.convfinqa.templates import TASKS, TEMPLATES
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
@@ -25,8 +26,7 @@ def _turn(questions, answers, facts=None, facts_key="gold_ind", table=None, tid=
     ann = {"cur_dial": questions, "exe_ans_list": answers, "exe_ans": answers[t], "turn_ind": t}
     if facts is not None:
         ann[facts_key] = facts
-    return {"id": f"{tid}_{t}", "table": table or [["", "2010", "2009"], ["revenue", "$ 10", "$ 8"]],
-            "annotation": ann}
+    return {"id": f"{tid}_{t}", "table": table or [["", "2010", "2009"], ["revenue", "$ 10", "$ 8"]], "annotation": ann}
 
 
 def _write_zip(d: Path, train, dev, members=("data/train_turn.json", "data/dev_turn.json")):
@@ -39,15 +39,18 @@ def _write_zip(d: Path, train, dev, members=("data/train_turn.json", "data/dev_t
 
 # ----------------------------------------------------------------------------------------------- rendering
 def test_render_context_matches_the_spec_layout():
-    turn = _turn(["what was revenue in 2010?", "and in 2009?", "what was the change?"], [10.0, 8.0, 2.0],
-                 facts={"text_1": "revenue rose .", "table_1": "the revenue of 2010 is $ 10 ;",
-                        "text_3": "costs fell ."})
+    turn = _turn(
+        ["what was revenue in 2010?", "and in 2009?", "what was the change?"],
+        [10.0, 8.0, 2.0],
+        facts={"text_1": "revenue rose .", "table_1": "the revenue of 2010 is $ 10 ;", "text_3": "costs fell ."},
+    )
     assert S.render_context(turn) == (
         "Table: \n|  | 2010 | 2009 |\n| revenue | $ 10 | $ 8 |\n\n"
-        "Text: \nrevenue rose . costs fell .\n\n"          # text facts only, dict order, joined by " " (spec)
+        "Text: \nrevenue rose . costs fell .\n\n"  # text facts only, dict order, joined by " " (spec)
         "Question: what was revenue in 2010?\nAnswer: 10.0\n"  # earlier turns answered with str(gold)
         "Question: and in 2009?\nAnswer: 8.0\n"
-        "Question: what was the change?")
+        "Question: what was the change?"
+    )
 
 
 def test_render_context_facts_lookup_and_empty_text_block():
@@ -55,7 +58,8 @@ def test_render_context_facts_lookup_and_empty_text_block():
     # no facts at all, or only table facts: the Text block is omitted
     for facts in (None, {}, {"table_2": "the total of stores is 328 ;"}):
         assert S.render_context(_turn(q, a, facts)) == (
-            "Table: \n|  | 2010 | 2009 |\n| revenue | $ 10 | $ 8 |\n\nQuestion: how many stores?")
+            "Table: \n|  | 2010 | 2009 |\n| revenue | $ 10 | $ 8 |\n\nQuestion: how many stores?"
+        )
     # gold_inds is the fallback key; gold_ind wins when both exist (HELM's lookup order)
     assert "Text: \nA ." in S.render_context(_turn(q, a, {"text_0": "A ."}, facts_key="gold_inds"))
     both = _turn(q, a, {"text_0": "A ."})
@@ -81,16 +85,19 @@ def test_convert_fixture_zip():
     assert rec["id"] == "Single_CDRA/2012/page_55.pdf-2_2" and rec["answer"] == "0.31073"
     assert rec["question"] == "what was the percentage growth from 2011 to 2012?"
     assert rec["context"].startswith("Table: \n| ( in millions ) | 2012 | 2011 | 2010 |\n")
-    assert rec["context"].endswith("Question: and in 2011?\nAnswer: 177.0\n"
-                                   "Question: what was the percentage growth from 2011 to 2012?")
+    assert rec["context"].endswith(
+        "Question: and in 2011?\nAnswer: 177.0\nQuestion: what was the percentage growth from 2011 to 2012?"
+    )
     # two text facts joined by a space; the table fact in between is not text
-    assert ("\n\nText: \nnet cash provided by operating activities was $ 842 million in 2012 and $ 765 million in "
-            "2011 . capital expenditures are funded from operating cash flow and short-term borrowings .\n\n"
-            in rec["context"])
+    assert (
+        "\n\nText: \nnet cash provided by operating activities was $ 842 million in 2012 and $ 765 million in "
+        "2011 . capital expenditures are funded from operating cash flow and short-term borrowings .\n\n"
+        in rec["context"]
+    )
     answers = [r["answer"] for r in splits["valid"]]
     assert answers == ["232.0", "177.0", "0.31073", "40.3", "70.4", "-30.1", "328", "307", "21"]
     assert [r["answer"] for r in splits["train"]][-1] == "yes"  # a yes/no gold answer, kept as a string
-    assert "Text:" not in splits["valid"][6]["context"]          # gold_ind {} → no Text block
+    assert "Text:" not in splits["valid"][6]["context"]  # gold_ind {} → no Text block
 
 
 def test_load_records_eval_split_and_fewshot_pool():
@@ -105,10 +112,20 @@ def test_load_records_eval_split_and_fewshot_pool():
 
 def test_shot_truncation_only_touches_the_table_block_of_shots(tmp_path):
     long_table = [["year", "value", "note"]] + [[str(1900 + i), f"{i}.5", "restated amount"] for i in range(200)]
-    long_turn = _turn(["what was the value in 1950?", "and in 1951?"], [50.5, 51.5],
-                      facts={"text_1": "values are restated ."}, table=long_table, tid="Single_LONG/2020/p.pdf-1")
-    eval_turn = _turn(["what was the value in 1960?"], [60.5], facts={"text_1": "values are restated ."},
-                      table=long_table, tid="Single_LONG/2020/p.pdf-2")  # not a repeat of the shot
+    long_turn = _turn(
+        ["what was the value in 1950?", "and in 1951?"],
+        [50.5, 51.5],
+        facts={"text_1": "values are restated ."},
+        table=long_table,
+        tid="Single_LONG/2020/p.pdf-1",
+    )
+    eval_turn = _turn(
+        ["what was the value in 1960?"],
+        [60.5],
+        facts={"text_1": "values are restated ."},
+        table=long_table,
+        tid="Single_LONG/2020/p.pdf-2",
+    )  # not a repeat of the shot
     d = _write_zip(tmp_path / "convfinqa", [long_turn], [eval_turn])
     (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 1, "valid": 1}, "tolerance": 0}))
     recs = load_records("convfinqa", data_root=str(tmp_path))
@@ -137,8 +154,11 @@ def test_archive_and_record_errors_name_the_file(tmp_path):
     bad = _turn(["q"], [1.0])
     del bad["annotation"]["cur_dial"]
     d = _write_zip(tmp_path / "b", [_turn(["q"], [1.0]), bad], [])
-    with pytest.raises(DataError, match=r"data\.zip!data/train_turn\.json\[1\]: not a ConvFinQA turn record "
-                                        r"\(missing field 'cur_dial'\)"):
+    with pytest.raises(
+        DataError,
+        match=r"data\.zip!data/train_turn\.json\[1\]: not a ConvFinQA turn record "
+        r"\(missing field 'cur_dial'\)",
+    ):
         SRC.convert(d)
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "data.zip").write_bytes(b"not a zip")
@@ -148,31 +168,35 @@ def test_archive_and_record_errors_name_the_file(tmp_path):
 
 def test_download_url_is_the_pinned_helm_archive():
     assert [f.url for f in SRC.files] == [
-        "https://github.com/czyssrs/ConvFinQA/raw/cf3eed2d5984960bf06bb8145bcea5e80b0222a6/data.zip"]
+        "https://github.com/czyssrs/ConvFinQA/raw/cf3eed2d5984960bf06bb8145bcea5e80b0222a6/data.zip"
+    ]
     assert {s: r.n for s, r in SRC.expected_rows.items()} == {"train": 11104, "valid": 1490}
 
 
 # ----------------------------------------------------------------------------------------------- [FEQ]
-@pytest.mark.parametrize("gold, completion, expected", [
-    ("206588.0", " 206588", 1.0),           # str(float) gold vs integer completion
-    ("0.14136", "0.14136", 1.0),
-    ("0.14136", "0.141360001", 1.0),        # |diff| = 1e-9 < 1e-6
-    ("0.14136", "0.1414", 0.0),             # no rounding: a 4-digit answer to a 5-digit gold is wrong
-    ("0.14136", "14.136%", 0.0),            # percent answers count wrong (HELM parity, spec pitfall)
-    ("0.14136", "14.1", 0.0),
-    ("1234.0", "1,234", 0.0),               # "1,234" parses as 1 (no thousands separators)
-    ("1.0", "1,234", 1.0),
-    ("1e-05", "0.00001", 1.0),              # e-notation gold (str(0.00001)) vs decimal completion
-    ("-30.1", "-30.1", 1.0),
-    ("-30.1", "30.1", 0.0),                 # the sign counts
-    ("-30.1", "a decrease of 30.1", 0.0),
-    ("21", "21 stores, up from 307", 1.0),  # first number only
-    ("307", "21 stores, up from 307", 0.0),
-    ("yes", "yes", 0.0),                    # yes/no gold: no number → 0 even when identical (HELM parity)
-    ("yes", "no", 0.0),
-    ("5.0", "five", 0.0),                   # no number in the completion → 0
-    ("5.0", "", 0.0),
-])
+@pytest.mark.parametrize(
+    "gold, completion, expected",
+    [
+        ("206588.0", " 206588", 1.0),  # str(float) gold vs integer completion
+        ("0.14136", "0.14136", 1.0),
+        ("0.14136", "0.141360001", 1.0),  # |diff| = 1e-9 < 1e-6
+        ("0.14136", "0.1414", 0.0),  # no rounding: a 4-digit answer to a 5-digit gold is wrong
+        ("0.14136", "14.136%", 0.0),  # percent answers count wrong (HELM parity, spec pitfall)
+        ("0.14136", "14.1", 0.0),
+        ("1234.0", "1,234", 0.0),  # "1,234" parses as 1 (no thousands separators)
+        ("1.0", "1,234", 1.0),
+        ("1e-05", "0.00001", 1.0),  # e-notation gold (str(0.00001)) vs decimal completion
+        ("-30.1", "-30.1", 1.0),
+        ("-30.1", "30.1", 0.0),  # the sign counts
+        ("-30.1", "a decrease of 30.1", 0.0),
+        ("21", "21 stores, up from 307", 1.0),  # first number only
+        ("307", "21 stores, up from 307", 0.0),
+        ("yes", "yes", 0.0),  # yes/no gold: no number → 0 even when identical (HELM parity)
+        ("yes", "no", 0.0),
+        ("5.0", "five", 0.0),  # no number in the completion → 0
+        ("5.0", "", 0.0),
+    ],
+)
 def test_float_equivalence_convfinqa_cases(gold, completion, expected):
     assert M.float_equivalence(gold, completion) == expected
 
@@ -204,19 +228,22 @@ def test_every_template_accepts_every_gold_form_and_rejects_garbage():
         assert _score(t, " unknown", "5.0") == {"accuracy": 0.0, "format_failure": 1.0, "format_adherence": 0.0}
 
 
-@pytest.mark.parametrize("completion, accuracy, adherent", [
-    # (completion, [FEQ] accuracy vs gold 5.0 — the same in every template, format_adherence per t1..t5)
-    (" 5.0", 1.0, (1, 1, 1, 1, 1)),
-    (" 5", 1.0, (1, 1, 1, 1, 1)),
-    (" The answer is 5.0", 1.0, (0, 0, 0, 0, 0)),
-    (" no change, 5", 1.0, (0, 0, 0, 0, 0)),     # [FEQ] reads the first number (HELM)
-    (" $5", 1.0, (1, 1, 0, 1, 1)),               # t3 asks for no currency symbols
-    (" 5.0%", 1.0, (1, 1, 0, 1, 1)),
-    (" 1,234.5", 0.0, (1, 1, 0, 1, 1)),          # [FEQ]: "1,234" parses as 1
-    (" 5.0\n7", 1.0, (1, 1, 1, 1, 1)),           # cut at the stop first
-    (" 7\n5.0", 0.0, (1, 1, 1, 1, 1)),
-    (" yes", 0.0, (1, 0, 0, 0, 0)),              # the other gold form: t1 asks for "the answer" only
-])
+@pytest.mark.parametrize(
+    "completion, accuracy, adherent",
+    [
+        # (completion, [FEQ] accuracy vs gold 5.0 — the same in every template, format_adherence per t1..t5)
+        (" 5.0", 1.0, (1, 1, 1, 1, 1)),
+        (" 5", 1.0, (1, 1, 1, 1, 1)),
+        (" The answer is 5.0", 1.0, (0, 0, 0, 0, 0)),
+        (" no change, 5", 1.0, (0, 0, 0, 0, 0)),  # [FEQ] reads the first number (HELM)
+        (" $5", 1.0, (1, 1, 0, 1, 1)),  # t3 asks for no currency symbols
+        (" 5.0%", 1.0, (1, 1, 0, 1, 1)),
+        (" 1,234.5", 0.0, (1, 1, 0, 1, 1)),  # [FEQ]: "1,234" parses as 1
+        (" 5.0\n7", 1.0, (1, 1, 1, 1, 1)),  # cut at the stop first
+        (" 7\n5.0", 0.0, (1, 1, 1, 1, 1)),
+        (" yes", 0.0, (1, 0, 0, 0, 0)),  # the other gold form: t1 asks for "the answer" only
+    ],
+)
 def test_one_reading_rule_and_per_template_formats(completion, accuracy, adherent):
     for t, ok in zip(TEMPLATES, adherent):
         res = _score(t, completion, "5.0")
@@ -225,8 +252,10 @@ def test_one_reading_rule_and_per_template_formats(completion, accuracy, adheren
 
 def test_t1_is_the_helm_prompt():
     t1 = TEMPLATES[0]
-    assert t1.description == ("Based on the table, answer the final question. Respond with the answer only, with "
-                              "no additional explanation.\n\n")
+    assert t1.description == (
+        "Based on the table, answer the final question. Respond with the answer only, with "
+        "no additional explanation.\n\n"
+    )
     assert t1.doc_to_text == "{{context}}\nAnswer:"
     assert len(TEMPLATES) >= 5 and len({t.regex for t in TEMPLATES}) >= 3
 

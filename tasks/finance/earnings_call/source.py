@@ -7,6 +7,7 @@ with the hub API (shard names are not hard-coded). Columns ``text``, ``label``, 
 1 = positive, older card metadata); both are accepted. Official train/test split; eval = test, few-shot pool = train.
 The ``transcripts.zip`` fallback (a decision, docs/conventions.md#decisions) is not implemented (see README).
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -15,8 +16,15 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, DataError, HFParquetSource, hf_class_names, map_rows,
-                                     read_parquet_rows, unverified)
+from lm_eval_enterprise.data import (
+    HF_CONVERTED_REVISION,
+    DataError,
+    HFParquetSource,
+    hf_class_names,
+    map_rows,
+    read_parquet_rows,
+    unverified,
+)
 
 log = logging.getLogger("lm_eval_enterprise.earnings_call")
 
@@ -66,8 +74,7 @@ def to_record(row: dict, where: str, class_names=CLASS_LABEL_NAMES) -> dict:
     if not isinstance(text, str) or not text.strip():
         raise DataError("earnings_call", where, f"empty text in paragraph {company} {para_no}")
     date = iso_date(row["date"], where)
-    return {"id": f"{company}_{date}_{para_no}", "text": text,
-            "label": label_name(row["label"], where, class_names)}
+    return {"id": f"{company}_{date}_{para_no}", "text": text, "label": label_name(row["label"], where, class_names)}
 
 
 def _warn_duplicate_ids(records: list[dict], split: str) -> None:
@@ -84,8 +91,10 @@ class EarningsCall(HFParquetSource):
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG
     hf_splits = ("train", "test")
-    expected_rows = {"train": unverified(6851, "split size stated by the hub card; genuine parquet not counted"),
-                     "test": unverified(1693, "split size stated by the hub card; genuine parquet not counted")}
+    expected_rows = {
+        "train": unverified(6851, "split size stated by the hub card; genuine parquet not counted"),
+        "test": unverified(1693, "split size stated by the hub card; genuine parquet not counted"),
+    }
     labels = LABELS
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
@@ -102,8 +111,10 @@ class EarningsCall(HFParquetSource):
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """``train.jsonl``/``test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""
-        return {split: map_rows(rs, lambda r, s=split: to_record(r, f"{data_dir}/{s}.jsonl"), self.id, split)
-                for split, rs in rows.items()}
+        return {
+            split: map_rows(rs, lambda r, s=split: to_record(r, f"{data_dir}/{s}.jsonl"), self.id, split)
+            for split, rs in rows.items()
+        }
 
 
 SOURCE = EarningsCall()

@@ -1,17 +1,18 @@
 """earnings_call: loader on the hub-parquet layout (fixture), label/date parsing, row checks, download through a
 fake hub, [BAL] shots, the [WF1] metric (hand-worked values and the constant-majority anchor), end to end."""
+
 import datetime as dt
 import json
 import math
 import shutil
 
 import pytest
+from lm_eval_enterprise.tasks.finance.earnings_call.source import iso_date, label_name, to_record
 
 from lm_eval_enterprise import hooks
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.tasks.finance.earnings_call.source import iso_date, label_name, to_record
 
 SRC = get_source("earnings_call")
 FIX = fixture_dir("earnings_call")
@@ -24,8 +25,15 @@ def _write(path, rows, label_feature="string"):
     import datasets
 
     label = datasets.ClassLabel(names=label_feature) if isinstance(label_feature, list) else datasets.Value("string")
-    feats = datasets.Features({"text": datasets.Value("string"), "label": label, "company": datasets.Value("string"),
-                               "date": datasets.Value("date64"), "para_no": datasets.Value("int32")})
+    feats = datasets.Features(
+        {
+            "text": datasets.Value("string"),
+            "label": label,
+            "company": datasets.Value("string"),
+            "date": datasets.Value("date64"),
+            "para_no": datasets.Value("int32"),
+        }
+    )
     cols = {k: [r[k] for r in rows] for k in feats}
     path.parent.mkdir(parents=True, exist_ok=True)
     datasets.Dataset.from_dict(cols, features=feats).to_parquet(str(path))
@@ -60,8 +68,9 @@ def test_load_records_and_balanced_fewshot_has_both_classes():
     assert not {r["id"] for r in recs["fewshot"]} & {r["id"] for r in recs["test"]}  # shots come from train
 
 
-@pytest.mark.parametrize("value,expected", [("positive", "positive"), (" Negative ", "negative"), (0, "negative"),
-                                            (1, "positive")])
+@pytest.mark.parametrize(
+    "value,expected", [("positive", "positive"), (" Negative ", "negative"), (0, "negative"), (1, "positive")]
+)
 def test_label_string_or_class_label_int(value, expected):
     assert label_name(value, "f") == expected
 
@@ -107,8 +116,11 @@ def test_missing_column_and_bad_label_name_the_file(tmp_path):
     d = tmp_path / "earnings_call"
     shutil.copytree(FIX, d)
     pq.write_table(pa.table({"text": ["x"], "label": ["positive"]}), d / TEST)
-    with pytest.raises(DataError, match=r"^\[earnings_call\] .*test/0000.parquet: missing columns "
-                                        r"\['company', 'date', 'para_no'\]"):
+    with pytest.raises(
+        DataError,
+        match=r"^\[earnings_call\] .*test/0000.parquet: missing columns "
+        r"\['company', 'date', 'para_no'\]",
+    ):
         SRC.convert(d)
     _write(d / TEST, [_row("positive"), _row("bullish", 2)])
     with pytest.raises(DataError, match=r"test/0000.parquet:row 1: label 'bullish' is not one of"):
@@ -122,8 +134,10 @@ def test_presplit_jsonl_rows_use_the_same_row_code(tmp_path):
     (d / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (d / "test.jsonl").write_text(json.dumps({**rows[0], "para_no": 6, "text": "other " * 31}) + "\n")
     recs = load_records("earnings_call", data_root=str(tmp_path))
-    assert [(r["id"], r["label"]) for r in recs["train"]] == [("ACME_2019-01-30_4", "positive"),
-                                                              ("ACME_2019-01-30_5", "negative")]
+    assert [(r["id"], r["label"]) for r in recs["train"]] == [
+        ("ACME_2019-01-30_4", "positive"),
+        ("ACME_2019-01-30_5", "negative"),
+    ]
 
 
 # ------------------------------------------------------------------------------------------------ metric [WF1]

@@ -10,13 +10,20 @@ the pool and test is kept whole (README, Split).
 Records: ``{id, document: text (first 1,024 words), summary: answer}``; few-shot documents are cut to 512 words
 ([TRUNC]; README, Deviations).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
+from lm_eval_enterprise.data import (
+    DataError,
+    HFParquetSource,
+    download_hf_parquet,
+    local_parquet_files,
+    read_parquet_rows,
+    unverified,
+)
 from lm_eval_enterprise.splits import helm_ten_percent
-from lm_eval_enterprise.data import (DataError, HFParquetSource, download_hf_parquet, local_parquet_files,
-                                     read_parquet_rows, unverified)
 from lm_eval_enterprise.text import truncate_words
 
 HF_REPO = "TheFinAI/flare-edtsum"
@@ -50,12 +57,20 @@ class EDTSum(HFParquetSource):
     hf_layout_hint = "{prefix}{split}-*.parquet"
     expected_rows = {  # HELM's 10 % rule on the 2,000 test rows FinBen states; the genuine parquet not counted
         "train": unverified(200, "10 % of the 2,000 rows FinBen states; genuine parquet not counted"),
-        "test": unverified(1800, "90 % of the 2,000 rows FinBen states; genuine parquet not counted")}
+        "test": unverified(1800, "90 % of the 2,000 rows FinBen states; genuine parquet not counted"),
+    }
 
     def download(self, dest: Path, progress: bool = True) -> None:
         """Fetch ``test`` and, when the repo has one, a train/valid split (preferred as the pool: README Split)."""
-        download_hf_parquet(self.hf_repo, dest, dataset=self.id, revision=self.hf_revision, prefix=self.hf_prefix,
-                            splits=self.hf_splits, optional=POOL_SPLITS)
+        download_hf_parquet(
+            self.hf_repo,
+            dest,
+            dataset=self.id,
+            revision=self.hf_revision,
+            prefix=self.hf_prefix,
+            splits=self.hf_splits,
+            optional=POOL_SPLITS,
+        )
 
     def _records(self, raw_dir: Path, split: str) -> list[dict]:
         out = []
@@ -71,8 +86,10 @@ class EDTSum(HFParquetSource):
         if pool_split:
             return {"train": self._records(raw_dir, pool_split), "test": test}
         pool = helm_pool_indices(len(test))
-        return {"train": [r for i, r in enumerate(test) if i in pool],
-                "test": [r for i, r in enumerate(test) if i not in pool]}
+        return {
+            "train": [r for i, r in enumerate(test) if i in pool],
+            "test": [r for i, r in enumerate(test) if i not in pool],
+        }
 
     def fewshot_transform(self, record: dict) -> dict:
         return {**record, "document": truncate_words(record["document"], FEWSHOT_MAX_WORDS)}

@@ -9,38 +9,61 @@ failure (scored 0) iff it holds no letter or digit. Each ``regex`` is only the e
 Prompts over the model's context (``prompt_budget``; 4,096 tokens when it is not known) lose trailing
 shots first, then the end of the article.
 """
+
 from lm_eval_enterprise.filters import LINE_FORMAT
 from lm_eval_enterprise.templating import DatasetTasks, Template
 
 HEADLINE = LINE_FORMAT  # one line with a letter or digit
 
 TEMPLATES = [
-    Template("t1",
-             description="Generate the headline of the following financial news article.\n\n",
-             doc_to_text="Article: {{document}}\nHeadline:",
-             regex=HEADLINE, axes=("spec",), note="Our reference prompt: input noun Article, output noun Headline."),
-    Template("t2",
-             description="Write a concise, informative title for each financial press release.\n\n",
-             doc_to_text="Press release: {{document}}\nTitle:",
-             regex=HEADLINE, axes=("instruction_wording", "field_labels")),
-    Template("t3",
-             description="Summarize the financial news text in a single headline-style sentence on one line.\n\n",
-             doc_to_text="Text: {{document}}\nOutput:",
-             regex=HEADLINE, axes=("instruction_wording", "field_labels", "answer_format"),
-             note="FinBen-style field labels (Text / Output)."),
-    Template("t4",
-             doc_to_text="Financial news article: {{document}}\nQuestion: What is the headline of this article?\n"
-                         "Answer:",
-             regex=HEADLINE, axes=("no_instruction", "question_format")),
-    Template("t5",
-             description="You are a financial news editor. Read each story and reply with its headline only.\n\n",
-             doc_to_text="Story: {{document}}\nHeadline:",
-             regex=HEADLINE, axes=("persona", "field_labels")),
+    Template(
+        "t1",
+        description="Generate the headline of the following financial news article.\n\n",
+        doc_to_text="Article: {{document}}\nHeadline:",
+        regex=HEADLINE,
+        axes=("spec",),
+        note="Our reference prompt: input noun Article, output noun Headline.",
+    ),
+    Template(
+        "t2",
+        description="Write a concise, informative title for each financial press release.\n\n",
+        doc_to_text="Press release: {{document}}\nTitle:",
+        regex=HEADLINE,
+        axes=("instruction_wording", "field_labels"),
+    ),
+    Template(
+        "t3",
+        description="Summarize the financial news text in a single headline-style sentence on one line.\n\n",
+        doc_to_text="Text: {{document}}\nOutput:",
+        regex=HEADLINE,
+        axes=("instruction_wording", "field_labels", "answer_format"),
+        note="FinBen-style field labels (Text / Output).",
+    ),
+    Template(
+        "t4",
+        doc_to_text="Financial news article: {{document}}\nQuestion: What is the headline of this article?\nAnswer:",
+        regex=HEADLINE,
+        axes=("no_instruction", "question_format"),
+    ),
+    Template(
+        "t5",
+        description="You are a financial news editor. Read each story and reply with its headline only.\n\n",
+        doc_to_text="Story: {{document}}\nHeadline:",
+        regex=HEADLINE,
+        axes=("persona", "field_labels"),
+    ),
 ]
 
 TASKS = DatasetTasks(
-    dataset="edtsum", domain="finance", family="summarization", primary_metric="rouge_l",
-    templates=TEMPLATES, num_fewshot=5, doc_to_target="{{summary}}", until=("\n",), max_gen_toks=64,
+    dataset="edtsum",
+    domain="finance",
+    family="summarization",
+    primary_metric="rouge_l",
+    templates=TEMPLATES,
+    num_fewshot=5,
+    doc_to_target="{{summary}}",
+    until=("\n",),
+    max_gen_toks=64,
     # [BAL]/[TRUNC]: a prompt over the context budget drops trailing shots, then cuts the article (keeps its start)
     extra_metadata={"truncation_words": {"fewshot": 512, "eval": 1024}, "context_truncate_field": "document"},
 )

@@ -1,6 +1,7 @@
 """edtsum: loader on the hub-layout parquet fixture, the split rule (HELM 10 % / exposed train split), [TRUNC]
 in shots and eval items, hub download (faked, no network), errors, templates, end to end with the tiny model
 (no real sample of this dataset exists)."""
+
 import math
 import random
 from pathlib import Path
@@ -8,15 +9,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
-from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.tasks.finance.edtsum import source as S
 from lm_eval_enterprise.tasks.finance.edtsum.templates import TASKS, TEMPLATES
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
 
 from conftest import FakeHub
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.fewshot import helm_balanced
+from lm_eval_enterprise.templating import answer_filter
+from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("edtsum")
 FIXTURE = fixture_dir("edtsum")
@@ -24,8 +24,15 @@ FIXTURE_FILE = FIXTURE / "data" / "test-00000-of-00001.parquet"
 
 
 def _rows(n, words=20, prefix="e"):
-    return [{"id": f"{prefix}{i}", "query": f"Summarize.\nText: doc {i}\nAnswer:", "answer": f"Title number {i}",
-             "text": " ".join(f"w{i}_{j}" for j in range(words))} for i in range(n)]
+    return [
+        {
+            "id": f"{prefix}{i}",
+            "query": f"Summarize.\nText: doc {i}\nAnswer:",
+            "answer": f"Title number {i}",
+            "text": " ".join(f"w{i}_{j}" for j in range(words)),
+        }
+        for i in range(n)
+    ]
 
 
 def _write(path: Path, rows, columns=("id", "query", "answer", "text")):
@@ -74,7 +81,7 @@ def test_helm_pool_indices_full_size():
 def test_truncation_1024_eval_512_shots(tmp_path):
     d = tmp_path / "edtsum"
     rows = _rows(50, words=30)
-    rows[2]["text"] = " ".join(f"long{j}" for j in range(1500))   # lands in the pool (see below)
+    rows[2]["text"] = " ".join(f"long{j}" for j in range(1500))  # lands in the pool (see below)
     rows[0]["text"] = "first  line\n" + " ".join(f"x{j}" for j in range(1100))
     rows[1]["text"] = "short text\nwith its own   whitespace"
     _write(d / "data" / "test-00000-of-00001.parquet", rows)
@@ -119,8 +126,9 @@ def online(monkeypatch):
 def test_download_fetches_test_only_when_that_is_all_the_hub_has(online, monkeypatch, tmp_path):
     import huggingface_hub
 
-    hub = FakeHub({".gitattributes": b"", "README.md": b"", "data/test-00000-of-00001-5f1e.parquet": _parquet_bytes(
-        _rows(20))})
+    hub = FakeHub(
+        {".gitattributes": b"", "README.md": b"", "data/test-00000-of-00001-5f1e.parquet": _parquet_bytes(_rows(20))}
+    )
     monkeypatch.setattr(huggingface_hub, "snapshot_download", hub)
     SRC.download(tmp_path)
     assert [(c["repo_id"], c["repo_type"]) for c in hub.calls] == [("TheFinAI/flare-edtsum", "dataset")]
@@ -132,8 +140,12 @@ def test_download_fetches_test_only_when_that_is_all_the_hub_has(online, monkeyp
 def test_download_also_fetches_an_exposed_train_split(online, monkeypatch, tmp_path):
     import huggingface_hub
 
-    hub = FakeHub({"data/test-00000-of-00001-aa.parquet": _parquet_bytes(_rows(20)),
-                   "data/train-00000-of-00001-bb.parquet": _parquet_bytes(_rows(4, prefix="tr"))})
+    hub = FakeHub(
+        {
+            "data/test-00000-of-00001-aa.parquet": _parquet_bytes(_rows(20)),
+            "data/train-00000-of-00001-bb.parquet": _parquet_bytes(_rows(4, prefix="tr")),
+        }
+    )
     monkeypatch.setattr(huggingface_hub, "snapshot_download", hub)
     SRC.download(tmp_path)
     assert sorted(hub.downloaded()) == ["data/test-00000-of-00001-aa.parquet", "data/train-00000-of-00001-bb.parquet"]
@@ -157,7 +169,7 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].doc_to_text == "Article: {{document}}\nHeadline:"
     golds = [r["summary"] for r in SRC.convert(FIXTURE)["test"]]
     for t in TEMPLATES:
-        flt = answer_filter(TASKS, t)   # [PARSE]: the whole first line, a failure iff no letter or digit
+        flt = answer_filter(TASKS, t)  # [PARSE]: the whole first line, a failure iff no letter or digit
         for g in golds:
             assert flt.read(" " + g, {}) == g and flt.read(" " + g, {}).adherent
         for junk in (GARBAGE, "", "  --- ", "?? \nHeadline text after the stop"):
@@ -188,8 +200,9 @@ def test_context_budget_drops_shots_then_cuts_the_article():
     from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks
 
     tm, td = build_tasks(["ent_edtsum__t1"], "embedded", max_context_tokens=2048)
-    res = lm_eval.simple_evaluate(model=OracleLM(leaf_tasks(td)), tasks=["ent_edtsum__t1"], task_manager=tm,
-                                  log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model=OracleLM(leaf_tasks(td)), tasks=["ent_edtsum__t1"], task_manager=tm, log_samples=True, bootstrap_iters=0
+    )
     samples = {s["doc"]["id"]: s for s in res["samples"]["ent_edtsum__t1"]}
     long = samples["edtsum7"]
     assert (long["shots_used"], long["prompt_cut"]) == (0.0, 1.0)

@@ -23,6 +23,7 @@ boundary (95..108) so sorting by id must be numeric. Deterministic (fixed zip ti
 
     .venv/bin/python tasks/finance/finer139/make_fixture.py [--out DIR]
 """
+
 import json
 import zipfile
 from pathlib import Path
@@ -172,11 +173,20 @@ I-PublicUtilitiesRequestedRateIncreaseDecreaseAmount I-MinorityInterestOwnership
 I-AssetImpairmentCharges I-DerivativeNotionalAmount
 """.split()
 
-T = {"IR": "DebtInstrumentInterestRateStatedPercentage", "LOC": "LineOfCreditFacilityMaximumBorrowingCapacity",
-     "SPREAD": "DebtInstrumentBasisSpreadOnVariableRate1", "FACE": "DebtInstrumentFaceAmount",
-     "SBC": "AllocatedShareBasedCompensationExpense", "AMORT": "AmortizationOfIntangibleAssets",
-     "TAX": "EffectiveIncomeTaxRateContinuingOperations", "CONC": "ConcentrationRiskPercentage1",
-     "MAT": "DebtInstrumentMaturityDate", "GW": "Goodwill", "REV": "Revenues", "OLC": "OperatingLeaseCost"}
+T = {
+    "IR": "DebtInstrumentInterestRateStatedPercentage",
+    "LOC": "LineOfCreditFacilityMaximumBorrowingCapacity",
+    "SPREAD": "DebtInstrumentBasisSpreadOnVariableRate1",
+    "FACE": "DebtInstrumentFaceAmount",
+    "SBC": "AllocatedShareBasedCompensationExpense",
+    "AMORT": "AmortizationOfIntangibleAssets",
+    "TAX": "EffectiveIncomeTaxRateContinuingOperations",
+    "CONC": "ConcentrationRiskPercentage1",
+    "MAT": "DebtInstrumentMaturityDate",
+    "GW": "Goodwill",
+    "REV": "Revenues",
+    "OLC": "OperatingLeaseCost",
+}
 
 # token@X = B-X, token@+X = I-X continuing, token@~X = I-X without a B- (IOB2: starts its own span)
 TRAIN = [
@@ -188,8 +198,7 @@ TRAIN = [
     "Share-based compensation expense was $ 18.4@SBC million , $ 15.9@SBC million and $ 12.2@SBC million for the "
     "years ended December 31 , 2021 , 2020 and 2019 , respectively .",
     "The Company had no borrowings outstanding under the facility as of December 31 , 2021 .",
-    "Amortization expense for intangible assets was $ 42.1@AMORT million and $ 39.8@AMORT million in 2021 and "
-    "2020 .",
+    "Amortization expense for intangible assets was $ 42.1@AMORT million and $ 39.8@AMORT million in 2021 and 2020 .",
     "Our effective tax rate was 21.4@TAX % in 2021 compared with 23.0@TAX % in 2020 .",
     "The credit agreement provides for a $ 1.5@LOC billion revolving facility and loans bearing interest at the "
     "base rate plus 0.50@SPREAD % .",
@@ -204,8 +213,7 @@ TRAIN = [
     "The effective income tax rate for 2021 was 19.8@TAX % .",
     "Amortization of intangible assets totaled $ 7.7@AMORT million .",
     "The term loan matures in 2029@~MAT and carries interest at LIBOR plus 3.00@SPREAD % .",
-    "The Company issued $ 500@FACE million of notes with a coupon of 2.50@IR % and a $ 200@FACE million term "
-    "loan .",
+    "The Company issued $ 500@FACE million of notes with a coupon of 2.50@IR % and a $ 200@FACE million term loan .",
     "Maximum borrowing capacity under the ABL facility is $ 125@LOC million , and advances bear interest at a "
     "margin of 1.75@SPREAD % .",
     "Goodwill of $ 95@GW million and revenues of $ 310@REV million were attributed to the segment .",
@@ -252,12 +260,22 @@ def write_parquet(out: Path, split: str, sentences: list[str], first_id: int) ->
     import datasets
 
     seq = getattr(datasets, "List", None) or datasets.Sequence
-    features = datasets.Features({"id": datasets.Value("string"), "tokens": seq(datasets.Value("string")),
-                                  "ner_tags": seq(datasets.ClassLabel(names=LABEL_NAMES))})
+    features = datasets.Features(
+        {
+            "id": datasets.Value("string"),
+            "tokens": seq(datasets.Value("string")),
+            "ner_tags": seq(datasets.ClassLabel(names=LABEL_NAMES)),
+        }
+    )
     rows = [parse(s) for s in sentences]
-    ds = datasets.Dataset.from_dict({"id": [str(first_id + i) for i in range(len(rows))],
-                                     "tokens": [r[0] for r in rows], "ner_tags": [r[1] for r in rows]},
-                                    features=features)
+    ds = datasets.Dataset.from_dict(
+        {
+            "id": [str(first_id + i) for i in range(len(rows))],
+            "tokens": [r[0] for r in rows],
+            "ner_tags": [r[1] for r in rows],
+        },
+        features=features,
+    )
     path = out / CONFIG / split / "0000.parquet"
     path.parent.mkdir(parents=True, exist_ok=True)
     ds.to_parquet(str(path))
@@ -288,17 +306,33 @@ def write_published(out: Path) -> None:
             info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, jsonl_lines(sentences, IDS[split]))
     seq = {"length": -1, "id": None, "_type": "Sequence"}
-    infos = {"finer-139": {
-        "description": "Synthetic stand-in for FiNER-139 written by lm-eval-enterprise (not the real data).",
-        "citation": "", "homepage": "https://github.com/nlpaueb/finer", "license": "cc-by-sa-4.0",
-        "features": {
-            "id": {"dtype": "int32", "id": None, "_type": "Value"},
-            "tokens": {"feature": {"dtype": "string", "id": None, "_type": "Value"}, **seq},
-            "ner_tags": {"feature": {"num_classes": len(LABEL_NAMES), "names": LABEL_NAMES, "id": None,
-                                     "_type": "ClassLabel"}, **seq}},
-        "builder_name": "finer139", "config_name": "finer-139",
-        "splits": {split: {"name": split, "num_examples": len(sentences), "dataset_name": "finer139"}
-                   for split, sentences in splits.items()}}}
+    infos = {
+        "finer-139": {
+            "description": "Synthetic stand-in for FiNER-139 written by lm-eval-enterprise (not the real data).",
+            "citation": "",
+            "homepage": "https://github.com/nlpaueb/finer",
+            "license": "cc-by-sa-4.0",
+            "features": {
+                "id": {"dtype": "int32", "id": None, "_type": "Value"},
+                "tokens": {"feature": {"dtype": "string", "id": None, "_type": "Value"}, **seq},
+                "ner_tags": {
+                    "feature": {
+                        "num_classes": len(LABEL_NAMES),
+                        "names": LABEL_NAMES,
+                        "id": None,
+                        "_type": "ClassLabel",
+                    },
+                    **seq,
+                },
+            },
+            "builder_name": "finer139",
+            "config_name": "finer-139",
+            "splits": {
+                split: {"name": split, "num_examples": len(sentences), "dataset_name": "finer139"}
+                for split, sentences in splits.items()
+            },
+        }
+    }
     (out / "dataset_infos.json").write_text(json.dumps(infos, indent=2) + "\n")
 
 
@@ -308,14 +342,20 @@ def write(out: Path) -> None:
     write_parquet(out, "test", TEST, IDS["test"])
     write_published(out)
     kept = {"train": 21, "test": 12}  # sentences with a top-10 entity (counted by hand; checked by every load)
-    write_manifest(out, "finer139", "Synthetic 10-K sentences written for lm-eval-enterprise (not from FiNER-139) by "
-                   "tasks/finance/finer139/make_fixture.py, in both published layouts holding the same sentences: "
-                   "finer139.zip (train/validation/test.jsonl with string IOB2 tags) + dataset_infos.json as on the "
-                   "hub's main branch (read first), and the auto-converted parquet files "
-                   "finer-139/{train,test}/0000.parquet (id, tokens, ner_tags as ClassLabel ids with the 279 names in "
-                   "the files' huggingface schema metadata). raw_rows = sentences before the top-10 filter; "
-                   "expected_rows = after it (test: all 12 kept sentences, fewer than the 1,000 sampled from the "
-                   "real data).", kept, raw_rows={"train": len(TRAIN), "test": len(TEST)})
+    write_manifest(
+        out,
+        "finer139",
+        "Synthetic 10-K sentences written for lm-eval-enterprise (not from FiNER-139) by "
+        "tasks/finance/finer139/make_fixture.py, in both published layouts holding the same sentences: "
+        "finer139.zip (train/validation/test.jsonl with string IOB2 tags) + dataset_infos.json as on the "
+        "hub's main branch (read first), and the auto-converted parquet files "
+        "finer-139/{train,test}/0000.parquet (id, tokens, ner_tags as ClassLabel ids with the 279 names in "
+        "the files' huggingface schema metadata). raw_rows = sentences before the top-10 filter; "
+        "expected_rows = after it (test: all 12 kept sentences, fewer than the 1,000 sampled from the "
+        "real data).",
+        kept,
+        raw_rows={"train": len(TRAIN), "test": len(TEST)},
+    )
 
 
 if __name__ == "__main__":

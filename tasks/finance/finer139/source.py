@@ -29,6 +29,7 @@ Train (900k sentences) is scanned column-wise with numpy (parquet) or line by li
 line, every line validated; a second pass re-reads only the lines with a kept entity); only kept sentences become
 Python records.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,13 +38,26 @@ import random
 import re
 import zipfile
 from collections import Counter
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
+from lm_eval_enterprise.data import (
+    ENV_DATA,
+    HF_CONVERTED_REVISION,
+    MANIFEST,
+    DataError,
+    HFParquetSource,
+    RemoteFile,
+    check_count,
+    exc_line,
+    is_offline,
+    local_parquet_files,
+    unverified,
+    verified,
+)
 from lm_eval_enterprise.fewshot import top_k_labels
-from lm_eval_enterprise.data import (ENV_DATA, HF_CONVERTED_REVISION, MANIFEST, DataError, HFParquetSource, RemoteFile,
-                                     check_count, exc_line, is_offline, local_parquet_files, unverified, verified)
 
 log = logging.getLogger("lm_eval_enterprise.finer139")
 
@@ -77,8 +91,11 @@ def sequence_class_names(feature: Any) -> list[str] | None:
     ClassLabel dict."""
     if isinstance(feature, list) and len(feature) == 1:
         feature = feature[0]
-    if isinstance(feature, dict) and "names" not in feature and \
-            feature.get("_type", "Sequence") in ("Sequence", "List", "LargeList"):
+    if (
+        isinstance(feature, dict)
+        and "names" not in feature
+        and feature.get("_type", "Sequence") in ("Sequence", "List", "LargeList")
+    ):
         feature = feature.get("feature")
     if isinstance(feature, dict) and feature.get("_type", "ClassLabel") == "ClassLabel" and feature.get("names"):
         return [str(n) for n in feature["names"]]
@@ -187,12 +204,12 @@ def _batches(files: list[Path], columns: list[str], dataset: str) -> Iterator:
 
 def _flat_tags(batch, n_labels: int, path: Path):
     import numpy as np
-
     import pyarrow as pa
 
     col = batch.column(batch.schema.get_field_index("ner_tags"))
-    if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type)) or \
-            not pa.types.is_integer(col.type.value_type):
+    if not (pa.types.is_list(col.type) or pa.types.is_large_list(col.type)) or not pa.types.is_integer(
+        col.type.value_type
+    ):
         raise DataError("finer139", path, f"ner_tags is {col.type}, expected lists of ClassLabel ids")
     offsets = np.asarray(col.offsets)
     offsets = offsets - offsets[0]  # a sliced list array keeps its parent's offsets
@@ -245,14 +262,23 @@ def sentence_record(sid: Any, tokens: list[str], tags: list[str], keep: list[str
     if len(tokens) != len(tags):
         raise DataError("finer139", where, f"sentence {sid}: {len(tokens)} tokens but {len(tags)} tags")
     keep_set = set(keep)
-    ents = [{"text": " ".join(tokens[s:e]), "type": verbalise(t), "xbrl": t, "start": s, "end": e}
-            for t, s, e in iob2_spans(tags) if t in keep_set]
+    ents = [
+        {"text": " ".join(tokens[s:e]), "type": verbalise(t), "xbrl": t, "start": s, "end": e}
+        for t, s, e in iob2_spans(tags)
+        if t in keep_set
+    ]
     counts = Counter(e["xbrl"] for e in ents)
     top = min(counts, key=lambda t: (-counts[t], t)) if counts else None
     types = [verbalise(t) for t in keep]
-    return {"id": str(sid), "text": " ".join(tokens), "entities": ents,
-            "target": ", ".join(f"{e['text']} ({e['type']})" for e in ents) or "None",
-            "entity_types": types, "type_list": ", ".join(types), "top_type": top}
+    return {
+        "id": str(sid),
+        "text": " ".join(tokens),
+        "entities": ents,
+        "target": ", ".join(f"{e['text']} ({e['type']})" for e in ents) or "None",
+        "entity_types": types,
+        "type_list": ", ".join(types),
+        "top_type": top,
+    }
 
 
 def _id_key(ids: list[str]):
@@ -279,7 +305,7 @@ class JsonlSplits:
         self.dataset, self.root, self.members, self.archive = dataset, root, members, archive
 
     @classmethod
-    def find(cls, d: Path) -> "JsonlSplits | None":
+    def find(cls, d: Path) -> JsonlSplits | None:
         """``d/finer139.zip`` if present, else a folder (``d`` or one sub-folder) with train.jsonl and test.jsonl."""
         zpath = d / ZIP_NAME
         if zpath.is_file():
@@ -292,8 +318,11 @@ class JsonlSplits:
             for split in SPLITS:
                 found = [n for n in names if n.rsplit("/", 1)[-1] == f"{split}.jsonl"]
                 if len(found) != 1:
-                    raise DataError("finer139", zpath, f"expected one {split}.jsonl in the archive, found "
-                                    f"{len(found)} (members: {names[:6]})")
+                    raise DataError(
+                        "finer139",
+                        zpath,
+                        f"expected one {split}.jsonl in the archive, found {len(found)} (members: {names[:6]})",
+                    )
                 members[split] = found[0]
             return cls("finer139", d, members, zpath)
         if not d.is_dir():
@@ -303,8 +332,11 @@ class JsonlSplits:
         if not found:
             return None
         if len(found) > 1:
-            raise DataError("finer139", d, f"several folders hold train.jsonl and test.jsonl: "
-                            f"{[str(f.relative_to(d)) or '.' for f in found]}")
+            raise DataError(
+                "finer139",
+                d,
+                f"several folders hold train.jsonl and test.jsonl: {[str(f.relative_to(d)) or '.' for f in found]}",
+            )
         return cls("finer139", found[0], {s: f"{s}.jsonl" for s in SPLITS}, None)
 
     def where(self, split: str) -> str:
@@ -327,8 +359,7 @@ class JsonlSplits:
             try:
                 yield n, raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise DataError(self.dataset, f"{where}:{n}", f"not UTF-8 ({exc.reason} at byte {exc.start})") \
-                    from exc
+                raise DataError(self.dataset, f"{where}:{n}", f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
 
 
 def jsonl_row(line: str, n: int, where: str, names: list[str] | None) -> tuple[str, list[str], list[str]] | None:
@@ -353,8 +384,9 @@ def jsonl_row(line: str, n: int, where: str, names: list[str] | None) -> tuple[s
         raise DataError("finer139", loc, "ner_tags must be strings or integer ids") from None
     if distinct and all(type(t) is int for t in distinct):
         if names is None:
-            raise DataError("finer139", loc, f"ner_tags are ClassLabel ids but there is no {INFOS_NAME} with "
-                            "their names")
+            raise DataError(
+                "finer139", loc, f"ner_tags are ClassLabel ids but there is no {INFOS_NAME} with their names"
+            )
         if min(distinct) < 0 or max(distinct) >= len(names):
             raise DataError("finer139", loc, f"ner_tags id outside the {len(names)} label names")
         tags = [names[t] for t in tags]
@@ -392,8 +424,9 @@ def jsonl_train_spans(splits: JsonlSplits, names: list[str] | None) -> tuple[Cou
     return counts, rows, types_of_line
 
 
-def jsonl_kept_rows(splits: JsonlSplits, split: str, names: list[str] | None, keep: set[str],
-                    lines: set[int] | None = None) -> tuple[list[tuple], int]:
+def jsonl_kept_rows(
+    splits: JsonlSplits, split: str, names: list[str] | None, keep: set[str], lines: set[int] | None = None
+) -> tuple[list[tuple], int]:
     """(id, tokens, tags) of the sentences with >= 1 token of a kept type, in file order, and the number of
     sentences read; ``lines``: parse only these line numbers (the train lines pass 1 found a kept type in)."""
     out, rows = [], 0
@@ -420,17 +453,27 @@ class Finer139(HFParquetSource):
     hf_prefix = CONFIG
     hf_splits = SPLITS
     files = tuple(RemoteFile(name, HUB_URL.format(repo=HF_REPO, name=name)) for name in (ZIP_NAME, INFOS_NAME))
-    expected_rows = {"test": unverified(N_EVAL, "recipe sample size (1,000 kept test sentences); genuine files "
-                                                "not counted"),
-                     "train": unverified(None, "kept train sentences (top-10 filter): no published count")}
+    expected_rows = {
+        "test": unverified(N_EVAL, "recipe sample size (1,000 kept test sentences); genuine files not counted"),
+        "train": unverified(None, "kept train sentences (top-10 filter): no published count"),
+    }
 
     # -- source layouts: the published zip (or its unzipped files), else the converted parquet files --------------
     def config_dir(self, d: Path) -> str:
         """``finer-139`` if present, else the single folder holding train/ and test/ parquet files."""
         if local_parquet_files(d, CONFIG).get("train"):
             return CONFIG
-        found = [p.name for p in sorted(d.iterdir()) if p.is_dir() and not p.name.startswith(".")
-                 and all(local_parquet_files(d, p.name).get(s) for s in self.hf_splits)] if d.is_dir() else []
+        found = (
+            [
+                p.name
+                for p in sorted(d.iterdir())
+                if p.is_dir()
+                and not p.name.startswith(".")
+                and all(local_parquet_files(d, p.name).get(s) for s in self.hf_splits)
+            ]
+            if d.is_dir()
+            else []
+        )
         return found[0] if len(found) == 1 else CONFIG
 
     def has_source_layout(self, d: Path) -> bool:
@@ -452,8 +495,12 @@ class Finer139(HFParquetSource):
         (``api``: an ``HfApi``-like object, for tests)."""
         where = f"hf://datasets/{self.hf_repo}"
         if is_offline():
-            raise DataError(self.id, where, "cannot download: offline (HF_HUB_OFFLINE/HF_DATASETS_OFFLINE); put "
-                            f"{ZIP_NAME} and {INFOS_NAME} in ${ENV_DATA}/{self.id}/ by hand")
+            raise DataError(
+                self.id,
+                where,
+                "cannot download: offline (HF_HUB_OFFLINE/HF_DATASETS_OFFLINE); put "
+                f"{ZIP_NAME} and {INFOS_NAME} in ${ENV_DATA}/{self.id}/ by hand",
+            )
         if api is None:
             from huggingface_hub import HfApi
 
@@ -462,8 +509,11 @@ class Finer139(HFParquetSource):
             try:
                 api.hf_hub_download(repo_id=self.hf_repo, filename=f.name, repo_type="dataset", local_dir=str(dest))
             except Exception as exc:  # network / auth / missing file: one actionable line
-                raise DataError(self.id, f"{where}/{f.name}", f"download failed ({exc_line(exc)}); download "
-                                f"{f.url} by hand into ${ENV_DATA}/{self.id}/") from exc
+                raise DataError(
+                    self.id,
+                    f"{where}/{f.name}",
+                    f"download failed ({exc_line(exc)}); download {f.url} by hand into ${ENV_DATA}/{self.id}/",
+                ) from exc
 
     # -- conversion -----------------------------------------------------------------------------------------
     def infos(self, d: Path) -> tuple[list[str] | None, dict[str, int], Path | None]:
@@ -489,9 +539,13 @@ class Finer139(HFParquetSource):
         if not names:
             names = self.infos(raw_dir)[0]
         if not names:
-            raise DataError(self.id, first, "no ClassLabel names for ner_tags: the parquet file has no "
-                            f"'huggingface' schema metadata and there is no {LABEL_NAMES_FILE} or {INFOS_NAME} "
-                            "beside it")
+            raise DataError(
+                self.id,
+                first,
+                "no ClassLabel names for ner_tags: the parquet file has no "
+                f"'huggingface' schema metadata and there is no {LABEL_NAMES_FILE} or {INFOS_NAME} "
+                "beside it",
+            )
         return check_label_names([str(n) for n in names], side if side.exists() else first)
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
@@ -507,8 +561,13 @@ class Finer139(HFParquetSource):
             rows[split], raw_counts[split] = kept_rows(files, names, set(keep))
         if raw_counts["train"] != n_train:
             raise DataError(self.id, train_files[0].parent, "train files changed while reading")
-        return self._finish(rows, keep, raw_counts, raw_dir, {s: str(f[0].parent) for s, f in
-                                                            (("train", train_files), ("test", test_files))})
+        return self._finish(
+            rows,
+            keep,
+            raw_counts,
+            raw_dir,
+            {s: str(f[0].parent) for s, f in (("train", train_files), ("test", test_files))},
+        )
 
     def _convert_jsonl(self, raw_dir: Path, jsonl: JsonlSplits) -> dict[str, list[dict]]:
         names, info_rows, info_path = self.infos(raw_dir)
@@ -523,8 +582,11 @@ class Finer139(HFParquetSource):
             raise DataError(self.id, jsonl.where("train"), "train file changed while reading")
         for split, n in raw_counts.items():  # the publisher's own split sizes, exactly
             if split in info_rows and info_rows[split] != n:
-                raise DataError(self.id, jsonl.where(split), f"{n:,} sentences, but {INFOS_NAME} says "
-                                f"{info_rows[split]:,} for '{split}' ({info_path})")
+                raise DataError(
+                    self.id,
+                    jsonl.where(split),
+                    f"{n:,} sentences, but {INFOS_NAME} says {info_rows[split]:,} for '{split}' ({info_path})",
+                )
         return self._finish(rows, keep, raw_counts, raw_dir, {s: jsonl.where(s) for s in SPLITS})
 
     def _top_k(self, counts: Counter, raw_dir: Path) -> list[str]:
@@ -534,11 +596,19 @@ class Finer139(HFParquetSource):
         log.info("[finer139] top-%d train types: %s", TOP_K, ", ".join(f"{t} ({counts[t]})" for t in keep))
         return keep
 
-    def _finish(self, rows: dict[str, list[tuple]], keep: list[str], raw_counts: dict[str, int], raw_dir: Path,
-                where: dict[str, str]) -> dict[str, list[dict]]:
+    def _finish(
+        self,
+        rows: dict[str, list[tuple]],
+        keep: list[str],
+        raw_counts: dict[str, int],
+        raw_dir: Path,
+        where: dict[str, str],
+    ) -> dict[str, list[dict]]:
         """Kept rows → records; raw row counts checked; the seeded eval sample."""
-        out = {split: [sentence_record(sid, tokens, tags, keep, where[split]) for sid, tokens, tags in rs]
-               for split, rs in rows.items()}
+        out = {
+            split: [sentence_record(sid, tokens, tags, keep, where[split]) for sid, tokens, tags in rs]
+            for split, rs in rows.items()
+        }
         self._check_raw_rows(raw_counts, raw_dir)
         out["test"] = sample_eval(out["test"])
         return out
@@ -546,7 +616,9 @@ class Finer139(HFParquetSource):
     def _check_raw_rows(self, counts: dict[str, int], raw_dir: Path) -> None:
         """Sentences per split before filtering, through the shared count check: the card's sizes are unverified
         (warning on mismatch); a fixture's ``MANIFEST.json`` ``raw_rows`` are its own exact counts."""
-        expected = {k: unverified(v, "dataset card size, not counted on the genuine files") for k, v in RAW_ROWS.items()}
+        expected = {
+            k: unverified(v, "dataset card size, not counted on the genuine files") for k, v in RAW_ROWS.items()
+        }
         manifest = raw_dir / MANIFEST
         if manifest.exists():
             try:
@@ -555,8 +627,14 @@ class Finer139(HFParquetSource):
             except (ValueError, TypeError, AttributeError) as exc:
                 raise DataError(self.id, manifest, f"bad manifest ({exc})") from exc
         for split, rows in expected.items():
-            check_count(self.id, f"{split}_raw_sentences", counts.get(split, 0), rows, raw_dir,
-                        subject=f"{counts.get(split, 0):,} {split} sentences in the source files")
+            check_count(
+                self.id,
+                f"{split}_raw_sentences",
+                counts.get(split, 0),
+                rows,
+                raw_dir,
+                subject=f"{counts.get(split, 0):,} {split} sentences in the source files",
+            )
 
     def fewshot_key(self, record: dict) -> Any:
         """[BAL] label key: the sentence's most frequent kept type (ties: type name)."""

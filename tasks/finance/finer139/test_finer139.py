@@ -4,6 +4,7 @@ No real sample exists for FiNER-139: everything runs on the fixture (``finer139.
 as published on the hub's main branch, and the auto-converted parquet files with the same sentences) or on files
 written in tmp_path.
 """
+
 import json
 import math
 import random
@@ -14,40 +15,56 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from lm_eval_enterprise.tasks.finance.finer139 import source as S
+from lm_eval_enterprise.tasks.finance.finer139.templates import TASKS
 
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records, load_task_dataset
 from lm_eval_enterprise.metrics import INVALID
-from lm_eval_enterprise.tasks.finance.finer139 import source as S
-from lm_eval_enterprise.tasks.finance.finer139.templates import TASKS
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE, OracleLM, build_tasks, leaf_tasks
 
 SRC = get_source("finer139")
 FIX = fixture_dir("finer139")
 NAMES = S.parquet_label_names(FIX / "finer-139" / "train" / "0000.parquet")
-TOP10 = ["DebtInstrumentInterestRateStatedPercentage", "DebtInstrumentBasisSpreadOnVariableRate1",
-         "LineOfCreditFacilityMaximumBorrowingCapacity", "DebtInstrumentFaceAmount",
-         "AllocatedShareBasedCompensationExpense", "AmortizationOfIntangibleAssets",
-         "EffectiveIncomeTaxRateContinuingOperations", "ConcentrationRiskPercentage1", "DebtInstrumentMaturityDate",
-         "Goodwill"]
+TOP10 = [
+    "DebtInstrumentInterestRateStatedPercentage",
+    "DebtInstrumentBasisSpreadOnVariableRate1",
+    "LineOfCreditFacilityMaximumBorrowingCapacity",
+    "DebtInstrumentFaceAmount",
+    "AllocatedShareBasedCompensationExpense",
+    "AmortizationOfIntangibleAssets",
+    "EffectiveIncomeTaxRateContinuingOperations",
+    "ConcentrationRiskPercentage1",
+    "DebtInstrumentMaturityDate",
+    "Goodwill",
+]
 
 
 # ------------------------------------------------------------------------------------------------ pure parts
 def test_verbalise_camel_case():
     assert S.verbalise("DebtInstrumentInterestRateStatedPercentage") == (
-        "debt instrument interest rate stated percentage")
+        "debt instrument interest rate stated percentage"
+    )
     assert S.verbalise("DebtInstrumentBasisSpreadOnVariableRate1") == "debt instrument basis spread on variable rate 1"
     assert S.verbalise("SharebasedCompensationArrangementBySharebasedPaymentAwardExpirationPeriod") == (
-        "sharebased compensation arrangement by sharebased payment award expiration period")
+        "sharebased compensation arrangement by sharebased payment award expiration period"
+    )
     assert S.verbalise("Goodwill") == "goodwill"
 
 
 def test_iob2_spans():
     tags = ["O", "B-A", "I-A", "I-A", "O", "I-A", "B-A", "B-A", "I-B", "I-B", "B-B", "I-A"]
-    assert S.iob2_spans(tags) == [("A", 1, 4), ("A", 5, 6), ("A", 6, 7), ("A", 7, 8), ("B", 8, 10),
-                                  ("B", 10, 11), ("A", 11, 12)]
+    assert S.iob2_spans(tags) == [
+        ("A", 1, 4),
+        ("A", 5, 6),
+        ("A", 6, 7),
+        ("A", 7, 8),
+        ("B", 8, 10),
+        ("B", 10, 11),
+        ("A", 11, 12),
+    ]
 
 
 def _write_parquet(path: Path, rows, names, with_metadata=True, batch_rows=None):
@@ -59,8 +76,13 @@ def _write_parquet(path: Path, rows, names, with_metadata=True, batch_rows=None)
     cols = {"id": [r[0] for r in rows], "tokens": [r[1] for r in rows], "ner_tags": [r[2] for r in rows]}
     if with_metadata:
         seq = getattr(datasets, "List", None) or datasets.Sequence
-        feats = datasets.Features({"id": datasets.Value("string"), "tokens": seq(datasets.Value("string")),
-                                   "ner_tags": seq(datasets.ClassLabel(names=names))})
+        feats = datasets.Features(
+            {
+                "id": datasets.Value("string"),
+                "tokens": seq(datasets.Value("string")),
+                "ner_tags": seq(datasets.ClassLabel(names=names)),
+            }
+        )
         datasets.Dataset.from_dict(cols, features=feats).to_parquet(str(path), batch_size=batch_rows or 1000)
     else:
         pq.write_table(pa.table(cols), path, row_group_size=batch_rows or 1000)
@@ -90,7 +112,7 @@ def test_seeded_eval_sample_sorted_numerically():
     out = S.sample_eval(recs)
     want = sorted(random.Random(0).sample(recs, 1000), key=lambda r: int(r["id"]))
     assert out == want and len(out) == 1000
-    assert S.sample_eval(recs) == out                      # deterministic
+    assert S.sample_eval(recs) == out  # deterministic
     small = [{"id": i} for i in ("10", "9", "100")]
     assert [r["id"] for r in S.sample_eval(small)] == ["9", "10", "100"]
     assert [r["id"] for r in S.sample_eval([{"id": "b"}, {"id": "a"}])] == ["a", "b"]
@@ -117,18 +139,36 @@ def test_convert_fixture_top10_and_filter():
     splits = SRC.convert(FIX)
     assert (len(splits["train"]), len(splits["test"])) == (21, 12)
     rec = splits["test"][0]
-    assert rec["entity_types"] == [S.verbalise(t) for t in TOP10]          # ties by name: Revenues (2) is out
+    assert rec["entity_types"] == [S.verbalise(t) for t in TOP10]  # ties by name: Revenues (2) is out
     assert rec["type_list"] == ", ".join(rec["entity_types"])
-    assert [r["id"] for r in splits["test"]] == ["95", "96", "97", "98", "99", "101", "102", "103", "104", "105",
-                                                 "107", "108"]              # numeric order; 100, 106 dropped
+    assert [r["id"] for r in splits["test"]] == [
+        "95",
+        "96",
+        "97",
+        "98",
+        "99",
+        "101",
+        "102",
+        "103",
+        "104",
+        "105",
+        "107",
+        "108",
+    ]  # numeric order; 100, 106 dropped
     by_id = {r["id"]: r for s in splits.values() for r in s}
-    assert by_id["105"]["target"] == "1,118 (goodwill)"                    # OperatingLeaseCost removed
-    assert by_id["10"]["target"] == ("March 15 , 2026 (debt instrument maturity date), "
-                                     "3.875 (debt instrument interest rate stated percentage)")
-    assert by_id["18"]["entities"][0] == {"text": "2029", "type": "debt instrument maturity date",
-                                          "xbrl": "DebtInstrumentMaturityDate", "start": 5, "end": 6}  # I- alone
+    assert by_id["105"]["target"] == "1,118 (goodwill)"  # OperatingLeaseCost removed
+    assert by_id["10"]["target"] == (
+        "March 15 , 2026 (debt instrument maturity date), 3.875 (debt instrument interest rate stated percentage)"
+    )
+    assert by_id["18"]["entities"][0] == {
+        "text": "2029",
+        "type": "debt instrument maturity date",
+        "xbrl": "DebtInstrumentMaturityDate",
+        "start": 5,
+        "end": 6,
+    }  # I- alone
     assert by_id["6"]["target"] == "42.1 (amortization of intangible assets), 39.8 (amortization of intangible assets)"
-    assert "12" not in by_id and "13" not in by_id                         # only Revenues / OperatingLeaseCost
+    assert "12" not in by_id and "13" not in by_id  # only Revenues / OperatingLeaseCost
     assert by_id["21"]["target"] == "95 (goodwill)" and by_id["21"]["top_type"] == "Goodwill"
 
 
@@ -136,10 +176,10 @@ def test_fewshot_key_and_deterministic_bal_order():
     a = load_records("finer139", data_root="embedded")
     b = load_records("finer139", data_root="embedded")
     assert [r["id"] for r in a["fewshot"]] == [r["id"] for r in b["fewshot"]]
-    shots = a["fewshot"][:TASKS.num_fewshot]
-    assert len({r["top_type"] for r in shots}) >= 8                      # [BAL] by type: shots cover many types
-    rec = next(r for r in a["train"] if r["id"] == "3")                    # FACE 400.0 and IR 4.125: a 1–1 tie
-    assert SRC.fewshot_key(rec) == "DebtInstrumentFaceAmount"              # ties alphabetical
+    shots = a["fewshot"][: TASKS.num_fewshot]
+    assert len({r["top_type"] for r in shots}) >= 8  # [BAL] by type: shots cover many types
+    rec = next(r for r in a["train"] if r["id"] == "3")  # FACE 400.0 and IR 4.125: a 1–1 tie
+    assert SRC.fewshot_key(rec) == "DebtInstrumentFaceAmount"  # ties alphabetical
 
 
 def test_task_metadata_records_the_list():
@@ -160,8 +200,8 @@ def test_other_config_folder_name_is_accepted(tmp_path):
 # ------------------------------------------------------------------------------------------------ label names
 def test_sequence_class_names_all_serialisations():
     cl = {"names": ["O", "B-X"], "_type": "ClassLabel"}
-    assert S.sequence_class_names({"feature": cl, "_type": "Sequence"}) == ["O", "B-X"]   # datasets 2/3 (hub)
-    assert S.sequence_class_names({"feature": cl, "_type": "List"}) == ["O", "B-X"]       # datasets 4+
+    assert S.sequence_class_names({"feature": cl, "_type": "Sequence"}) == ["O", "B-X"]  # datasets 2/3 (hub)
+    assert S.sequence_class_names({"feature": cl, "_type": "List"}) == ["O", "B-X"]  # datasets 4+
     assert S.sequence_class_names([cl]) == ["O", "B-X"]
     assert S.sequence_class_names({"dtype": "int64", "_type": "Value"}) is None
     assert S.sequence_class_names({"feature": {"names": ["O", "B-X"]}}) == ["O", "B-X"]  # hand-written, no _type
@@ -169,7 +209,7 @@ def test_sequence_class_names_all_serialisations():
 
 def test_dataset_infos_names_and_split_sizes():
     names, rows = S.read_dataset_infos(FIX / "dataset_infos.json")
-    assert names == NAMES                                   # the same 279 names as the parquet metadata
+    assert names == NAMES  # the same 279 names as the parquet metadata
     assert rows == {"train": 25, "validation": 3, "test": 14}
 
 
@@ -253,10 +293,13 @@ def test_jsonl_class_label_ids_need_the_infos_names(tmp_path):
         return _dump(rows)
 
     d = _zip_variant(tmp_path, to_ids)
-    assert SRC.convert(d) == SRC.convert(FIX)              # ids mapped through dataset_infos.json's names
+    assert SRC.convert(d) == SRC.convert(FIX)  # ids mapped through dataset_infos.json's names
     (d / "dataset_infos.json").unlink()
-    with pytest.raises(DataError, match=r"^\[finer139\] .*finer139.zip!train.jsonl:1: ner_tags are ClassLabel ids "
-                                        r"but there is no dataset_infos.json"):
+    with pytest.raises(
+        DataError,
+        match=r"^\[finer139\] .*finer139.zip!train.jsonl:1: ner_tags are ClassLabel ids "
+        r"but there is no dataset_infos.json",
+    ):
         SRC.convert(d)
 
 
@@ -272,18 +315,29 @@ def test_jsonl_missing_id_is_the_line_index(tmp_path):
     assert [r["id"] for r in train] == [r["id"] for r in SRC.convert(FIX)["train"]]
 
 
-@pytest.mark.parametrize("edit, problem", [
-    (lambda ls: ls[:2] + [b'{"id": 2, "tokens": ["a"'] + ls[3:], r"train.jsonl:3: invalid JSON line"),
-    (lambda ls: ls[:4] + [b'{"id": 4, "tokens": ["a", "b"], "ner_tags": ["O"]}'] + ls[5:],
-     r"train.jsonl:5: 2 tokens but 1 ner_tags"),
-    (lambda ls: [b'{"id": 0, "tokens": ["5"], "ner_tags": ["B-NotAnXbrlTag"]}'] + ls[1:],
-     r"train.jsonl:1: unknown ner_tags \['B-NotAnXbrlTag'\]"),
-    (lambda ls: [b'{"id": 0, "tokens": ["5"], "ner_tags": ["PERCENT"]}'] + ls[1:],
-     r"train.jsonl:1: unknown ner_tags \['PERCENT'\]"),
-    (lambda ls: ls[:1] + [b'{"id": 1, "tokens": ["caf\xe9"], "ner_tags": ["O"]}'] + ls[2:],
-     r"train.jsonl:2: not UTF-8"),
-    (lambda ls: [b'["a", "list"]'] + ls[1:], r"train.jsonl:1: expected an object with 'tokens' and 'ner_tags'"),
-])
+@pytest.mark.parametrize(
+    "edit, problem",
+    [
+        (lambda ls: ls[:2] + [b'{"id": 2, "tokens": ["a"'] + ls[3:], r"train.jsonl:3: invalid JSON line"),
+        (
+            lambda ls: ls[:4] + [b'{"id": 4, "tokens": ["a", "b"], "ner_tags": ["O"]}'] + ls[5:],
+            r"train.jsonl:5: 2 tokens but 1 ner_tags",
+        ),
+        (
+            lambda ls: [b'{"id": 0, "tokens": ["5"], "ner_tags": ["B-NotAnXbrlTag"]}'] + ls[1:],
+            r"train.jsonl:1: unknown ner_tags \['B-NotAnXbrlTag'\]",
+        ),
+        (
+            lambda ls: [b'{"id": 0, "tokens": ["5"], "ner_tags": ["PERCENT"]}'] + ls[1:],
+            r"train.jsonl:1: unknown ner_tags \['PERCENT'\]",
+        ),
+        (
+            lambda ls: ls[:1] + [b'{"id": 1, "tokens": ["caf\xe9"], "ner_tags": ["O"]}'] + ls[2:],
+            r"train.jsonl:2: not UTF-8",
+        ),
+        (lambda ls: [b'["a", "list"]'] + ls[1:], r"train.jsonl:1: expected an object with 'tokens' and 'ner_tags'"),
+    ],
+)
 def test_jsonl_bad_lines_are_one_line_errors_naming_file_and_line(tmp_path, edit, problem):
     d = _zip_variant(tmp_path, edit)
     with pytest.raises(DataError) as e:
@@ -293,9 +347,12 @@ def test_jsonl_bad_lines_are_one_line_errors_naming_file_and_line(tmp_path, edit
 
 
 def test_jsonl_split_size_must_match_dataset_infos(tmp_path):
-    d = _zip_variant(tmp_path, lambda ls: ls[:-1])          # the last train sentence lost
-    with pytest.raises(DataError, match=r"finer139.zip!train.jsonl: 24 sentences, but dataset_infos.json says 25 "
-                                        r"for 'train'"):
+    d = _zip_variant(tmp_path, lambda ls: ls[:-1])  # the last train sentence lost
+    with pytest.raises(
+        DataError,
+        match=r"finer139.zip!train.jsonl: 24 sentences, but dataset_infos.json says 25 "
+        r"for 'train'",
+    ):
         SRC.convert(d)
     # without dataset_infos.json the MANIFEST/spec count applies (25 expected here, tolerance 0)
     d2 = _zip_variant(tmp_path / "b", lambda ls: ls[:-1], infos=False)
@@ -373,18 +430,23 @@ def test_download_fetches_the_published_zip_and_infos(tmp_path, monkeypatch):
     api = FakeHub()
     SRC.download(tmp_path, api=api)
     # hf_hub_download of the main branch's two files (no parquet listing, no converted revision)
-    assert api.calls == [("nlpaueb/finer-139", "finer139.zip", "dataset", None),
-                         ("nlpaueb/finer-139", "dataset_infos.json", "dataset", None)]
+    assert api.calls == [
+        ("nlpaueb/finer-139", "finer139.zip", "dataset", None),
+        ("nlpaueb/finer-139", "dataset_infos.json", "dataset", None),
+    ]
     assert [f.name for f in SRC.files] == ["finer139.zip", "dataset_infos.json"]
     assert SRC.files[0].url == "https://huggingface.co/datasets/nlpaueb/finer-139/resolve/main/finer139.zip"
-    shutil.copy(FIX / "MANIFEST.json", tmp_path / "MANIFEST.json")   # fixture-sized row counts
+    shutil.copy(FIX / "MANIFEST.json", tmp_path / "MANIFEST.json")  # fixture-sized row counts
     assert SRC.has_source_layout(tmp_path) and len(SRC.convert(tmp_path)["test"]) == 12
 
 
 def test_download_failure_and_offline_are_one_line_errors(tmp_path, monkeypatch):
     _online(monkeypatch)
-    with pytest.raises(DataError, match=r"^\[finer139\] hf://datasets/nlpaueb/finer-139/dataset_infos.json: download "
-                                        r"failed \(OSError: 404 Client Error: Entry Not Found\); download https://"):
+    with pytest.raises(
+        DataError,
+        match=r"^\[finer139\] hf://datasets/nlpaueb/finer-139/dataset_infos.json: download "
+        r"failed \(OSError: 404 Client Error: Entry Not Found\); download https://",
+    ):
         SRC.download(tmp_path, api=FakeHub(fail="dataset_infos.json"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(DataError, match=r"^\[finer139\] hf://datasets/nlpaueb/finer-139: cannot download: offline"):
@@ -397,12 +459,17 @@ def test_templates_use_the_type_list_and_accept_gold():
     doc = {"entity_types": [S.verbalise(t) for t in TOP10]}
     for tpl in TASKS.templates:
         assert "{{type_list}}" in tpl.description + tpl.doc_to_text, tpl.id
-        flt = answer_filter(TASKS, tpl)   # [PARSE]: the [EF1] parser decides, the same in every template
+        flt = answer_filter(TASKS, tpl)  # [PARSE]: the [EF1] parser decides, the same in every template
         assert flt.read(" " + gold + "\nSentence: x", doc) == gold, tpl.id
-        assert flt.read(" " + gold, doc).adherent, tpl.id        # {TYPES} filled from the document
+        assert flt.read(" " + gold, doc).adherent, tpl.id  # {TYPES} filled from the document
         assert flt.read(GARBAGE, doc) == INVALID, tpl.id
-    items = [{"gold": gold, "pred": "4.75 (Debt instrument interest rate stated percentage), 65 (goodwill)",
-              "types": [S.verbalise(t) for t in TOP10]}]
+    items = [
+        {
+            "gold": gold,
+            "pred": "4.75 (Debt instrument interest rate stated percentage), 65 (goodwill)",
+            "types": [S.verbalise(t) for t in TOP10],
+        }
+    ]
     assert H.entity_scores(items)["f1"] == 0.5  # TP 1, FP 1, FN 1
 
 
@@ -423,9 +490,16 @@ def test_end_to_end_tiny_model_on_fixture(tiny_model_dir):
     from lm_eval.tasks import TaskManager
 
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32",
-                                  device="cpu", tasks=["ent_finer139__t1"], task_manager=tm, limit=2,
-                                  bootstrap_iters=0, gen_kwargs="max_gen_toks=8")
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=["ent_finer139__t1"],
+        task_manager=tm,
+        limit=2,
+        bootstrap_iters=0,
+        gen_kwargs="max_gen_toks=8",
+    )
     row = res["results"]["ent_finer139__t1"]
     for m in ("entity_f1", "entity_precision", "entity_recall", "format_failure", "prompt_cut"):
         v = row[f"{m},answer"]
@@ -443,8 +517,9 @@ def test_string_tags_are_refused(tmp_path):
     d = tmp_path / "finer139" / "finer-139"
     for split in ("train", "test"):
         (d / split).mkdir(parents=True)
-        pq.write_table(pa.table({"id": ["0"], "tokens": [["5.0"]], "ner_tags": [["B-Goodwill"]]}),
-                       d / split / "0000.parquet")
+        pq.write_table(
+            pa.table({"id": ["0"], "tokens": [["5.0"]], "ner_tags": [["B-Goodwill"]]}), d / split / "0000.parquet"
+        )
     (d.parent / S.LABEL_NAMES_FILE).write_text(json.dumps(NAMES))
     with pytest.raises(DataError, match=r"ner_tags is list<element: string>, expected lists of ClassLabel ids"):
         SRC.convert(d.parent)

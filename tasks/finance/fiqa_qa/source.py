@@ -11,6 +11,7 @@ documents (score > 0; first 10 by document id, numeric order) + BM25 negatives (
 tokens of ``title + " " + text`` over the whole corpus), shuffled with ``random.Random(f"{qid}")``.
 Few-shot pool = per BEIR train query its first relevant document and its BM25-top non-relevant document.
 """
+
 from __future__ import annotations
 
 import csv
@@ -51,8 +52,9 @@ def read_qrels(path: Path, dataset: str = "fiqa_qa") -> dict[str, list[str]]:
         reader = csv.reader(f, delimiter="\t")
         header = next(reader, None)
         if header is None or [h.strip() for h in header[:3]] != ["query-id", "corpus-id", "score"]:
-            raise DataError(dataset, path, f"not a BEIR qrels file (header {header!r}, expected "
-                            "query-id, corpus-id, score)")
+            raise DataError(
+                dataset, path, f"not a BEIR qrels file (header {header!r}, expected query-id, corpus-id, score)"
+            )
         for n, row in enumerate(reader, 2):
             if not row:
                 continue
@@ -83,13 +85,16 @@ def hub_candidates(name: str) -> list[str]:
 class FiqaQA(RankingSource):
     id = "fiqa_qa"
     domain = "finance"
-    files = (RemoteFile(CORPUS, f"{_HF}/{HUB_CORPUS}/resolve/main/corpus.jsonl.gz"),
-             RemoteFile(QUERIES, f"{_HF}/{HUB_CORPUS}/resolve/main/queries.jsonl.gz"),
-             RemoteFile(QRELS_TEST, f"{_HF}/{HUB_QRELS}/resolve/main/test.tsv"),
-             RemoteFile(QRELS_TRAIN, f"{_HF}/{HUB_QRELS}/resolve/main/train.tsv"))
+    files = (
+        RemoteFile(CORPUS, f"{_HF}/{HUB_CORPUS}/resolve/main/corpus.jsonl.gz"),
+        RemoteFile(QUERIES, f"{_HF}/{HUB_CORPUS}/resolve/main/queries.jsonl.gz"),
+        RemoteFile(QRELS_TEST, f"{_HF}/{HUB_QRELS}/resolve/main/test.tsv"),
+        RemoteFile(QRELS_TRAIN, f"{_HF}/{HUB_QRELS}/resolve/main/train.tsv"),
+    )
     expected_rows = {  # queries (× 20 / × 2 pair documents)
         "test": unverified(648, "BEIR test query count (secondary description); genuine qrels not counted"),
-        "train": unverified(5500, "BEIR train query count (secondary description); genuine qrels not counted")}
+        "train": unverified(5500, "BEIR train query count (secondary description); genuine qrels not counted"),
+    }
 
     # -- download ------------------------------------------------------------------------------------------------
     def download(self, dest: Path, progress: bool = True) -> None:
@@ -98,8 +103,11 @@ class FiqaQA(RankingSource):
         for repo, names in ((HUB_CORPUS, (CORPUS, QUERIES)), (HUB_QRELS, (QRELS_TEST, QRELS_TRAIN))):
             raw = dest / ".hub" / repo.replace("/", "--")
             snapshot(repo, raw, dataset=self.id, patterns=[p for n in names for p in hub_candidates(n)])
-            listing = sorted(p.relative_to(raw).as_posix() for p in raw.rglob("*")
-                             if p.is_file() and not p.relative_to(raw).parts[0].startswith("."))
+            listing = sorted(
+                p.relative_to(raw).as_posix()
+                for p in raw.rglob("*")
+                if p.is_file() and not p.relative_to(raw).parts[0].startswith(".")
+            )
             for name in names:
                 remote = self._pick(repo, name, listing)
                 out = dest / name
@@ -108,8 +116,8 @@ class FiqaQA(RankingSource):
         shutil.rmtree(dest / ".hub", ignore_errors=True)
 
     def _pick(self, repo: str, name: str, listing: list[str]) -> str:
-        stem = Path(name).name                                  # corpus.jsonl / test.tsv
-        base = stem.split(".")[0]                               # corpus / test
+        stem = Path(name).name  # corpus.jsonl / test.tsv
+        base = stem.split(".")[0]  # corpus / test
         for cand in (stem + ".gz", stem):
             if cand in listing:
                 return cand
@@ -143,16 +151,16 @@ class FiqaQA(RankingSource):
             raise DataError(self.id, raw_dir / CORPUS, "duplicate document ids")
         position = {d: i for i, d in enumerate(docids)}
         queries = {str(r["_id"]): str(r["text"]) for r in _read_jsonl(raw_dir / QUERIES, self.id)}
-        qrels = {split: read_qrels(raw_dir / f, self.id) for split, f in (("test", QRELS_TEST),
-                                                                           ("train", QRELS_TRAIN))}
+        qrels = {split: read_qrels(raw_dir / f, self.id) for split, f in (("test", QRELS_TEST), ("train", QRELS_TRAIN))}
         for split, f in (("test", QRELS_TEST), ("train", QRELS_TRAIN)):
             for qid, rel in qrels[split].items():
                 if qid not in queries:
                     raise DataError(self.id, raw_dir / f, f"query id {qid!r} is not in {QUERIES}")
                 missing = [d for d in rel if d not in position]
                 if missing:
-                    raise DataError(self.id, raw_dir / f, f"corpus ids {missing[:3]} of query {qid!r} are not in "
-                                    f"{CORPUS}")
+                    raise DataError(
+                        self.id, raw_dir / f, f"corpus ids {missing[:3]} of query {qid!r} are not in {CORPUS}"
+                    )
         bm25 = BM25([texts[d] for d in docids])
 
         def ranked(qid: str, rel: list[str], k: int) -> list[str]:

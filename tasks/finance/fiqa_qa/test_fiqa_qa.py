@@ -3,6 +3,7 @@ hub download (against a local fake hub), and an end-to-end run of both tables wi
 
 No real sample of FiQA exists (docs/data.md#real-samples), so everything runs on the embedded fixture.
 """
+
 import gzip
 import json
 import math
@@ -12,12 +13,11 @@ import shutil
 from collections import Counter
 
 import pytest
-
-from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.tasks.finance.fiqa_qa import source as fiqa
 
 from conftest import FakeHub
+from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 
 SRC = get_source("fiqa_qa")
 FIX = fixture_dir("fiqa_qa")
@@ -49,7 +49,7 @@ def _brute_force_bm25(corpus, query, k1=0.9, b=0.4):
 
 def test_convert_fixture_candidates_follow_the_spec():
     splits = SRC.convert(FIX)
-    assert [r["qid"] for r in splits["test"]] == ["8", "15", "23"]          # qrels order
+    assert [r["qid"] for r in splits["test"]] == ["8", "15", "23"]  # qrels order
     assert [r["qid"] for r in splits["train"]] == ["201", "202", "203", "204"]
     corpus, queries = _fixture_tables()
     ids = [d["_id"] for d in corpus]
@@ -59,7 +59,7 @@ def test_convert_fixture_candidates_follow_the_spec():
         assert rec["question"] == queries[qid]
         assert len(rec["candidates"]) == 20
         all_rel = qrels[qid]
-        kept = sorted(all_rel, key=lambda d: int(d))[:10]                  # first 10 by numeric document id
+        kept = sorted(all_rel, key=lambda d: int(d))[:10]  # first 10 by numeric document id
         assert sorted(rec["relevant"], key=int) == kept
         # negatives: the BM25 top non-relevant documents (ties by corpus order), independently recomputed
         scores = _brute_force_bm25(corpus, queries[qid])
@@ -76,7 +76,7 @@ def test_train_pool_is_first_relevant_plus_bm25_top_negative():
     corpus, queries = _fixture_tables()
     ids = [d["_id"] for d in corpus]
     train = {r["qid"]: r for r in SRC.convert(FIX)["train"]}
-    q = train["202"]                                  # relevant 58 and 56 → 56 comes first by id
+    q = train["202"]  # relevant 58 and 56 → 56 comes first by id
     assert q["relevant"] == ["56"] and q["candidates"][0]["docid"] == "56"
     scores = _brute_force_bm25(corpus, queries["202"])
     best = min((i for i in range(len(ids)) if ids[i] not in ("56", "58")), key=lambda i: (-scores[i], i))
@@ -91,10 +91,10 @@ def test_pair_documents_and_balanced_shots():
     assert set(first) == {"qid", "docid", "question", "passage", "label", "cand_index", "label_names"}
     assert all(isinstance(first[k], str) for k in ("qid", "docid", "question", "passage", "label"))
     assert [d["cand_index"] for d in recs["test"][:20]] == list(range(20))
-    assert [d["qid"] for d in recs["test"]] == ["8"] * 20 + ["15"] * 20 + ["23"] * 20    # query-major
+    assert [d["qid"] for d in recs["test"]] == ["8"] * 20 + ["15"] * 20 + ["23"] * 20  # query-major
     assert sum(d["label"] == "Yes" for d in recs["test"]) == 10 + 2 + 1
     shots = [d["label"] for d in recs["fewshot"][:5]]
-    assert sorted(Counter(shots).values()) == [2, 3]                      # [BAL]: 3 + 2
+    assert sorted(Counter(shots).values()) == [2, 3]  # [BAL]: 3 + 2
 
 
 def test_shot_passages_are_truncated_to_200_words_eval_passages_are_not(tmp_path):
@@ -103,7 +103,7 @@ def test_shot_passages_are_truncated_to_200_words_eval_passages_are_not(tmp_path
     rows = [json.loads(line) for line in (d / "corpus.jsonl").open()]
     long_text = " ".join(f"word{i}" for i in range(260))
     for r in rows:
-        if r["_id"] in ("53", "50"):               # 53: train relevant of query 201; 50: test relevant of query 23
+        if r["_id"] in ("53", "50"):  # 53: train relevant of query 201; 50: test relevant of query 23
             r["text"] = long_text
     (d / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     recs = load_records("fiqa_qa", data_root=str(tmp_path))
@@ -142,8 +142,10 @@ def test_download_writes_the_beir_layout_from_the_hub(tmp_path, monkeypatch):
     # train qrels only as parquet (the layout of a converted repo) → converted back to TSV
     pd.read_csv(FIX / "qrels/train.tsv", sep="\t", dtype=str).to_parquet(hub / "BeIR/fiqa-qrels/train.parquet")
 
-    files = {repo: {p.name: p.read_bytes() for p in (hub / repo).iterdir()} | {"README.md": b""}
-             for repo in ("BeIR/fiqa", "BeIR/fiqa-qrels")}
+    files = {
+        repo: {p.name: p.read_bytes() for p in (hub / repo).iterdir()} | {"README.md": b""}
+        for repo in ("BeIR/fiqa", "BeIR/fiqa-qrels")
+    }
     fake = FakeHub(files)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", fake)
     for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "LM_EVAL_ENTERPRISE_OFFLINE"):
@@ -164,13 +166,21 @@ def _evaluate(model_dir, tasks, limit):
     from lm_eval.tasks import TaskManager
 
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    return lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={model_dir},dtype=float32", device="cpu",
-                                   tasks=tasks, task_manager=tm, limit=limit, log_samples=True, bootstrap_iters=0)
+    return lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={model_dir},dtype=float32",
+        device="cpu",
+        tasks=tasks,
+        task_manager=tm,
+        limit=limit,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
 
 
 def test_end_to_end_tiny_model_both_tables(tiny_model_dir):
     tasks = ["ent_fiqa_qa__t1", "ent_fiqa_qa_gen__t1"]
-    res = _evaluate(tiny_model_dir, tasks, limit=20)          # one whole query (--limit must be a multiple of 20)
+    res = _evaluate(tiny_model_dir, tasks, limit=20)  # one whole query (--limit must be a multiple of 20)
     filt = "answer"  # one filter name for the log-likelihood table and its generate variant
     for task in tasks:
         row = res["results"][task]

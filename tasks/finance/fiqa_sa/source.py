@@ -5,6 +5,7 @@ hub API, pinned to the upload commit), columns ``_id``, ``sentence``, ``target``
 [-1, 1]), ``type``. The continuous score becomes a class with our thresholds (:func:`score_label`; README, Deviations).
 Official split: eval = test (234), few-shot pool = train (822); valid (117) is converted and checked only.
 """
+
 from __future__ import annotations
 
 import math
@@ -56,8 +57,10 @@ class FiqaSA(HFParquetSource):
     hf_prefix = "data"
     hf_splits = ("train", "valid", "test")
     hf_layout_hint = "{prefix}{split}-*.parquet"
-    expected_rows = {s: unverified(n, "split size stated by the hub card; genuine parquet not counted")
-                     for s, n in (("train", 822), ("valid", 117), ("test", 234))}
+    expected_rows = {
+        s: unverified(n, "split size stated by the hub card; genuine parquet not counted")
+        for s, n in (("train", 822), ("valid", 117), ("test", 234))
+    }
     labels = LABELS
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
@@ -72,8 +75,10 @@ class FiqaSA(HFParquetSource):
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """``train/valid/test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""
-        return {split: map_rows(rs, lambda r, s=split: to_record(r, f"{data_dir}/{s}.jsonl"), self.id, split)
-                for split, rs in rows.items()}
+        return {
+            split: map_rows(rs, lambda r, s=split: to_record(r, f"{data_dir}/{s}.jsonl"), self.id, split)
+            for split, rs in rows.items()
+        }
 
 
 SOURCE = FiqaSA()

@@ -4,18 +4,21 @@ Source layout: ``finalDataset_0208.csv`` from the Kaggle dataset ``daittan/gold-
 (the download is a zip; Kaggle may require credentials, so a user-supplied CSV in the data folder works too).
 Nine independent yes/no subtasks, one per label column; HELM split: ``random.seed(0)``, 10 % of rows → train.
 """
+
 from __future__ import annotations
 
 import csv
 import zipfile
 from pathlib import Path
 
-from lm_eval_enterprise.splits import helm_ten_percent
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, download_url, map_rows, unverified
+from lm_eval_enterprise.splits import helm_ten_percent
 
 CSV_NAME = "finalDataset_0208.csv"
-KAGGLE_URL = ("https://www.kaggle.com/api/v1/datasets/download/daittan/gold-commodity-news-and-dimensions"
-              "?dataset_version_number=1")
+KAGGLE_URL = (
+    "https://www.kaggle.com/api/v1/datasets/download/daittan/gold-commodity-news-and-dimensions"
+    "?dataset_version_number=1"
+)
 
 # subtask → (column of finalDataset_0208.csv, instruction fragment)
 CATEGORIES: dict[str, tuple[str, str]] = {
@@ -27,8 +30,10 @@ CATEGORIES: dict[str, tuple[str, str]] = {
     "future_price": ("FuturePrice", "any future information about gold prices"),
     "past_news": ("PastNews", "any past information other than the gold prices"),
     "future_news": ("FutureNews", "any future information other than the gold prices"),
-    "asset_comparison": ("Asset Comparision",
-                         "a comparison purely in the context of the gold commodity with another asset"),
+    "asset_comparison": (
+        "Asset Comparision",
+        "a comparison purely in the context of the gold commodity with another asset",
+    ),
 }
 ALIASES = {"assert_comparison": "asset_comparison"}  # HELM's spelling (and the shared sample's key)
 
@@ -53,10 +58,17 @@ class GoldNews(Source):
     task_type = "classification"
     files = (RemoteFile(CSV_NAME, KAGGLE_URL),)
     expected_rows = {  # HELM's 10 % rule on the 11,412 rows stated for the CSV, which nobody here has counted
-        "train": unverified(1141, "10 % of the 11,412 rows stated for finalDataset_0208.csv; genuine CSV not "
-                                  "counted (the real sample is a proxy release)"),
-        "test": unverified(10271, "90 % of the 11,412 rows stated for finalDataset_0208.csv; genuine CSV not "
-                                  "counted (the real sample is a proxy release)")}
+        "train": unverified(
+            1141,
+            "10 % of the 11,412 rows stated for finalDataset_0208.csv; genuine CSV not "
+            "counted (the real sample is a proxy release)",
+        ),
+        "test": unverified(
+            10271,
+            "90 % of the 11,412 rows stated for finalDataset_0208.csv; genuine CSV not "
+            "counted (the real sample is a proxy release)",
+        ),
+    }
     labels = ("Yes", "No")
     subtasks = tuple(CATEGORIES)
 
@@ -74,25 +86,38 @@ class GoldNews(Source):
         with open(path, newline="", encoding="utf-8-sig") as f:
             rows = list(csv.DictReader(f))
         missing = [c for c, _ in CATEGORIES.values() if rows and c not in rows[0]] + (
-            ["News"] if rows and "News" not in rows[0] else [])
+            ["News"] if rows and "News" not in rows[0] else []
+        )
         if not rows or missing:
             raise DataError(self.id, path, f"not the expected CSV (missing columns {missing or 'all rows'})")
-        records = [{"id": str(i), "text": str(r["News"]),
-                    "labels": {cat: _yes_no(r[col], f"{path}:{i + 2}") for cat, (col, _) in CATEGORIES.items()}}
-                   for i, r in enumerate(rows)]
+        records = [
+            {
+                "id": str(i),
+                "text": str(r["News"]),
+                "labels": {cat: _yes_no(r[col], f"{path}:{i + 2}") for cat, (col, _) in CATEGORIES.items()},
+            }
+            for i, r in enumerate(rows)
+        ]
         train_idx = helm_split(len(records))
-        return {"train": [r for i, r in enumerate(records) if i in train_idx],
-                "test": [r for i, r in enumerate(records) if i not in train_idx]}
+        return {
+            "train": [r for i, r in enumerate(records) if i in train_idx],
+            "test": [r for i, r in enumerate(records) if i not in train_idx],
+        }
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """Rows already split: original CSV columns, or ``row_index``/``text``/``labels`` (the shared sample)."""
+
         def row(r: dict) -> dict:
             if "labels" in r:
                 labels = {ALIASES.get(k, k): v for k, v in r["labels"].items()}
             else:
                 labels = {cat: _yes_no(r[col], str(data_dir)) for cat, (col, _) in CATEGORIES.items() if col in r}
-            return {"id": str(r.get("row_index", r.get("id"))), "text": str(r.get("News", r.get("text"))),
-                    "labels": labels}
+            return {
+                "id": str(r.get("row_index", r.get("id"))),
+                "text": str(r.get("News", r.get("text"))),
+                "labels": labels,
+            }
+
         return {split: map_rows(rs, row, self.id, split) for split, rs in rows.items()}
 
     def select(self, splits: dict[str, list[dict]], subtask: str | None) -> dict[str, list[dict]]:
@@ -102,8 +127,12 @@ class GoldNews(Source):
         out = {}
         for split, recs in splits.items():
             if recs and subtask not in recs[0]["labels"]:
-                raise DataError(self.id, None, f"split '{split}' has no labels for subtask {subtask!r} "
-                                f"(this copy of the data has {sorted(recs[0]['labels'])})")
+                raise DataError(
+                    self.id,
+                    None,
+                    f"split '{split}' has no labels for subtask {subtask!r} "
+                    f"(this copy of the data has {sorted(recs[0]['labels'])})",
+                )
             out[split] = [{"id": r["id"], "text": r["text"], "label": r["labels"][subtask]} for r in recs]
         return out
 

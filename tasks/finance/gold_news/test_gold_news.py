@@ -1,15 +1,15 @@
 """gold_news: loader on the source format (fixture), on the real sample, HELM split, errors, end to end."""
+
 import csv
 import json
 import random
 
 import pytest
-
-from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES, CSV_NAME, helm_split
 
 from conftest import shared_sample
+from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 
 SRC = get_source("gold_news")
 
@@ -81,9 +81,19 @@ def _evaluate(model_dir, tasks, data_root, limit, seed=0):
     from lm_eval.tasks import TaskManager
 
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(data_root)})
-    return lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={model_dir},dtype=float32", device="cpu",
-                                   tasks=tasks, task_manager=tm, limit=limit, log_samples=True, bootstrap_iters=0,
-                                   random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed)
+    return lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={model_dir},dtype=float32",
+        device="cpu",
+        tasks=tasks,
+        task_manager=tm,
+        limit=limit,
+        log_samples=True,
+        bootstrap_iters=0,
+        random_seed=seed,
+        numpy_random_seed=seed,
+        torch_random_seed=seed,
+    )
 
 
 def test_end_to_end_real_sample_tiny_model_is_deterministic(tiny_model_dir):

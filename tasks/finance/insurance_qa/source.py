@@ -11,6 +11,7 @@ file order, qid ``test-<1-based line number>``; candidates (C = 20) = the ground
 order), then the pool answers that are not ground truth, in file order; shuffled with ``random.Random(qid)``.
 Few-shot pool = per train question its first ground-truth answer and its first non-ground-truth pool answer.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -84,12 +85,22 @@ def read_questions(path: Path, vocab: dict[str, str], prefix: str, dataset: str 
             continue
         parts = line.split("\t")
         if len(parts) != 4:
-            raise DataError(dataset, f"{path}:{n}", f"expected 4 tab-separated fields (domain, question, "
-                            f"ground truth, pool), got {len(parts)}")
+            raise DataError(
+                dataset,
+                f"{path}:{n}",
+                f"expected 4 tab-separated fields (domain, question, ground truth, pool), got {len(parts)}",
+            )
         domain, question, truth, pool = parts
-        out.append({"qid": f"{prefix}-{n}", "domain": domain.strip(),
-                    "question": decode(question, vocab, f"{path}:{n}", dataset),
-                    "truth": truth.split(), "pool": pool.split(), "where": f"{path}:{n}"})
+        out.append(
+            {
+                "qid": f"{prefix}-{n}",
+                "domain": domain.strip(),
+                "question": decode(question, vocab, f"{path}:{n}", dataset),
+                "truth": truth.split(),
+                "pool": pool.split(),
+                "where": f"{path}:{n}",
+            }
+        )
     return out
 
 
@@ -101,12 +112,13 @@ def eval_sample(n: int, k: int = EVAL_QUESTIONS, seed: int = SAMPLE_SEED) -> lis
 class InsuranceQA(RankingSource):
     id = "insurance_qa"
     domain = "finance"
-    files = tuple(RemoteFile(name, f"{BASE_URL}/{name}") for name in (TEST_FILE, TRAIN_FILE, ANSWERS_FILE,
-                                                                         VOCAB_FILE))
+    files = tuple(RemoteFile(name, f"{BASE_URL}/{name}") for name in (TEST_FILE, TRAIN_FILE, ANSWERS_FILE, VOCAB_FILE))
     expected_rows = {  # questions (× 20 / × 2 pair documents)
-        "test": unverified(EVAL_QUESTIONS, "recipe sample of 500 of the 2,000 test questions (size stated, not "
-                                           "counted)"),
-        "train": unverified(12889, "train question count stated by the specification; genuine file not counted")}
+        "test": unverified(
+            EVAL_QUESTIONS, "recipe sample of 500 of the 2,000 test questions (size stated, not counted)"
+        ),
+        "train": unverified(12889, "train question count stated by the specification; genuine file not counted"),
+    }
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         vocab = read_vocabulary(raw_dir / VOCAB_FILE, self.id)
@@ -124,15 +136,17 @@ class InsuranceQA(RankingSource):
         for i in eval_sample(len(test_q)):
             q = test_q[i]
             check(q)
-            test.append(ranking_record(q["qid"], q["question"], candidate_ids(q["qid"], q["truth"], q["pool"]),
-                                       answers))
+            test.append(
+                ranking_record(q["qid"], q["question"], candidate_ids(q["qid"], q["truth"], q["pool"]), answers)
+            )
         train = []
         for q in read_questions(raw_dir / TRAIN_FILE, vocab, "train", self.id):
             check(q)
             negative = next((a for a in q["pool"] if a not in set(q["truth"])), None)
             if negative is not None:
-                train.append(ranking_record(q["qid"], q["question"], [(q["truth"][0], True), (negative, False)],
-                                            answers))
+                train.append(
+                    ranking_record(q["qid"], q["question"], [(q["truth"][0], True), (negative, False)], answers)
+                )
         return {"test": test, "train": train}
 
 

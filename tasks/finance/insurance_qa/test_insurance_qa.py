@@ -1,5 +1,6 @@
 """insurance_qa: V2 decoding through `vocabulary`, candidate lists, seeded test sample, shot pool, errors and an
 end-to-end run of both tables with the tiny model. No real sample exists (docs/data.md#real-samples) → fixture only."""
+
 import gzip
 import math
 import random
@@ -7,10 +8,10 @@ import shutil
 from collections import Counter
 
 import pytest
+from lm_eval_enterprise.tasks.finance.insurance_qa import source as ins
 
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.tasks.finance.insurance_qa import source as ins
 
 SRC = get_source("insurance_qa")
 FIX = fixture_dir("insurance_qa")
@@ -35,7 +36,7 @@ def test_eval_sample_is_the_seeded_500_in_file_order():
     picked = ins.eval_sample(2000)
     assert picked == sorted(random.Random(0).sample(range(2000), 500))
     assert len(picked) == 500 and picked == sorted(set(picked))
-    assert ins.eval_sample(4) == [0, 1, 2, 3]              # the fixture: fewer than 500 → all, in file order
+    assert ins.eval_sample(4) == [0, 1, 2, 3]  # the fixture: fewer than 500 → all, in file order
 
 
 def test_convert_fixture_candidates_follow_the_spec():
@@ -71,13 +72,13 @@ def test_malformed_files_name_file_and_line(tmp_path):
     d = tmp_path / "insurance_qa"
     shutil.copytree(FIX, d)
     lines = _raw_lines(ins.TEST_FILE)
-    lines[1][3] += " 99999"                               # pool label with no answer
+    lines[1][3] += " 99999"  # pool label with no answer
     with gzip.open(d / ins.TEST_FILE, "wt", encoding="utf-8") as f:
         f.write("\n".join("\t".join(p) for p in lines) + "\n")
     with pytest.raises(DataError, match=r"\.test\.encoded\.gz:2: answer labels \['99999'\] are not in"):
         SRC.convert(d)
     with gzip.open(d / ins.TEST_FILE, "wt", encoding="utf-8") as f:
-        f.write("life-insurance\tidx_1 idx_2\t10\n")       # pool field missing
+        f.write("life-insurance\tidx_1 idx_2\t10\n")  # pool field missing
     with pytest.raises(DataError, match=r"\.test\.encoded\.gz:1: expected 4 tab-separated fields"):
         SRC.convert(d)
     (d / ins.TEST_FILE).write_bytes(b"not gzip")
@@ -97,9 +98,16 @@ def test_end_to_end_tiny_model_both_tables(tiny_model_dir):
 
     tasks = ["ent_insurance_qa__t2", "ent_insurance_qa_gen__t2"]
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32",
-                                  device="cpu", tasks=tasks, task_manager=tm, limit=20, log_samples=True,
-                                  bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=tasks,
+        task_manager=tm,
+        limit=20,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     filt = "answer"  # one filter name for the log-likelihood table and its generate variant
     for task in tasks:
         row = res["results"][task]

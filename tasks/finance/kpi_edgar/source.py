@@ -9,11 +9,13 @@ py1 in ``entities_anno`` order; drop the sentence when none remains; text = word
 and ``]``→``)``; each phrase = its words joined the same way; target = ``", ".join(f"{phrase} [{tag}]")``.
 Official split: train → few-shot pool, test → evaluation (valid kept, unused).
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, unverified
 
@@ -51,12 +53,15 @@ def sentence_record(sid: str, words: list[str], annotations: Iterable[dict], whe
             raise DataError("kpi_edgar", where, f"entity without integer start/end: {a!r}") from exc
         if not 0 <= start < end <= len(words):
             raise DataError("kpi_edgar", where, f"entity span [{start}, {end}) outside the {len(words)} words")
-        entities.append({"text": escape_brackets(" ".join(words[start:end])), "type": tag, "start": start,
-                         "end": end})
+        entities.append({"text": escape_brackets(" ".join(words[start:end])), "type": tag, "start": start, "end": end})
     if not entities:
         return None
-    return {"id": sid, "text": escape_brackets(" ".join(words)), "entities": entities,
-            "target": ", ".join(f"{e['text']} [{e['type']}]" for e in entities)}
+    return {
+        "id": sid,
+        "text": escape_brackets(" ".join(words)),
+        "entities": entities,
+        "target": ", ".join(f"{e['text']} [{e['type']}]" for e in entities),
+    }
 
 
 def _word_values(words: list[Any], where: str) -> list[str]:
@@ -82,8 +87,13 @@ def iter_sentences(documents: list, path: Path):
             for t_i, sent in enumerate(seg.get("sentences") or []):  # table segments have no sentences
                 sent_id = sent.get("id_", t_i)
                 where = f"{path}: document {doc_id} segment {seg_id} sentence {sent_id}"
-                yield (sent.get("split_type"), f"{doc_id}:{seg_id}:{sent_id}",
-                       _word_values(sent.get("words"), where), sent.get("entities_anno") or [], where)
+                yield (
+                    sent.get("split_type"),
+                    f"{doc_id}:{seg_id}:{sent_id}",
+                    _word_values(sent.get("words"), where),
+                    sent.get("entities_anno") or [],
+                    where,
+                )
 
 
 class KpiEdgar(Source):
@@ -92,9 +102,12 @@ class KpiEdgar(Source):
     task_type = "kpi"
     files = (RemoteFile(JSON_NAME, JSON_URL),)
     # counted on the authors' xlsx (genuine, same commit), not on kpi_edgar.json, which may differ by a few
-    expected_rows = {s: unverified(n, "counted on the genuine kpi_edgar.xlsx rebuild; kpi_edgar.json not counted "
-                                      "(may differ by a few)")
-                     for s, n in (("train", 839), ("valid", 122), ("test", 217))}
+    expected_rows = {
+        s: unverified(
+            n, "counted on the genuine kpi_edgar.xlsx rebuild; kpi_edgar.json not counted (may differ by a few)"
+        )
+        for s, n in (("train", 839), ("valid", 122), ("test", 217))
+    }
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         path = raw_dir / JSON_NAME
@@ -117,13 +130,19 @@ class KpiEdgar(Source):
         """Sentences already split (the real sample, docs/data.md#real-samples; columns ``doc_name``,
         ``segment_id``, ``sentence_id``, ``words`` (strings or ``{value}`` dicts), ``entities_anno``); the file's
         split wins over ``split_type``."""
+
         def row(split: str):
             def fn(r: dict) -> dict | None:
-                sid = f"{r.get('doc_name')}:{r.get('segment_id')}:{r.get('sentence_id')}" if "doc_name" in r \
+                sid = (
+                    f"{r.get('doc_name')}:{r.get('segment_id')}:{r.get('sentence_id')}"
+                    if "doc_name" in r
                     else str(r["id"])
+                )
                 where = f"{data_dir}/{split}.jsonl: {sid}"
                 return sentence_record(sid, _word_values(r.get("words"), where), r.get("entities_anno"), where)
+
             return fn
+
         return {split: map_rows(rs, row(split), self.id, split) for split, rs in rows.items()}
 
 

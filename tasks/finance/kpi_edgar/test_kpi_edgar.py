@@ -1,17 +1,17 @@
 """kpi_edgar: HELM mapping on the JSON source format (fixture), the real sample, errors, [KPIF1], end to end."""
+
 import json
 import math
 
 import pytest
-
-from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.tasks.finance.kpi_edgar.source import JSON_NAME, JSON_URL, escape_brackets, sentence_record
 from lm_eval_enterprise.tasks.finance.kpi_edgar.templates import TASKS
 
 from conftest import shared_sample
+from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise import metrics as M
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.fewshot import helm_balanced
 
 SRC = get_source("kpi_edgar")
 FIX = fixture_dir("kpi_edgar")
@@ -19,8 +19,10 @@ FIX = fixture_dir("kpi_edgar")
 
 # ------------------------------------------------------------------------------------------------ loader
 def test_source_is_the_pinned_helm_url():
-    assert JSON_URL == ("https://raw.githubusercontent.com/tobideusser/kpi-edgar/"
-                        "2ec7084dcd55b4979bbe288d4aa1e962c685c9ab/data/kpi_edgar.json")
+    assert JSON_URL == (
+        "https://raw.githubusercontent.com/tobideusser/kpi-edgar/"
+        "2ec7084dcd55b4979bbe288d4aa1e962c685c9ab/data/kpi_edgar.json"
+    )
     assert [f.name for f in SRC.files] == [JSON_NAME]
 
 
@@ -37,10 +39,15 @@ def test_convert_fixture_helm_mapping():
     docs = json.loads((FIX / JSON_NAME).read_text())
     sents = [(d["id_"], seg["id_"], s) for d in docs for seg in d["segments"] for s in (seg["sentences"] or [])]
     null_split = [f"{d}:{g}:{s['id_']}" for d, g, s in sents if s["split_type"] is None]
-    assert null_split and not ids & set(null_split)            # null split_type skipped
-    only_other = [f"{d}:{g}:{s['id_']}" for d, g, s in sents if s["split_type"] and s["entities_anno"]
-                  and all(e["type_"] not in ("kpi", "cy", "py", "py1") for e in s["entities_anno"])]
-    assert only_other and not ids & set(only_other)            # only non-HELM entities → sentence dropped
+    assert null_split and not ids & set(null_split)  # null split_type skipped
+    only_other = [
+        f"{d}:{g}:{s['id_']}"
+        for d, g, s in sents
+        if s["split_type"]
+        and s["entities_anno"]
+        and all(e["type_"] not in ("kpi", "cy", "py", "py1") for e in s["entities_anno"])
+    ]
+    assert only_other and not ids & set(only_other)  # only non-HELM entities → sentence dropped
     assert any(seg["sentences"] is None for d in docs for seg in d["segments"])  # segment without sentences
     # square brackets of the text become parentheses (they are the tag markers of the answer format)
     cash = next(r for r in splits["test"] if "Cash and cash" in r["text"])
@@ -50,15 +57,26 @@ def test_convert_fixture_helm_mapping():
 def test_py1_tag_and_entity_order():
     rec = next(r for r in SRC.convert(FIX)["train"] if r["text"].startswith("Research and development"))
     assert rec["target"] == "212 [cy], Research and development expense [kpi], 176 [py1], 198 [py]"
-    assert M.parse_kpi(rec["target"]) == [("212", "cy"), ("Research and development expense", "kpi"),
-                                          ("176", "py1"), ("198", "py")]
+    assert M.parse_kpi(rec["target"]) == [
+        ("212", "cy"),
+        ("Research and development expense", "kpi"),
+        ("176", "py1"),
+        ("198", "py"),
+    ]
 
 
 def test_sentence_record_escaping_and_bad_spans():
     words = ["Revenue", "[", "net", "]", "was", "5"]
-    rec = sentence_record("d:0:0", words, [{"type_": "kpi", "start": 0, "end": 4},
-                                           {"type_": "attr", "start": 4, "end": 5},
-                                           {"type_": "cy", "start": 5, "end": 6}], "here")
+    rec = sentence_record(
+        "d:0:0",
+        words,
+        [
+            {"type_": "kpi", "start": 0, "end": 4},
+            {"type_": "attr", "start": 4, "end": 5},
+            {"type_": "cy", "start": 5, "end": 6},
+        ],
+        "here",
+    )
     assert rec["text"] == "Revenue ( net ) was 5" and rec["target"] == "Revenue ( net ) [kpi], 5 [cy]"
     assert sentence_record("d:0:1", words, [{"type_": "attr", "start": 0, "end": 1}], "here") is None
     assert escape_brackets("a[b]c") == "a(b)c"
@@ -97,16 +115,25 @@ def _write(tmp_path, docs):
 
 
 def _doc(n_train, split="train"):
-    sents = [{"id_": i, "split_type": split, "words": [{"value": "Sales"}, {"value": "were"}, {"value": str(i)}],
-              "entities_anno": [{"type_": "kpi", "start": 0, "end": 1}, {"type_": "cy", "start": 2, "end": 3}]}
-             for i in range(n_train)]
+    sents = [
+        {
+            "id_": i,
+            "split_type": split,
+            "words": [{"value": "Sales"}, {"value": "were"}, {"value": str(i)}],
+            "entities_anno": [{"type_": "kpi", "start": 0, "end": 1}, {"type_": "cy", "start": 2, "end": 3}],
+        }
+        for i in range(n_train)
+    ]
     return {"id_": "X_10-K.txt", "segments": [{"id_": 0, "tag": "text", "sentences": sents}]}
 
 
 def test_malformed_json_and_unknown_split_name_the_file(tmp_path):
     d = _write(tmp_path, [_doc(2, "dev")])
-    with pytest.raises(DataError, match=r"^\[kpi_edgar\] .*kpi_edgar.json: document X_10-K.txt segment 0 "
-                                        r"sentence 0: unknown split_type 'dev'"):
+    with pytest.raises(
+        DataError,
+        match=r"^\[kpi_edgar\] .*kpi_edgar.json: document X_10-K.txt segment 0 "
+        r"sentence 0: unknown split_type 'dev'",
+    ):
         SRC.convert(d)
     (d / JSON_NAME).write_text('{"not": "a list"}')
     with pytest.raises(DataError, match=r"^\[kpi_edgar\] .*kpi_edgar.json: expected a JSON list of documents$"):
@@ -143,8 +170,12 @@ def test_real_reference_with_trailing_period_and_prose():
     #      adjusted (tp = O/P = 4/7, fn = 3/7, fp = 0) → (8/7)/(8/7 + 3/7) = 8/11 → (8/11)/4 = 2/11
     #      word: kpi 8/11, py 0 → 2/11
     out = M.kpi_adjusted_f1([gold], [pred])
-    assert out == {"adjusted_macro_f1": pytest.approx(31 / 68), "word_macro_f1": pytest.approx(19 / 44),
-                   "adjusted_macro_f1_helm": pytest.approx(2 / 11), "word_macro_f1_helm": pytest.approx(2 / 11)}
+    assert out == {
+        "adjusted_macro_f1": pytest.approx(31 / 68),
+        "word_macro_f1": pytest.approx(19 / 44),
+        "adjusted_macro_f1_helm": pytest.approx(2 / 11),
+        "word_macro_f1_helm": pytest.approx(2 / 11),
+    }
 
 
 # ------------------------------------------------------------------------------------------------ templates
@@ -154,7 +185,7 @@ def test_templates_accept_the_gold_and_reject_garbage():
 
     assert len(TASKS.templates) >= 5
     gold = "30 [py], settlement and legal expenses [kpi]"
-    for tpl in TASKS.templates:   # [PARSE]: the KPI parser decides, the same in every template
+    for tpl in TASKS.templates:  # [PARSE]: the KPI parser decides, the same in every template
         flt = answer_filter(TASKS, tpl)
         assert flt.read(" " + gold + "\nContext: next", {}) == gold, tpl.id
         assert flt.read(" " + gold, {}).adherent, tpl.id
@@ -162,8 +193,10 @@ def test_templates_accept_the_gold_and_reject_garbage():
     # t1: HELM's wording, its task text stated once as the instruction instead of inside every one of 20 shots
     t1 = TASKS.templates[0]
     assert t1.doc_to_text == "Context: {{text}}\nAnswer:"
-    assert t1.description.startswith("Task: Extract key performance indicators (KPIs) and values from each context "
-                                      "below. Also, specify one of the following categories")
+    assert t1.description.startswith(
+        "Task: Extract key performance indicators (KPIs) and values from each context "
+        "below. Also, specify one of the following categories"
+    )
     assert t1.description.endswith("py1: Two Year Past Value.\n\n")
 
 
@@ -174,9 +207,16 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
 
     d = shared_sample("kpi_edgar")
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32",
-                                  device="cpu", tasks=["ent_kpi_edgar__t1", "ent_kpi_edgar__t2"], task_manager=tm,
-                                  limit=2, bootstrap_iters=0, gen_kwargs="max_gen_toks=8")
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=["ent_kpi_edgar__t1", "ent_kpi_edgar__t2"],
+        task_manager=tm,
+        limit=2,
+        bootstrap_iters=0,
+        gen_kwargs="max_gen_toks=8",
+    )
     for task in ("ent_kpi_edgar__t1", "ent_kpi_edgar__t2"):
         row = res["results"][task]
         for m in ("adjusted_macro_f1", "word_macro_f1", "adjusted_macro_f1_helm", "format_failure", "prompt_cut"):

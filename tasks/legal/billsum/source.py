@@ -9,6 +9,7 @@ bills) is unused.
 Records (README, Record): ``{id: row index, document: " ".join(text.replace("\\n", " ").split())`` cut to its
 first 2,048 words ([TRUNC], HELM ``doc_max_length``)``, summary: summary whitespace-collapsed}``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,8 +43,10 @@ class BillSum(HFParquetSource):
     hf_prefix = "data"
     hf_splits = ("train", "test")  # ca_test is not evaluated (spec) and not downloaded
     hf_layout_hint = "{prefix}{split}-*.parquet"
-    expected_rows = {"train": unverified(18949, "split size stated by the hub card; genuine parquet not counted"),
-                     "test": unverified(3269, "split size stated by the hub card; genuine parquet not counted")}
+    expected_rows = {
+        "train": unverified(18949, "split size stated by the hub card; genuine parquet not counted"),
+        "test": unverified(3269, "split size stated by the hub card; genuine parquet not counted"),
+    }
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         out = {}

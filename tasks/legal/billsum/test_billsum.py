@@ -3,15 +3,16 @@
 No real sample exists (docs/data.md#real-samples): the loader is tested on the fixture (data/*.parquet in the
 FiscalNote/billsum layout, written by make_fixture.py) and on files built in tmp_path.
 """
+
 import math
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from lm_eval_enterprise.tasks.legal.billsum.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.tasks.legal.billsum.templates import TASKS, TEMPLATES
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
@@ -86,8 +87,11 @@ def test_missing_test_split_is_not_the_source_layout(tmp_path):
     _write(d, "train", [{"text": "a", "summary": "b", "title": "t"}])
     _write(d, "ca_test", [{"text": "a", "summary": "b", "title": "t"}])
     assert not SRC.has_source_layout(d)
-    with pytest.raises(DataError, match=r"^\[billsum\] .*no data files: expected the source files "
-                                        r"\['data/train-\*\.parquet', 'data/test-\*\.parquet'\]"):
+    with pytest.raises(
+        DataError,
+        match=r"^\[billsum\] .*no data files: expected the source files "
+        r"\['data/train-\*\.parquet', 'data/test-\*\.parquet'\]",
+    ):
         load_records("billsum", data_root=str(tmp_path))
 
 
@@ -121,14 +125,14 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].doc_to_text == "Bill: {{document}}\nSummary:"
     golds = [r["summary"] for r in SRC.convert(FIX)["test"]]
     for t in TEMPLATES:
-        flt = answer_filter(TASKS, t)   # [PARSE]: the whole completion, a failure iff no letter or digit
+        flt = answer_filter(TASKS, t)  # [PARSE]: the whole completion, a failure iff no letter or digit
         for g in golds:
             assert flt.read(" " + g, {}) == g
         for junk in (GARBAGE, "", " ... ", "?!\n-"):
             assert flt.read(junk, {}) == "[invalid]", (t.id, junk)
         out = flt.read(" This bill does x.\nIt also does y.\n\nBill:", {})
         assert out == "This bill does x.\nIt also does y."
-        assert out.adherent is (t.id != "t3")   # t3 asks for a single line
+        assert out.adherent is (t.id != "t3")  # t3 asks for a single line
 
 
 # ----------------------------------------------------------------------------------------------- end to end
@@ -138,15 +142,15 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
     first = load_records("billsum", data_root="embedded")["test"][0]
     for t in tasks:
         row = res["results"][t]
-        for key in ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer",
-                    "prompt_cut,answer"):
+        for key in ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer"):
             assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
         assert res["configs"][t]["num_fewshot"] == 0 and row["shots_used,answer"] == 0.0
         sample = res["samples"][t][0]
         assert sample["target"] == first["summary"]
         assert sample["arguments"][0][0].count(first["document"]) == 1
     assert res["samples"][tasks[0]][0]["arguments"][0][0] == (
-        "Summarize the following legislative bill.\n\nBill: " + first["document"] + "\nSummary:")
+        "Summarize the following legislative bill.\n\nBill: " + first["document"] + "\nSummary:"
+    )
 
 
 def test_bill_over_the_context_budget_is_cut_keeping_its_start():
@@ -158,8 +162,9 @@ def test_bill_over_the_context_budget_is_cut_keeping_its_start():
 
     task = "ent_billsum__t1"
     tm, td = build_tasks([task], "embedded")
-    res = lm_eval.simple_evaluate(model=OracleLM(leaf_tasks(td)), tasks=[task], task_manager=tm,
-                                  log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model=OracleLM(leaf_tasks(td)), tasks=[task], task_manager=tm, log_samples=True, bootstrap_iters=0
+    )
     docs = {s["doc"]["id"]: s for s in res["samples"][task]}
     long_doc = load_records("billsum", data_root="embedded")["test"][3]["document"]
     cut = docs["3"]

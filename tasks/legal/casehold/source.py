@@ -18,12 +18,21 @@ and records it (``evaluated_split``, ``data_notes`` in the task metadata); the t
 which the data layer fills with the evaluated split. A test split that is only partly unlabelled is an error.
 Row counts: all unverified (the sizes may be LexGLUE's), so a mismatch is a warning, recorded in the metadata.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, MC_LETTERS, DataError, HFParquetSource, hf_class_names,
-                                     map_rows, read_parquet_rows, unverified)
+from lm_eval_enterprise.data import (
+    HF_CONVERTED_REVISION,
+    MC_LETTERS,
+    DataError,
+    HFParquetSource,
+    hf_class_names,
+    map_rows,
+    read_parquet_rows,
+    unverified,
+)
 
 HF_REPO = "casehold/casehold"
 CONFIG = "all"
@@ -32,8 +41,12 @@ HOLDINGS = tuple(f"holding_{i}" for i in range(N_OPTIONS))
 COLUMNS = ("example_id", "citing_prompt", *HOLDINGS, "label")
 
 
-POSITIONAL = {"Unnamed: 0": "example_id", "0": "citing_prompt", **{str(i + 1): f"holding_{i}" for i in range(5)},
-              "11": "label"}  # the repo's raw CSV header (original loading script's column order)
+POSITIONAL = {
+    "Unnamed: 0": "example_id",
+    "0": "citing_prompt",
+    **{str(i + 1): f"holding_{i}" for i in range(5)},
+    "11": "label",
+}  # the repo's raw CSV header (original loading script's column order)
 
 
 def unlabelled(value) -> bool:
@@ -77,8 +90,12 @@ def to_record(row: dict, where: str, class_names: list[str] | None = None) -> di
     for h, c in zip(HOLDINGS, choices):
         if not isinstance(c, str) or not c.strip():
             raise DataError("casehold", where, f"empty {h} (example_id {row['example_id']!r})")
-    return {"id": f"id{row['example_id']}", "question": question, "choices": choices,
-            "answer": answer_index(row["label"], where, class_names)}
+    return {
+        "id": f"id{row['example_id']}",
+        "question": question,
+        "choices": choices,
+        "answer": answer_index(row["label"], where, class_names),
+    }
 
 
 def file_columns(path: Path) -> tuple[str, ...]:
@@ -101,8 +118,10 @@ class CaseHold(HFParquetSource):
     hf_prefix = CONFIG
     hf_splits = ("train", "validation", "test")
     # unverified: LexGLUE case_hold's sizes; casehold/casehold "all" may be 42.5k / 5.31k / 5.31k instead
-    expected_rows = {s: unverified(n, "LexGLUE case_hold sizes (casehold/casehold may differ); genuine files not "
-                                      "counted") for s, n in (("train", 45000), ("valid", 3900), ("test", 3600))}
+    expected_rows = {
+        s: unverified(n, "LexGLUE case_hold sizes (casehold/casehold may differ); genuine files not counted")
+        for s, n in (("train", 45000), ("valid", 3900), ("test", 3600))
+    }
     eval_fallback = "valid"  # the hub's validation split, evaluated when the test split carries no labels
     n_options = N_OPTIONS
 
@@ -120,8 +139,10 @@ class CaseHold(HFParquetSource):
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """``train``/``valid``/``test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""
-        return {split: map_rows(rs, lambda r, s=split: to_record(r, f"{data_dir}/{s}.jsonl"), self.id, split)
-                for split, rs in rows.items()}
+        return {
+            split: map_rows(rs, lambda r, s=split: to_record(r, f"{data_dir}/{s}.jsonl"), self.id, split)
+            for split, rs in rows.items()
+        }
 
     def fewshot_key(self, record: dict) -> str:
         """[BAL] label key = the correct letter (README: the label key is the correct letter)."""

@@ -1,20 +1,20 @@
 """casehold: loader on the hub-parquet layout (fixture), label parsing, row checks, download through a fake hub,
 [BAL] 2 shots keyed by the correct letter, the generic multiple-choice fields (data.mc_fields), the
 ``multiple_choice`` family with the [PARSE] letter reading scored by hand against [ACC] and HELM's rule, end to end."""
+
 import json
 import math
 import shutil
 from pathlib import Path
 
 import pytest
+from lm_eval_enterprise.tasks.legal.casehold import source as S
+from lm_eval_enterprise.tasks.legal.casehold.templates import TASKS, TEMPLATES
 
-from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise import hooks
+from lm_eval_enterprise import TASK_DIR, hooks
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, Source, fixture_dir, get_source, load_checked, load_records, mc_fields
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.tasks.legal.casehold import source as S
-from lm_eval_enterprise.tasks.legal.casehold.templates import TASKS, TEMPLATES
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
@@ -25,8 +25,12 @@ LETTERS = ["A", "B", "C", "D", "E"]
 
 
 def _row(example_id=7, label="2", **over):
-    row = {"example_id": example_id, "citing_prompt": "See Doe v. Roe, 1 F.3d 1 (1st Cir. 1999) (<HOLDING>).",
-           **{f"holding_{i}": f"holding that rule {i} applies" for i in range(5)}, "label": label}
+    row = {
+        "example_id": example_id,
+        "citing_prompt": "See Doe v. Roe, 1 F.3d 1 (1st Cir. 1999) (<HOLDING>).",
+        **{f"holding_{i}": f"holding that rule {i} applies" for i in range(5)},
+        "label": label,
+    }
     row.update(over)
     return row
 
@@ -35,8 +39,14 @@ def _write(path: Path, rows: list[dict], label_feature="string") -> None:
     import datasets
 
     label = datasets.ClassLabel(names=label_feature) if isinstance(label_feature, list) else datasets.Value("string")
-    feats = datasets.Features({"example_id": datasets.Value("int32"), "citing_prompt": datasets.Value("string"),
-                               **{f"holding_{i}": datasets.Value("string") for i in range(5)}, "label": label})
+    feats = datasets.Features(
+        {
+            "example_id": datasets.Value("int32"),
+            "citing_prompt": datasets.Value("string"),
+            **{f"holding_{i}": datasets.Value("string") for i in range(5)},
+            "label": label,
+        }
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     datasets.Dataset.from_dict({k: [r[k] for r in rows] for k in feats}, features=feats).to_parquet(str(path))
 
@@ -69,8 +79,17 @@ def test_load_records_adds_mc_fields_and_balanced_two_shots():
     assert not {r["id"] for r in recs["fewshot"]} & {r["id"] for r in recs["test"]}
 
 
-@pytest.mark.parametrize("value,names,expected", [("0", None, 0), ("4", None, 4), (" 3 ", None, 3), (2, None, 2),
-                                                  (1, ["0", "1", "2", "3", "4"], 1), (0, ["4", "3", "2", "1", "0"], 4)])
+@pytest.mark.parametrize(
+    "value,names,expected",
+    [
+        ("0", None, 0),
+        ("4", None, 4),
+        (" 3 ", None, 3),
+        (2, None, 2),
+        (1, ["0", "1", "2", "3", "4"], 1),
+        (0, ["4", "3", "2", "1", "0"], 4),
+    ],
+)
 def test_label_string_or_class_label(value, names, expected):
     assert S.answer_index(value, "w", names) == expected
 
@@ -124,8 +143,10 @@ def test_unverified_counts_warn_and_are_recorded(tmp_path, caplog):
     assert len(recs["test"]) == 8 and recs["eval"] == recs["test"]  # loaded: never an error
     counts = report.metadata()["row_counts"]
     assert {s: (c["rows"], c["expected"], c["verified"], c["status"]) for s, c in counts.items()} == {
-        "train": (4, 45000, False, "warning"), "valid": (3, 3900, False, "warning"),
-        "test": (8, 3600, False, "warning")}
+        "train": (4, 45000, False, "warning"),
+        "valid": (3, 3900, False, "warning"),
+        "test": (8, 3600, False, "warning"),
+    }
     assert "split 'train' has 4 rows after conversion, expected 45,000 (unverified count:" in counts["train"]["message"]
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert sum("rows after conversion" in m for m in warned) == 3
@@ -166,8 +187,10 @@ def test_partly_unlabelled_test_split_is_an_error(tmp_path):
     d = _unlabelled_test(tmp_path, ["0", "", "1", "2", "3", "4", "0", "1"])
     with pytest.raises(DataError) as e:
         load_records("casehold", data_root=str(tmp_path))
-    assert str(e.value) == (f"[casehold] {d} [split 'test', record 1]: no gold answer (id 'id101'); 1 of 8 records "
-                            "of split 'test' have no gold answer")
+    assert str(e.value) == (
+        f"[casehold] {d} [split 'test', record 1]: no gold answer (id 'id101'); 1 of 8 records "
+        "of split 'test' have no gold answer"
+    )
 
 
 def test_labelled_test_split_is_evaluated(tmp_path):
@@ -177,10 +200,19 @@ def test_labelled_test_split_is_evaluated(tmp_path):
 
 def test_positional_csv_columns_are_read(tmp_path):
     """The repo's raw CSV header names columns by position (Unnamed: 0, 0 … 11; 6–10 similarity scores)."""
-    row = {"Unnamed: 0": 5, "0": "See X (<HOLDING>).", **{str(i + 1): f"holding {i}" for i in range(5)},
-           **{str(i): 0.5 for i in range(6, 11)}, "11": "3"}
-    assert S.to_record(row, "w") == {"id": "id5", "question": "See X (<HOLDING>).",
-                                     "choices": [f"holding {i}" for i in range(5)], "answer": 3}
+    row = {
+        "Unnamed: 0": 5,
+        "0": "See X (<HOLDING>).",
+        **{str(i + 1): f"holding {i}" for i in range(5)},
+        **{str(i): 0.5 for i in range(6, 11)},
+        "11": "3",
+    }
+    assert S.to_record(row, "w") == {
+        "id": "id5",
+        "question": "See X (<HOLDING>).",
+        "choices": [f"holding {i}" for i in range(5)],
+        "answer": 3,
+    }
 
 
 def test_presplit_jsonl_rows_use_the_same_row_code(tmp_path):
@@ -200,6 +232,7 @@ def test_mc_fields_generic():
     assert out == {**rec, "label_names": ["A", "B", "C"], "answer_letter": "C", "n_options": 3}
     assert mc_fields({**rec, "choices": list("abcdefghij"), "answer": 9})["answer_letter"] == "J"
     import numpy as np
+
     assert mc_fields({**rec, "answer": np.int64(0)})["answer_letter"] == "A"
     for bad in (3, -1, "2", True, None, 1.0):
         with pytest.raises(ValueError, match="is not an index of its 3 choices"):
@@ -219,12 +252,12 @@ ACC_CASES = [
     (" B", "B", "B", 1.0, 1.0),
     ("(B) holding that", "B", "B", 1.0, 0.0),
     ("B. holding that the rule applies", "B", "B", 1.0, 0.0),
-    ("\nB", "B", "B", 1.0, 1.0),           # stripped first, then cut at "\n"
-    (" C", "B", "C", 0.0, 0.0),            # a wrong letter: wrong, but no format failure
-    (" b", "B", "B", 1.0, 0.0),            # [PARSE] is case-insensitive; HELM's mapping is not
+    ("\nB", "B", "B", 1.0, 1.0),  # stripped first, then cut at "\n"
+    (" C", "B", "C", 0.0, 0.0),  # a wrong letter: wrong, but no format failure
+    (" b", "B", "B", 1.0, 0.0),  # [PARSE] is case-insensitive; HELM's mapping is not
     (" The answer is B", "B", "B", 1.0, 0.0),
-    (" Answer: E", "E", "E", 1.0, 0.0),    # issue #8: the old first-character rule read "A"
-    (" F", "B", M.INVALID, 0.0, 0.0),      # outside A–E for 5 options
+    (" Answer: E", "E", "E", 1.0, 0.0),  # issue #8: the old first-character rule read "A"
+    (" F", "B", M.INVALID, 0.0, 0.0),  # outside A–E for 5 options
     ("", "B", M.INVALID, 0.0, 0.0),
     (" Because", "B", M.INVALID, 0.0, 0.0),  # a letter must be a whole word
 ]
@@ -232,7 +265,7 @@ ACC_CASES = [
 
 @pytest.mark.parametrize("tpl", TEMPLATES, ids=[t.id for t in TEMPLATES])
 def test_acc_filter_and_hook_hand_worked(tpl):
-    flt = answer_filter(TASKS, tpl)          # the same reading in every template
+    flt = answer_filter(TASKS, tpl)  # the same reading in every template
     docs = [{"label_names": LETTERS, "answer_letter": gold} for _, gold, *_ in ACC_CASES]
     filtered = flt.apply([[c] for c, *_ in ACC_CASES], docs)
     assert [f[0] for f in filtered] == [exp for _, _, exp, _, _ in ACC_CASES]
@@ -255,15 +288,20 @@ def test_filter_needs_label_names():
 # ------------------------------------------------------------------------------------------------ templates
 def test_templates_table():
     assert len(TEMPLATES) >= 5 and TASKS.num_fewshot == 2 and TASKS.max_gen_toks == 1
-    assert (TASKS.family, TASKS.primary_metric, TASKS.doc_to_target) == ("multiple_choice", "accuracy",
-                                                                         "{{answer_letter}}")
+    assert (TASKS.family, TASKS.primary_metric, TASKS.doc_to_target) == (
+        "multiple_choice",
+        "accuracy",
+        "{{answer_letter}}",
+    )
     t1 = TEMPLATES[0]
     assert t1.description == "Give a letter answer among A, B, C, D, or E.\n\n"
-    assert t1.doc_to_text == ("Passage: {{question}}\nA. {{choices[0]}}\nB. {{choices[1]}}\nC. {{choices[2]}}\n"
-                              "D. {{choices[3]}}\nE. {{choices[4]}}\nAnswer:")
-    assert "helm" in t1.axes and all("helm" not in t.axes for t in TEMPLATES[1:])   # only t1 reports *_helm
+    assert t1.doc_to_text == (
+        "Passage: {{question}}\nA. {{choices[0]}}\nB. {{choices[1]}}\nC. {{choices[2]}}\n"
+        "D. {{choices[3]}}\nE. {{choices[4]}}\nAnswer:"
+    )
+    assert "helm" in t1.axes and all("helm" not in t.axes for t in TEMPLATES[1:])  # only t1 reports *_helm
     for tpl in TEMPLATES:
-        assert tpl.regex == " ?[A-E]"   # every template asks for the bare letter
+        assert tpl.regex == " ?[A-E]"  # every template asks for the bare letter
         flt = answer_filter(TASKS, tpl)
         for letter in LETTERS:
             assert flt.read(" " + letter, {"label_names": LETTERS}) == letter

@@ -7,12 +7,12 @@ archive.org ``ECHR-ACL2019/ECHR_Dataset.zip``: folders ``EN_train``, ``EN_dev``,
 in EN_train and one in EN_test are longer than 600 words and are dropped by the HELM length filter.
 The zip is written with fixed timestamps, so the file is byte-identical on every run.
 """
+
 import json
 import zipfile
 from pathlib import Path
 
 from lm_eval_enterprise.data import generator_main, write_manifest
-
 
 FACTS_VIOLATION = [
     "The applicant was arrested without a warrant and held for nine days before being brought before a judge.",
@@ -38,19 +38,31 @@ FACTS_NO_VIOLATION = [
     "The applicant was searched at the border under a statute with clear safeguards and judicial oversight.",
     "The applicant's disciplinary case was decided by a board whose members were independent of the employer.",
 ]
-FILLER = ("The Government submitted further observations on the admissibility and merits of the application "
-          "and the applicant replied within the time allowed. ")
+FILLER = (
+    "The Government submitted further observations on the admissibility and merits of the application "
+    "and the applicant replied within the time allowed. "
+)
 
 
 def case(item: str, paragraphs: list[str], violated: list[str], respondent: str) -> dict:
-    return {"ITEMID": item, "LANGUAGEISOCODE": "ENG", "RESPONDENT": respondent, "BRANCH": "CHAMBER",
-            "DATE": 2009, "DOCNAME": f"CASE OF {item.upper()} v. {respondent}", "IMPORTANCE": "4",
-            "CONCLUSION": ("Violation of Article " + violated[0]) if violated else "No violation",
-            "JUDGES": "Fictional Judge A;Fictional Judge B",
-            "TEXT": paragraphs, "VIOLATED_ARTICLES": violated,
-            "VIOLATED_PARAGRAPHS": [f"{a}-1" for a in violated], "VIOLATED_BULLETPOINTS": [],
-            "NON_VIOLATED_ARTICLES": [] if violated else ["6"], "NON_VIOLATED_PARAGRAPHS": [],
-            "NON_VIOLATED_BULLETPOINTS": []}
+    return {
+        "ITEMID": item,
+        "LANGUAGEISOCODE": "ENG",
+        "RESPONDENT": respondent,
+        "BRANCH": "CHAMBER",
+        "DATE": 2009,
+        "DOCNAME": f"CASE OF {item.upper()} v. {respondent}",
+        "IMPORTANCE": "4",
+        "CONCLUSION": ("Violation of Article " + violated[0]) if violated else "No violation",
+        "JUDGES": "Fictional Judge A;Fictional Judge B",
+        "TEXT": paragraphs,
+        "VIOLATED_ARTICLES": violated,
+        "VIOLATED_PARAGRAPHS": [f"{a}-1" for a in violated],
+        "VIOLATED_BULLETPOINTS": [],
+        "NON_VIOLATED_ARTICLES": [] if violated else ["6"],
+        "NON_VIOLATED_PARAGRAPHS": [],
+        "NON_VIOLATED_BULLETPOINTS": [],
+    }
 
 
 def build() -> dict[str, list[dict]]:
@@ -60,8 +72,12 @@ def build() -> dict[str, list[dict]]:
     def add(folder: str, facts: str, violated: list[str], extra: int = 0) -> None:
         nonlocal n
         n += 1
-        paragraphs = [f"{n}. The applicant, a national of the respondent State, was born in 19{50 + n} and lives "
-                      "in a fictional town.", facts, "The applicant relied on the Convention before the Court."]
+        paragraphs = [
+            f"{n}. The applicant, a national of the respondent State, was born in 19{50 + n} and lives "
+            "in a fictional town.",
+            facts,
+            "The applicant relied on the Convention before the Court.",
+        ]
         paragraphs += [FILLER] * extra
         folders[folder].append(case(f"001-9{n:04d}", paragraphs, violated, "RUR" if n % 2 else "TUR"))
 
@@ -90,13 +106,16 @@ def write(out: Path) -> None:
                 info = zipfile.ZipInfo(f"{folder}/{c['ITEMID']}.json", date_time=(2019, 6, 2, 0, 0, 0))
                 info.compress_type = zipfile.ZIP_DEFLATED
                 zf.writestr(info, json.dumps(c, indent=1))
-    write_manifest(out, "echr_judgment",
-                   "Invented case summaries (fictional applicants, not from HUDOC or the archive) in the layout "
-                   "of archive.org ECHR-ACL2019/ECHR_Dataset.zip: EN_train 11, EN_dev 3, EN_test 11 case "
-                   "files (+ EN_train_Anon, ignored); one train and one test case exceed 600 words and are "
-                   "dropped by the HELM filter -> train 10 / valid 3 / test 10 (5 Yes, 5 No each). Generated "
-                   "by tasks/legal/echr_judgment/make_fixture.py.",
-                   {"train": 10, "valid": 3, "test": 10})
+    write_manifest(
+        out,
+        "echr_judgment",
+        "Invented case summaries (fictional applicants, not from HUDOC or the archive) in the layout "
+        "of archive.org ECHR-ACL2019/ECHR_Dataset.zip: EN_train 11, EN_dev 3, EN_test 11 case "
+        "files (+ EN_train_Anon, ignored); one train and one test case exceed 600 words and are "
+        "dropped by the HELM filter -> train 10 / valid 3 / test 10 (5 Yes, 5 No each). Generated "
+        "by tasks/legal/echr_judgment/make_fixture.py.",
+        {"train": 10, "valid": 3, "test": 10},
+    )
 
 
 if __name__ == "__main__":

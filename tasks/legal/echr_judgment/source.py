@@ -15,6 +15,7 @@ Row counts: the spec gives the sizes before the length filter (unverified); :met
 compares the number of case files per folder with them (a mismatch is a warning) and records the filtered counts.
 A ``MANIFEST.json`` in the data folder (fixtures) instead pins the filtered counts exactly.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,10 @@ log = logging.getLogger("lm_eval_enterprise.data")
 ZIP_NAME = "ECHR_Dataset.zip"
 ZIP_URL = "https://archive.org/download/ECHR-ACL2019/ECHR_Dataset.zip"
 FOLDERS = {"EN_train": "train", "EN_dev": "valid", "EN_test": "test"}
-RAW_COUNTS = {s: unverified(n, "case files per folder stated by the specification; archive not counted")
-              for s, n in (("train", 7100), ("valid", 1380), ("test", 2998))}  # before the length filter
+RAW_COUNTS = {
+    s: unverified(n, "case files per folder stated by the specification; archive not counted")
+    for s, n in (("train", 7100), ("valid", 1380), ("test", 2998))
+}  # before the length filter
 MAX_WORDS = 600
 YES, NO = "Yes", "No"
 _MEMBER = re.compile(r"^(?:.*/)?(EN_train|EN_dev|EN_test)/([^/]+\.json)$")
@@ -75,8 +78,9 @@ class EchrJudgment(Source):
     domain = "legal"
     task_type = "classification"
     files = (RemoteFile(ZIP_NAME, ZIP_URL),)
-    expected_rows = {s: unverified(None, "no published count after the 600-word filter")
-                     for s in ("train", "valid", "test")}  # and the case files per folder: see check_rows
+    expected_rows = {
+        s: unverified(None, "no published count after the 600-word filter") for s in ("train", "valid", "test")
+    }  # and the case files per folder: see check_rows
     labels = (YES, NO)
 
     def _open(self, raw_dir: Path) -> zipfile.ZipFile:
@@ -93,8 +97,12 @@ class EchrJudgment(Source):
             members = case_members(zf)
             for split, names in members.items():
                 if not names:
-                    raise DataError(self.id, path, f"no case files in the {split} folder "
-                                    f"({[k for k, v in FOLDERS.items() if v == split][0]}/*.json)")
+                    raise DataError(
+                        self.id,
+                        path,
+                        f"no case files in the {split} folder "
+                        f"({[k for k, v in FOLDERS.items() if v == split][0]}/*.json)",
+                    )
                 records = []
                 for name in names:
                     where = f"{path}:{name}"
@@ -105,8 +113,9 @@ class EchrJudgment(Source):
                     rec = to_record(case, where)
                     if rec is not None:
                         records.append(rec)
-                log.info("[%s] %s: %d of %d cases kept (<= %d words)", self.id, split, len(records), len(names),
-                         MAX_WORDS)
+                log.info(
+                    "[%s] %s: %d of %d cases kept (<= %d words)", self.id, split, len(records), len(names), MAX_WORDS
+                )
                 out[split] = records
         return out
 
@@ -120,8 +129,16 @@ class EchrJudgment(Source):
         with self._open(data_dir) as zf:
             found = {s: len(v) for s, v in case_members(zf).items()}
         for split, rows in RAW_COUNTS.items():
-            checks.append(check_count(self.id, f"{split}_case_files", found[split], rows, data_dir / ZIP_NAME,
-                                      subject=f"split '{split}' has {found[split]:,} case files"))
+            checks.append(
+                check_count(
+                    self.id,
+                    f"{split}_case_files",
+                    found[split],
+                    rows,
+                    data_dir / ZIP_NAME,
+                    subject=f"split '{split}' has {found[split]:,} case files",
+                )
+            )
         return checks
 
     def task_metadata(self, splits: dict[str, list[dict]]) -> dict:

@@ -4,6 +4,7 @@ No real sample exists (docs/data.md#real-samples): the loader is tested on the f
 (ECHR_Dataset.zip in the archive's layout, written by make_fixture.py) and on archives built
 in tmp_path.
 """
+
 import json
 import math
 import re
@@ -11,12 +12,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from lm_eval_enterprise.tasks.legal.echr_judgment import source as S
+from lm_eval_enterprise.tasks.legal.echr_judgment.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_checked, load_records, verified
 from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.filters import helm_label
-from lm_eval_enterprise.tasks.legal.echr_judgment import source as S
-from lm_eval_enterprise.tasks.legal.echr_judgment.templates import TASKS, TEMPLATES
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
@@ -25,8 +26,13 @@ FIX = fixture_dir("echr_judgment")
 
 
 def _case(item, text, violated):
-    return {"ITEMID": item, "LANGUAGEISOCODE": "ENG", "TEXT": text, "VIOLATED_ARTICLES": violated,
-            "NON_VIOLATED_ARTICLES": []}
+    return {
+        "ITEMID": item,
+        "LANGUAGEISOCODE": "ENG",
+        "TEXT": text,
+        "VIOLATED_ARTICLES": violated,
+        "NON_VIOLATED_ARTICLES": [],
+    }
 
 
 def _zip(d: Path, folders: dict[str, list[dict]], prefix: str = "") -> Path:
@@ -39,9 +45,11 @@ def _zip(d: Path, folders: dict[str, list[dict]], prefix: str = "") -> Path:
 
 
 def _small(n_test=2):
-    return {"EN_train": [_case("t1", ["a b"], ["6"]), _case("t2", ["c"], [])],
-            "EN_dev": [_case("d1", ["x"], [])],
-            "EN_test": [_case(f"e{i}", ["facts"], ["3"] if i % 2 else []) for i in range(n_test)]}
+    return {
+        "EN_train": [_case("t1", ["a b"], ["6"]), _case("t2", ["c"], [])],
+        "EN_dev": [_case("d1", ["x"], [])],
+        "EN_test": [_case(f"e{i}", ["facts"], ["3"] if i % 2 else []) for i in range(n_test)],
+    }
 
 
 # ----------------------------------------------------------------------------------------------- mapping
@@ -97,7 +105,8 @@ def test_fewshot_is_balanced_and_deterministic():
 
 def test_source_url_is_helms():
     assert [(f.name, f.url) for f in SRC.files] == [
-        ("ECHR_Dataset.zip", "https://archive.org/download/ECHR-ACL2019/ECHR_Dataset.zip")]
+        ("ECHR_Dataset.zip", "https://archive.org/download/ECHR-ACL2019/ECHR_Dataset.zip")
+    ]
 
 
 # ----------------------------------------------------------------------------------------------- errors
@@ -109,8 +118,13 @@ def test_raw_case_counts_checked_without_manifest(tmp_path, caplog):
     counts = report.metadata()["row_counts"]
     assert counts["train_case_files"]["status"] == "warning" and counts["train_case_files"]["expected"] == 7100
     assert "split 'train' has 2 case files, expected 7,100 (unverified count:" in counts["train_case_files"]["message"]
-    assert counts["test"] == {"rows": 2, "expected": None, "verified": False, "status": "ok",
-                              "evidence": "no published count after the 600-word filter"}
+    assert counts["test"] == {
+        "rows": 2,
+        "expected": None,
+        "verified": False,
+        "status": "ok",
+        "evidence": "no published count after the 600-word filter",
+    }
     assert report.status == "warning"
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert any("ECHR_Dataset.zip: split 'train' has 2 case files" in m for m in warned)
@@ -118,11 +132,13 @@ def test_raw_case_counts_checked_without_manifest(tmp_path, caplog):
 
 def test_raw_case_counts_verified_would_fail(monkeypatch, tmp_path):
     d = _zip(tmp_path, _small(n_test=100))
-    monkeypatch.setattr(S, "RAW_COUNTS", {"train": verified(2, "t"), "valid": verified(1, "t"),
-                                          "test": verified(100, "t")})
+    monkeypatch.setattr(
+        S, "RAW_COUNTS", {"train": verified(2, "t"), "valid": verified(1, "t"), "test": verified(100, "t")}
+    )
     assert all(c.status == "ok" for c in SRC.check_rows(SRC.convert(d), d))
-    monkeypatch.setattr(S, "RAW_COUNTS", {"train": verified(2, "t"), "valid": verified(1, "t"),
-                                          "test": verified(102, "t")})
+    monkeypatch.setattr(
+        S, "RAW_COUNTS", {"train": verified(2, "t"), "valid": verified(1, "t"), "test": verified(102, "t")}
+    )
     with pytest.raises(DataError, match="split 'test' has 100 case files, expected 102 \\(t\\)"):
         SRC.check_rows(SRC.convert(d), d)
 
@@ -146,8 +162,11 @@ def test_bad_archives_name_the_file(tmp_path):
     folders = _small()
     folders["EN_test"][1] = {"ITEMID": "e1", "TEXT": ["x"]}
     _zip(tmp_path, folders)
-    with pytest.raises(DataError, match=r"ECHR_Dataset\.zip:EN_test/e1\.json: case lacks the field "
-                                        r"'VIOLATED_ARTICLES'"):
+    with pytest.raises(
+        DataError,
+        match=r"ECHR_Dataset\.zip:EN_test/e1\.json: case lacks the field "
+        r"'VIOLATED_ARTICLES'",
+    ):
         SRC.convert(tmp_path)
     folders["EN_test"][1] = _case("e1", "one string, not a list", [])
     _zip(tmp_path, folders)
@@ -162,12 +181,14 @@ def test_bad_archives_name_the_file(tmp_path):
 # ----------------------------------------------------------------------------------------------- templates
 def test_templates_accept_gold_and_reject_garbage():
     assert len(TEMPLATES) >= 5 and TASKS.num_fewshot == 5 and TASKS.until == ("\n",)
-    assert TEMPLATES[0].description == ("Is the following case a violation of human rights?\n\n"
-                                        "Case: Human rights have not been violated.\nAnswer: No\n\n"
-                                        "Case: Human rights have been violated.\nAnswer: Yes\n\n")
+    assert TEMPLATES[0].description == (
+        "Is the following case a violation of human rights?\n\n"
+        "Case: Human rights have not been violated.\nAnswer: No\n\n"
+        "Case: Human rights have been violated.\nAnswer: Yes\n\n"
+    )
     assert TEMPLATES[0].doc_to_text == "Case: {{text}}\nAnswer:"
     doc = {"label_names": ["Yes", "No"]}
-    for t in TEMPLATES:   # one [PARSE] rule for all templates (tests/test_parse_table.py has the full table)
+    for t in TEMPLATES:  # one [PARSE] rule for all templates (tests/test_parse_table.py has the full table)
         flt = answer_filter(TASKS, t)
         for gold in doc["label_names"]:
             assert flt.read(" " + gold, doc) == gold and flt.read(" " + gold, doc).adherent
@@ -203,14 +224,18 @@ def test_long_cases_drop_trailing_shots(tmp_path):
     from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks
 
     long = [" ".join(f"fact{k}" for k in range(590))]
-    folders = {"EN_train": [_case(f"t{i}", long, ["6"] if i % 2 else []) for i in range(6)],
-               "EN_dev": [_case("d1", ["x"], [])], "EN_test": [_case("e1", ["short facts"], ["6"])]}
+    folders = {
+        "EN_train": [_case(f"t{i}", long, ["6"] if i % 2 else []) for i in range(6)],
+        "EN_dev": [_case("d1", ["x"], [])],
+        "EN_test": [_case("e1", ["short facts"], ["6"])],
+    }
     d = _zip(tmp_path / "echr_judgment", folders)
     (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 6, "valid": 1, "test": 1}}))
     task = "ent_echr_judgment__t1"
     tm, td = build_tasks([task], str(tmp_path))
-    res = lm_eval.simple_evaluate(model=OracleLM(leaf_tasks(td)), tasks=[task], task_manager=tm,
-                                  log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model=OracleLM(leaf_tasks(td)), tasks=[task], task_manager=tm, log_samples=True, bootstrap_iters=0
+    )
     sample = res["samples"][task][0]
     assert 0 < sample["shots_used"] < 5 and sample["prompt_cut"] == 1.0
     assert sample["arguments"][0][0].endswith("Case: short facts\nAnswer:")

@@ -16,6 +16,7 @@ Records ``{id: row index (str), text, label}``; official split, eval = test, few
 no row counts (DECISION: use as shipped and log them): the counts are logged and recorded in the task metadata
 (``source_rows``); a ``MANIFEST.json`` in the data folder, when present, is checked exactly.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,8 +35,11 @@ URLS = {"train": "https://osf.io/download/hfn62/", "test": "https://osf.io/downl
 
 
 def _blank(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or \
-        (isinstance(value, str) and not value.strip())
+    return (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or (isinstance(value, str) and not value.strip())
+    )
 
 
 def _integer(value, what: str) -> int:
@@ -70,8 +74,10 @@ def check_sentiment(label, sentiment) -> None:
         pass
     if not ok:
         shown = "(empty)" if _blank(sentiment) else repr(sentiment)
-        raise ValueError(f"Label {label!r} != Sentiment {shown} + 1 (expected Label 0/1/2 = Sentiment "
-                         f"-1/0/1 = negative/neutral/positive)")
+        raise ValueError(
+            f"Label {label!r} != Sentiment {shown} + 1 (expected Label 0/1/2 = Sentiment "
+            f"-1/0/1 = negative/neutral/positive)"
+        )
 
 
 def to_record(index: int, text, label, where: str, sentiment=None, has_sentiment: bool = False) -> dict | None:
@@ -121,7 +127,8 @@ class LegalSentiment(Source):
     files = tuple(RemoteFile(FILES[s], URLS[s]) for s in ("train", "test"))
     expected_rows = {  # train: Label counts 282/122/172 read off the genuine train.xlsx; test: nothing published
         "train": verified(576, "Label counts 282/122/172 counted on the genuine train.xlsx"),
-        "test": unverified(None, "no published size for test.xlsx")}
+        "test": unverified(None, "no published size for test.xlsx"),
+    }
     labels = LABELS
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:

@@ -4,17 +4,18 @@ templates, end to end.
 No real sample exists (docs/data.md#real-samples): the loader is tested on the fixture (two .xlsx files
 with the real column names, written by make_fixture.py) and on files built in tmp_path.
 """
+
 import json
 import math
 from pathlib import Path
 
 import pytest
+from lm_eval_enterprise.tasks.legal.legal_sentiment import source as S
+from lm_eval_enterprise.tasks.legal.legal_sentiment.templates import TASKS, TEMPLATES
 from openpyxl import Workbook, load_workbook
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.tasks.legal.legal_sentiment import source as S
-from lm_eval_enterprise.tasks.legal.legal_sentiment.templates import TASKS, TEMPLATES
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
 
@@ -38,8 +39,10 @@ def _raw(path: Path) -> list[tuple]:
 
 
 # ----------------------------------------------------------------------------------------------- mapping
-@pytest.mark.parametrize("value,label", [(0, "negative"), (1, "neutral"), (2, "positive"), (2.0, "positive"),
-                                         ("1", "neutral"), (" 0 ", "negative")])
+@pytest.mark.parametrize(
+    "value,label",
+    [(0, "negative"), (1, "neutral"), (2, "positive"), (2.0, "positive"), ("1", "neutral"), (" 0 ", "negative")],
+)
 def test_label_index_mapping_is_the_authors(value, label):
     # 0->negative, 1->neutral, 2->positive (NOT HELM's ["positive", "negative", "neutral"][int(label)])
     assert S.label_name(value) == label
@@ -69,20 +72,32 @@ def test_sentiment_column_disagrees(label, sentiment):
 
 def test_sentiment_mismatch_is_one_line_error_naming_file_and_row(tmp_path):
     # HELM's reading of the same sheet would be Label 0 = positive: a sheet with Sentiment 1 on Label 0 is refused
-    _write_pair(tmp_path, [("good", 2, 1), ("bad", 0, -1), ("odd", 0, 1)], [("t", 1)],
-                train_header=("Phrase", "Label", "Sentiment"))
+    _write_pair(
+        tmp_path,
+        [("good", 2, 1), ("bad", 0, -1), ("odd", 0, 1)],
+        [("t", 1)],
+        train_header=("Phrase", "Label", "Sentiment"),
+    )
     with pytest.raises(DataError) as e:
         SRC.convert(tmp_path)
     msg = str(e.value)
-    assert msg == (f"[legal_sentiment] {tmp_path / 'train.xlsx'}: row 2: Label 0 != Sentiment 1 + 1 (expected Label "
-                   "0/1/2 = Sentiment -1/0/1 = negative/neutral/positive)")
-    _write_pair(tmp_path, [("good", 2, 1), ("no sentiment", 1, None)], [("t", 1)],
-                train_header=("Phrase", "Label", "Sentiment"))
+    assert msg == (
+        f"[legal_sentiment] {tmp_path / 'train.xlsx'}: row 2: Label 0 != Sentiment 1 + 1 (expected Label "
+        "0/1/2 = Sentiment -1/0/1 = negative/neutral/positive)"
+    )
+    _write_pair(
+        tmp_path, [("good", 2, 1), ("no sentiment", 1, None)], [("t", 1)], train_header=("Phrase", "Label", "Sentiment")
+    )
     with pytest.raises(DataError, match=r"train\.xlsx: row 1: Label 1 != Sentiment \(empty\) \+ 1"):
         SRC.convert(tmp_path)
     # the column is checked wherever it exists (also in a test sheet that carried one)
-    _write_pair(tmp_path, [("good", 2, 1)], [("t", 1, 1)], train_header=("Phrase", "Label", "Sentiment"),
-                test_header=("sentence", "label", "Sentiment"))
+    _write_pair(
+        tmp_path,
+        [("good", 2, 1)],
+        [("t", 1, 1)],
+        train_header=("Phrase", "Label", "Sentiment"),
+        test_header=("sentence", "label", "Sentiment"),
+    )
     with pytest.raises(DataError, match=r"test\.xlsx: row 0: Label 1 != Sentiment 1 \+ 1"):
         SRC.convert(tmp_path)
 
@@ -102,11 +117,16 @@ def test_convert_fixture():
         assert [r["id"] for r in splits[split]] == [str(i) for i in range(len(raw))]
         assert [r["text"] for r in splits[split]] == [row[0] for row in raw]
         assert [r["label"] for r in splits[split]] == [["negative", "neutral", "positive"][row[1]] for row in raw]
-    assert splits["test"][1] == {"id": "1", "label": "negative",  # label 0
-                                 "text": "The agency's decision was arbitrary and ignored the evidence before it."}
-    assert splits["train"][0] == {"id": "0", "label": "positive",  # Label 2, Sentiment 1
-                                  "text": "The trial court carefully weighed the evidence and its findings are well "
-                                          "supported by the record."}
+    assert splits["test"][1] == {
+        "id": "1",
+        "label": "negative",  # label 0
+        "text": "The agency's decision was arbitrary and ignored the evidence before it.",
+    }
+    assert splits["train"][0] == {
+        "id": "0",
+        "label": "positive",  # Label 2, Sentiment 1
+        "text": "The trial court carefully weighed the evidence and its findings are well supported by the record.",
+    }
     assert SRC.convert(FIX) == splits
 
 
@@ -122,8 +142,10 @@ def test_load_records_adds_label_names_and_balanced_fewshot():
 
 
 def test_source_urls_are_helms():
-    assert [(f.name, f.url) for f in SRC.files] == [("train.xlsx", "https://osf.io/download/hfn62/"),
-                                                    ("test.xlsx", "https://osf.io/download/q4adh/")]
+    assert [(f.name, f.url) for f in SRC.files] == [
+        ("train.xlsx", "https://osf.io/download/hfn62/"),
+        ("test.xlsx", "https://osf.io/download/q4adh/"),
+    ]
 
 
 # ----------------------------------------------------------------------------------------------- errors
@@ -136,12 +158,20 @@ def _write_pair(d: Path, train_rows, test_rows, train_header=("Phrase", "Label")
 def test_blank_rows_dropped_numeric_text_kept(tmp_path):
     _write_pair(tmp_path, [("a", 0), (None, None), ("b", 2.0)], [(12345, 1), ("c", "2")])
     splits = SRC.convert(tmp_path)
-    assert splits["train"] == [{"id": "0", "text": "a", "label": "negative"},
-                               {"id": "2", "text": "b", "label": "positive"}]
-    assert splits["test"] == [{"id": "0", "text": "12345", "label": "neutral"},
-                              {"id": "1", "text": "c", "label": "positive"}]
-    _write_pair(tmp_path, [("a", 0, -1), (None, None, None), ("b", 2.0, 1.0)], [("c", "2")],
-                train_header=("Phrase", "Label", "Sentiment"))  # padding rows of a sheet with Sentiment
+    assert splits["train"] == [
+        {"id": "0", "text": "a", "label": "negative"},
+        {"id": "2", "text": "b", "label": "positive"},
+    ]
+    assert splits["test"] == [
+        {"id": "0", "text": "12345", "label": "neutral"},
+        {"id": "1", "text": "c", "label": "positive"},
+    ]
+    _write_pair(
+        tmp_path,
+        [("a", 0, -1), (None, None, None), ("b", 2.0, 1.0)],
+        [("c", "2")],
+        train_header=("Phrase", "Label", "Sentiment"),
+    )  # padding rows of a sheet with Sentiment
     assert [r["label"] for r in SRC.convert(tmp_path)["train"]] == ["negative", "positive"]
 
 
@@ -188,17 +218,19 @@ def test_no_presplit_layout(tmp_path):
 def test_templates_accept_gold_and_reject_garbage():
     assert len(TEMPLATES) >= 5 and TASKS.num_fewshot == 5 and TASKS.max_gen_toks == 5
     t1 = TEMPLATES[0]
-    assert t1.description == ("Classify the sentences into one of the 3 sentiment categories. Possible labels: "
-                              "positive, neutral, negative.\n\n")
+    assert t1.description == (
+        "Classify the sentences into one of the 3 sentiment categories. Possible labels: "
+        "positive, neutral, negative.\n\n"
+    )
     assert t1.doc_to_text == "{{text}}\nLabel:"
     doc = {"label_names": list(SRC.labels)}
-    for t in TEMPLATES:   # one [PARSE] rule for all templates (tests/test_parse_table.py has the full table)
+    for t in TEMPLATES:  # one [PARSE] rule for all templates (tests/test_parse_table.py has the full table)
         flt = answer_filter(TASKS, t)
         for gold in doc["label_names"]:
             assert flt.read(" " + gold, doc) == gold
             assert flt.read(" " + gold.capitalize() + "\nSentence:", doc) == gold
         assert flt.read(GARBAGE, doc) == "[invalid]"
-        assert flt.read(" positive and negative", doc) == "positive"   # the answer starts with a label
+        assert flt.read(" positive and negative", doc) == "positive"  # the answer starts with a label
         assert flt.read(" positive tone", doc) == "positive" and flt.read(" Negative.", doc) == "negative"
     # format adherence: t4 asks for lower case, the others accept a capital first letter
     assert not answer_filter(TASKS, TEMPLATES[3]).read(" Positive", doc).adherent

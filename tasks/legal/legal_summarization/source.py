@@ -10,14 +10,15 @@ file from ``master``): a dict keyed by uid → ``{doc, id, original_text, refere
 
 Records: ``{id: uid, document: re.sub(r"\\s+", " ", original_text), summary: re.sub(r"\\s+", " ", reference_summary)}``.
 """
+
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
 
-from lm_eval_enterprise.splits import pandas_frac_split
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, verified
+from lm_eval_enterprise.splits import pandas_frac_split
 
 COMMIT = "9d203292eb188e13523366490863b0cc14c89017"
 JSON_NAME = "all_v1.json"
@@ -57,7 +58,8 @@ class LegalSummarization(Source):
     files = (RemoteFile(JSON_NAME, JSON_URL),)
     expected_rows = {  # pinned file, exact HELM split
         "train": verified(89, "HELM split reproduced on the genuine all_v1.json (446 records)"),
-        "test": verified(357, "HELM split reproduced on the genuine all_v1.json (446 records)")}
+        "test": verified(357, "HELM split reproduced on the genuine all_v1.json (446 records)"),
+    }
     fewshot_source_split = "train"  # 0 shots (paper), but lm-eval still gets a [BAL]-ordered pool
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
@@ -72,19 +74,23 @@ class LegalSummarization(Source):
             train, test = helm_split(raw)
         except KeyError as exc:
             raise DataError(self.id, path, f"records lack the field(s) {exc}") from exc
-        return {"train": [to_record(r) for r in train.to_dict("records")],
-                "test": [to_record(r) for r in test.to_dict("records")]}
+        return {
+            "train": [to_record(r) for r in train.to_dict("records")],
+            "test": [to_record(r) for r in test.to_dict("records")],
+        }
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """Rows already in HELM order (the real sample, docs/data.md#real-samples: test = first 300 of the HELM test
         order, train = all 89 HELM train rows), with the original fields; same per-row code as :meth:`convert`."""
         out = {}
         for split, rs in rows.items():
-            bad = next((i for i, r in enumerate(rs)
-                        if not all(isinstance(r.get(c), str) for c in (UID, TEXT, SUMMARY))), None)
+            bad = next(
+                (i for i, r in enumerate(rs) if not all(isinstance(r.get(c), str) for c in (UID, TEXT, SUMMARY))), None
+            )
             if bad is not None:
-                raise DataError(self.id, data_dir / f"{split}.jsonl:{bad + 1}",
-                                f"row lacks a string {UID}/{TEXT}/{SUMMARY}")
+                raise DataError(
+                    self.id, data_dir / f"{split}.jsonl:{bad + 1}", f"row lacks a string {UID}/{TEXT}/{SUMMARY}"
+                )
             out[split] = map_rows(rs, to_record, self.id, split)
         return out
 

@@ -14,6 +14,7 @@ train rows, drawn from the pinned all_v1.json with 446 records) lets us prove wi
    test order; running it twice gives identical output (determinism).
 The full 446-record test order (items 301-357) cannot be checked without the original file.
 """
+
 import json
 import math
 import re
@@ -21,15 +22,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.tasks.legal.legal_summarization import source as S
 from lm_eval_enterprise.tasks.legal.legal_summarization.templates import TASKS, TEMPLATES
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
 
 from conftest import shared_sample
+from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.templating import answer_filter
+from lm_eval_enterprise.testing import GARBAGE
 
 SRC = get_source("legal_summarization")
 FIXTURE = fixture_dir("legal_summarization")
@@ -63,8 +63,11 @@ def test_convert_fixture_is_the_helm_split():
     assert [r["id"] for r in splits["test"]] == [kept[i]["uid"] for i in test_pos]
     assert not {r["id"] for r in splits["train"]} & {r["id"] for r in splits["test"]}
     rec = next(r for r in splits["test"] if r["id"] == "legalsum04")
-    assert rec == {"id": "legalsum04", "document": re.sub(r"\s+", " ", raw["legalsum04"]["original_text"]),
-                   "summary": raw["legalsum04"]["reference_summary"]}
+    assert rec == {
+        "id": "legalsum04",
+        "document": re.sub(r"\s+", " ", raw["legalsum04"]["original_text"]),
+        "summary": raw["legalsum04"]["reference_summary"],
+    }
     assert "\n" not in rec["document"] and "  " not in rec["document"]  # HELM _clean
 
 
@@ -118,8 +121,12 @@ def _rebuild_full_file(d: Path, out_dir: Path) -> tuple[list[dict], list[dict], 
         else:
             prev = records[-1]["uid"]
             uid = f"{prev}!syn{pos}"  # sorts right after its neighbour, never collides with a real uid
-            rec = {"doc": "Synthetic Terms", "original_text": f"synthetic clause number {pos} about refunds .",
-                   "reference_summary": f"synthetic summary {pos}.", "uid": uid}
+            rec = {
+                "doc": "Synthetic Terms",
+                "original_text": f"synthetic clause number {pos} about refunds .",
+                "reference_summary": f"synthetic summary {pos}.",
+                "uid": uid,
+            }
             synthetic.append(uid)
         records.append(rec)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -168,13 +175,16 @@ def test_bad_files_name_the_file(tmp_path):
     with pytest.raises(DataError, match="cannot read the JSON file"):
         SRC.convert(tmp_path)
     with pytest.raises(DataError, match=r"test\.jsonl:2: row lacks a string uid"):
-        SRC.convert_presplit({"test": [{"uid": "a", "original_text": "x", "reference_summary": "y"}, {"uid": "b"}]},
-                             tmp_path)
+        SRC.convert_presplit(
+            {"test": [{"uid": "a", "original_text": "x", "reference_summary": "y"}, {"uid": "b"}]}, tmp_path
+        )
 
 
 def test_source_url_is_pinned():
-    assert SRC.files[0].url == ("https://raw.githubusercontent.com/lauramanor/legal_summarization/"
-                                "9d203292eb188e13523366490863b0cc14c89017/all_v1.json")
+    assert SRC.files[0].url == (
+        "https://raw.githubusercontent.com/lauramanor/legal_summarization/"
+        "9d203292eb188e13523366490863b0cc14c89017/all_v1.json"
+    )
 
 
 # ----------------------------------------------------------------------------------------------- templates
@@ -183,7 +193,7 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].description == "Summarize the legal document in plain English.\n\n"
     assert TEMPLATES[0].doc_to_text == "Document: {{document}}\nSummary:"
     for t in TEMPLATES:
-        flt = answer_filter(TASKS, t)   # [PARSE]: the whole completion, a failure iff no letter or digit
+        flt = answer_filter(TASKS, t)  # [PARSE]: the whole completion, a failure iff no letter or digit
         for g in golds:
             assert flt.read(" " + g, {}) == g
         for junk in (GARBAGE, "", " ... ", "?!\n-"):
@@ -201,9 +211,16 @@ def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
     d = shared_sample("legal_summarization")
     tasks = ["ent_legal_summarization__t1", "ent_legal_summarization__t4"]
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32",
-                                  device="cpu", tasks=tasks, task_manager=tm, limit=2, log_samples=True,
-                                  bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=tasks,
+        task_manager=tm,
+        limit=2,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     first = _sample_rows(d, "test")[0]
     for t in tasks:
         row = res["results"][t]
@@ -216,8 +233,9 @@ def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
         prompt = sample["arguments"][0][0]
         assert first["document"] in prompt and prompt.count(first["document"]) == 1
     t1_prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
-    assert t1_prompt == ("Summarize the legal document in plain English.\n\nDocument: " + first["document"]
-                         + "\nSummary:")
+    assert t1_prompt == (
+        "Summarize the legal document in plain English.\n\nDocument: " + first["document"] + "\nSummary:"
+    )
 
 
 def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_path):
@@ -230,18 +248,26 @@ def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_p
     d = tmp_path / "legal_summarization"
     d.mkdir()
     long_text = " ".join(f"clause{i}" for i in range(3000))
-    rows = [{"uid": "long1", "original_text": long_text, "reference_summary": "it is long."},
-            {"uid": "short1", "original_text": "you may cancel at any time.", "reference_summary": "cancel any time."}]
+    rows = [
+        {"uid": "long1", "original_text": long_text, "reference_summary": "it is long."},
+        {"uid": "short1", "original_text": "you may cancel at any time.", "reference_summary": "cancel any time."},
+    ]
     (d / "test.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     (d / "train.jsonl").write_text(json.dumps(rows[1]))
     (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 1, "test": 2}}))  # a hand-made copy
     tm, td = build_tasks(["ent_legal_summarization__t1"], str(tmp_path))
-    res = lm_eval.simple_evaluate(model=OracleLM(leaf_tasks(td)), tasks=["ent_legal_summarization__t1"],
-                                  task_manager=tm, log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model=OracleLM(leaf_tasks(td)),
+        tasks=["ent_legal_summarization__t1"],
+        task_manager=tm,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     samples = {s["doc"]["id"]: s for s in res["samples"]["ent_legal_summarization__t1"]}
     cut, whole = samples["long1"], samples["short1"]
     assert cut["prompt_cut"] == 1.0 and whole["prompt_cut"] == 0.0
     sent = cut["arguments"][0][0].split("Document: ", 1)[1].split("\nSummary:")[0]
     assert long_text.startswith(sent) and 0 < len(sent.split()) < 3000
-    assert whole["arguments"][0][0] == ("Summarize the legal document in plain English.\n\n"
-                                        "Document: you may cancel at any time.\nSummary:")
+    assert whole["arguments"][0][0] == (
+        "Summarize the legal document in plain English.\n\nDocument: you may cancel at any time.\nSummary:"
+    )

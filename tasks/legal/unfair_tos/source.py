@@ -13,14 +13,24 @@ Records (classification schema): ``{id: f"{split}-{index}", text (as stored, whi
 Pre-split layout (``train.jsonl``/``test.jsonl`` rows with ``text``, ``answer``, ``index``, as in
 the real sample, docs/data.md#real-samples) goes through the same :func:`to_record`.
 """
+
 from __future__ import annotations
 
 import csv
 import io
 from pathlib import Path
 
-from lm_eval_enterprise.data import (HF_CONVERTED_REVISION, DataError, HFParquetSource, RemoteFile, download_url,
-                                     map_rows, read_parquet_rows, unverified, verified)
+from lm_eval_enterprise.data import (
+    HF_CONVERTED_REVISION,
+    DataError,
+    HFParquetSource,
+    RemoteFile,
+    download_url,
+    map_rows,
+    read_parquet_rows,
+    unverified,
+    verified,
+)
 from lm_eval_enterprise.text import norm
 
 HF_REPO = "nguha/legalbench"
@@ -29,8 +39,17 @@ GITHUB_COMMIT = "ce482446b8eac4403b6db2c17223af4514bb24e3"
 TRAIN_TSV = "train.tsv"
 TRAIN_URL = f"https://raw.githubusercontent.com/HazyResearch/legalbench/{GITHUB_COMMIT}/tasks/unfair_tos/{TRAIN_TSV}"
 COLUMNS = ("text", "answer", "index")
-LABELS = ("Arbitration", "Unilateral change", "Content removal", "Jurisdiction", "Choice of law",
-          "Limitation of liability", "Unilateral termination", "Contract by using", "Other")
+LABELS = (
+    "Arbitration",
+    "Unilateral change",
+    "Content removal",
+    "Jurisdiction",
+    "Choice of law",
+    "Limitation of liability",
+    "Unilateral termination",
+    "Contract by using",
+    "Other",
+)
 _BY_NORM = {norm(label): label for label in LABELS}
 
 
@@ -61,8 +80,11 @@ def to_record(row: dict, split: str, where: str) -> dict:
     text = row["text"]
     if not isinstance(text, str) or not text.strip():
         raise DataError("unfair_tos", where, f"empty clause text (index {row['index']!r})")
-    return {"id": f"{split}-{row_index(row['index'], where)}", "text": text,
-            "label": canonical_label(row["answer"], where)}
+    return {
+        "id": f"{split}-{row_index(row['index'], where)}",
+        "text": text,
+        "label": canonical_label(row["answer"], where),
+    }
 
 
 def read_tsv(path: Path) -> list[dict]:
@@ -96,8 +118,10 @@ class UnfairTos(HFParquetSource):
     hf_prefix = CONFIG
     hf_splits = ("test",)  # the train split comes from GitHub (train.tsv)
     train_file = RemoteFile(TRAIN_TSV, TRAIN_URL)
-    expected_rows = {"train": verified(9, "counted on the genuine LegalBench train.tsv (9 rows)"),
-                     "test": unverified(3813, "size stated for the hub test split; genuine parquet not counted")}
+    expected_rows = {
+        "train": verified(9, "counted on the genuine LegalBench train.tsv (9 rows)"),
+        "test": unverified(3813, "size stated for the hub test split; genuine parquet not counted"),
+    }
     labels = LABELS
 
     @property

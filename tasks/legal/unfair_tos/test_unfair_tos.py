@@ -2,29 +2,38 @@
 9-row train sample through the pre-split path (with a synthetic test file), label/index parsing, row checks,
 download through a fake hub and a fake GitHub, [BAL] shots over 9 singleton classes, template regexes, [WF1] by
 hand, end to end with the tiny model."""
+
 import json
 import math
 import shutil
 from pathlib import Path
 
 import pytest
+from lm_eval_enterprise.tasks.legal.unfair_tos import source as S
+from lm_eval_enterprise.tasks.legal.unfair_tos.templates import TASKS, TEMPLATES
 
+from conftest import FakeHub, shared_sample
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records, prepare
 from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.tasks.legal.unfair_tos import source as S
-from lm_eval_enterprise.tasks.legal.unfair_tos.templates import TASKS, TEMPLATES
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE
-
-from conftest import FakeHub, shared_sample
 
 SRC = get_source("unfair_tos")
 FIX = fixture_dir("unfair_tos")
 TEST_PARQUET = "unfair_tos/test/0000.parquet"
-SPEC_LABELS = ["Arbitration", "Unilateral change", "Content removal", "Jurisdiction", "Choice of law",
-               "Limitation of liability", "Unilateral termination", "Contract by using", "Other"]
+SPEC_LABELS = [
+    "Arbitration",
+    "Unilateral change",
+    "Content removal",
+    "Jurisdiction",
+    "Choice of law",
+    "Limitation of liability",
+    "Unilateral termination",
+    "Contract by using",
+    "Other",
+]
 SYNTH_TEST = [  # synthetic LegalBench-format test rows for the pre-split path (the real sample has no test file)
     {"text": "we may close inactive accounts after twelve months . ", "answer": "Unilateral termination", "index": 0},
     {"text": "these terms are governed by swiss law . ", "answer": "Choice of law", "index": 1},
@@ -35,8 +44,9 @@ SYNTH_TEST = [  # synthetic LegalBench-format test rows for the pre-split path (
 def _write_parquet(path: Path, rows: list[dict], index_type: str = "int64") -> None:
     import datasets
 
-    feats = datasets.Features({"answer": datasets.Value("string"), "index": datasets.Value(index_type),
-                               "text": datasets.Value("string")})
+    feats = datasets.Features(
+        {"answer": datasets.Value("string"), "index": datasets.Value(index_type), "text": datasets.Value("string")}
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     datasets.Dataset.from_dict({k: [r[k] for r in rows] for k in feats}, features=feats).to_parquet(str(path))
 
@@ -58,8 +68,11 @@ def _sample_dir(tmp_path: Path) -> Path:
 def test_convert_fixture_two_origin_layout():
     splits = SRC.convert(FIX)
     assert {k: len(v) for k, v in splits.items()} == {"train": 9, "test": 12}
-    assert splits["train"][0] == {"id": "train-0", "text": "these terms were last revised on march 3 , 2021 . ",
-                                  "label": "Other"}  # text kept as stored (trailing space)
+    assert splits["train"][0] == {
+        "id": "train-0",
+        "text": "these terms were last revised on march 3 , 2021 . ",
+        "label": "Other",
+    }  # text kept as stored (trailing space)
     assert splits["test"][1]["id"] == "test-1" and splits["test"][1]["label"] == "Unilateral change"
     assert sorted(r["label"] for r in splits["train"]) == sorted(SPEC_LABELS)  # one train clause per class
     assert SRC.convert(FIX) == splits  # official split: deterministic, nothing re-split
@@ -73,8 +86,13 @@ def test_load_records_label_names_in_spec_order_and_balanced_shots():
     # [BAL] with 9 singleton classes: 5 distinct labels in the seeded shuffle order of the sorted label names
     assert len({r["label"] for r in shots}) == 5
     assert [r["id"] for r in shots] == [r["id"] for r in helm_balanced(recs["train"], lambda r: r["label"], 5)]
-    assert [r["label"] for r in shots] == ["Unilateral change", "Limitation of liability", "Choice of law",
-                                           "Contract by using", "Jurisdiction"]
+    assert [r["label"] for r in shots] == [
+        "Unilateral change",
+        "Limitation of liability",
+        "Choice of law",
+        "Contract by using",
+        "Jurisdiction",
+    ]
     assert all(r["id"].startswith("train-") for r in recs["fewshot"])
 
 
@@ -94,8 +112,13 @@ def test_presplit_real_train_sample_with_synthetic_test(tmp_path):
     shots = recs["fewshot"][:5]
     assert len({r["label"] for r in shots}) == 5
     # the label order depends only on the (sorted) label set, so the real train rows give the fixture's order
-    assert [r["label"] for r in shots] == ["Unilateral change", "Limitation of liability", "Choice of law",
-                                           "Contract by using", "Jurisdiction"]
+    assert [r["label"] for r in shots] == [
+        "Unilateral change",
+        "Limitation of liability",
+        "Choice of law",
+        "Contract by using",
+        "Jurisdiction",
+    ]
     assert [r["label"] for r in recs["test"]] == ["Unilateral termination", "Choice of law", "Other"]
 
 
@@ -107,8 +130,15 @@ def test_presplit_bad_answer_names_the_file(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------ parsing
-@pytest.mark.parametrize("value,expected", [("Choice of law", "Choice of law"), (" choice of law ", "Choice of law"),
-                                            ("CONTRACT BY USING", "Contract by using"), ("Other", "Other")])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("Choice of law", "Choice of law"),
+        (" choice of law ", "Choice of law"),
+        ("CONTRACT BY USING", "Contract by using"),
+        ("Other", "Other"),
+    ],
+)
 def test_answer_to_canonical_label(value, expected):
     assert S.canonical_label(value, "w") == expected
 
@@ -160,8 +190,11 @@ def test_parquet_string_index_and_missing_column(tmp_path):
 
 def test_offline_without_data_names_both_sources(monkeypatch):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    with pytest.raises(DataError, match=r"\[unfair_tos\].*offline.*prepare --dataset unfair_tos.*"
-                                        r"unfair_tos/test/\*\.parquet.*train\.tsv"):
+    with pytest.raises(
+        DataError,
+        match=r"\[unfair_tos\].*offline.*prepare --dataset unfair_tos.*"
+        r"unfair_tos/test/\*\.parquet.*train\.tsv",
+    ):
         load_records("unfair_tos")
 
 
@@ -170,8 +203,14 @@ def test_prepare_downloads_hub_parquet_and_github_tsv(monkeypatch):
     GitHub train.tsv (fake hub and fake download, no network)."""
     import huggingface_hub
 
-    hub = FakeHub({"README.md": b"", TEST_PARQUET: (FIX / TEST_PARQUET).read_bytes(),
-                   "unfair_tos/train/0000.parquet": b"", "abercrombie/test/0000.parquet": b""})
+    hub = FakeHub(
+        {
+            "README.md": b"",
+            TEST_PARQUET: (FIX / TEST_PARQUET).read_bytes(),
+            "unfair_tos/train/0000.parquet": b"",
+            "abercrombie/test/0000.parquet": b"",
+        }
+    )
     urls = []
 
     def fake_url(url, dest, dataset, sha256=None, progress=True):
@@ -186,10 +225,16 @@ def test_prepare_downloads_hub_parquet_and_github_tsv(monkeypatch):
     d = prepare(SRC)  # the declared counts are unverified: a mismatch is logged and recorded, never an error
     assert (d / TEST_PARQUET).exists() and (d / "train.tsv").exists() and (d / ".complete").exists()
     assert [(c["repo_id"], c["revision"], c["repo_type"]) for c in hub.calls] == [
-        ("nguha/legalbench", "refs/convert/parquet", "dataset")]
+        ("nguha/legalbench", "refs/convert/parquet", "dataset")
+    ]
     assert hub.downloaded() == [TEST_PARQUET]  # neither the hub's train split nor other LegalBench tasks
-    assert urls == [("https://raw.githubusercontent.com/HazyResearch/legalbench/"
-                     "ce482446b8eac4403b6db2c17223af4514bb24e3/tasks/unfair_tos/train.tsv", "unfair_tos")]
+    assert urls == [
+        (
+            "https://raw.githubusercontent.com/HazyResearch/legalbench/"
+            "ce482446b8eac4403b6db2c17223af4514bb24e3/tasks/unfair_tos/train.tsv",
+            "unfair_tos",
+        )
+    ]
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the cache now serves it offline
     assert len(load_records("unfair_tos")["test"]) == 12
 
@@ -199,10 +244,12 @@ def test_templates_table():
     assert len(TEMPLATES) >= 5 and TASKS.num_fewshot == 5 and TASKS.max_gen_toks == 10
     assert TASKS.family == "classification_weighted"
     t1 = TEMPLATES[0]
-    assert t1.description == ("Classify the clause from a terms-of-service document by the type of unfair term it "
-                              "contains. Options: Arbitration, Unilateral change, Content removal, Jurisdiction, "
-                              "Choice of law, Limitation of liability, Unilateral termination, Contract by using, "
-                              "Other.\n\n")
+    assert t1.description == (
+        "Classify the clause from a terms-of-service document by the type of unfair term it "
+        "contains. Options: Arbitration, Unilateral change, Content removal, Jurisdiction, "
+        "Choice of law, Limitation of liability, Unilateral termination, Contract by using, "
+        "Other.\n\n"
+    )
     assert t1.doc_to_text == "Clause: {{text}}\nLabel:"
     doc = {"label_names": SPEC_LABELS}
     for tpl in TEMPLATES:  # every label is in every instruction block, and every template reads every gold target
@@ -214,17 +261,20 @@ def test_templates_table():
         assert flt.read(GARBAGE, doc) == M.INVALID
 
 
-@pytest.mark.parametrize("completion,expected", [
-    (" Choice of law", "Choice of law"),
-    (" choice of law.", "Choice of law"),                    # case and punctuation
-    (" Choice of law clause", "Choice of law"),              # the answer starts with the label
-    (" Jurisdiction, because it names a court", "Jurisdiction"),
-    (" Unilateral termination\nClause: x", "Unilateral termination"),  # cut at the stop sequence
-    (" Otherwise fine", M.INVALID),                          # "Other" must be a whole word
-    (" The label is Content removal.", "Content removal"),   # a generic lead-in
-    (" Type of term: Arbitration", "Arbitration"),           # t2's output field, in every template
-    (" It is unfair.", M.INVALID),                           # never a label named later in the answer
-])
+@pytest.mark.parametrize(
+    "completion,expected",
+    [
+        (" Choice of law", "Choice of law"),
+        (" choice of law.", "Choice of law"),  # case and punctuation
+        (" Choice of law clause", "Choice of law"),  # the answer starts with the label
+        (" Jurisdiction, because it names a court", "Jurisdiction"),
+        (" Unilateral termination\nClause: x", "Unilateral termination"),  # cut at the stop sequence
+        (" Otherwise fine", M.INVALID),  # "Other" must be a whole word
+        (" The label is Content removal.", "Content removal"),  # a generic lead-in
+        (" Type of term: Arbitration", "Arbitration"),  # t2's output field, in every template
+        (" It is unfair.", M.INVALID),  # never a label named later in the answer
+    ],
+)
 def test_answer_reading_is_the_same_in_every_template(completion, expected):
     doc = {"label_names": SPEC_LABELS}
     assert {answer_filter(TASKS, t).read(completion, doc) for t in TEMPLATES} == {expected}
@@ -249,8 +299,16 @@ def test_end_to_end_real_train_sample_tiny_model(tmp_path, tiny_model_dir):
     _sample_dir(tmp_path)
     tasks = ["ent_unfair_tos__t1", "ent_unfair_tos__t4"]
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(tmp_path)})
-    res = lm_eval.simple_evaluate(model="hf", model_args=f"pretrained={tiny_model_dir},dtype=float32", device="cpu",
-                                  tasks=tasks, task_manager=tm, limit=2, log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={tiny_model_dir},dtype=float32",
+        device="cpu",
+        tasks=tasks,
+        task_manager=tm,
+        limit=2,
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     for t in tasks:
         row = res["results"][t]
         for key in ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"):
