@@ -136,34 +136,9 @@ class _Emitter:
             inner = self.seq(sub, (flags | add) & ~delete, first, last)
             return inner if len(sub) == 1 and sub[0][0] == _c.BRANCH else f"({inner})"  # a branch has its own
         if op in (_c.MAX_REPEAT, _c.MIN_REPEAT):
-            lo, hi, sub = av
-            body = self.seq(sub, flags, False, False)
-            if not (
-                len(sub) == 1
-                and sub[0][0] in (_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.CATEGORY, _c.SUBPATTERN, _c.BRANCH)
-            ):
-                body = f"({body})"
-            if (lo, hi) == (0, _c.MAXREPEAT):
-                q = "*"
-            elif (lo, hi) == (1, _c.MAXREPEAT):
-                q = "+"
-            elif (lo, hi) == (0, 1):
-                q = "?"
-            elif hi == _c.MAXREPEAT:
-                q = f"{{{lo},}}"
-            elif lo == hi:
-                q = f"{{{lo}}}"
-            else:
-                q = f"{{{lo},{hi}}}"
-            return body + q
+            return self.repeat(av, flags)
         if op == _c.AT:
-            if av in _START and first:
-                return ""
-            if av in _END and last:
-                return ""
-            if av in _ZERO_WIDTH_EDGE and (first or last):
-                return ""
-            raise self.fail(f"anchor {av} inside the pattern (only ^ at the start, $ and \\b at the ends)")
+            return self.anchor(av, first, last)
         names = {
             _c.GROUPREF: "backreference",
             _c.GROUPREF_EXISTS: "conditional group",
@@ -171,6 +146,35 @@ class _Emitter:
             _c.ASSERT_NOT: "negative lookaround",
         }
         raise self.fail(names.get(op, f"unsupported construct {op}"))
+
+    def repeat(self, av, flags: int) -> str:
+        """A repeated item: its body (bracketed unless it is one atom) and the quantifier."""
+        lo, hi, sub = av
+        body = self.seq(sub, flags, False, False)
+        if not (
+            len(sub) == 1
+            and sub[0][0] in (_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.CATEGORY, _c.SUBPATTERN, _c.BRANCH)
+        ):
+            body = f"({body})"
+        if (lo, hi) == (0, _c.MAXREPEAT):
+            return body + "*"
+        if (lo, hi) == (1, _c.MAXREPEAT):
+            return body + "+"
+        if (lo, hi) == (0, 1):
+            return body + "?"
+        if hi == _c.MAXREPEAT:
+            return body + f"{{{lo},}}"
+        return body + (f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}")
+
+    def anchor(self, av, first: bool, last: bool) -> str:
+        """``^`` at the start and ``$`` / ``\\b`` at the ends are implied by full-match decoding (dropped)."""
+        if av in _START and first:
+            return ""
+        if av in _END and last:
+            return ""
+        if av in _ZERO_WIDTH_EDGE and (first or last):
+            return ""
+        raise self.fail(f"anchor {av} inside the pattern (only ^ at the start, $ and \\b at the ends)")
 
     def charset(self, items, icase: bool) -> str:
         negate = False

@@ -290,6 +290,27 @@ def _missing(value: Any) -> bool:
     )
 
 
+def _mc_gold_problem(record: dict) -> tuple[str, str] | None:
+    answer, k = record.get("answer"), len(record.get("choices") or ())
+    if _missing(answer):
+        return MISSING, "no gold answer"
+    try:
+        index = None if isinstance(answer, bool) else operator.index(answer)
+    except TypeError:
+        index = None
+    if index is None or not 0 <= index < k:
+        return INVALID, f"gold answer {answer!r} is not an index of its {k} choices"
+    return None
+
+
+def _ranking_gold_problem(record: dict) -> tuple[str, str] | None:
+    ids = [c.get("docid") for c in record.get("candidates") or () if isinstance(c, dict)]
+    if not ids:
+        return INVALID, "no candidates"
+    stray = [r for r in record.get("relevant") or () if r not in set(ids)]
+    return (INVALID, f"relevant document(s) {stray[:3]} not among its candidates") if stray else None
+
+
 def gold_problem(task_type: str, record: dict, labels: Iterable[str] = ()) -> tuple[str, str] | None:
     """What is wrong with a record's gold answer: ``(MISSING | INVALID, text)``, or ``None`` when it is usable.
 
@@ -300,22 +321,9 @@ def gold_problem(task_type: str, record: dict, labels: Iterable[str] = ()) -> tu
     record's ``label_names``, else in the Source's ``labels``.
     """
     if task_type == "mc":
-        answer, k = record.get("answer"), len(record.get("choices") or ())
-        if _missing(answer):
-            return MISSING, "no gold answer"
-        try:
-            index = None if isinstance(answer, bool) else operator.index(answer)
-        except TypeError:
-            index = None
-        if index is None or not 0 <= index < k:
-            return INVALID, f"gold answer {answer!r} is not an index of its {k} choices"
-        return None
+        return _mc_gold_problem(record)
     if task_type == "ranking":
-        ids = [c.get("docid") for c in record.get("candidates") or () if isinstance(c, dict)]
-        if not ids:
-            return INVALID, "no candidates"
-        stray = [r for r in record.get("relevant") or () if r not in set(ids)]
-        return (INVALID, f"relevant document(s) {stray[:3]} not among its candidates") if stray else None
+        return _ranking_gold_problem(record)
     if task_type in ("ner", "kpi"):
         if not isinstance(record.get("target"), str):
             return MISSING, "no gold target"

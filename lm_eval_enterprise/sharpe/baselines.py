@@ -352,61 +352,81 @@ def compute(
         return Baseline(0.0, "zero", note="no-information generator scores 0 (docs/sharpe.md#generation-baseline)")
     f1_avg = {"agg_weighted_f1": "weighted", "agg_macro_f1": "macro", "agg_binary_f1": "binary"}.get(agg)
     if f1_avg or (metric == "accuracy" and info.kind == "classification"):
-        if info.kind != "classification" or not info.gold_counts:
-            return Baseline(None, "unavailable", note="gold label counts unknown (no samples)")
-        counts, k = info.gold_counts, len(info.gold_counts)
-        if f1_avg is None:  # accuracy over k labels
-            if method == "majority":
-                return Baseline(majority_share(counts), "majority")
-            if method == "simulated":
-                gold = np.repeat(np.arange(k), counts)
-                v, se = simulated_uniform(gold, k, "accuracy", seed=seed)
-                return Baseline(v, "simulated", se=se)
-            return Baseline(uniform_accuracy(k), "uniform")
-        if f1_avg == "binary" and info.positive is None:
-            return Baseline(None, "unavailable", note="positive class unknown")
-        if method == "majority":
-            return Baseline(majority_f1(counts, f1_avg, info.positive), "majority")
-        if method == "simulated":
-            gold = np.repeat(np.arange(k), counts)
-            v, se = simulated_uniform(gold, k, f1_avg, info.positive, seed=seed)
-            return Baseline(v, "simulated", se=se)
-        return Baseline(uniform_f1(counts, f1_avg, info.positive), "uniform")
+        return _classification_baseline(f1_avg, info, method, seed)
     if metric == "accuracy" and info.kind == "choice":
-        if not info.n_options:
-            return Baseline(None, "unavailable", note="number of options unknown")
-        if method == "majority":
-            if not info.gold_counts:
-                return Baseline(None, "unavailable", note="gold answers unknown")
-            return Baseline(majority_share(info.gold_counts), "majority")
-        if method == "simulated" and info.gold_counts:
-            gold = np.repeat(np.arange(len(info.gold_counts)), info.gold_counts)  # accuracy is label-symmetric
-            v, se = simulated_uniform(gold, info.n_options, "accuracy", seed=seed)
-            return Baseline(v, "simulated", se=se)
-        return Baseline(uniform_accuracy(info.n_options), "uniform")
+        return _choice_baseline(info, method, seed)
     rank = _ranking_metric(agg)
     if rank is not None:
-        if info.kind != "ranking" or not info.queries:
-            return Baseline(None, "unavailable", note="query candidate counts unknown (no samples)")
-        name, k = rank
-        if method == "simulated":
-            v, se = simulated_ranking(info.queries, name, k, seed=seed)
-            return Baseline(v, "simulated", se=se)
-        note = "majority n/a for ranking → uniform" if method == "majority" else ""
-        return Baseline(mean_expected_ranking(info.queries, name, k), "uniform", note=note)
+        return _ranking_baseline(rank, info, method, seed)
     if metric == "yes_accuracy":
-        if info.kind != "ranking" or not info.candidate_relevance:
-            return Baseline(None, "unavailable", note="candidate relevance unknown (no samples)")
-        if method == "majority":
-            c = Counter(info.candidate_relevance)
-            return Baseline(majority_share([c.get(1, 0), c.get(0, 0)]), "majority")
-        return Baseline(0.5, "uniform", note="random Yes/No per candidate")
+        return _yes_baseline(info, method)
     return Baseline(
         None,
         "unavailable",
         note=f"no baseline rule for metric {metric!r} (family {family!r}); "
         "use --baseline table:PATH or --baseline none",
     )
+
+
+def _classification_baseline(f1_avg: str | None, info: LabelInfo, method: str, seed: int) -> Baseline:
+    """Weighted / macro / binary F1 (``f1_avg``) or, with ``f1_avg`` None, accuracy over the k gold labels."""
+    if info.kind != "classification" or not info.gold_counts:
+        return Baseline(None, "unavailable", note="gold label counts unknown (no samples)")
+    counts, k = info.gold_counts, len(info.gold_counts)
+    if f1_avg is None:  # accuracy over k labels
+        if method == "majority":
+            return Baseline(majority_share(counts), "majority")
+        if method == "simulated":
+            gold = np.repeat(np.arange(k), counts)
+            v, se = simulated_uniform(gold, k, "accuracy", seed=seed)
+            return Baseline(v, "simulated", se=se)
+        return Baseline(uniform_accuracy(k), "uniform")
+    if f1_avg == "binary" and info.positive is None:
+        return Baseline(None, "unavailable", note="positive class unknown")
+    if method == "majority":
+        return Baseline(majority_f1(counts, f1_avg, info.positive), "majority")
+    if method == "simulated":
+        gold = np.repeat(np.arange(k), counts)
+        v, se = simulated_uniform(gold, k, f1_avg, info.positive, seed=seed)
+        return Baseline(v, "simulated", se=se)
+    return Baseline(uniform_f1(counts, f1_avg, info.positive), "uniform")
+
+
+def _choice_baseline(info: LabelInfo, method: str, seed: int) -> Baseline:
+    """Accuracy of a multiple-choice task over ``info.n_options`` options."""
+    if not info.n_options:
+        return Baseline(None, "unavailable", note="number of options unknown")
+    if method == "majority":
+        if not info.gold_counts:
+            return Baseline(None, "unavailable", note="gold answers unknown")
+        return Baseline(majority_share(info.gold_counts), "majority")
+    if method == "simulated" and info.gold_counts:
+        gold = np.repeat(np.arange(len(info.gold_counts)), info.gold_counts)  # accuracy is label-symmetric
+        v, se = simulated_uniform(gold, info.n_options, "accuracy", seed=seed)
+        return Baseline(v, "simulated", se=se)
+    return Baseline(uniform_accuracy(info.n_options), "uniform")
+
+
+def _ranking_baseline(rank: tuple[str, int], info: LabelInfo, method: str, seed: int) -> Baseline:
+    """RR@k / NDCG@k of a random order of each query's candidates (majority has no meaning here → uniform)."""
+    if info.kind != "ranking" or not info.queries:
+        return Baseline(None, "unavailable", note="query candidate counts unknown (no samples)")
+    name, k = rank
+    if method == "simulated":
+        v, se = simulated_ranking(info.queries, name, k, seed=seed)
+        return Baseline(v, "simulated", se=se)
+    note = "majority n/a for ranking → uniform" if method == "majority" else ""
+    return Baseline(mean_expected_ranking(info.queries, name, k), "uniform", note=note)
+
+
+def _yes_baseline(info: LabelInfo, method: str) -> Baseline:
+    """Accuracy of the Yes/No answers of the pointwise ranking documents."""
+    if info.kind != "ranking" or not info.candidate_relevance:
+        return Baseline(None, "unavailable", note="candidate relevance unknown (no samples)")
+    if method == "majority":
+        c = Counter(info.candidate_relevance)
+        return Baseline(majority_share([c.get(1, 0), c.get(0, 0)]), "majority")
+    return Baseline(0.5, "uniform", note="random Yes/No per candidate")
 
 
 def _ranking_metric(agg: str) -> tuple[str, int] | None:

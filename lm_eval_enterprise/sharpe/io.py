@@ -489,6 +489,27 @@ class SampleTable:
         return [d.get("cand_index") for d in self.docs]
 
 
+def _check_filters(path: Path, filter_name: str | None, seen_filters: set, found: bool) -> None:
+    """The filter to read is unambiguous (None: the file has one) and present."""
+    if filter_name is None and len(seen_filters) > 1:
+        raise SharpeInputError(
+            f"{path}: several filters {sorted(map(str, seen_filters))}; name one with --metric NAME,FILTER"
+        )
+    if filter_name is not None and not found and seen_filters:
+        raise SharpeInputError(
+            f"{path}: no sample line with filter {filter_name!r} (filters present: {sorted(map(str, seen_filters))})"
+        )
+
+
+def _failure_column(path: Path, failure: list) -> list | None:
+    """``format_failure`` on every line (the column), on none (None), or an error when only some lines have it."""
+    if all(v is None for v in failure):
+        return None
+    if any(v is None for v in failure):
+        raise SharpeInputError(f"{path}: format_failure present on some sample lines only")
+    return failure
+
+
 def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], keep_docs: bool = True) -> SampleTable:
     """Parse a ``samples_<task>_<ts>.jsonl`` file, keeping lines with ``filter == filter_name`` (all lines if
     ``filter_name`` is None and the file has a single filter). ``keep_docs=False`` keeps only the document keys
@@ -547,20 +568,8 @@ def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], ke
             hashes.append(d.get("doc_hash"))
             doc_ids.append(d.get("doc_id"))
             failure.append(d.get("format_failure"))
-    if filter_name is None and len(seen_filters) > 1:
-        raise SharpeInputError(
-            f"{path}: several filters {sorted(map(str, seen_filters))}; name one with --metric NAME,FILTER"
-        )
-    if filter_name is not None and not doc_ids and seen_filters:
-        raise SharpeInputError(
-            f"{path}: no sample line with filter {filter_name!r} (filters present: {sorted(map(str, seen_filters))})"
-        )
-    if all(v is None for v in failure):
-        failure_out = None
-    elif any(v is None for v in failure):
-        raise SharpeInputError(f"{path}: format_failure present on some sample lines only")
-    else:
-        failure_out = failure
+    _check_filters(path, filter_name, seen_filters, found=bool(doc_ids))
+    failure_out = _failure_column(path, failure)
     if keep_docs:
         return SampleTable(path, docs, hashes, doc_ids, values, failure_out)
     return SampleTable(path, None, hashes, doc_ids, values, failure_out, {"ids": ids, "qid": qids, "cand": cands})

@@ -194,6 +194,32 @@ def _newton(y, m, family, trials, w, lam_b, lam_a, phi, a, c, b, max_iter=200, t
     return a, c, b, max_iter, False, out
 
 
+def _range_and_scale(y: np.ndarray, m: np.ndarray, family: str) -> tuple[float, float, float]:
+    """Prediction range and effect scale: Gaussian — the observed range (``[0, 1]`` when inside it) and the
+    observed std; binomial / Poisson — unbounded on the link scale, scale 1."""
+    if family == "gaussian":
+        obs = y[m > 0]
+        lo, hi = (float(obs.min()), float(obs.max())) if obs.size else (0.0, 1.0)
+        if lo >= 0 and hi <= 1:
+            lo, hi = 0.0, 1.0
+        return lo, hi, max(float(obs.std()) if obs.size > 1 else 1.0, 1e-6)
+    if family not in ("binomial", "poisson"):
+        raise ValueError(f"unknown family {family!r}")
+    return -math.inf, math.inf, 1.0
+
+
+def _constant_outcome(y: np.ndarray, m: np.ndarray, family: str, trials: np.ndarray | None) -> float | None:
+    """0.0 when every observed count is 0, 1.0 when every binomial cell is all successes (no model to fit), else
+    None."""
+    if family == "gaussian" or m.sum() <= 0:
+        return None
+    if not (y * m).any():
+        return 0.0
+    if family == "binomial" and np.all((y == (1.0 if trials is None else trials))[m > 0]):
+        return 1.0
+    return None
+
+
 def fit_two_way(
     y: np.ndarray,
     mask: np.ndarray,
@@ -220,23 +246,10 @@ def fit_two_way(
         trials = np.broadcast_to(np.asarray(trials, dtype=float), y.shape)
         m = m * (trials > 0)
     t_n, d_n = y.shape
-    lo, hi, scale = -math.inf, math.inf, 1.0
-    if family == "gaussian":
-        obs = y[m > 0]
-        lo, hi = (float(obs.min()), float(obs.max())) if obs.size else (0.0, 1.0)
-        if lo >= 0 and hi <= 1:
-            lo, hi = 0.0, 1.0
-        scale = max(float(obs.std()) if obs.size > 1 else 1.0, 1e-6)
-    elif family not in ("binomial", "poisson"):
-        raise ValueError(f"unknown family {family!r}")
+    lo, hi, scale = _range_and_scale(y, m, family)
     bounds = (1e-2 * scale, 20.0 * scale)  # below 1 % of the scale an effect spread is immaterial (and EM crawls)
     b_rows = 1 if weights is None else len(np.atleast_2d(weights))
-    constant = None
-    if family != "gaussian" and m.sum() > 0:
-        if not (y * m).any():
-            constant = 0.0
-        elif family == "binomial" and np.all((y == (1.0 if trials is None else trials))[m > 0]):
-            constant = 1.0
+    constant = _constant_outcome(y, m, family, trials)
     if constant is not None:
         return TwoWayFit(
             family, np.zeros((b_rows, t_n)), np.zeros(b_rows), np.zeros((b_rows, d_n)), 0.0, 0.0, constant=constant

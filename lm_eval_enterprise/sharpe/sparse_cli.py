@@ -94,6 +94,24 @@ UNSUPPORTED = (
 )
 
 
+def _unsupported(args: argparse.Namespace) -> str | None:
+    """The first option of ``sharpe`` given that the estimator does not implement (as an error text), else None."""
+    what = "estimates from a --cell_budget run"
+    for attr, unused, flag in UNSUPPORTED:
+        if getattr(args, attr, unused) not in (unused, None, [], False):
+            return f"{flag} is not supported for {what}"
+    metrics = getattr(args, "metrics", None) or []
+    if len(metrics) > 1:
+        return f"{what}: one --metric at a time"
+    if metrics and "," in metrics[0]:
+        return f"{what}: --metric NAME,FILTER is not supported (the primary filter is read)"
+    if getattr(args, "scoring", "both") == "parsed_only":
+        return f"{what}: --scoring parsed_only is not supported (strict scoring only)"
+    if str(args.baseline).startswith("table:"):
+        return f"{what}: --baseline table:PATH is not supported (uniform, majority, none, simulated)"
+    return None
+
+
 def run_sparse(args: argparse.Namespace) -> int:
     """Estimates for parsed ``sharpe`` arguments (see the module docstring); prints the Markdown table (unless
     ``--quiet``) and with ``--output_path DIR`` writes ``DIR/sparse_estimates.json`` and ``DIR/sparse_estimates.md``."""
@@ -104,20 +122,11 @@ def run_sparse(args: argparse.Namespace) -> int:
         print(f"error: {msg}", file=sys.stderr)
         return code
 
-    what = "estimates from a --cell_budget run"
-    for attr, unused, flag in UNSUPPORTED:
-        if getattr(args, attr, unused) not in (unused, None, [], False):
-            return fail(f"{flag} is not supported for {what}")
+    problem = _unsupported(args)
+    if problem:
+        return fail(problem)
     metrics = getattr(args, "metrics", None) or []
-    if len(metrics) > 1:
-        return fail(f"{what}: one --metric at a time")
     metric = metrics[0] if metrics else None
-    if metric and "," in metric:
-        return fail(f"{what}: --metric NAME,FILTER is not supported (the primary filter is read)")
-    if getattr(args, "scoring", "both") == "parsed_only":
-        return fail(f"{what}: --scoring parsed_only is not supported (strict scoring only)")
-    if str(args.baseline).startswith("table:"):
-        return fail(f"{what}: --baseline table:PATH is not supported (uniform, majority, none, simulated)")
     floor = args.sigma_floor
     if floor not in ("off", "binomial"):
         try:
