@@ -11,7 +11,7 @@ export TOKENIZERS_PARALLELISM := false
 VLLM_VENV ?= .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed
 
-.PHONY: install test test-slow test-browser demo tasks check-tasks bench clean install-vllm test-vllm bench-vllm
+.PHONY: install lint test test-slow test-browser demo tasks check-tasks bench clean install-vllm test-vllm bench-vllm
 
 $(STAMP): pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
@@ -25,7 +25,11 @@ $(STAMP): pyproject.toml setup.py
 
 install: $(STAMP)
 
-test: $(STAMP)
+# ruff lint + format check through pre-commit (hooks in .pre-commit-config.yaml use the venv's ruff)
+lint: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/pre-commit run --all-files --show-diff-on-failure
+
+test: lint
 	$(BIN)/python -m pytest -q
 
 test-slow: $(STAMP)
