@@ -24,9 +24,9 @@ evaluated split and the few-shot pool:
   (:func:`lm_eval_enterprise.sharpe.baselines.lead_baseline`).
 
 Data: ``--data_root DIR`` (folders ``DIR/<id>/`` of genuine files); otherwise the real samples beside the checkout
-(``<checkout>/../shared/data/<id>/``, docs/data.md#real-samples); a dataset with neither gets the row "no genuine
-file available here". ``--fixtures`` measures the embedded fixture data instead (synthetic rows: for tests, never
-for README numbers). Never uses the network.
+(folder ``shared/data/<id>/`` in the checkout's parent folder, docs/data.md#real-samples); a dataset with neither
+gets the row "no genuine file available here". ``--fixtures`` measures the embedded fixture data instead (synthetic
+rows: for tests, never for README numbers). Never uses the network.
 
     python scripts/dataset_facts.py [--data_root DIR] [--fixtures] [--dataset ID ...]
 """
