@@ -30,6 +30,7 @@ rows: for tests, never for README numbers). Never uses the network.
 
     python scripts/dataset_facts.py [--data_root DIR] [--fixtures] [--dataset ID ...]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,15 @@ from pathlib import Path
 from typing import Any
 
 from lm_eval_enterprise import metrics
-from lm_eval_enterprise.data import (EMBEDDED, DataError, get_source, load_checked, load_task_dataset, loaded_task_metadata,
-                                     registry)
+from lm_eval_enterprise.data import (
+    EMBEDDED,
+    DataError,
+    get_source,
+    load_checked,
+    load_task_dataset,
+    loaded_task_metadata,
+    registry,
+)
 from lm_eval_enterprise.leakage import PROMPT_INPUT_FIELDS
 from lm_eval_enterprise.sharpe import baselines
 from lm_eval_enterprise.text import norm
@@ -61,20 +69,20 @@ class Facts:
 
     dataset: str
     subtask: str | None = None
-    data: str = NO_DATA                   # what was measured ("real sample", "data root", "fixture") or NO_DATA
+    data: str = NO_DATA  # what was measured ("real sample", "data root", "fixture") or NO_DATA
     eval_split: str | None = None
-    eval_rows: int | None = None          # after [LEAK]
+    eval_rows: int | None = None  # after [LEAK]
     pool_rows: int | None = None
-    leak_found: int | None = None         # eval items byte-identical to a pool item ([LEAK])
+    leak_found: int | None = None  # eval items byte-identical to a pool item ([LEAK])
     leak_removed: int | None = None
-    near_dup_pool: int | None = None      # remaining eval items equal to a pool item after [NORM]
-    near_dup_eval: int | None = None      # eval items repeating an earlier eval item after [NORM]
+    near_dup_pool: int | None = None  # remaining eval items equal to a pool item after [NORM]
+    near_dup_eval: int | None = None  # eval items repeating an earlier eval item after [NORM]
     distribution: dict[str, int] = field(default_factory=dict)
     largest_share: float | None = None
     metric: str = ""
-    constant: str = ""                    # the constant predictor
+    constant: str = ""  # the constant predictor
     constant_score: float | None = None
-    cross_check: float | None = None      # sharpe.baselines' majority formula, where it applies
+    cross_check: float | None = None  # sharpe.baselines' majority formula, where it applies
     note: str = ""
 
     @property
@@ -134,10 +142,12 @@ def constant_ranking_rr(recs: list[dict], k: int = RR_K) -> float:
     return metrics.mean_rr_at_k([(r["qid"], r["cand_index"], 0.0, r["label"] == "Yes") for r in recs], k)
 
 
-def constant_classification(golds: list[str], labels: list[str], metric: str,
-                            positive: str | None) -> tuple[str, float, float | None]:
+def constant_classification(
+    golds: list[str], labels: list[str], metric: str, positive: str | None
+) -> tuple[str, float, float | None]:
     """(best constant label, its score under ``metric``, the majority formula of ``sharpe.baselines`` when the
     best constant is the majority label, else None). Ties keep the first label in label-set order."""
+
     def score(pred: str) -> float:
         preds = [pred] * len(golds)
         if metric == "weighted_f1":
@@ -173,13 +183,16 @@ def constant_predictor(src, metric: str, recs: list[dict]) -> tuple[str, float, 
     """(what the constant predictor answers, its score, the cross-check value or None, a note)."""
     t = src.task_type
     if t == "classification":
-        label, score, cross = constant_classification([str(r["label"]) for r in recs], class_labels(src, recs),
-                                                      metric, src.positive_label)
+        label, score, cross = constant_classification(
+            [str(r["label"]) for r in recs], class_labels(src, recs), metric, src.positive_label
+        )
         return f"always '{label}'", score, cross, ""
     if t == "mc":
         letters = sorted({letter for r in recs for letter in r["label_names"]})
-        scores = [(sum(metrics.exact_match(r["answer_letter"], x) for r in recs) / len(recs), -i, x)
-                  for i, x in enumerate(letters)]
+        scores = [
+            (sum(metrics.exact_match(r["answer_letter"], x) for r in recs) / len(recs), -i, x)
+            for i, x in enumerate(letters)
+        ]
         score, _, letter = max(scores)
         counts = Counter(r["answer_letter"] for r in recs)
         return f"always '{letter}'", score, baselines.majority_share(list(counts.values())), ""
@@ -198,8 +211,7 @@ def constant_predictor(src, metric: str, recs: list[dict]) -> tuple[str, float, 
         acc = sum(metrics.float_equivalence(g, top) for g in golds) / len(golds)
         return "an uninformed generator", 0.0, None, f"always answering the most frequent gold '{top}': {acc:.4f}"
     if t == "summarization":
-        score = baselines.lead_baseline([r["document"] for r in recs], [r["summary"] for r in recs], LEAD_K,
-                                        "rouge_l")
+        score = baselines.lead_baseline([r["document"] for r in recs], [r["summary"] for r in recs], LEAD_K, "rouge_l")
         return f"lead-{LEAD_K} (first {LEAD_K} sentences)", score, None, ""
     raise ValueError(f"[{src.id}] no constant-predictor rule for task type {t!r}")
 
@@ -216,8 +228,7 @@ def data_root_for(dataset: str, data_root: str | None, fixtures: bool) -> tuple[
     return None, NO_DATA
 
 
-def measure(dataset: str, subtask: str | None = None, data_root: str | None = None,
-            what: str = "data root") -> Facts:
+def measure(dataset: str, subtask: str | None = None, data_root: str | None = None, what: str = "data root") -> Facts:
     """The facts of one dataset (one subtask) loaded from ``data_root`` (a folder of ``<id>/`` folders or
     ``embedded``)."""
     src = get_source(dataset)
@@ -230,8 +241,9 @@ def measure(dataset: str, subtask: str | None = None, data_root: str | None = No
     f = Facts(dataset, subtask, what, ev, len(eval_recs), len(pool), metric=spec.primary_metric)
     fields = PROMPT_INPUT_FIELDS[src.task_type]
     if fields is None:  # ranking: distinct query texts
-        f.near_dup_pool, f.near_dup_eval = near_duplicates(_distinct_queries(eval_recs), _distinct_queries(pool),
-                                                           ("question",))
+        f.near_dup_pool, f.near_dup_eval = near_duplicates(
+            _distinct_queries(eval_recs), _distinct_queries(pool), ("question",)
+        )
         f.note = "[LEAK] not applied (ranking); near-duplicates counted over distinct queries"
     else:
         f.leak_found = meta["eval_fewshot_pool_duplicates"]
@@ -262,8 +274,15 @@ def collect(datasets: list[str] | None = None, data_root: str | None = None, fix
             try:
                 out.append(measure(ds, sub, root, what))
             except DataError as exc:  # e.g. a partial copy without this subtask's labels: reported, not hidden
-                out.append(Facts(ds, sub, f"{what}: not measured", metric=task_spec(ds).primary_metric,
-                                 note=str(exc).splitlines()[0]))
+                out.append(
+                    Facts(
+                        ds,
+                        sub,
+                        f"{what}: not measured",
+                        metric=task_spec(ds).primary_metric,
+                        note=str(exc).splitlines()[0],
+                    )
+                )
     return out
 
 
@@ -285,9 +304,23 @@ def format_distribution(dist: dict[str, int], top: int = 4) -> str:
     return shown + (f", … ({len(items) - top} more)" if len(items) > top else "") + f" (of {total})"
 
 
-COLUMNS = ("dataset", "data", "eval split", "eval rows", "pool rows", "[LEAK] found / removed",
-           "[NORM] near-dup eval↔pool", "[NORM] dup within eval", "gold distribution", "largest share",
-           "primary metric", "constant predictor", "score", "majority formula", "note")
+COLUMNS = (
+    "dataset",
+    "data",
+    "eval split",
+    "eval rows",
+    "pool rows",
+    "[LEAK] found / removed",
+    "[NORM] near-dup eval↔pool",
+    "[NORM] dup within eval",
+    "gold distribution",
+    "largest share",
+    "primary metric",
+    "constant predictor",
+    "score",
+    "majority formula",
+    "note",
+)
 
 
 def markdown(rows: list[Facts]) -> str:
@@ -295,17 +328,36 @@ def markdown(rows: list[Facts]) -> str:
     for f in rows:
         leak = "—" if f.leak_found is None else f"{f.leak_found} / {f.leak_removed}"
         share = "—" if f.largest_share is None else f"{f.largest_share:.3f}"
-        cells = (f.name, f.data, _n(f.eval_split), _n(f.eval_rows), _n(f.pool_rows), leak, _n(f.near_dup_pool),
-                 _n(f.near_dup_eval), format_distribution(f.distribution), share, f.metric, f.constant or "—",
-                 _f(f.constant_score), _f(f.cross_check), f.note)
+        cells = (
+            f.name,
+            f.data,
+            _n(f.eval_split),
+            _n(f.eval_rows),
+            _n(f.pool_rows),
+            leak,
+            _n(f.near_dup_pool),
+            _n(f.near_dup_eval),
+            format_distribution(f.distribution),
+            share,
+            f.metric,
+            f.constant or "—",
+            _f(f.constant_score),
+            _f(f.cross_check),
+            f.note,
+        )
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data_root", "--data-root", dest="data_root", metavar="DIR",
-                    help="folder of <id>/ folders with genuine files (default: the real samples beside the checkout)")
+    ap.add_argument(
+        "--data_root",
+        "--data-root",
+        dest="data_root",
+        metavar="DIR",
+        help="folder of <id>/ folders with genuine files (default: the real samples beside the checkout)",
+    )
     ap.add_argument("--fixtures", action="store_true", help="measure the embedded fixture data (synthetic)")
     ap.add_argument("--dataset", action="append", metavar="ID", help="only this dataset (repeatable)")
     args = ap.parse_args(argv)

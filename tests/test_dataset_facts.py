@@ -1,6 +1,7 @@
 """scripts/dataset_facts.py (issue #7 item 8): leakage, near-duplicates, gold distribution and the constant predictor,
 on the embedded fixtures, on a folder reproducing unfair_tos' leak, and on real samples; and every dataset README
 reports them."""
+
 import importlib.util
 import json
 import shutil
@@ -8,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import shared_sample
 from test_oracle import _gold_positions, _tie_rule_scores
 
+from conftest import shared_sample
 from lm_eval_enterprise.data import EMBEDDED, load_records, registry
 from lm_eval_enterprise.data.tasktree import dataset_dir
 
@@ -34,13 +35,17 @@ def test_constant_classification_by_hand():
     # macro = (2p/(1+p))/2 = 3/7; binary F1 of 'negative' as positive class: always 'negative' → 2·1/(4+1) = 0.4
     golds = ["positive", "positive", "positive", "negative"]
     labels = ["positive", "negative"]
-    assert F.constant_classification(golds, labels, "weighted_f1", None) == ("positive", pytest.approx(9 / 14),
-                                                                           pytest.approx(9 / 14))
-    assert F.constant_classification(golds, labels, "macro_f1", None)[1:] == (pytest.approx(3 / 7),
-                                                                            pytest.approx(3 / 7))
+    assert F.constant_classification(golds, labels, "weighted_f1", None) == (
+        "positive",
+        pytest.approx(9 / 14),
+        pytest.approx(9 / 14),
+    )
+    assert F.constant_classification(golds, labels, "macro_f1", None)[1:] == (
+        pytest.approx(3 / 7),
+        pytest.approx(3 / 7),
+    )
     # the best constant for binary F1 is the positive class even when it is the minority (no majority cross-check)
-    assert F.constant_classification(golds, labels, "binary_f1", "negative") == ("negative", pytest.approx(0.4),
-                                                                               None)
+    assert F.constant_classification(golds, labels, "binary_f1", "negative") == ("negative", pytest.approx(0.4), None)
     assert F.constant_classification(golds, labels, "accuracy", None)[1:] == (0.75, 0.75)
 
 
@@ -69,9 +74,9 @@ def test_fixture_values_by_hand(fixture_facts):
     ec = fixture_facts["earnings_call"]  # 6 negative, 3 positive: p = 2/3 → weighted F1 (2/3)·(4/3)/(5/3) = 8/15
     assert ec.distribution == {"negative": 6, "positive": 3} and ec.constant == "always 'negative'"
     assert ec.constant_score == pytest.approx(8 / 15) and ec.largest_share == pytest.approx(2 / 3)
-    iot = fixture_facts["iotspotter"]    # 4 iot of 9, always 'iot': binary F1 = 2·4/(9 + 4) = 8/13
+    iot = fixture_facts["iotspotter"]  # 4 iot of 9, always 'iot': binary F1 = 2·4/(9 + 4) = 8/13
     assert iot.distribution == {"non-iot": 5, "iot": 4} and iot.constant_score == pytest.approx(8 / 13)
-    cm = fixture_facts["cti_to_mitre"]   # letters D 3 of 9 the most frequent: always 'D' → 1/3
+    cm = fixture_facts["cti_to_mitre"]  # letters D 3 of 9 the most frequent: always 'D' → 1/3
     assert cm.constant == "always 'D'" and cm.constant_score == pytest.approx(1 / 3)
     for ds in ("credit_risk_ner", "finer139", "kpi_edgar"):
         assert fixture_facts[ds].constant_score == 0.0 and "by definition" in fixture_facts[ds].note
@@ -84,7 +89,8 @@ def test_constant_ranking_follows_the_oracle_tie_rule(fixture_facts):
     for ds in ("fiqa_qa", "insurance_qa"):
         docs = load_records(ds, data_root=EMBEDDED)["test"]
         assert fixture_facts[ds].constant_score == pytest.approx(
-            _tie_rule_scores(_gold_positions(docs))["rr_at_10"], abs=1e-12)
+            _tie_rule_scores(_gold_positions(docs))["rr_at_10"], abs=1e-12
+        )
 
 
 def test_summarization_constant_is_the_lead3_rouge(fixture_facts):
@@ -106,8 +112,9 @@ def test_leak_and_near_duplicates_on_the_unfair_tos_quirk(tmp_path):
     arb = next(r for r in train if r["answer"] == "Arbitration")
     test = [{"text": r["text"], "answer": r["answer"], "index": 50 + i} for i, r in enumerate(train)]
     test.append({"text": arb["text"].upper() + " !", "answer": "Arbitration", "index": 80})
-    test += [{"text": f"we may send you our newsletter number {i} .", "answer": "Other", "index": 100 + i}
-             for i in range(3)]
+    test += [
+        {"text": f"we may send you our newsletter number {i} .", "answer": "Other", "index": 100 + i} for i in range(3)
+    ]
     test.append({"text": "We may send you our newsletter   number 0", "answer": "Other", "index": 200})
     (d / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in test))
     f = F.measure("unfair_tos", None, str(tmp_path))
