@@ -306,10 +306,7 @@ def _evaluate(cfg, task_manager) -> None:
         logger.log_eval_result()
         if samples is not None:
             logger.log_eval_samples(samples)
-    tracker.save_results_aggregated(results=results, samples=samples)
-    if samples is not None:
-        for task_name in results["configs"]:
-            tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
+    save_results(tracker, results, samples)
     if tracker.push_results_to_hub or tracker.push_samples_to_hub:
         tracker.recreate_metadata_card()
     batch_sizes = ",".join(map(str, results["config"]["batch_sizes"]))
@@ -323,6 +320,15 @@ def _evaluate(cfg, task_manager) -> None:
         print(make_table(results, "groups"))
     for logger in loggers:
         (logger.run.finish if isinstance(logger, WandbLogger) else logger.finish)()
+
+
+def save_results(tracker, results: dict, samples: dict | None) -> None:
+    """Write ``results`` (``samples`` popped out of it) and, when logged, each task's ``samples`` with lm-eval's
+    ``EvaluationTracker``, as lm-eval's own CLI does after ``simple_evaluate``."""
+    tracker.save_results_aggregated(results=results, samples=samples)
+    if samples is not None:
+        for task_name in results["configs"]:
+            tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -129,10 +129,9 @@ def run_demo(
         apply_chat_template=chat_template,
         fewshot_as_multiturn=chat_template,
     )
-    samples_out = res.pop("samples")
-    tracker.save_results_aggregated(results=res, samples=samples_out)
-    for task in res["configs"]:
-        tracker.save_results_samples(task_name=task, samples=samples_out[task])
+    from .cli import save_results
+
+    save_results(tracker, res, res.pop("samples"))
     rows = score_table(res)
     how = "with its chat template" if chat_template else "WITHOUT its chat template (--no_chat_template)"
     print(f"\n{model.name} {how} on the embedded fixture data ({n} docs per variant; {time.time() - t0:.0f}s)\n")

@@ -16,6 +16,7 @@ from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
 
 from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise.cli import save_results
 from lm_eval_enterprise.models import build_tiny_model
 from lm_eval_enterprise.sharpe import cli
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown
@@ -31,10 +32,7 @@ def _tasks(templates):
 def _save(res, out_dir):
     """What lm_eval/_cli/run.py does after simple_evaluate (lines ~440-475)."""
     tracker = res.pop("_tracker")
-    samples = res.pop("samples")
-    tracker.save_results_aggregated(results=res, samples=samples)
-    for task_name in res["configs"]:
-        tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
+    save_results(tracker, res, res.pop("samples"))
 
 
 def _evaluate(model, tasks, out_dir, limit, **kw):

@@ -30,3 +30,12 @@ def read_jsonl_lines(path: Path, dataset: str) -> tuple[list[dict], list[int]]:
 
 def read_jsonl(path: Path, dataset: str) -> list[dict]:
     return read_jsonl_lines(path, dataset)[0]
+
+
+def read_json(path: Path, dataset: str, problem: str):
+    """The parsed JSON file at ``path``; a file that cannot be read or parsed is one :class:`DataError`
+    ``problem (reason)`` naming the file."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(dataset, path, f"{problem} ({exc})") from exc

@@ -34,6 +34,14 @@ from .options import Options, Progress, natural_key
 from .scoring import RANKING_FAMILIES, aggregation_of, ranking_aggregation
 
 
+def strict_or_note(opts: Options, messages: list[str], msg: str, strict_suffix: str, note_suffix: str) -> None:
+    """A problem in the input: with ``--strict`` a :class:`SharpeInputError` (``msg + strict_suffix``), otherwise a
+    note ``msg + note_suffix`` added to ``messages`` and the run goes on."""
+    if opts.strict:
+        raise SharpeInputError(msg + strict_suffix)
+    messages.append(msg + note_suffix)
+
+
 @dataclass
 class MetricSpec:
     name: str
@@ -148,9 +156,7 @@ def _listed_by_model(
                     f"{rf.path}: task(s) {', '.join(sorted(unresolved))} listed in group_subtasks have no results "
                     f"row and no template metadata (model {model})"
                 )
-                if opts.strict:
-                    raise SharpeInputError(msg + "; missing results (--strict)")
-                messages.append(msg + "; they are not part of any score")
+                strict_or_note(opts, messages, msg, "; missing results (--strict)", "; they are not part of any score")
     return listed
 
 
@@ -218,9 +224,7 @@ def _check_settings(g: Group, opts: Options, messages: list[str]) -> None:
             if len(vals) > 1:
                 detail = ", ".join(f"{t}={getattr(r, attr)}" for t, r in sorted(by_t.items()))
                 msg = f"group {g.name}, model {model}: templates differ in {label} ({detail})"
-                if opts.strict:
-                    raise SharpeInputError(msg)
-                messages.append(msg + "; reported with flag inconsistent_settings")
+                strict_or_note(opts, messages, msg, "", "; reported with flag inconsistent_settings")
                 g.model_flags.setdefault(model, {})["inconsistent_settings"] = label
 
 
@@ -266,9 +270,7 @@ def _exclusions(
                     f"{', '.join(sorted(by_group)[:20])}{', ...' if len(by_group) > 20 else ''})"
                 )
             msg = f"--exclude_template {spec}: matches nothing: {why}"
-            if opts.strict:
-                raise SharpeInputError(msg + " (--strict)")
-            messages.append(msg + "; ignored")
+            strict_or_note(opts, messages, msg, " (--strict)", "; ignored")
             continue
         if hits != [grp]:
             messages.append(f"--exclude_template {spec}: applies to {len(hits)} variant group(s) {', '.join(hits)}")
@@ -289,9 +291,7 @@ def _report_models_without_results(
                 f"group {name}: model {m} has no result for any of its listed templates "
                 f"{', '.join(sorted(want, key=natural_key))} (group_subtasks)"
             )
-            if opts.strict:
-                raise SharpeInputError(msg + "; missing templates (--strict)")
-            messages.append(msg + "; no record for this model")
+            strict_or_note(opts, messages, msg, "; missing templates (--strict)", "; no record for this model")
 
 
 def _new_group(name: str, rs: list[TaskRun], excluded: set[str]) -> Group:
@@ -348,9 +348,8 @@ def _flag_listed_missing(g: Group, listed: dict, excluded: set[str], opts: Optio
                 f"group {g.name}: model {m} has no result for template(s) {', '.join(new)} listed in its "
                 f"results file (group_subtasks)"
             )
-            if opts.strict:
-                raise SharpeInputError(msg + "; missing templates (--strict)")
-            messages.append(f"{msg}; scored on {', '.join(g.templates) or 'no template'} only (flag templates_missing)")
+            only = f"; scored on {', '.join(g.templates) or 'no template'} only (flag templates_missing)"
+            strict_or_note(opts, messages, msg, "; missing templates (--strict)", only)
 
 
 def build_groups(

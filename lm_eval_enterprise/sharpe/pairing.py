@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from .grouping import Group
+from .grouping import Group, strict_or_note
 from .io import SampleTable, SharpeInputError, read_samples
 from .options import Options, natural_key
 
@@ -112,9 +112,9 @@ def pair(g: Group, opts: Options, messages: list[str]) -> None:
             f"group {g.name}: templates/models cover different documents ({detail}); "
             f"{len(common)} shared (usual cause: differing --limit)"
         )
-        if opts.strict:
-            raise SharpeInputError(msg)
-        messages.append(msg + "; every score recomputed on the intersection (flag doc_set_intersected)")
+        strict_or_note(
+            opts, messages, msg, "", "; every score recomputed on the intersection (flag doc_set_intersected)"
+        )
         g.flags["doc_set_intersected"] = {"shared": len(common), "sizes": sizes}
     if not common:
         raise SharpeInputError(f"group {g.name}: no document is shared by all templates and models")

@@ -31,7 +31,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, check_count, map_rows, unverified, verified
+from lm_eval_enterprise.data import (
+    MANIFEST,
+    DataError,
+    RemoteFile,
+    Source,
+    check_count,
+    map_rows,
+    read_json,
+    unverified,
+    verified,
+)
 from lm_eval_enterprise.fewshot import top_k_labels
 
 log = logging.getLogger("lm_eval_enterprise.tram")
@@ -110,10 +120,7 @@ def stix_technique_names(bundle: dict, where: Any = STIX_FILE) -> dict[str, str]
 
 
 def load_stix_names(path: Path) -> dict[str, str]:
-    try:
-        bundle = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataError("tram", path, f"cannot read the ATT&CK STIX bundle ({exc})") from exc
+    bundle = read_json(path, "tram", "cannot read the ATT&CK STIX bundle")
     return stix_technique_names(bundle, path)
 
 
@@ -158,10 +165,7 @@ class Tram(Source):
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         path = raw_dir / DATA_FILE
-        try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise DataError(self.id, path, f"cannot read the JSON list ({exc})") from exc
+        rows = read_json(path, self.id, "cannot read the JSON list")
         if not isinstance(rows, list):
             raise DataError(self.id, path, "not a JSON list of sentences")
         rows = [check_row(r, f"{path}:item {i}") for i, r in enumerate(rows)]

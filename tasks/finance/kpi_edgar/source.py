@@ -12,12 +12,11 @@ Official split: train → few-shot pool, test → evaluation (valid kept, unused
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, unverified
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, read_json, unverified
 
 COMMIT = "2ec7084dcd55b4979bbe288d4aa1e962c685c9ab"
 JSON_NAME = "kpi_edgar.json"
@@ -111,10 +110,7 @@ class KpiEdgar(Source):
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         path = raw_dir / JSON_NAME
-        try:
-            documents = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise DataError(self.id, path, f"not a readable JSON file ({exc})") from exc
+        documents = read_json(path, self.id, "not a readable JSON file")
         out: dict[str, list[dict]] = {s: [] for s in SPLITS}
         for split, sid, words, annos, where in iter_sentences(documents, path):
             if split is None:

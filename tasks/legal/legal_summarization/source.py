@@ -13,11 +13,10 @@ Records: ``{id: uid, document: re.sub(r"\\s+", " ", original_text), summary: re.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, verified
+from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, read_json, verified
 from lm_eval_enterprise.splits import pandas_frac_split
 
 COMMIT = "9d203292eb188e13523366490863b0cc14c89017"
@@ -64,10 +63,7 @@ class LegalSummarization(Source):
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         path = raw_dir / JSON_NAME
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise DataError(self.id, path, f"cannot read the JSON file ({exc})") from exc
+        raw = read_json(path, self.id, "cannot read the JSON file")
         if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
             raise DataError(self.id, path, "expected a JSON object mapping uid → record")
         try:
