@@ -7,10 +7,15 @@ from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+OFFLINE = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+for _name, _value in OFFLINE.items():
+    os.environ.setdefault(_name, _value)
+OFFLINE_ENV = {**os.environ, **OFFLINE}  # for the CLI subprocesses tests start: offline whatever the caller set
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / "shared" / "data"
 
@@ -113,23 +118,9 @@ def tiny_eval(tiny_model_dir):
     def run(tasks, data_root="embedded", limit=2, gen_kwargs=None) -> dict:
         key = (tuple(tasks), str(data_root), limit, gen_kwargs)
         if key not in cache:
-            import lm_eval
-            from lm_eval.tasks import TaskManager
+            from lm_eval_enterprise.testing import run_hf_model
 
-            from lm_eval_enterprise import TASK_DIR
-
-            tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(data_root)})
-            cache[key] = lm_eval.simple_evaluate(
-                model="hf",
-                model_args=f"pretrained={tiny_model_dir},dtype=float32",
-                device="cpu",
-                tasks=list(tasks),
-                task_manager=tm,
-                limit=limit,
-                log_samples=True,
-                bootstrap_iters=0,
-                gen_kwargs=gen_kwargs,
-            )
+            cache[key] = run_hf_model(tiny_model_dir, list(tasks), data_root, limit, gen_kwargs=gen_kwargs)
         return cache[key]
 
     return run

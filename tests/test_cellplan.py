@@ -1,7 +1,6 @@
 """Sparse run planner (lm_eval_enterprise/cellplan.py) and its wiring into ``lm-eval-enterprise run``."""
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -9,17 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import OFFLINE_ENV
 from lm_eval_enterprise import cli
 from lm_eval_enterprise.cellplan import CellPlanError, design, plan_cells, rewrite_run_argv
 
 BIN = Path(sys.executable).parent
-ENV = {
-    **os.environ,
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-}
+ENV = OFFLINE_ENV
 
 
 class NoShuffle(random.Random):

@@ -1,7 +1,6 @@
 """``lm-eval-enterprise`` CLI (lm_eval_enterprise/cli.py) and the issue's acceptance runs with lm-eval's dummy model."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,17 +8,12 @@ from pathlib import Path
 import pytest
 from lm_eval.tasks._yaml_loader import load_yaml
 
+from conftest import OFFLINE_ENV
 from lm_eval_enterprise import TASK_DIR, cli
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-ENV = {
-    **os.environ,
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-}
+ENV = OFFLINE_ENV
 
 
 # ============================================================================================ tasks-dir / list

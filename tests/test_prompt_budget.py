@@ -16,7 +16,7 @@ from lm_eval.tasks import TaskManager, get_task_dict
 
 from lm_eval_enterprise import prompt_budget as PB
 from lm_eval_enterprise.task import EnterpriseTask
-from lm_eval_enterprise.testing import leaf_tasks
+from lm_eval_enterprise.testing import leaf_tasks, run_hf_model
 
 TASK_CLASS = "!function lm_eval_enterprise.task.EnterpriseTask"
 
@@ -209,10 +209,14 @@ def task_dir(tmp_path):
     return tmp_path
 
 
-def _run(task_dir, tasks, **metadata):
+def _run(task_dir, tasks, run_kwargs=None, **metadata):
+    """``(results, lm)``: a :class:`RecordingLM` run of ``tasks`` with ``metadata`` as the run metadata;
+    ``run_kwargs`` go to ``simple_evaluate``."""
     tm = TaskManager(include_path=str(task_dir), include_defaults=False, metadata=metadata)
     lm = RecordingLM()
-    res = lm_eval.simple_evaluate(model=lm, tasks=tasks, task_manager=tm, log_samples=True, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(
+        model=lm, tasks=tasks, task_manager=tm, log_samples=True, bootstrap_iters=0, **(run_kwargs or {})
+    )
     return res, lm
 
 
@@ -280,15 +284,7 @@ def test_budget_drops_trailing_shots_then_truncates_the_document(task_dir):
 
 
 def test_gen_kwargs_override_is_part_of_the_budget(task_dir):
-    tm = TaskManager(include_path=str(task_dir), include_defaults=False, metadata={"max_context_tokens": 77})
-    res = lm_eval.simple_evaluate(
-        model=RecordingLM(),
-        tasks=["pb_budget"],
-        task_manager=tm,
-        log_samples=True,
-        bootstrap_iters=0,
-        gen_kwargs="max_gen_toks=31",
-    )
+    res, _ = _run(task_dir, ["pb_budget"], {"gen_kwargs": "max_gen_toks=31"}, max_context_tokens=77)
     by_id = {s["doc"]["id"]: s for s in res["samples"]["pb_budget"]}
     assert by_id["t0"]["shots_used"] == 1.0  # 21 more generation tokens: fixed 46 + 19 fits, + 38 does not
     assert res["configs"]["pb_budget"]["metadata"]["prompt_budget"]["reserved_tokens"] == 31
@@ -341,15 +337,12 @@ def test_chat_template_prompts_are_budgeted_as_rendered(task_dir, tmp_path_facto
     from lm_eval_enterprise.models import build_tiny_model
 
     chat_model = build_tiny_model(tmp_path_factory.mktemp("tiny-chat"), chat=True)
-    tm = TaskManager(include_path=str(task_dir), include_defaults=False, metadata={"max_context_tokens": 120})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={chat_model},dtype=float32",
-        device="cpu",
-        tasks=["pb_budget"],
-        task_manager=tm,
-        log_samples=True,
-        bootstrap_iters=0,
+    res = run_hf_model(
+        chat_model,
+        ["pb_budget"],
+        limit=None,
+        include_path=task_dir,
+        metadata={"max_context_tokens": 120},
         apply_chat_template=True,
         gen_kwargs="max_gen_toks=2",
     )
@@ -376,15 +369,7 @@ def test_rebuilding_a_prompt_replaces_its_record(task_dir):
 
 
 def test_predict_only_gets_no_undeclared_metrics(task_dir, tmp_path):
-    tm = TaskManager(include_path=str(task_dir), include_defaults=False, metadata={"max_context_tokens": 77})
-    res = lm_eval.simple_evaluate(
-        model=RecordingLM(),
-        tasks=["pb_budget"],
-        task_manager=tm,
-        log_samples=True,
-        bootstrap_iters=0,
-        predict_only=True,
-    )
+    res, _ = _run(task_dir, ["pb_budget"], {"predict_only": True}, max_context_tokens=77)
     row = res["results"]["pb_budget"]  # ran without a KeyError for the undeclared shots_used / prompt_cut
     assert "bypass,none" in row and not any(k.startswith(("shots_used", "prompt_cut")) for k in row)
 
@@ -396,19 +381,12 @@ def test_pathological_template_drops_shots_as_last_resort_and_reports_it(task_di
     from lm_eval_enterprise.models import build_tiny_model
 
     chat_model = build_tiny_model(task_dir / "tiny-chat", chat=True)
-    tm = TaskManager(
-        include_path=str(task_dir),
-        include_defaults=False,
+    res = run_hf_model(
+        chat_model,
+        ["pb_budget"],
+        limit=None,
+        include_path=task_dir,
         metadata={"max_context_tokens": 120, "chat_overhead_tokens": 0},
-    )
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={chat_model},dtype=float32",
-        device="cpu",
-        tasks=["pb_budget"],
-        task_manager=tm,
-        log_samples=True,
-        bootstrap_iters=0,
         apply_chat_template=True,
         gen_kwargs="max_gen_toks=2",
     )

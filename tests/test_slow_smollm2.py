@@ -6,28 +6,14 @@ Deselected by default (``-m 'not slow'``); run with ``make test-slow``. Bounded:
 
 import pytest
 
-from lm_eval_enterprise import TASK_DIR
-
 
 @pytest.mark.slow
 def test_smollm2_gold_news_direction_up():
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
     from lm_eval_enterprise.models import smollm2_dir
+    from lm_eval_enterprise.testing import run_hf_model
 
     model = smollm2_dir()
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={model},dtype=float32",
-        device="cpu",
-        tasks=["ent_gold_news_direction_up"],
-        task_manager=tm,
-        limit=8,
-        batch_size=4,
-        bootstrap_iters=0,
-    )
+    res = run_hf_model(model, ["ent_gold_news_direction_up"], "embedded", limit=8, batch_size=4)
     rows = {t: r for t, r in res["results"].items() if "__t" in t}
     assert len(rows) == 5
     for row in rows.values():

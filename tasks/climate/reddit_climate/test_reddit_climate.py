@@ -9,7 +9,6 @@ import csv
 import inspect
 import io
 import json
-import math
 import random
 import zipfile
 from pathlib import Path
@@ -19,6 +18,7 @@ from lm_eval_enterprise.tasks.climate.reddit_climate import source as S
 
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.testing import assert_unit_scores
 
 SRC = get_source("reddit_climate")
 FIX = fixture_dir("reddit_climate")
@@ -234,10 +234,8 @@ def test_binary_weighted_f1_hand_worked():
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_reddit_climate__t1", "ent_reddit_climate__t3"]
     res = tiny_eval(tasks)
+    assert_unit_scores(res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"))
     for t in tasks:
-        row = res["results"][t]
-        for key in ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
         assert res["configs"][t]["metadata"]["label_recipe"] == S.RECIPE
     prompt = res["samples"]["ent_reddit_climate__t1"][0]["arguments"][0][0]
     first = load_records("reddit_climate", data_root="embedded")["test"][0]

@@ -14,19 +14,22 @@ The real positions of test items among the 700 unfiltered test rows cannot be ch
 """
 
 import json
-import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 from lm_eval_enterprise.tasks.climate.sumo_claims import source as S
 from lm_eval_enterprise.tasks.climate.sumo_claims.templates import TASKS, TEMPLATES
 
 from conftest import shared_sample
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import (
+    assert_unit_scores,
+    checked_free_text_filter,
+    helm_positions,
+    run_hf_model,
+    run_oracle,
+)
 
 SRC = get_source("sumo_claims")
 FIXTURE = fixture_dir("sumo_claims")
@@ -35,16 +38,6 @@ N_ROWS, N_KEPT, N_TRAIN, N_TEST_ALL, N_TEST = 1036, 875, 175, 700, 428
 
 def _sample_rows(d: Path, split: str) -> list[dict]:
     return [json.loads(line) for line in (d / f"{split}.jsonl").open(encoding="utf-8")]
-
-
-def _positions(n: int) -> tuple[list[int], list[int]]:
-    """Positions (in the post-dropna frame) of HELM's train rows and of the shuffled test rows, with numpy only
-    (pandas ``sample(frac, random_state=0)`` = ``RandomState(0).permutation(n)[:round(frac·n)]``)."""
-    n_train = round(0.2 * n)
-    train = np.random.RandomState(0).permutation(n)[:n_train].tolist()
-    chosen = set(train)
-    rest = [i for i in range(n) if i not in chosen]
-    return train, [rest[j] for j in np.random.RandomState(0).permutation(len(rest))]
 
 
 def _read_fixture_rows() -> list[dict]:
@@ -69,7 +62,7 @@ def test_convert_fixture_is_the_helm_split_with_cleaning_and_length_filter():
     rows = _read_fixture_rows()
     kept = [r for r in rows if r["Title"] is not None and r["Doc_text"] is not None]  # dropna
     assert (len(rows), len(kept)) == (24, 22)
-    train_pos, test_pos = _positions(len(kept))
+    train_pos, test_pos = helm_positions(len(kept))
     splits = SRC.convert(FIXTURE)
     assert [r["id"] for r in splits["train"]] == [str(kept[i]["Claim_id"]) for i in train_pos]
     words = [len(kept[i]["Doc_text"].replace("_x000D_", "").split()) for i in test_pos]
@@ -116,7 +109,7 @@ def test_real_sample_presplit_reproduces_ids_order_and_fields():
 
 def test_real_sample_train_order_is_the_recipe_on_a_claim_sorted_file():
     train = _sample_rows(shared_sample("sumo_claims"), "train")
-    train_pos, _ = _positions(N_KEPT)
+    train_pos, _ = helm_positions(N_KEPT)
     assert len(train_pos) == N_TRAIN
     seq = [cid for _, cid in sorted(zip(train_pos, (r["Claim_id"] for r in train)))]
     assert seq == sorted(seq)  # 100 claim ids in file-position order: sorted (impossible by chance)
@@ -129,7 +122,7 @@ def _rebuild_sheet(d: Path, out_dir: Path) -> tuple[list[dict], list[dict]]:
     import openpyxl
 
     train, test = _sample_rows(d, "train"), _sample_rows(d, "test")
-    train_pos, test_pos = _positions(N_KEPT)
+    train_pos, test_pos = helm_positions(N_KEPT)
     placed = dict(zip(train_pos, train)) | dict(zip(test_pos, test))
     long_syn = set(test_pos[300:428])
     wb = openpyxl.Workbook()
@@ -239,11 +232,8 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].doc_to_text == "{{document}}\nTitle:"  # HELM: no input noun
     assert len(TEMPLATES) >= 5
     for t in TEMPLATES:
-        flt = answer_filter(TASKS, t)  # [PARSE]: the whole completion, a failure iff no letter or digit
-        for g in golds:
-            assert flt.read(" " + g, {}) == g
-        for junk in (GARBAGE, "", " ... ", "?!\n-"):
-            assert flt.read(junk, {}) == "[invalid]", (t.id, junk)
+        # [PARSE]: the whole completion, a failure iff no letter or digit
+        checked_free_text_filter(TASKS, t, golds)
     # t5 asks for at most fifteen words: format_adherence, never the score
     t5 = answer_filter(TASKS, TEMPLATES[4])
     assert t5.read(" " + " ".join(["word"] * 15), {}).adherent and not t5.read(" " + " ".join(["w"] * 16), {}).adherent
@@ -251,27 +241,14 @@ def test_templates_accept_gold_and_reject_garbage():
 
 # ----------------------------------------------------------------------------------------------- end to end
 def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
     d = shared_sample("sumo_claims")
     tasks = ["ent_sumo_claims__t1", "ent_sumo_claims__t4"]
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={tiny_model_dir},dtype=float32",
-        device="cpu",
-        tasks=tasks,
-        task_manager=tm,
-        limit=2,
-        log_samples=True,
-        bootstrap_iters=0,
-    )
+    res = run_hf_model(tiny_model_dir, tasks, d.parent)
     first = _sample_rows(d, "test")[0]
+    assert_unit_scores(
+        res, tasks, ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer")
+    )
     for t in tasks:
-        row = res["results"][t]
-        for key in ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0
         assert res["configs"][t]["num_fewshot"] == 0
         sample = res["samples"][t][0]
         assert sample["target"] == first["summary"]
@@ -284,9 +261,6 @@ def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
 def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_path):
     """[TRUNC] without a fixed N: a 3,600-word article (inside HELM's filter) does not fit the default budget and
     is cut from the end; a short one is sent whole."""
-    import lm_eval
-
-    from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks
 
     d = tmp_path / "sumo_claims"
     d.mkdir()
@@ -299,14 +273,7 @@ def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_p
     (d / "test.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     (d / "train.jsonl").write_text(json.dumps(rows[1]))
     (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 1, "test": 2}}))  # a hand-made copy
-    tm, td = build_tasks(["ent_sumo_claims__t1"], str(tmp_path))
-    res = lm_eval.simple_evaluate(
-        model=OracleLM(leaf_tasks(td)),
-        tasks=["ent_sumo_claims__t1"],
-        task_manager=tm,
-        log_samples=True,
-        bootstrap_iters=0,
-    )
+    res = run_oracle(["ent_sumo_claims__t1"], str(tmp_path))
     samples = {s["doc"]["id"]: s for s in res["samples"]["ent_sumo_claims__t1"]}
     cut, whole = samples["1"], samples["2"]
     assert cut["prompt_cut"] == 1.0 and whole["prompt_cut"] == 0.0

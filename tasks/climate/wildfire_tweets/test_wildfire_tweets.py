@@ -2,7 +2,6 @@
 rows kept in selection order (``Source.fewshot_preordered``), eval = the rest, errors, end to end."""
 
 import json
-import math
 import shutil
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from lm_eval_enterprise.data import (
     read_parquet_rows,
 )
 from lm_eval_enterprise.fewshot import helm_balanced
+from lm_eval_enterprise.testing import assert_unit_scores
 
 SRC = get_source("wildfire_tweets")
 FIX = fixture_dir("wildfire_tweets")
@@ -152,10 +152,8 @@ def test_hub_source_is_pinned():
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_wildfire_tweets__t1", "ent_wildfire_tweets__t2"]
     res = tiny_eval(tasks)
+    assert_unit_scores(res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"))
     for t in tasks:
-        row = res["results"][t]
-        for key in ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
         assert res["configs"][t]["metadata"]["provisional"] is True
     prompt = res["samples"]["ent_wildfire_tweets__t1"][0]["arguments"][0][0]
     recs = load_records("wildfire_tweets", data_root="embedded")

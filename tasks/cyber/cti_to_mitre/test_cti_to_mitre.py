@@ -2,7 +2,6 @@
 the multiple_choice hook, errors, templates, end to end (no real sample exists: the fixture is used)."""
 
 import json
-import math
 import random
 import shutil
 
@@ -14,7 +13,7 @@ from lm_eval_enterprise.tasks.cyber.cti_to_mitre.templates import TASKS, TEMPLAT
 from lm_eval_enterprise import hooks
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, wrong_row_count_error
 
 SRC = get_source("cti_to_mitre")
 FIX = fixture_dir("cti_to_mitre")
@@ -148,14 +147,7 @@ def test_multiple_choice_hook():
 
 # ----------------------------------------------------------------------------------------------- errors
 def test_wrong_row_count_is_one_line_error(tmp_path):
-    d = tmp_path / "cti_to_mitre"
-    shutil.copytree(FIX, d)
-    man = json.loads((d / "MANIFEST.json").read_text())
-    man["expected_rows"]["train"] = 22
-    (d / "MANIFEST.json").write_text(json.dumps(man))
-    with pytest.raises(DataError) as e:
-        load_records("cti_to_mitre", data_root=str(tmp_path))
-    msg = str(e.value)
+    d, msg = wrong_row_count_error("cti_to_mitre", tmp_path, "train", 22)
     assert msg.startswith(f"[cti_to_mitre] {d}:") and "split 'train' has 21 rows after conversion, expected 22" in msg
     assert "\n" not in msg
 
@@ -226,10 +218,8 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_cti_to_mitre__t1", "ent_cti_to_mitre__t3"]
     res = tiny_eval(tasks)
     recs = load_records("cti_to_mitre", data_root="embedded")
+    assert_unit_scores(res, tasks, ("accuracy,answer", "format_failure,answer"))
     for t in tasks:
-        row = res["results"][t]
-        for key in ("accuracy,answer", "format_failure,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0
         assert res["configs"][t]["num_fewshot"] == 10
         assert res["samples"][t][0]["target"] == recs["test"][0]["answer_letter"]
 

@@ -2,7 +2,6 @@
 
 import io
 import json
-import math
 import shutil
 
 import pytest
@@ -10,11 +9,10 @@ from lm_eval_enterprise.tasks.cyber.securenlp import source as S
 from lm_eval_enterprise.tasks.cyber.securenlp.templates import TASKS
 
 from conftest import shared_sample
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
 
 SRC = get_source("securenlp")
 FIX = fixture_dir("securenlp")
@@ -236,26 +234,10 @@ def test_binary_f1_relevant_by_hand():
 
 
 def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
     d = shared_sample("securenlp")
     tasks = ["ent_securenlp__t1", "ent_securenlp__t4"]
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={tiny_model_dir},dtype=float32",
-        device="cpu",
-        tasks=tasks,
-        task_manager=tm,
-        limit=2,
-        log_samples=True,
-        bootstrap_iters=0,
-    )
-    for t in tasks:
-        row = res["results"][t]
-        for key in ("binary_f1,answer", "accuracy,answer", "format_failure,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
+    res = run_hf_model(tiny_model_dir, tasks, d.parent)
+    assert_unit_scores(res, tasks, ("binary_f1,answer", "accuracy,answer", "format_failure,answer"))
     prompt = res["samples"]["ent_securenlp__t1"][0]["arguments"][0][0]
     assert prompt.startswith("Is the following sentence from a malware report relevant")
     assert prompt.count("\nAnswer:") == 6  # 5 shots + the eval item

@@ -2,8 +2,6 @@
 templates, end to end (no real sample exists for SPEC5G: the fixture is used)."""
 
 import json
-import math
-import shutil
 import sys
 import types
 from collections import Counter
@@ -16,7 +14,7 @@ from lm_eval_enterprise.tasks.cyber.spec5g_cls.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, wrong_row_count_error
 
 SRC = get_source("spec5g_cls")
 FIX = fixture_dir("spec5g_cls")
@@ -87,14 +85,7 @@ def test_empty_sentence_is_dropped_without_shifting_the_split(tmp_path):
 
 
 def test_wrong_row_count_is_one_line_error(tmp_path):
-    d = tmp_path / "spec5g_cls"
-    shutil.copytree(FIX, d)
-    man = json.loads((d / "MANIFEST.json").read_text())
-    man["expected_rows"]["test"] = 10
-    (d / "MANIFEST.json").write_text(json.dumps(man))
-    with pytest.raises(DataError) as e:
-        load_records("spec5g_cls", data_root=str(tmp_path))
-    msg = str(e.value)
+    d, msg = wrong_row_count_error("spec5g_cls", tmp_path, "test", 10)
     assert msg.startswith(f"[spec5g_cls] {d}:") and "split 'test' has 9 rows after conversion, expected 10" in msg
     assert "\n" not in msg
 
@@ -219,10 +210,8 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_spec5g_cls__t1", "ent_spec5g_cls__t3"]
     res = tiny_eval(tasks)
     recs = load_records("spec5g_cls", data_root="embedded")
+    assert_unit_scores(res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"))
     for t in tasks:
-        row = res["results"][t]
-        for key in ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0
         assert res["configs"][t]["num_fewshot"] == 5
         assert res["configs"][t]["metadata"]["label_names_verified"] is False
         assert res["configs"][t]["metadata"]["label_names_note"] == S.LABEL_NAMES_NOTE

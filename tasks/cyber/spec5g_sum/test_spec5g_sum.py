@@ -2,9 +2,6 @@
 download, errors, templates, 0-shot end to end (no real sample exists for SPEC5G: the fixture is used)."""
 
 import csv
-import json
-import math
-import shutil
 import sys
 import types
 from pathlib import Path
@@ -16,8 +13,7 @@ from lm_eval_enterprise.tasks.cyber.spec5g_sum import source as S
 from lm_eval_enterprise.tasks.cyber.spec5g_sum.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import assert_unit_scores, checked_free_text_filter, wrong_row_count_error
 
 SRC = get_source("spec5g_sum")
 FIX = fixture_dir("spec5g_sum")
@@ -78,14 +74,7 @@ def test_download_is_the_shared_spec5g_code(tmp_path, monkeypatch):
 
 
 def test_wrong_row_count_and_bad_csv_are_one_line_errors(tmp_path):
-    d = tmp_path / "spec5g_sum"
-    shutil.copytree(FIX, d)
-    man = json.loads((d / "MANIFEST.json").read_text())
-    man["expected_rows"]["train"] = 51
-    (d / "MANIFEST.json").write_text(json.dumps(man))
-    with pytest.raises(DataError) as e:
-        load_records("spec5g_sum", data_root=str(tmp_path))
-    msg = str(e.value)
+    d, msg = wrong_row_count_error("spec5g_sum", tmp_path, "train", 51)
     assert msg.startswith(f"[spec5g_sum] {d}:") and "split 'train' has 50 rows after conversion, expected 51" in msg
     assert "\n" not in msg
     (tmp_path / S.CSV_NAME).write_text("Paragraph,Summary\na,b\n")
@@ -100,11 +89,8 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].doc_to_text == "Text: {{document}}\nSummary:"
     golds = [r["summary"] for r in SRC.convert(FIX)["test"]]
     for t in TEMPLATES:
-        flt = answer_filter(TASKS, t)  # [PARSE]: the whole completion, a failure iff no letter or digit
-        for g in golds:
-            assert flt.read(" " + g, {}) == g
-        for junk in (GARBAGE, "", " ... ", "?!\n-"):
-            assert flt.read(junk, {}) == "[invalid]"
+        # [PARSE]: the whole completion, a failure iff no letter or digit
+        flt = checked_free_text_filter(TASKS, t, golds)
         out = flt.read(" The UE waits.\nThen it retries.\n\nText:", {})
         assert out == "The UE waits.\nThen it retries." and out.adherent is (t.id != "t3")  # t3: one line
 
@@ -113,10 +99,8 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_spec5g_sum__t1", "ent_spec5g_sum__t4"]
     res = tiny_eval(tasks, gen_kwargs="max_gen_toks=16")
     first = load_records("spec5g_sum", data_root="embedded")["test"][0]
+    assert_unit_scores(res, tasks, ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer"))
     for t in tasks:
-        row = res["results"][t]
-        for key in ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0
         assert res["configs"][t]["num_fewshot"] == 0
         assert res["samples"][t][0]["target"] == first["summary"]
     prompt = res["samples"][tasks[0]][0]["arguments"][0][0]

@@ -2,7 +2,6 @@
 the fixture, errors, [MF1], end to end with 20 shots and the prompt budget."""
 
 import json
-import math
 import shutil
 from collections import Counter
 
@@ -11,12 +10,11 @@ from lm_eval_enterprise.tasks.cyber.tram import source as S
 from lm_eval_enterprise.tasks.cyber.tram.templates import TASKS
 
 from conftest import shared_sample
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_checked, load_records
 from lm_eval_enterprise.fewshot import top_k_labels
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
 
 SRC = get_source("tram")
 FIX = fixture_dir("tram")
@@ -228,26 +226,12 @@ def test_macro_f1_counts_all_nine_labels():
 
 
 def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
     d = shared_sample("tram")
     tasks = ["ent_tram__t1", "ent_tram__t5"]
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={tiny_model_dir},dtype=float32",
-        device="cpu",
-        tasks=tasks,
-        task_manager=tm,
-        limit=2,
-        log_samples=True,
-        bootstrap_iters=0,
-    )
+    res = run_hf_model(tiny_model_dir, tasks, d.parent)
+    assert_unit_scores(res, tasks, ("macro_f1,answer", "accuracy,answer", "format_failure,answer", "prompt_cut,answer"))
     for t in tasks:
         row = res["results"][t]
-        for key in ("macro_f1,answer", "accuracy,answer", "format_failure,answer", "prompt_cut,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
         assert 0 <= row["shots_used,answer"] <= 20
     meta = res["configs"]["ent_tram__t1"]["metadata"]
     assert meta["top_k_labels"] == NAMES9 and meta["top_k_technique_ids"] == list(S.SPEC_TOP9)

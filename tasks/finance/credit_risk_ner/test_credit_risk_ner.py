@@ -1,7 +1,6 @@
 """credit_risk_ner: CoNLL parsing (fixture FIN5/FIN3), the real sample, errors, [EF1], end to end."""
 
 import json
-import math
 
 import pytest
 from lm_eval_enterprise.tasks.finance.credit_risk_ner.source import (
@@ -14,12 +13,11 @@ from lm_eval_enterprise.tasks.finance.credit_risk_ner.source import (
 from lm_eval_enterprise.tasks.finance.credit_risk_ner.templates import TASKS
 
 from conftest import shared_sample
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
 
 SRC = get_source("credit_risk_ner")
 FIX = fixture_dir("credit_risk_ner")
@@ -178,25 +176,11 @@ def test_templates_accept_gold_and_none_and_reject_garbage():
 
 # ------------------------------------------------------------------------------------------------ end to end
 def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
     d = shared_sample("credit_risk_ner")
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={tiny_model_dir},dtype=float32",
-        device="cpu",
-        tasks=["ent_credit_risk_ner__t1"],
-        task_manager=tm,
-        limit=2,
-        bootstrap_iters=0,
-        gen_kwargs="max_gen_toks=8",
-    )
+    res = run_hf_model(tiny_model_dir, ["ent_credit_risk_ner__t1"], d.parent, gen_kwargs="max_gen_toks=8")
+    keys = ("entity_f1", "entity_precision", "entity_recall", "format_failure", "prompt_cut")
+    assert_unit_scores(res, ["ent_credit_risk_ner__t1"], tuple(f"{m},answer" for m in keys))
     row = res["results"]["ent_credit_risk_ner__t1"]
-    for m in ("entity_f1", "entity_precision", "entity_recall", "format_failure", "prompt_cut"):
-        v = row[f"{m},answer"]
-        assert math.isfinite(v) and 0.0 <= v <= 1.0, (m, v)
     assert 0 <= row["shots_used,answer"] <= 20
     budget = res["configs"]["ent_credit_risk_ner__t1"]["metadata"]["prompt_budget"]
     assert budget["prompts"] == 2 and (budget["max_context_tokens"], budget["source"]) == (4096, "default")

@@ -6,7 +6,6 @@ written in tmp_path.
 """
 
 import json
-import math
 import random
 import re
 import shutil
@@ -18,12 +17,11 @@ import pytest
 from lm_eval_enterprise.tasks.finance.finer139 import source as S
 from lm_eval_enterprise.tasks.finance.finer139.templates import TASKS
 
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records, load_task_dataset
 from lm_eval_enterprise.metrics import INVALID
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, OracleLM, build_tasks, leaf_tasks
+from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model, run_oracle
 
 SRC = get_source("finer139")
 FIX = fixture_dir("finer139")
@@ -474,11 +472,7 @@ def test_templates_use_the_type_list_and_accept_gold():
 
 
 def test_results_metadata_has_the_top10_list():
-    import lm_eval
-
-    names = ["ent_finer139__t1"]
-    tm, td = build_tasks(names, "embedded")
-    res = lm_eval.simple_evaluate(model=OracleLM(leaf_tasks(td)), tasks=names, task_manager=tm, bootstrap_iters=0)
+    res = run_oracle(["ent_finer139__t1"], "embedded")
     meta = res["configs"]["ent_finer139__t1"]["metadata"]
     assert meta["top_k_xbrl"] == TOP10 and meta["top_k"] == 10
     assert meta["prompt_budget"]["shots_requested"] == 10
@@ -486,24 +480,10 @@ def test_results_metadata_has_the_top10_list():
 
 
 def test_end_to_end_tiny_model_on_fixture(tiny_model_dir):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={tiny_model_dir},dtype=float32",
-        device="cpu",
-        tasks=["ent_finer139__t1"],
-        task_manager=tm,
-        limit=2,
-        bootstrap_iters=0,
-        gen_kwargs="max_gen_toks=8",
-    )
+    res = run_hf_model(tiny_model_dir, ["ent_finer139__t1"], "embedded", gen_kwargs="max_gen_toks=8")
+    keys = ("entity_f1", "entity_precision", "entity_recall", "format_failure", "prompt_cut")
+    assert_unit_scores(res, ["ent_finer139__t1"], tuple(f"{m},answer" for m in keys))
     row = res["results"]["ent_finer139__t1"]
-    for m in ("entity_f1", "entity_precision", "entity_recall", "format_failure", "prompt_cut"):
-        v = row[f"{m},answer"]
-        assert math.isfinite(v) and 0.0 <= v <= 1.0, (m, v)
     # the shot plan is shared by the five templates (the most demanding one decides): at most the 10 requested,
     # and any shortfall is reported as a cut prompt
     assert 1.0 <= row["shots_used,answer"] <= 10.0

@@ -16,8 +16,8 @@ import pytest
 from lm_eval_enterprise.tasks.finance.fiqa_qa import source as fiqa
 
 from conftest import FakeHub
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.testing import run_hf_model
 
 SRC = get_source("fiqa_qa")
 FIX = fixture_dir("fiqa_qa")
@@ -162,20 +162,7 @@ def test_download_writes_the_beir_layout_from_the_hub(tmp_path, monkeypatch):
 
 
 def _evaluate(model_dir, tasks, limit):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    return lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={model_dir},dtype=float32",
-        device="cpu",
-        tasks=tasks,
-        task_manager=tm,
-        limit=limit,
-        log_samples=True,
-        bootstrap_iters=0,
-    )
+    return run_hf_model(model_dir, tasks, "embedded", limit)
 
 
 def test_end_to_end_tiny_model_both_tables(tiny_model_dir):

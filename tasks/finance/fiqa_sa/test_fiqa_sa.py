@@ -1,7 +1,6 @@
 """fiqa_sa: score thresholds, loader on the repo's parquet layout (fixture), [BAL] shots, errors, end to end."""
 
 import json
-import math
 import shutil
 
 import pytest
@@ -9,6 +8,7 @@ from lm_eval_enterprise.tasks.finance.fiqa_sa.source import score_label, to_reco
 
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.testing import assert_unit_scores
 
 SRC = get_source("fiqa_sa")
 FIX = fixture_dir("fiqa_sa")
@@ -124,10 +124,7 @@ def test_three_class_weighted_f1_hand_worked():
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_fiqa_sa__t1", "ent_fiqa_sa__t2"]
     res = tiny_eval(tasks)
-    for t in tasks:
-        row = res["results"][t]
-        for key in ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
+    assert_unit_scores(res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"))
     prompt = res["samples"]["ent_fiqa_sa__t1"][0]["arguments"][0][0]
     assert prompt.startswith("Answer with one of: positive, neutral, negative.\n\n")
     assert prompt.endswith(

@@ -8,8 +8,8 @@ import pytest
 from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES, CSV_NAME, helm_split
 
 from conftest import shared_sample
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.testing import run_hf_model
 
 SRC = get_source("gold_news")
 
@@ -77,22 +77,8 @@ def test_bad_label_value_names_file_and_line(tmp_path):
 
 
 def _evaluate(model_dir, tasks, data_root, limit, seed=0):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(data_root)})
-    return lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={model_dir},dtype=float32",
-        device="cpu",
-        tasks=tasks,
-        task_manager=tm,
-        limit=limit,
-        log_samples=True,
-        bootstrap_iters=0,
-        random_seed=seed,
-        numpy_random_seed=seed,
-        torch_random_seed=seed,
+    return run_hf_model(
+        model_dir, tasks, data_root, limit, random_seed=seed, numpy_random_seed=seed, torch_random_seed=seed
     )
 
 

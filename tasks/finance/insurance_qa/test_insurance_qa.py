@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 from lm_eval_enterprise.tasks.finance.insurance_qa import source as ins
 
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
+from lm_eval_enterprise.testing import run_hf_model
 
 SRC = get_source("insurance_qa")
 FIX = fixture_dir("insurance_qa")
@@ -93,21 +93,8 @@ def test_download_urls_are_the_v2_raw_files():
 
 
 def test_end_to_end_tiny_model_both_tables(tiny_model_dir):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
     tasks = ["ent_insurance_qa__t2", "ent_insurance_qa_gen__t2"]
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={tiny_model_dir},dtype=float32",
-        device="cpu",
-        tasks=tasks,
-        task_manager=tm,
-        limit=20,
-        log_samples=True,
-        bootstrap_iters=0,
-    )
+    res = run_hf_model(tiny_model_dir, tasks, "embedded", limit=20)
     filt = "answer"  # one filter name for the log-likelihood table and its generate variant
     for task in tasks:
         row = res["results"][task]

@@ -1,17 +1,16 @@
 """kpi_edgar: HELM mapping on the JSON source format (fixture), the real sample, errors, [KPIF1], end to end."""
 
 import json
-import math
 
 import pytest
 from lm_eval_enterprise.tasks.finance.kpi_edgar.source import JSON_NAME, JSON_URL, escape_brackets, sentence_record
 from lm_eval_enterprise.tasks.finance.kpi_edgar.templates import TASKS
 
 from conftest import shared_sample
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.fewshot import helm_balanced
+from lm_eval_enterprise.testing import assert_unit_scores, run_hf_model
 
 SRC = get_source("kpi_edgar")
 FIX = fixture_dir("kpi_edgar")
@@ -202,26 +201,14 @@ def test_templates_accept_the_gold_and_reject_garbage():
 
 # ------------------------------------------------------------------------------------------------ end to end
 def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
     d = shared_sample("kpi_edgar")
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={tiny_model_dir},dtype=float32",
-        device="cpu",
-        tasks=["ent_kpi_edgar__t1", "ent_kpi_edgar__t2"],
-        task_manager=tm,
-        limit=2,
-        bootstrap_iters=0,
-        gen_kwargs="max_gen_toks=8",
+    res = run_hf_model(
+        tiny_model_dir, ["ent_kpi_edgar__t1", "ent_kpi_edgar__t2"], d.parent, gen_kwargs="max_gen_toks=8"
     )
     for task in ("ent_kpi_edgar__t1", "ent_kpi_edgar__t2"):
+        keys = ("adjusted_macro_f1", "word_macro_f1", "adjusted_macro_f1_helm", "format_failure", "prompt_cut")
+        assert_unit_scores(res, [task], tuple(f"{m},answer" for m in keys))
         row = res["results"][task]
-        for m in ("adjusted_macro_f1", "word_macro_f1", "adjusted_macro_f1_helm", "format_failure", "prompt_cut"):
-            v = row[f"{m},answer"]
-            assert math.isfinite(v) and 0.0 <= v <= 1.0, (task, m, v)
         budget = res["configs"][task]["metadata"]["prompt_budget"]
         assert budget["prompts"] == 2 and (budget["max_context_tokens"], budget["source"]) == (4096, "default")
         # HELM's task text is stated once (not in every shot): the 20 real shots fit the default 4,096 tokens

@@ -4,7 +4,6 @@ No real sample exists (docs/data.md#real-samples): the loader is tested on the f
 FiscalNote/billsum layout, written by make_fixture.py) and on files built in tmp_path.
 """
 
-import math
 from pathlib import Path
 
 import pyarrow as pa
@@ -13,8 +12,7 @@ import pytest
 from lm_eval_enterprise.tasks.legal.billsum.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import assert_unit_scores, checked_free_text_filter, run_oracle
 
 SRC = get_source("billsum")
 FIX = fixture_dir("billsum")
@@ -125,11 +123,8 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].doc_to_text == "Bill: {{document}}\nSummary:"
     golds = [r["summary"] for r in SRC.convert(FIX)["test"]]
     for t in TEMPLATES:
-        flt = answer_filter(TASKS, t)  # [PARSE]: the whole completion, a failure iff no letter or digit
-        for g in golds:
-            assert flt.read(" " + g, {}) == g
-        for junk in (GARBAGE, "", " ... ", "?!\n-"):
-            assert flt.read(junk, {}) == "[invalid]", (t.id, junk)
+        # [PARSE]: the whole completion, a failure iff no letter or digit
+        flt = checked_free_text_filter(TASKS, t, golds)
         out = flt.read(" This bill does x.\nIt also does y.\n\nBill:", {})
         assert out == "This bill does x.\nIt also does y."
         assert out.adherent is (t.id != "t3")  # t3 asks for a single line
@@ -140,10 +135,11 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_billsum__t1", "ent_billsum__t4"]
     res = tiny_eval(tasks, gen_kwargs="max_gen_toks=16")
     first = load_records("billsum", data_root="embedded")["test"][0]
+    assert_unit_scores(
+        res, tasks, ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer")
+    )
     for t in tasks:
         row = res["results"][t]
-        for key in ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
         assert res["configs"][t]["num_fewshot"] == 0 and row["shots_used,answer"] == 0.0
         sample = res["samples"][t][0]
         assert sample["target"] == first["summary"]
@@ -156,15 +152,9 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
 def test_bill_over_the_context_budget_is_cut_keeping_its_start():
     """The fixture's 2,048-word bill does not fit the default 4,096 tokens (estimated) with 256 generated ones: it is
     cut further."""
-    import lm_eval
-
-    from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks
 
     task = "ent_billsum__t1"
-    tm, td = build_tasks([task], "embedded")
-    res = lm_eval.simple_evaluate(
-        model=OracleLM(leaf_tasks(td)), tasks=[task], task_manager=tm, log_samples=True, bootstrap_iters=0
-    )
+    res = run_oracle([task], "embedded")
     docs = {s["doc"]["id"]: s for s in res["samples"][task]}
     long_doc = load_records("billsum", data_root="embedded")["test"][3]["document"]
     cut = docs["3"]

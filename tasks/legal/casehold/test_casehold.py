@@ -3,7 +3,6 @@
 ``multiple_choice`` family with the [PARSE] letter reading scored by hand against [ACC] and HELM's rule, end to end."""
 
 import json
-import math
 import shutil
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, Source, fixture_dir, get_source, load_checked, load_records, mc_fields
 from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores
 
 SRC = get_source("casehold")
 FIX = fixture_dir("casehold")
@@ -322,10 +321,8 @@ def test_uniform_accuracy_baseline_uses_five_options():
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_casehold__t1", "ent_casehold__t4"]
     res = tiny_eval(tasks)
+    assert_unit_scores(res, tasks, ("accuracy,answer", "format_failure,answer"))
     for t in tasks:
-        row = res["results"][t]
-        for key in ("accuracy,answer", "format_failure,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
         sample = res["samples"][t][0]
         assert sample["target"] == "E" and sample["doc"]["answer_letter"] == "E"
         prompt = sample["arguments"][0][0]

@@ -20,16 +20,19 @@ import math
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 from lm_eval_enterprise.tasks.legal.legal_summarization import source as S
 from lm_eval_enterprise.tasks.legal.legal_summarization.templates import TASKS, TEMPLATES
 
 from conftest import shared_sample
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import (
+    assert_unit_scores,
+    checked_free_text_filter,
+    helm_positions,
+    run_hf_model,
+    run_oracle,
+)
 
 SRC = get_source("legal_summarization")
 FIXTURE = fixture_dir("legal_summarization")
@@ -45,11 +48,8 @@ def _helm_positions(n: int, n_train_known: int, n_test_known: int) -> tuple[list
     """Original-file positions of the first k train / test rows under HELM's recipe, computed with numpy directly
     (pandas ``sample(frac, random_state=0)`` = ``RandomState(0).choice(n, round(frac·n), replace=False)``, which is
     ``RandomState(0).permutation(n)[:k]``) — independent of the pandas code in source.py."""
-    n_train = round(0.2 * n)
-    train_pos = np.random.RandomState(0).permutation(n)[:n_train]
-    rest = [i for i in range(n) if i not in set(train_pos.tolist())]
-    test_pos = [rest[j] for j in np.random.RandomState(0).permutation(len(rest))]
-    return train_pos.tolist()[:n_train_known], test_pos[:n_test_known]
+    train_pos, test_pos = helm_positions(n)
+    return train_pos[:n_train_known], test_pos[:n_test_known]
 
 
 # ----------------------------------------------------------------------------------------------- fixture
@@ -193,11 +193,8 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].description == "Summarize the legal document in plain English.\n\n"
     assert TEMPLATES[0].doc_to_text == "Document: {{document}}\nSummary:"
     for t in TEMPLATES:
-        flt = answer_filter(TASKS, t)  # [PARSE]: the whole completion, a failure iff no letter or digit
-        for g in golds:
-            assert flt.read(" " + g, {}) == g
-        for junk in (GARBAGE, "", " ... ", "?!\n-"):
-            assert flt.read(junk, {}) == "[invalid]", (t.id, junk)
+        # [PARSE]: the whole completion, a failure iff no letter or digit
+        flt = checked_free_text_filter(TASKS, t, golds)
         # a two-line summary is kept whole (stop is a blank line); text after a blank line is dropped
         out = flt.read(" you can quit.\nwe keep data.\n\nDocument:", {})
         assert out == "you can quit.\nwe keep data." and out.adherent is (t.id != "t3")  # t3: one line
@@ -205,27 +202,15 @@ def test_templates_accept_gold_and_reject_garbage():
 
 # ----------------------------------------------------------------------------------------------- end to end
 def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
     d = shared_sample("legal_summarization")
     tasks = ["ent_legal_summarization__t1", "ent_legal_summarization__t4"]
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(d.parent)})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={tiny_model_dir},dtype=float32",
-        device="cpu",
-        tasks=tasks,
-        task_manager=tm,
-        limit=2,
-        log_samples=True,
-        bootstrap_iters=0,
-    )
+    res = run_hf_model(tiny_model_dir, tasks, d.parent)
     first = _sample_rows(d, "test")[0]
+    assert_unit_scores(
+        res, tasks, ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer")
+    )
     for t in tasks:
         row = res["results"][t]
-        for key in ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0
         assert 0.0 <= row["shots_used,answer"] <= res["configs"][t]["num_fewshot"]
         assert res["configs"][t]["num_fewshot"] == 0
         sample = res["samples"][t][0]
@@ -241,9 +226,6 @@ def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
 def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_path):
     """[TRUNC] without a fixed N (shared prompt budget, field ``document``): a 3,000-word clause does not fit the
     default 4,096-token budget and is cut from the end; a short one is sent whole."""
-    import lm_eval
-
-    from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks
 
     d = tmp_path / "legal_summarization"
     d.mkdir()
@@ -255,14 +237,7 @@ def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_p
     (d / "test.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     (d / "train.jsonl").write_text(json.dumps(rows[1]))
     (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 1, "test": 2}}))  # a hand-made copy
-    tm, td = build_tasks(["ent_legal_summarization__t1"], str(tmp_path))
-    res = lm_eval.simple_evaluate(
-        model=OracleLM(leaf_tasks(td)),
-        tasks=["ent_legal_summarization__t1"],
-        task_manager=tm,
-        log_samples=True,
-        bootstrap_iters=0,
-    )
+    res = run_oracle(["ent_legal_summarization__t1"], str(tmp_path))
     samples = {s["doc"]["id"]: s for s in res["samples"]["ent_legal_summarization__t1"]}
     cut, whole = samples["long1"], samples["short1"]
     assert cut["prompt_cut"] == 1.0 and whole["prompt_cut"] == 0.0

@@ -4,7 +4,6 @@ download through a fake hub and a fake GitHub, [BAL] shots over 9 singleton clas
 hand, end to end with the tiny model."""
 
 import json
-import math
 import shutil
 from pathlib import Path
 
@@ -13,12 +12,11 @@ from lm_eval_enterprise.tasks.legal.unfair_tos import source as S
 from lm_eval_enterprise.tasks.legal.unfair_tos.templates import TASKS, TEMPLATES
 
 from conftest import FakeHub, shared_sample
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records, prepare
 from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
 
 SRC = get_source("unfair_tos")
 FIX = fixture_dir("unfair_tos")
@@ -293,26 +291,11 @@ def test_weighted_f1_hand_worked_nine_labels():
 
 # ------------------------------------------------------------------------------------------------ end to end
 def test_end_to_end_real_train_sample_tiny_model(tmp_path, tiny_model_dir):
-    import lm_eval
-    from lm_eval.tasks import TaskManager
-
     _sample_dir(tmp_path)
     tasks = ["ent_unfair_tos__t1", "ent_unfair_tos__t4"]
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(tmp_path)})
-    res = lm_eval.simple_evaluate(
-        model="hf",
-        model_args=f"pretrained={tiny_model_dir},dtype=float32",
-        device="cpu",
-        tasks=tasks,
-        task_manager=tm,
-        limit=2,
-        log_samples=True,
-        bootstrap_iters=0,
-    )
+    res = run_hf_model(tiny_model_dir, tasks, tmp_path)
+    assert_unit_scores(res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"))
     for t in tasks:
-        row = res["results"][t]
-        for key in ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"):
-            assert math.isfinite(row[key]) and 0.0 <= row[key] <= 1.0, (t, key, row)
         sample = res["samples"][t][0]
         prompt = sample["arguments"][0][0]
         assert prompt.count("Clause:" if t.endswith("t1") else "Input:") == 6  # 5 [BAL] shots + the eval item
