@@ -97,6 +97,16 @@ class Source:
             f"this dataset has no pre-split layout; provide the source files {[f.name for f in self.files]}",
         )
 
+    def map_presplit(
+        self, rows: dict[str, list[dict]], data_dir: Path, convert: Callable[[dict, str], dict | None]
+    ) -> dict[str, list[dict]]:
+        """Every split's rows of the pre-split layout through ``convert(row, where)`` (``where``:
+        ``<data_dir>/<split>.jsonl``, for its error messages), with :func:`map_rows`."""
+        return {
+            split: map_rows(rs, lambda r, s=split: convert(r, f"{data_dir}/{s}.jsonl"), self.id, split)
+            for split, rs in rows.items()
+        }
+
     def fewshot_key(self, record: dict) -> Any:
         """[BAL] label key: the class label for classification, the reference string otherwise."""
         for field in ("label", "target", "answer", "summary"):

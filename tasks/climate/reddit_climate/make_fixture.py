@@ -17,22 +17,11 @@ import io
 import zipfile
 from pathlib import Path
 
+from lm_eval_enterprise.tasks.climate.reddit_climate.source import COLUMNS, ZIP_NAME
+
 from lm_eval_enterprise.data import generator_main, write_manifest
 from lm_eval_enterprise.data.fixtures import FIXED_TIME
 
-ZIP_NAME = "the-reddit-climate-change-dataset-comments.csv.zip"
-COLUMNS = [
-    "type",
-    "id",
-    "subreddit.id",
-    "subreddit.name",
-    "subreddit.nsfw",
-    "created_utc",
-    "permalink",
-    "body",
-    "sentiment",
-    "score",
-]
 SUBREDDIT_IDS = {"climate": "2qhnt", "AskReddit": "2qh1i", "environment": "2qhx4", "news": "2qh3l"}
 T0 = 1650000000  # created_utc of post 0; post k was created k hours later
 ROWS = [  # (post number k, comment id, subreddit, sentiment, score, body)

@@ -21,7 +21,6 @@ from lm_eval_enterprise.data import (
     DataError,
     HFParquetSource,
     hf_class_names,
-    map_rows,
     read_parquet_rows,
     unverified,
 )
@@ -111,10 +110,7 @@ class EarningsCall(HFParquetSource):
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """``train.jsonl``/``test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""
-        return {
-            split: map_rows(rs, lambda r, s=split: to_record(r, f"{data_dir}/{s}.jsonl"), self.id, split)
-            for split, rs in rows.items()
-        }
+        return self.map_presplit(rows, data_dir, to_record)
 
 
 SOURCE = EarningsCall()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from lm_eval_enterprise.data import DataError, HFParquetSource, map_rows, read_parquet_rows, unverified
+from lm_eval_enterprise.data import DataError, HFParquetSource, read_parquet_rows, unverified
 
 HF_REPO = "TheFinAI/fiqa-sentiment-classification"
 HF_COMMIT = "b669064ceb406dfc33a86a8ddce203b7395a0fa1"  # "Upload 4 files" (2024-03-04): data/*.parquet
@@ -75,10 +75,7 @@ class FiqaSA(HFParquetSource):
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """``train/valid/test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""
-        return {
-            split: map_rows(rs, lambda r, s=split: to_record(r, f"{data_dir}/{s}.jsonl"), self.id, split)
-            for split, rs in rows.items()
-        }
+        return self.map_presplit(rows, data_dir, to_record)
 
 
 SOURCE = FiqaSA()

@@ -29,7 +29,6 @@ from lm_eval_enterprise.data import (
     DataError,
     HFParquetSource,
     hf_class_names,
-    map_rows,
     read_parquet_rows,
     unverified,
 )
@@ -139,10 +138,7 @@ class CaseHold(HFParquetSource):
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """``train``/``valid``/``test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""
-        return {
-            split: map_rows(rs, lambda r, s=split: to_record(r, f"{data_dir}/{s}.jsonl"), self.id, split)
-            for split, rs in rows.items()
-        }
+        return self.map_presplit(rows, data_dir, to_record)
 
     def fewshot_key(self, record: dict) -> str:
         """[BAL] label key = the correct letter (README: the label key is the correct letter)."""
