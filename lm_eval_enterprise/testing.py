@@ -52,6 +52,24 @@ class GarbageLM(_TaskAwareLM):
         return [(-1.0 if inst.idx == 0 else -2.0, inst.idx == 0) for inst in requests]
 
 
+class ConstantLM(LM):
+    """Generates the same ``text`` for every request (no log-likelihood requests): a model-free double for tasks
+    outside our tree, e.g. a hand-written YAML in a test."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
+
+    def generate_until(self, requests, disable_tqdm: bool = False):
+        return [self.text for _ in requests]
+
+    def loglikelihood(self, requests, disable_tqdm: bool = False):
+        raise NotImplementedError("ConstantLM only generates")
+
+    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):
+        raise NotImplementedError("ConstantLM only generates")
+
+
 def build_tasks(task_names: list[str], data_root: str, **metadata: Any) -> tuple[Any, dict[str, Any]]:
     """``(task_manager, task_dict)`` for our task or group names, with only our include path indexed (fast);
     ``metadata`` is added to the run metadata (e.g. ``max_context_tokens``). :func:`leaf_tasks` flattens the

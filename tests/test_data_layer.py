@@ -438,8 +438,9 @@ def test_load_task_dataset_through_lm_eval(fake, tmp_path):
     """A task YAML using the hook as custom_dataset: lm-eval passes --metadata data_root, and the first_n
     sampler takes the shots in [BAL] order from the fewshot split."""
     import lm_eval
-    from lm_eval.api.model import LM
     from lm_eval.tasks import TaskManager
+
+    from lm_eval_enterprise.testing import ConstantLM
 
     root = str(_source_layout(tmp_path / "data"))
     tdir = tmp_path / "tasks"
@@ -455,19 +456,13 @@ def test_load_task_dataset_through_lm_eval(fake, tmp_path):
         "metadata: {version: 1.0}\n"
     )
 
-    class Const(LM):
-        def generate_until(self, requests, disable_tqdm=False):
-            return ["No" for _ in requests]  # built-in exact_match does not strip
-
-        def loglikelihood(self, requests, disable_tqdm=False):
-            raise NotImplementedError
-
-        def loglikelihood_rolling(self, requests, disable_tqdm=False):
-            raise NotImplementedError
-
     tm = TaskManager(include_path=str(tdir), include_defaults=False, metadata={"data_root": root})
     res = lm_eval.simple_evaluate(
-        model=Const(), tasks=["lmee_fake_task"], task_manager=tm, log_samples=True, bootstrap_iters=0
+        model=ConstantLM("No"),  # "No" with no leading space: the built-in exact_match does not strip
+        tasks=["lmee_fake_task"],
+        task_manager=tm,
+        log_samples=True,
+        bootstrap_iters=0,
     )
     samples = res["samples"]["lmee_fake_task"]
     assert len(samples) == 6
@@ -549,8 +544,9 @@ def test_dataset_without_patching_datasets_equals_from_list_on_every_fixture():
 
 def test_loaded_task_metadata_reaches_the_results_through_the_task_class(fake, tmp_path, monkeypatch):
     import lm_eval
-    from lm_eval.api.model import LM
     from lm_eval.tasks import TaskManager
+
+    from lm_eval_enterprise.testing import ConstantLM
 
     monkeypatch.setattr(FakeSource, "task_metadata", lambda self, splits: {"n_test_rows": len(splits["test"])})
     root = str(_source_layout(tmp_path / "data"))
@@ -572,20 +568,10 @@ def test_loaded_task_metadata_reaches_the_results_through_the_task_class(fake, t
         "metadata: {version: 1.0}\n"
     )
 
-    class Const(LM):
-        def generate_until(self, requests, disable_tqdm=False):
-            return ["No" for _ in requests]
-
-        def loglikelihood(self, requests, disable_tqdm=False):
-            raise NotImplementedError
-
-        def loglikelihood_rolling(self, requests, disable_tqdm=False):
-            raise NotImplementedError
-
     tm = TaskManager(
         include_path=str(tdir), include_defaults=False, metadata={"data_root": root, "max_context_tokens": 4096}
     )
-    res = lm_eval.simple_evaluate(model=Const(), tasks=["lmee_fake_facts"], task_manager=tm, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(model=ConstantLM("No"), tasks=["lmee_fake_facts"], task_manager=tm, bootstrap_iters=0)
     meta = res["configs"]["lmee_fake_facts"]["metadata"]
     assert meta["n_test_rows"] == 6 and meta["source_sha256"] == facts["source_sha256"]
 

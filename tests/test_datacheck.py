@@ -212,22 +212,13 @@ def test_sha256_of_every_file_and_the_cache(tmp_path, monkeypatch):
 
 def test_counts_and_hashes_reach_the_task_metadata_and_results(tmp_path):
     import lm_eval
-    from lm_eval.api.model import LM
     from lm_eval.tasks import TaskManager
 
-    class Yes(LM):
-        def generate_until(self, requests, disable_tqdm=False):
-            return ["Yes" for _ in requests]
-
-        def loglikelihood(self, requests, disable_tqdm=False):
-            raise NotImplementedError
-
-        def loglikelihood_rolling(self, requests, disable_tqdm=False):
-            raise NotImplementedError
+    from lm_eval_enterprise.testing import ConstantLM
 
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
     task = "ent_gold_news_direction_up__t1"
-    res = lm_eval.simple_evaluate(model=Yes(), tasks=[task], task_manager=tm, limit=2, bootstrap_iters=0)
+    res = lm_eval.simple_evaluate(model=ConstantLM("Yes"), tasks=[task], task_manager=tm, limit=2, bootstrap_iters=0)
     meta = res["configs"][task]["metadata"]
     files = C.folder_hashes(fixture_dir("gold_news"))
     assert meta["source_files"] == files and meta["source_sha256"] == C.combined_sha256(files)

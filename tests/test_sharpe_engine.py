@@ -16,7 +16,7 @@ from lm_eval_enterprise import hooks
 from lm_eval_enterprise.sharpe import cli
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown, write_outputs
 from lm_eval_enterprise.sharpe.io import SharpeInputError
-from lm_eval_enterprise.sharpe.report import markdown, to_json
+from lm_eval_enterprise.sharpe.report import SCALARS, markdown, to_json
 from lm_eval_enterprise.sharpe.synthetic import SynthTask, family_task, write_run
 from lm_eval_enterprise.sharpe.synthetic import choice_task as mc_task
 from lm_eval_enterprise.sharpe.synthetic import correct_counts as counts
@@ -399,37 +399,9 @@ def test_outputs_and_cli(tmp_path, capsys):
     assert agg["provenance"]["B"] == 100 and agg["provenance"]["ddof"] == 1
     assert len(agg["provenance"]["inputs"]) == 2 and all(len(i["sha256"]) == 64 for i in agg["provenance"]["inputs"])
     rec = agg["records"][0]
-    for key in (
-        "model",
-        "group",
-        "metric",
-        "scoring_mode",
-        "n_templates",
-        "n_docs",
-        "baseline",
-        "template_scores",
-        "mean",
-        "std",
-        "ddof",
-        "sharpe",
-        "sharpe_status",
-        "alpha",
-        "sigma_floor_mode",
-        "degenerate_std",
-        "min",
-        "max",
-        "spread",
-        "quantiles",
-        "maxp",
-        "avgp",
-        "cps",
-        "pss",
-        "fragile_docs",
-        "format_failure",
-        "ci",
-        "flags",
-    ):
-        assert key in rec
+    # every scalar column of leaderboard.csv is a record field (none silently empty), plus the structured fields
+    expected = {*SCALARS, "baseline", "template_scores", "quantiles", "fragile_docs", "format_failure", "ci", "flags"}
+    assert not expected - set(rec), sorted(expected - set(rec))
     assert set(rec["ci"]) >= {"mean", "std", "sharpe", "B", "seed", "resample_templates", "frac_degenerate"}
     assert rec["ci_templates"]["resample_templates"]
     with open(out / "leaderboard.csv") as f:

@@ -38,13 +38,35 @@ class ScoringError(ValueError):
     """Samples cannot be scored (malformed item, unknown aggregation)."""
 
 
-class Scorer:
-    """Linear-statistics scorer: ``score(w) = finalize(w @ features)``.
+class _UnitScorer:
+    """What both scorers share: the per-unit values and the score of one weighting of the units.
 
     ``per_doc``: per-unit values in [0, 1] for PSS and permutation tests (mean metrics: the value; F1 metrics: the
     per-document correctness; ranking: the per-query value), or ``None`` when the metric has none.
     ``per_doc_is_metric``: True when the score is exactly the mean of ``per_doc`` (permutation test allowed).
+    ``per_doc_kind``: what ``per_doc`` holds ("value", "correct") or ``None``.
     """
+
+    def __init__(self, per_doc: np.ndarray | None, per_doc_is_metric: bool, per_doc_kind: str | None):
+        self.per_doc = per_doc
+        self.per_doc_is_metric = per_doc_is_metric
+        self.per_doc_kind = per_doc_kind
+
+    @property
+    def n_units(self) -> int:
+        raise NotImplementedError
+
+    def scores(self, weights: np.ndarray) -> np.ndarray:
+        """Scores for each row of ``weights`` (B × units document multiplicities; 0 = dropped)."""
+        raise NotImplementedError
+
+    def score(self, weights: np.ndarray | None = None) -> float:
+        w = np.ones(self.n_units) if weights is None else weights
+        return float(self.scores(w[None, :])[0])
+
+
+class Scorer(_UnitScorer):
+    """Linear-statistics scorer: ``score(w) = finalize(w @ features)`` (per-unit fields: :class:`_UnitScorer`)."""
 
     linear = True
 
@@ -56,11 +78,9 @@ class Scorer:
         per_doc_is_metric: bool,
         per_doc_kind: str | None,
     ):
+        super().__init__(per_doc, per_doc_is_metric, per_doc_kind)
         self.features = np.ascontiguousarray(features, dtype=float)
         self._finalize = finalize
-        self.per_doc = per_doc
-        self.per_doc_is_metric = per_doc_is_metric
-        self.per_doc_kind = per_doc_kind
 
     @property
     def n_units(self) -> int:
@@ -71,12 +91,7 @@ class Scorer:
             return self._finalize(np.atleast_2d(sums))
 
     def scores(self, weights: np.ndarray) -> np.ndarray:
-        """Scores for each row of ``weights`` (B × units document multiplicities; 0 = dropped)."""
         return self.finalize(np.atleast_2d(weights) @ self.features)
-
-    def score(self, weights: np.ndarray | None = None) -> float:
-        w = np.ones(self.n_units) if weights is None else weights
-        return float(self.scores(w[None, :])[0])
 
     def masked(self, keep: np.ndarray) -> Scorer:
         """The same metric on the units with ``keep`` (used for the parsed-only scoring mode)."""
@@ -84,7 +99,7 @@ class Scorer:
         return Scorer(self.features * k, self._finalize, self.per_doc, self.per_doc_is_metric, self.per_doc_kind)
 
 
-class ItemScorer:
+class ItemScorer(_UnitScorer):
     """Exact fallback: the hook aggregation called on the resampled list of items (no vectorisation)."""
 
     linear = False
@@ -97,11 +112,9 @@ class ItemScorer:
         per_doc_is_metric: bool = False,
         per_doc_kind: str | None = None,
     ):
+        super().__init__(per_doc, per_doc_is_metric, per_doc_kind)
         self.items = list(items)
         self.agg = agg
-        self.per_doc = per_doc
-        self.per_doc_is_metric = per_doc_is_metric
-        self.per_doc_kind = per_doc_kind
 
     @property
     def n_units(self) -> int:
@@ -116,10 +129,6 @@ class ItemScorer:
             except M.MetricInputError:
                 out[b] = np.nan
         return out
-
-    def score(self, weights: np.ndarray | None = None) -> float:
-        w = np.ones(self.n_units) if weights is None else weights
-        return float(self.scores(w[None, :])[0])
 
     def masked(self, keep: np.ndarray) -> ItemScorer:
         items = self.items
