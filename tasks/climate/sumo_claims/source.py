@@ -109,28 +109,24 @@ class SumoClaims(Source):
         :meth:`convert` (test rows must already satisfy the length filter)."""
         out = {}
         for split, rs in rows.items():
-            bad = next(
-                (
-                    i
-                    for i, r in enumerate(rs)
-                    if r.get(ID) is None or not all(isinstance(r.get(c), str) for c in (TITLE, DOC))
-                ),
-                None,
+            self.check_presplit_rows(
+                rs,
+                data_dir,
+                split,
+                lambda r: r.get(ID) is not None and all(isinstance(r.get(c), str) for c in (TITLE, DOC)),
+                f"row lacks {ID} or a string {TITLE}/{DOC}",
             )
-            if bad is not None:
-                raise DataError(
-                    self.id, data_dir / f"{split}.jsonl:{bad + 1}", f"row lacks {ID} or a string {TITLE}/{DOC}"
-                )
             if split == "test":
-                bad = next((i for i, r in enumerate(rs) if not keep_test(r)), None)
-                if bad is not None:
-                    raise DataError(
-                        self.id,
-                        data_dir / f"test.jsonl:{bad + 1}",
-                        f"document has "
-                        f"{word_count(rs[bad][DOC])} words, outside HELM's test filter "
-                        f"{TEST_MIN_WORDS}-{TEST_MAX_WORDS}",
-                    )
+                self.check_presplit_rows(
+                    rs,
+                    data_dir,
+                    split,
+                    keep_test,
+                    lambda r: (
+                        f"document has {word_count(r[DOC])} words, outside HELM's test filter "
+                        f"{TEST_MIN_WORDS}-{TEST_MAX_WORDS}"
+                    ),
+                )
             out[split] = map_rows(rs, to_record, self.id, split)
         return out
 

@@ -80,13 +80,13 @@ class LegalSummarization(Source):
         order, train = all 89 HELM train rows), with the original fields; same per-row code as :meth:`convert`."""
         out = {}
         for split, rs in rows.items():
-            bad = next(
-                (i for i, r in enumerate(rs) if not all(isinstance(r.get(c), str) for c in (UID, TEXT, SUMMARY))), None
+            self.check_presplit_rows(
+                rs,
+                data_dir,
+                split,
+                lambda r: all(isinstance(r.get(c), str) for c in (UID, TEXT, SUMMARY)),
+                f"row lacks a string {UID}/{TEXT}/{SUMMARY}",
             )
-            if bad is not None:
-                raise DataError(
-                    self.id, data_dir / f"{split}.jsonl:{bad + 1}", f"row lacks a string {UID}/{TEXT}/{SUMMARY}"
-                )
             out[split] = map_rows(rs, to_record, self.id, split)
         return out
 
