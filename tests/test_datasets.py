@@ -91,6 +91,19 @@ def test_fixture_loads_with_its_manifest_counts_as_toy_data_and_leaks_nothing(ds
         assert len(recs[report.eval_split]) == facts["eval_rows_before_dedup"]
 
 
+ZERO_SHOT = sorted({spec.dataset for spec in table_specs().values() if spec.num_fewshot == 0})
+
+
+@pytest.mark.parametrize("ds", ZERO_SHOT)
+def test_zero_shot_dataset_still_gives_lm_eval_a_fewshot_pool(ds):
+    """lm-eval needs a few-shot split even at 0 shots: a 0-shot dataset's is its whole train split ([BAL] order;
+    the fixture's train holds fewer than FEWSHOT_POOL_MAX records), never empty. The split counts themselves are
+    the MANIFEST's (test above)."""
+    recs = D.load_records(ds, data_root="embedded")
+    assert recs["fewshot"] and len(recs["train"]) <= load.FEWSHOT_POOL_MAX, ds
+    assert sorted(r["id"] for r in recs["fewshot"]) == sorted(r["id"] for r in recs["train"]), ds
+
+
 @pytest.mark.parametrize("ds", DATASETS)
 def test_manifest_count_mismatch_is_one_line_error(ds, tmp_path):
     d = tmp_path / ds

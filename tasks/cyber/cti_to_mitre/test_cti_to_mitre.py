@@ -5,7 +5,6 @@ import json
 import random
 import shutil
 
-import numpy as np
 import pytest
 from lm_eval_enterprise.tasks.cyber.cti_to_mitre import source as S
 from lm_eval_enterprise.tasks.cyber.cti_to_mitre.templates import TASKS, TEMPLATES
@@ -13,7 +12,7 @@ from lm_eval_enterprise.tasks.cyber.cti_to_mitre.templates import TASKS, TEMPLAT
 from lm_eval_enterprise import hooks
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, wrong_row_count_error
+from lm_eval_enterprise.testing import GARBAGE, assert_tiny_run, csv_rows, helm_positions, wrong_row_count_error
 
 SRC = get_source("cti_to_mitre")
 FIX = fixture_dir("cti_to_mitre")
@@ -25,10 +24,7 @@ def _bundle():
 
 
 def _csv():
-    import csv
-
-    with open(FIX / S.CSV_NAME, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return csv_rows(FIX / S.CSV_NAME)
 
 
 # ----------------------------------------------------------------------------------------------- technique table
@@ -98,10 +94,7 @@ def test_convert_fixture_is_the_helm_split():
     n = len(_csv())
     assert n == 30
     splits = SRC.convert(FIX)
-    # pandas sample(frac, random_state=42) == RandomState(42).permutation(n)[:round(frac n)] (computed independently)
-    train_pos = np.random.RandomState(42).permutation(n)[: round(0.7 * n)].tolist()
-    rest = [i for i in range(n) if i not in train_pos]
-    test_pos = [rest[j] for j in np.random.RandomState(42).permutation(len(rest))]
+    train_pos, test_pos = helm_positions(n, 0.7, seed=42)  # pandas sample(frac=0.7, random_state=42), independently
     assert [r["id"] for r in splits["train"]] == [str(i) for i in train_pos]
     assert [r["id"] for r in splits["test"]] == [str(i) for i in test_pos]
     assert (len(splits["train"]), len(splits["test"])) == (21, 9)
@@ -218,9 +211,8 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_cti_to_mitre__t1", "ent_cti_to_mitre__t3"]
     res = tiny_eval(tasks)
     recs = load_records("cti_to_mitre", data_root="embedded")
-    assert_unit_scores(res, tasks, ("accuracy,answer", "format_failure,answer"))
+    assert_tiny_run(res, tasks, ("accuracy,answer", "format_failure,answer"), num_fewshot=10)
     for t in tasks:
-        assert res["configs"][t]["num_fewshot"] == 10
         assert res["samples"][t][0]["target"] == recs["test"][0]["answer_letter"]
 
     def block(r):

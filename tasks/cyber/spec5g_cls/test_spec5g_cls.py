@@ -7,14 +7,20 @@ import types
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
 from lm_eval_enterprise.tasks.cyber.spec5g_cls import source as S
 from lm_eval_enterprise.tasks.cyber.spec5g_cls.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, wrong_row_count_error
+from lm_eval_enterprise.testing import (
+    GARBAGE,
+    WEIGHTED_F1_SCORES,
+    assert_tiny_run,
+    csv_rows,
+    sample_positions,
+    wrong_row_count_error,
+)
 
 SRC = get_source("spec5g_cls")
 FIX = fixture_dir("spec5g_cls")
@@ -22,10 +28,7 @@ N = 60
 
 
 def _csv_rows():
-    import csv
-
-    with open(FIX / S.CSV_NAME, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return csv_rows(FIX / S.CSV_NAME)
 
 
 # ----------------------------------------------------------------------------------------------- convert / split
@@ -33,8 +36,7 @@ def test_convert_fixture_is_the_seeded_15_percent_split():
     rows = _csv_rows()
     assert len(rows) == N
     splits = SRC.convert(FIX)
-    # pandas df.sample(frac=0.15, random_state=0) == RandomState(0).permutation(n)[:round(0.15 n)] (independent)
-    test_pos = np.random.RandomState(0).permutation(N)[: round(0.15 * N)].tolist()
+    test_pos = sample_positions(N, 0.15)  # pandas df.sample(frac=0.15, random_state=0), computed independently
     assert [r["id"] for r in splits["test"]] == [str(i) for i in test_pos]
     assert [r["id"] for r in splits["train"]] == [str(i) for i in range(N) if i not in test_pos]  # file order
     assert (len(splits["train"]), len(splits["test"])) == (51, 9)
@@ -210,9 +212,8 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_spec5g_cls__t1", "ent_spec5g_cls__t3"]
     res = tiny_eval(tasks)
     recs = load_records("spec5g_cls", data_root="embedded")
-    assert_unit_scores(res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"))
+    assert_tiny_run(res, tasks, WEIGHTED_F1_SCORES, num_fewshot=5)
     for t in tasks:
-        assert res["configs"][t]["num_fewshot"] == 5
         assert res["configs"][t]["metadata"]["label_names_verified"] is False
         assert res["configs"][t]["metadata"]["label_names_note"] == S.LABEL_NAMES_NOTE
     prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
