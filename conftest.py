@@ -168,6 +168,17 @@ def tiny_eval(tiny_model_dir):
     return run
 
 
+def fixture_run(tiny_eval, dataset: str, tasks: list[str], keys: tuple[str, ...], num_fewshot: int):
+    """A dataset's own tiny-model run of ``tasks`` on its embedded fixture (``tiny_eval``: memoised, first 2
+    documents), checked with ``assert_tiny_run``. Returns lm-eval's results and the fixture's records."""
+    from lm_eval_enterprise.data import load_records
+    from lm_eval_enterprise.testing import assert_tiny_run
+
+    res = tiny_eval(tasks)
+    assert_tiny_run(res, tasks, keys, num_fewshot)
+    return res, load_records(dataset, data_root="embedded")
+
+
 @pytest.fixture(scope="session")
 def tiny_e2e(tiny_eval):
     """``run(table_id)``: the embedded-data run of :func:`e2e_tasks` (limit 2 documents, a whole query of 20

@@ -9,6 +9,7 @@ adding one); per-dataset tests use them for end-to-end checks.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from lm_eval.api.model import LM
@@ -247,3 +248,31 @@ def assert_summary_reading(
         out = checked_free_text_filter(table, t, golds).read(completion, {})
         assert out == expected, (t.id, out)
         assert out.adherent is (t.id not in one_line), t.id
+
+
+def fewshot_prompt(
+    description: str, shots: list[dict], doc: dict, render: Callable[[dict], str], target: Callable[[dict], str]
+) -> str:
+    """A generate prompt as lm-eval assembles it (target delimiter ``" "``, few-shot delimiter a blank line),
+    written out by a test: the instruction, every shot as ``render(shot) + " " + target(shot)`` and a blank line,
+    then ``render(doc)`` (``render`` is the test's own writing of the template's ``doc_to_text``)."""
+    return description + "".join(f"{render(s)} {target(s)}\n\n" for s in shots) + render(doc)
+
+
+def assert_first_prompt(
+    res: dict,
+    task_names: list[str],
+    recs: dict,
+    description: str,
+    n_shots: int,
+    render: Callable[[dict], str],
+    target: Callable[[dict], str],
+) -> None:
+    """lm-eval's first document of every task is the first test record, with the target ``target(record)``; the
+    first task's prompt of it is :func:`fewshot_prompt` of ``description`` and the first ``n_shots`` records of the
+    few-shot split (``recs``: :func:`~lm_eval_enterprise.data.load_records` of the same data)."""
+    first = recs["test"][0]
+    for t in task_names:
+        assert res["samples"][t][0]["target"] == target(first), t
+    prompt = res["samples"][task_names[0]][0]["arguments"][0][0]
+    assert prompt == fewshot_prompt(description, recs["fewshot"][:n_shots], first, render, target)

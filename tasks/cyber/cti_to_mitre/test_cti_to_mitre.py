@@ -4,15 +4,23 @@ the multiple_choice hook, errors, templates, end to end (no real sample exists: 
 import json
 import random
 import shutil
+from operator import itemgetter
 
 import pytest
 from lm_eval_enterprise.tasks.cyber.cti_to_mitre import source as S
 from lm_eval_enterprise.tasks.cyber.cti_to_mitre.templates import TASKS, TEMPLATES
 
+from conftest import fixture_run
 from lm_eval_enterprise import hooks
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_tiny_run, csv_rows, helm_positions, wrong_row_count_error
+from lm_eval_enterprise.testing import (
+    GARBAGE,
+    assert_first_prompt,
+    csv_rows,
+    helm_positions,
+    wrong_row_count_error,
+)
 
 SRC = get_source("cti_to_mitre")
 FIX = fixture_dir("cti_to_mitre")
@@ -209,18 +217,13 @@ def test_templates_parse_letters():
 # ----------------------------------------------------------------------------------------------- end to end
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_cti_to_mitre__t1", "ent_cti_to_mitre__t3"]
-    res = tiny_eval(tasks)
-    recs = load_records("cti_to_mitre", data_root="embedded")
-    assert_tiny_run(res, tasks, ("accuracy,answer", "format_failure,answer"), num_fewshot=10)
-    for t in tasks:
-        assert res["samples"][t][0]["target"] == recs["test"][0]["answer_letter"]
+    res, recs = fixture_run(tiny_eval, "cti_to_mitre", tasks, ("accuracy,answer", "format_failure,answer"), 10)
 
     def block(r):
         return (
             f"Situation: {r['question']}\n" + "".join(f"{L}. {c}\n" for L, c in zip(LETTERS, r["choices"])) + "Answer:"
         )
 
+    assert_first_prompt(res, tasks, recs, TEMPLATES[0].description, 10, block, itemgetter("answer_letter"))
     prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
-    shots = "".join(block(r) + f" {r['answer_letter']}\n\n" for r in recs["fewshot"][:10])
-    assert prompt == TEMPLATES[0].description + shots + block(recs["test"][0])
     assert prompt.count("J. Others\n") == 11

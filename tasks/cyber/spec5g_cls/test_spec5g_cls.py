@@ -5,18 +5,20 @@ import json
 import sys
 import types
 from collections import Counter
+from operator import itemgetter
 from pathlib import Path
 
 import pytest
 from lm_eval_enterprise.tasks.cyber.spec5g_cls import source as S
 from lm_eval_enterprise.tasks.cyber.spec5g_cls.templates import TASKS, TEMPLATES
 
+from conftest import fixture_run
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import (
     GARBAGE,
     WEIGHTED_F1_SCORES,
-    assert_tiny_run,
+    assert_first_prompt,
     csv_rows,
     sample_positions,
     wrong_row_count_error,
@@ -210,12 +212,10 @@ def test_no_template_builds_a_meaning_of_class_2_into_its_wording():
 # ----------------------------------------------------------------------------------------------- end to end
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_spec5g_cls__t1", "ent_spec5g_cls__t3"]
-    res = tiny_eval(tasks)
-    recs = load_records("spec5g_cls", data_root="embedded")
-    assert_tiny_run(res, tasks, WEIGHTED_F1_SCORES, num_fewshot=5)
+    res, recs = fixture_run(tiny_eval, "spec5g_cls", tasks, WEIGHTED_F1_SCORES, num_fewshot=5)
     for t in tasks:
         assert res["configs"][t]["metadata"]["label_names_verified"] is False
         assert res["configs"][t]["metadata"]["label_names_note"] == S.LABEL_NAMES_NOTE
-    prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
-    shots = "".join(f"Sentence: {r['text']}\nLabel: {r['label']}\n\n" for r in recs["fewshot"][:5])
-    assert prompt == (TEMPLATES[0].description + shots + f"Sentence: {recs['test'][0]['text']}\nLabel:")
+    assert_first_prompt(
+        res, tasks, recs, TEMPLATES[0].description, 5, lambda r: f"Sentence: {r['text']}\nLabel:", itemgetter("label")
+    )
