@@ -155,27 +155,6 @@ def checked_free_text_filter(table: Any, template: Any, golds: list[str]) -> Any
     return flt
 
 
-def wrong_row_count_error(dataset_id: str, tmp_path: Any, split: str, expected: int) -> tuple[Any, str]:
-    """``(folder, message)``: the dataset's embedded fixture copied to ``tmp_path/<id>`` with its manifest expecting
-    ``expected`` rows in ``split``, and the message of the ``DataError`` that loading it raises (it must raise)."""
-    import json
-    import shutil
-    from pathlib import Path
-
-    from .data import DataError, fixture_dir, load_records
-
-    d = Path(tmp_path) / dataset_id
-    shutil.copytree(fixture_dir(dataset_id), d)
-    man = json.loads((d / "MANIFEST.json").read_text())
-    man["expected_rows"][split] = expected
-    (d / "MANIFEST.json").write_text(json.dumps(man))
-    try:
-        load_records(dataset_id, data_root=str(tmp_path))
-    except DataError as exc:
-        return d, str(exc)
-    raise AssertionError(f"{dataset_id}: {split} expected {expected} rows, yet the load raised no DataError")
-
-
 def helm_positions(n: int, train_frac: float = 0.2, seed: int = 0) -> tuple[list[int], list[int]]:
     """Positions (0-based, in a frame of ``n`` rows) of HELM's train rows and of its shuffled test rows, computed
     with numpy only, independently of the pandas code a Source uses: the train rows are

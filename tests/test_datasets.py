@@ -106,17 +106,19 @@ def test_zero_shot_dataset_still_gives_lm_eval_a_fewshot_pool(ds):
 
 @pytest.mark.parametrize("ds", DATASETS)
 def test_manifest_count_mismatch_is_one_line_error(ds, tmp_path):
+    """Every split's count is checked: one row more expected in any one split is a one-line error naming it."""
     d = tmp_path / ds
     shutil.copytree(D.fixture_dir(ds), d)
     manifest = json.loads((d / D.MANIFEST).read_text())
-    split, n = next(iter(manifest["expected_rows"].items()))
-    manifest["expected_rows"][split] = n + 1
-    (d / D.MANIFEST).write_text(json.dumps(manifest))
-    with pytest.raises(DataError) as e:
-        D.load_records(ds, _subtask(ds), data_root=str(tmp_path))
-    msg = str(e.value)
-    assert msg.startswith(f"[{ds}] {d}:") and "\n" not in msg
-    assert f"split '{split}' has {n:,} rows after conversion, expected {n + 1:,} ({D.MANIFEST})" in msg
+    for split, n in manifest["expected_rows"].items():
+        (d / D.MANIFEST).write_text(
+            json.dumps({**manifest, "expected_rows": {**manifest["expected_rows"], split: n + 1}})
+        )
+        with pytest.raises(DataError) as e:
+            D.load_records(ds, _subtask(ds), data_root=str(tmp_path))
+        msg = str(e.value)
+        assert msg.startswith(f"[{ds}] {d}:") and "\n" not in msg, msg
+        assert f"split '{split}' has {n:,} rows after conversion, expected {n + 1:,} ({D.MANIFEST})" in msg, msg
 
 
 # ------------------------------------------------------------------------------------------------ no data, downloads

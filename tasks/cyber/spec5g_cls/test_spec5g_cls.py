@@ -21,7 +21,6 @@ from lm_eval_enterprise.testing import (
     assert_first_prompt,
     csv_rows,
     sample_positions,
-    wrong_row_count_error,
 )
 
 SRC = get_source("spec5g_cls")
@@ -86,12 +85,6 @@ def test_empty_sentence_is_dropped_without_shifting_the_split(tmp_path):
     ref = SRC.convert(FIX)
     assert [r["id"] for r in splits["test"]] == [r["id"] for r in ref["test"]][1:]
     assert splits["train"] == ref["train"]
-
-
-def test_wrong_row_count_is_one_line_error(tmp_path):
-    d, msg = wrong_row_count_error("spec5g_cls", tmp_path, "test", 10)
-    assert msg.startswith(f"[spec5g_cls] {d}:") and "split 'test' has 9 rows after conversion, expected 10" in msg
-    assert "\n" not in msg
 
 
 def test_bad_csv_names_the_file(tmp_path):
