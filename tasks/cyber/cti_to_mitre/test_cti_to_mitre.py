@@ -147,7 +147,7 @@ def test_multiple_choice_hook():
 
 # ----------------------------------------------------------------------------------------------- errors
 # (a count that does not match its MANIFEST: tests/test_datasets.py, every split of every dataset)
-def test_source_errors_name_the_file(tmp_path):
+def test_technique_count_is_checked_against_the_manifest_or_attack_v10_1(tmp_path):
     shutil.copy(FIX / S.STIX_NAME, tmp_path / S.STIX_NAME)
     shutil.copy(FIX / S.CSV_NAME, tmp_path / S.CSV_NAME)
     # without a manifest the technique count must be ATT&CK v10.1's 199
@@ -155,15 +155,24 @@ def test_source_errors_name_the_file(tmp_path):
         SRC.convert(tmp_path)
     (tmp_path / "MANIFEST.json").write_text(json.dumps({"expected_rows": {}, "expected_techniques": 13}))
     assert len(SRC.convert(tmp_path)["test"]) == 9
-    text = (tmp_path / S.CSV_NAME).read_text().replace(",T1003,", ",T9999,", 1)
-    (tmp_path / S.CSV_NAME).write_text(text)
-    with pytest.raises(DataError, match=r"dataset\.csv: row \d+: technique 'T9999' is not in the ATT&CK technique"):
-        SRC.convert(tmp_path)
-    (tmp_path / S.CSV_NAME).write_text("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 1\n")
-    with pytest.raises(DataError, match=r"dataset\.csv: is a Git LFS pointer"):
-        SRC.convert(tmp_path)
-    (tmp_path / S.CSV_NAME).write_text("text,label_tec\nx,T1055\n")
-    with pytest.raises(DataError, match=r"dataset\.csv: missing columns \['sentence'\]"):
+
+
+@pytest.mark.parametrize(
+    "csv_text,message",
+    [
+        (
+            (FIX / S.CSV_NAME).read_text().replace(",T1003,", ",T9999,", 1),
+            r"dataset\.csv: row \d+: technique 'T9999' is not in the ATT&CK technique",
+        ),
+        ("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 1\n", r"dataset\.csv: is a Git LFS pointer"),
+        ("text,label_tec\nx,T1055\n", r"dataset\.csv: missing columns \['sentence'\]"),
+    ],
+)
+def test_bad_csv_names_the_file(tmp_path, csv_text, message):
+    shutil.copy(FIX / S.STIX_NAME, tmp_path / S.STIX_NAME)
+    (tmp_path / "MANIFEST.json").write_text(json.dumps({"expected_rows": {}, "expected_techniques": 13}))
+    (tmp_path / S.CSV_NAME).write_text(csv_text)
+    with pytest.raises(DataError, match=message):
         SRC.convert(tmp_path)
 
 

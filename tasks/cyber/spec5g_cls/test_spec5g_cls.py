@@ -87,12 +87,16 @@ def test_empty_sentence_is_dropped_without_shifting_the_split(tmp_path):
     assert splits["train"] == ref["train"]
 
 
-def test_bad_csv_names_the_file(tmp_path):
-    (tmp_path / S.CSV_NAME).write_text("sentence,label\nabc,1\n")
-    with pytest.raises(DataError, match=r"5GSC\.csv: missing columns \['text'\]"):
-        SRC.convert(tmp_path)
-    (tmp_path / S.CSV_NAME).write_text("text,label\nabc,7\n")
-    with pytest.raises(DataError, match=r"5GSC\.csv:row 0: label '7' is not one of"):
+@pytest.mark.parametrize(
+    "csv_text,message",
+    [
+        ("sentence,label\nabc,1\n", r"5GSC\.csv: missing columns \['text'\]"),
+        ("text,label\nabc,7\n", r"5GSC\.csv:row 0: label '7' is not one of"),
+    ],
+)
+def test_bad_csv_names_the_file(tmp_path, csv_text, message):
+    (tmp_path / S.CSV_NAME).write_text(csv_text)
+    with pytest.raises(DataError, match=message):
         SRC.convert(tmp_path)
 
 
