@@ -2,6 +2,7 @@
 (one dataset each). One conftest for both, at the repository root; import the helpers with
 ``from conftest import shared_sample, FakeHub``."""
 
+import json
 import os
 from pathlib import Path
 
@@ -28,6 +29,47 @@ def shared_sample(dataset: str) -> Path:
             pytest.fail(f"CI: real sample folder {d} is missing (../shared/data must sit beside the checkout)")
         pytest.skip(f"real sample {d} not available")
     return d
+
+
+def sample_rows(dataset: str, split: str) -> list[dict]:
+    """The rows of a real sample's pre-split ``<split>.jsonl`` as stored (the tests' own reading of the file)."""
+    with (shared_sample(dataset) / f"{split}.jsonl").open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def sample_records(dataset: str) -> dict:
+    """A real sample loaded by the data layer (its pre-split layout; the data root is the samples' folder)."""
+    from lm_eval_enterprise.data import load_records
+
+    return load_records(dataset, data_root=str(shared_sample(dataset).parent))
+
+
+def assert_summary_sample_loads_row_for_row(dataset: str, counts: dict[str, int], id_field: str) -> dict:
+    """A summarization sample (HELM-ordered rows: the original columns plus the ``document`` / ``summary`` HELM
+    makes of them) loads row for row: per split ``counts[split]`` records in the file's order, each with
+    ``id == str(row[id_field])`` and the row's ``document`` and ``summary``. Returns the loaded records."""
+    recs = sample_records(dataset)
+    for split, n in counts.items():
+        rows = sample_rows(dataset, split)
+        assert len(recs[split]) == len(rows) == n, (dataset, split, len(recs[split]), len(rows))
+        assert [r["id"] for r in recs[split]] == [str(r[id_field]) for r in rows], (dataset, split)
+        for rec, row in zip(recs[split], rows):
+            assert (rec["document"], rec["summary"]) == (row["document"], row["summary"]), (dataset, rec["id"])
+    return recs
+
+
+def run_summary_sample(tiny_model_dir, dataset: str, tasks: list[str]) -> tuple[dict, dict]:
+    """A 0-shot summarization dataset's real sample through ``tasks`` with the tiny model (first 2 documents): the
+    ROUGE scores are unit shares at 0 shots (``assert_tiny_run``) and every task's first document is the sample's
+    first test row, its target that row's summary. Returns lm-eval's results and that row."""
+    from lm_eval_enterprise.testing import SUMMARIZATION_SCORES, assert_tiny_run, run_hf_model
+
+    res = run_hf_model(tiny_model_dir, tasks, shared_sample(dataset).parent)
+    first = sample_rows(dataset, "test")[0]
+    assert_tiny_run(res, tasks, SUMMARIZATION_SCORES, num_fewshot=0)
+    for t in tasks:
+        assert res["samples"][t][0]["target"] == first["summary"], t
+    return res, first
 
 
 @pytest.fixture(scope="session")
@@ -124,6 +166,17 @@ def tiny_eval(tiny_model_dir):
         return cache[key]
 
     return run
+
+
+def fixture_run(tiny_eval, dataset: str, tasks: list[str], keys: tuple[str, ...], num_fewshot: int):
+    """A dataset's own tiny-model run of ``tasks`` on its embedded fixture (``tiny_eval``: memoised, first 2
+    documents), checked with ``assert_tiny_run``. Returns lm-eval's results and the fixture's records."""
+    from lm_eval_enterprise.data import load_records
+    from lm_eval_enterprise.testing import assert_tiny_run
+
+    res = tiny_eval(tasks)
+    assert_tiny_run(res, tasks, keys, num_fewshot)
+    return res, load_records(dataset, data_root="embedded")
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ adding one); per-dataset tests use them for end-to-end checks.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from lm_eval.api.model import LM
@@ -138,6 +139,17 @@ def run_hf_model(
     )
 
 
+# the scores a dataset's tiny-model run checks with assert_unit_scores / assert_tiny_run, per task family
+SUMMARIZATION_SCORES = (
+    "rouge_l,answer",
+    "rouge_1,answer",
+    "rouge_2,answer",
+    "format_failure,answer",
+    "prompt_cut,answer",
+)
+WEIGHTED_F1_SCORES = ("weighted_f1,answer", "accuracy,answer", "format_failure,answer")
+
+
 def assert_unit_scores(res: dict, task_names: list[str], keys: tuple[str, ...]) -> None:
     """Every ``keys`` value (``"metric,filter"``) of every task in lm-eval's ``res["results"]`` is a finite number
     in [0, 1] (what a real model's run, e.g. the tiny random one, can be checked for)."""
@@ -161,34 +173,103 @@ def checked_free_text_filter(table: Any, template: Any, golds: list[str]) -> Any
     return flt
 
 
-def wrong_row_count_error(dataset_id: str, tmp_path: Any, split: str, expected: int) -> tuple[Any, str]:
-    """``(folder, message)``: the dataset's embedded fixture copied to ``tmp_path/<id>`` with its manifest expecting
-    ``expected`` rows in ``split``, and the message of the ``DataError`` that loading it raises (it must raise)."""
-    import json
-    import shutil
-    from pathlib import Path
-
-    from .data import DataError, fixture_dir, load_records
-
-    d = Path(tmp_path) / dataset_id
-    shutil.copytree(fixture_dir(dataset_id), d)
-    man = json.loads((d / "MANIFEST.json").read_text())
-    man["expected_rows"][split] = expected
-    (d / "MANIFEST.json").write_text(json.dumps(man))
-    try:
-        load_records(dataset_id, data_root=str(tmp_path))
-    except DataError as exc:
-        return d, str(exc)
-    raise AssertionError(f"{dataset_id}: {split} expected {expected} rows, yet the load raised no DataError")
-
-
-def helm_positions(n: int, train_frac: float = 0.2) -> tuple[list[int], list[int]]:
+def helm_positions(n: int, train_frac: float = 0.2, seed: int = 0) -> tuple[list[int], list[int]]:
     """Positions (0-based, in a frame of ``n`` rows) of HELM's train rows and of its shuffled test rows, computed
-    with numpy only, independently of the pandas code a Source uses: pandas ``df.sample(frac, random_state=0)`` is
-    ``RandomState(0).permutation(n)[:round(frac·n)]``; the rest, in file order, shuffled the same way is the test."""
+    with numpy only, independently of the pandas code a Source uses: the train rows are
+    ``df.sample(frac=train_frac, random_state=seed)`` (:func:`sample_positions`); the rest, in file order, shuffled
+    the same way (``sample(frac=1, random_state=seed)``) is the test."""
     import numpy as np
 
-    train = np.random.RandomState(0).permutation(n)[: round(train_frac * n)].tolist()
+    train = sample_positions(n, train_frac, seed)
     chosen = set(train)
     rest = [i for i in range(n) if i not in chosen]
-    return train, [rest[j] for j in np.random.RandomState(0).permutation(len(rest))]
+    return train, [rest[j] for j in np.random.RandomState(seed).permutation(len(rest))]
+
+
+def sample_positions(n: int, frac: float, seed: int = 0) -> list[int]:
+    """Positions (0-based, in draw order) of the rows pandas ``df.sample(frac=frac, random_state=seed)`` draws from
+    a frame of ``n`` rows, computed with numpy only (independently of the pandas code a Source uses):
+    ``RandomState(seed).permutation(n)[:round(frac·n)]``."""
+    import numpy as np
+
+    return np.random.RandomState(seed).permutation(n)[: round(frac * n)].tolist()
+
+
+def csv_rows(path: Any) -> list[dict]:
+    """The rows of a CSV file as ``csv.DictReader`` reads it (UTF-8, header line): a test's own reading of a
+    fixture file, independent of the Source's reading."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def assert_tiny_run(res: dict, task_names: list[str], keys: tuple[str, ...], num_fewshot: int) -> None:
+    """A dataset's own tiny-model run (lm-eval's results ``res``): :func:`assert_unit_scores` on ``keys``, and
+    every task configured with ``num_fewshot`` shots and using between 0 and that many per prompt on average
+    (``shots_used``: the context budget may drop trailing shots)."""
+    assert_unit_scores(res, task_names, keys)
+    for t in task_names:
+        assert res["configs"][t]["num_fewshot"] == num_fewshot, (t, res["configs"][t]["num_fewshot"])
+        assert 0.0 <= res["results"][t]["shots_used,answer"] <= num_fewshot, (t, res["results"][t])
+
+
+def write_presplit(root: Any, dataset_id: str, splits: dict[str, list[dict]]) -> Any:
+    """A hand-made pre-split data folder ``root/<dataset_id>/``: ``<split>.jsonl`` of the given source rows per
+    split and a ``MANIFEST.json`` declaring exactly those counts. Returns the folder."""
+    import json
+    from pathlib import Path
+
+    d = Path(root) / dataset_id
+    d.mkdir(parents=True, exist_ok=True)
+    for split, rows in splits.items():
+        (d / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {s: len(rows) for s, rows in splits.items()}}))
+    return d
+
+
+def oracle_samples(task_name: str, data_root: Any) -> dict[str, dict]:
+    """The logged samples of one task variant run with :class:`OracleLM` (:func:`run_oracle`), by document id."""
+    res = run_oracle([task_name], str(data_root))
+    return {s["doc"]["id"]: s for s in res["samples"][task_name]}
+
+
+def assert_summary_reading(
+    table: Any, golds: list[str], completion: str, expected: str, one_line: tuple[str, ...] = ("t3",)
+) -> None:
+    """[PARSE] of a summarization table, for every template: :func:`checked_free_text_filter` (golds read back,
+    garbage ``[invalid]``), and ``completion`` — a multi-line summary, a blank line, then more text — read as
+    ``expected`` (cut at the stop sequence, its lines kept), in the template's format except for the templates
+    ``one_line`` that ask for a single line."""
+    for t in table.templates:
+        out = checked_free_text_filter(table, t, golds).read(completion, {})
+        assert out == expected, (t.id, out)
+        assert out.adherent is (t.id not in one_line), t.id
+
+
+def fewshot_prompt(
+    description: str, shots: list[dict], doc: dict, render: Callable[[dict], str], target: Callable[[dict], str]
+) -> str:
+    """A generate prompt as lm-eval assembles it (target delimiter ``" "``, few-shot delimiter a blank line),
+    written out by a test: the instruction, every shot as ``render(shot) + " " + target(shot)`` and a blank line,
+    then ``render(doc)`` (``render`` is the test's own writing of the template's ``doc_to_text``)."""
+    return description + "".join(f"{render(s)} {target(s)}\n\n" for s in shots) + render(doc)
+
+
+def assert_first_prompt(
+    res: dict,
+    task_names: list[str],
+    recs: dict,
+    description: str,
+    n_shots: int,
+    render: Callable[[dict], str],
+    target: Callable[[dict], str],
+) -> None:
+    """lm-eval's first document of every task is the first test record, with the target ``target(record)``; the
+    first task's prompt of it is :func:`fewshot_prompt` of ``description`` and the first ``n_shots`` records of the
+    few-shot split (``recs``: :func:`~lm_eval_enterprise.data.load_records` of the same data)."""
+    first = recs["test"][0]
+    for t in task_names:
+        assert res["samples"][t][0]["target"] == target(first), t
+    prompt = res["samples"][task_names[0]][0]["arguments"][0][0]
+    assert prompt == fewshot_prompt(description, recs["fewshot"][:n_shots], first, render, target)

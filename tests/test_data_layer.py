@@ -273,6 +273,28 @@ def test_presplit_not_supported_by_default():
         NoPresplit().convert_presplit({"test": []}, Path("/x/np"))
 
 
+def test_row_checks_shared_by_the_loaders():
+    """require_columns / require_text / Source.check_presplit_rows: one DataError line naming dataset, place and
+    problem."""
+    D.require_columns({"a": 1, "b": 2}, ("a", "b"), "ds", "f:row 3")  # complete: nothing raised
+    with pytest.raises(DataError, match=r"^\[ds\] f:row 3: row lacks columns \['c', 'd'\] \(has \['a', 'b'\]\)$"):
+        D.require_columns({"b": 2, "a": 1}, ("a", "c", "d"), "ds", "f:row 3")
+    assert D.require_text(" x ", "ds", "w", "empty") == " x "  # returned as is, not stripped
+    for bad in ("", " \n\t", None, 3):
+        with pytest.raises(DataError, match=r"^\[ds\] w: empty text of row 7$"):
+            D.require_text(bad, "ds", "w", "empty text of row 7")
+
+    class Src(Source):
+        id = "ds"
+
+    rows = [{"x": 1}, {"x": 2}, {"y": 3}, {"y": 4}]
+    Src().check_presplit_rows(rows[:2], Path("/d"), "train", lambda r: "x" in r, "no x")
+    with pytest.raises(DataError, match=r"^\[ds\] /d/test\.jsonl:3: no x$"):  # the first bad row, 1-based line
+        Src().check_presplit_rows(rows, Path("/d"), "test", lambda r: "x" in r, "no x")
+    with pytest.raises(DataError, match=r"^\[ds\] /d/valid\.jsonl:3: row has y=3$"):  # message from the row
+        Src().check_presplit_rows(rows, Path("/d"), "valid", lambda r: "x" in r, lambda r: f"row has y={r['y']}")
+
+
 def test_changed_files_are_reloaded(fake, tmp_path):
     fake.expected_rows = UNCOUNTED
     d = tmp_path / FAKE

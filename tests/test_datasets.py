@@ -91,19 +91,34 @@ def test_fixture_loads_with_its_manifest_counts_as_toy_data_and_leaks_nothing(ds
         assert len(recs[report.eval_split]) == facts["eval_rows_before_dedup"]
 
 
+ZERO_SHOT = sorted({spec.dataset for spec in table_specs().values() if spec.num_fewshot == 0})
+
+
+@pytest.mark.parametrize("ds", ZERO_SHOT)
+def test_zero_shot_dataset_still_gives_lm_eval_a_fewshot_pool(ds):
+    """lm-eval needs a few-shot split even at 0 shots: a 0-shot dataset's is its whole train split ([BAL] order;
+    the fixture's train holds fewer than FEWSHOT_POOL_MAX records), never empty. The split counts themselves are
+    the MANIFEST's (test above)."""
+    recs = D.load_records(ds, data_root="embedded")
+    assert recs["fewshot"] and len(recs["train"]) <= load.FEWSHOT_POOL_MAX, ds
+    assert sorted(r["id"] for r in recs["fewshot"]) == sorted(r["id"] for r in recs["train"]), ds
+
+
 @pytest.mark.parametrize("ds", DATASETS)
 def test_manifest_count_mismatch_is_one_line_error(ds, tmp_path):
+    """Every split's count is checked: one row more expected in any one split is a one-line error naming it."""
     d = tmp_path / ds
     shutil.copytree(D.fixture_dir(ds), d)
     manifest = json.loads((d / D.MANIFEST).read_text())
-    split, n = next(iter(manifest["expected_rows"].items()))
-    manifest["expected_rows"][split] = n + 1
-    (d / D.MANIFEST).write_text(json.dumps(manifest))
-    with pytest.raises(DataError) as e:
-        D.load_records(ds, _subtask(ds), data_root=str(tmp_path))
-    msg = str(e.value)
-    assert msg.startswith(f"[{ds}] {d}:") and "\n" not in msg
-    assert f"split '{split}' has {n:,} rows after conversion, expected {n + 1:,} ({D.MANIFEST})" in msg
+    for split, n in manifest["expected_rows"].items():
+        (d / D.MANIFEST).write_text(
+            json.dumps({**manifest, "expected_rows": {**manifest["expected_rows"], split: n + 1}})
+        )
+        with pytest.raises(DataError) as e:
+            D.load_records(ds, _subtask(ds), data_root=str(tmp_path))
+        msg = str(e.value)
+        assert msg.startswith(f"[{ds}] {d}:") and "\n" not in msg, msg
+        assert f"split '{split}' has {n:,} rows after conversion, expected {n + 1:,} ({D.MANIFEST})" in msg, msg
 
 
 # ------------------------------------------------------------------------------------------------ no data, downloads

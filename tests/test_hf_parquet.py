@@ -205,3 +205,37 @@ def test_read_rows_columns_and_class_label_metadata(tmp_path):
     broken.write_bytes(broken.read_bytes()[:20])
     with pytest.raises(DataError, match=r"^\[x\] .*broken.parquet: not a readable parquet file"):
         D.read_parquet_rows([broken], "x")
+
+
+def test_parquet_records_names_file_and_row_and_passes_each_files_class_names(tmp_path):
+    """HFParquetSource.parquet_records: shards in order, ``where`` = "<file>:row <i>", the ClassLabel names of each
+    file (the fallback for a file without them), columns given per file."""
+    import datasets
+
+    class Src(D.HFParquetSource):
+        id = "x"
+        hf_prefix = "cfg"
+
+    first, second = tmp_path / "cfg/train/0000.parquet", tmp_path / "cfg/train/0001.parquet"
+    first.parent.mkdir(parents=True)
+    feats = datasets.Features({"t": datasets.Value("string"), "y": datasets.ClassLabel(names=["no", "yes"])})
+    datasets.Dataset.from_dict({"t": ["a", "b"], "y": [1, 0]}, features=feats).to_parquet(str(first))
+    pq.write_table(pa.table({"t": ["c"], "y": [1]}), second)  # no huggingface metadata
+
+    def record(row, where, names):
+        return {"where": where, "text": row["t"], "label": names[row["y"]]}
+
+    got = Src().parquet_records(tmp_path, "train", record, ("t", "y"), class_label="y", class_names=("neg", "pos"))
+    assert got == [
+        {"where": f"{first}:row 0", "text": "a", "label": "yes"},
+        {"where": f"{first}:row 1", "text": "b", "label": "no"},
+        {"where": f"{second}:row 0", "text": "c", "label": "pos"},
+    ]
+    plain = Src().parquet_records(tmp_path, "train", lambda row, where: row["t"], lambda path: ("t",))
+    assert plain == ["a", "b", "c"]  # without class_label: to_record(row, where)
+    with pytest.raises(DataError, match=r"^\[x\] .*0001.parquet: missing columns \['z'\]"):
+        Src().parquet_records(
+            tmp_path, "train", lambda row, where: row, lambda path: ("t", "z") if path == second else ("t",)
+        )
+    with pytest.raises(DataError, match=r"no parquet files for split 'test'"):
+        Src().parquet_records(tmp_path, "test", lambda row, where: row, ("t",))

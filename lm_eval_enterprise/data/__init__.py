@@ -53,7 +53,7 @@ from .load import FEWSHOT_POOL_MAX, clear_caches, load_checked, load_records, lo
 from .locate import COMPLETE_MARKER, data_folder, data_hint, has_data, prepare, resolve_data_dir
 from .parquet import HF_CONVERTED_REVISION, hf_class_names, hf_parquet_split, local_parquet_files, read_parquet_rows
 from .readers import read_json, read_jsonl, read_jsonl_lines
-from .source import MC_LETTERS, Source, map_rows, mc_fields
+from .source import MC_LETTERS, Source, map_rows, mc_fields, require_columns, require_text
 from .tasktree import dataset_dir, get_source, iter_sources, registry
 
 __all__ = [
@@ -111,6 +111,8 @@ __all__ = [
     "read_jsonl_lines",
     "read_parquet_rows",
     "registry",
+    "require_columns",
+    "require_text",
     "resolve_data_dir",
     "snapshot",
     "unverified",

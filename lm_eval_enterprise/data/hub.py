@@ -11,14 +11,14 @@ cache format, while the data folder must hold the files as published (the same l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
 from .config import ENV_DATA, is_offline, offline_flags
 from .download import RemoteFile, exc_line, manual_hint
-from .parquet import SPLIT_PATTERNS, local_parquet_files
+from .parquet import SPLIT_PATTERNS, hf_class_names, local_parquet_files, read_parquet_rows
 from .source import Source
 
 Fetch = Callable[..., Any]  # huggingface_hub.snapshot_download or a test double with its keyword arguments
@@ -111,7 +111,8 @@ class HFParquetSource(Source):
 
     Subclasses set ``hf_repo``, ``hf_revision`` (``None`` = main, :data:`HF_CONVERTED_REVISION` for the
     auto-converted files of a script-based dataset, or a commit), ``hf_prefix`` (folder in the repo),
-    ``hf_splits`` (splits to fetch) and implement :meth:`convert` with :meth:`parquet_files`.
+    ``hf_splits`` (splits to fetch) and implement :meth:`convert` with :meth:`parquet_records` (or, for a
+    conversion that is not row by row, :meth:`parquet_files`).
     """
 
     hf_repo: str = ""
@@ -145,3 +146,29 @@ class HFParquetSource(Source):
         if not files:
             raise DataError(self.id, raw_dir / self.hf_prefix, f"no parquet files for split '{split}'")
         return files
+
+    def parquet_records(
+        self,
+        raw_dir: Path,
+        split: str,
+        to_record: Callable[..., dict],
+        columns: Iterable[str] | Callable[[Path], Iterable[str]],
+        *,
+        class_label: str | None = None,
+        class_names: Sequence[str] | None = None,
+    ) -> list[dict]:
+        """Every row of ``split``'s parquet shards (shard order, rows in file order) through
+        ``to_record(row, where)``, ``where`` = ``"<file>:row <i>"`` (its error messages name the file and row).
+
+        ``columns``: the columns each file must have (:func:`read_parquet_rows`), or a function of the file giving
+        them. ``class_label``: the name of a ClassLabel column; then each file's class names of that column
+        (:func:`hf_class_names`, read before the rows; ``class_names`` when the file declares none) are passed as
+        a third argument, ``to_record(row, where, names)``.
+        """
+        records: list[dict] = []
+        for path in self.parquet_files(raw_dir, split):
+            extra = () if class_label is None else (hf_class_names(path, class_label) or class_names,)
+            need = columns(path) if callable(columns) else columns
+            rows = read_parquet_rows([path], self.id, need)
+            records += [to_record(r, f"{path}:row {i}", *extra) for i, r in enumerate(rows)]
+        return records

@@ -1,5 +1,6 @@
 """The :class:`Source` model: what one dataset's loader (``tasks/<domain>/<id>/source.py``) declares and implements,
-and the record fields shared by every dataset of a task type (:func:`mc_fields`).
+the record fields shared by every dataset of a task type (:func:`mc_fields`) and the row checks loaders share
+(:func:`require_columns`, :func:`require_text`).
 
 A Source knows only its own source format: the files to fetch (:attr:`Source.files` / :meth:`Source.download`),
 the conversion of those files to the common record schema with the split recipe (:meth:`Source.convert`), the
@@ -107,6 +108,22 @@ class Source:
             for split, rs in rows.items()
         }
 
+    def check_presplit_rows(
+        self,
+        rows: list[dict],
+        data_dir: Path,
+        split: str,
+        ok: Callable[[dict], bool],
+        problem: str | Callable[[dict], str],
+    ) -> None:
+        """The rows of one pre-split file (``<data_dir>/<split>.jsonl``) must all pass ``ok``; the first that does
+        not is one :class:`DataError` naming the file and its line (``train.jsonl:3``) and ``problem`` (a string,
+        or a function of the offending row giving it)."""
+        bad = next((i for i, r in enumerate(rows) if not ok(r)), None)
+        if bad is not None:
+            message = problem(rows[bad]) if callable(problem) else problem
+            raise DataError(self.id, data_dir / f"{split}.jsonl:{bad + 1}", message)
+
     def fewshot_key(self, record: dict) -> Any:
         """[BAL] label key: the class label for classification, the reference string otherwise."""
         for field in ("label", "target", "answer", "summary"):
@@ -173,3 +190,18 @@ def map_rows(rows: list[dict], fn: Callable[[dict], dict | None], dataset: str, 
     if len(out) != len(rows):
         log.info("[%s] %s: %d of %d rows dropped by the recipe", dataset, where, len(rows) - len(out), len(rows))
     return out
+
+
+def require_columns(row: dict, columns: Iterable[str], dataset: str, where: Any) -> None:
+    """A source row must hold every one of ``columns``; else one :class:`DataError` line listing the missing ones
+    and the row's own keys (``row lacks columns ['index'] (has ['answer', 'text'])``)."""
+    missing = [c for c in columns if c not in row]
+    if missing:
+        raise DataError(dataset, where, f"row lacks columns {missing} (has {sorted(row)})")
+
+
+def require_text(value: Any, dataset: str, where: Any, problem: str) -> str:
+    """``value`` when it is a string with a non-space character; else one :class:`DataError` line ``problem``."""
+    if not isinstance(value, str) or not value.strip():
+        raise DataError(dataset, where, problem)
+    return value

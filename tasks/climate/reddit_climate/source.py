@@ -158,9 +158,9 @@ class RedditClimate(Source):
         :meth:`convert`); the same eligibility/label code applies (ineligible rows are dropped and logged)."""
         out = {}
         for split, rs in rows.items():
-            bad = next((i for i, r in enumerate(rs) if "id" not in r or "body" not in r), None)
-            if bad is not None:
-                raise DataError(self.id, data_dir / f"{split}.jsonl:{bad + 1}", "row lacks 'id' or 'body'")
+            self.check_presplit_rows(
+                rs, data_dir, split, lambda r: "id" in r and "body" in r, "row lacks 'id' or 'body'"
+            )
             out[split] = map_rows(rs, to_record, self.id, split)
         return out
 

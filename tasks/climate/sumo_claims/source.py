@@ -47,6 +47,16 @@ def keep_test(row: dict) -> bool:
     return TEST_MIN_WORDS <= word_count(row[DOC]) <= TEST_MAX_WORDS
 
 
+def outside_test_filter(row: dict) -> str:
+    """The problem of a pre-split test row that :func:`keep_test` rejects."""
+    return f"document has {word_count(row[DOC])} words, outside HELM's test filter {TEST_MIN_WORDS}-{TEST_MAX_WORDS}"
+
+
+def has_fields(row: dict) -> bool:
+    """A pre-split row has a ``Claim_id`` and string ``Title`` / ``Doc_text``."""
+    return row.get(ID) is not None and all(isinstance(row.get(c), str) for c in (TITLE, DOC))
+
+
 def helm_split(df):
     """HELM ``SUMOSumScenario._load_dataset`` on the sheet read with ``skiprows=1`` → (train_df, test_df);
     the test length filter is applied by the caller (:func:`keep_test`)."""
@@ -109,28 +119,9 @@ class SumoClaims(Source):
         :meth:`convert` (test rows must already satisfy the length filter)."""
         out = {}
         for split, rs in rows.items():
-            bad = next(
-                (
-                    i
-                    for i, r in enumerate(rs)
-                    if r.get(ID) is None or not all(isinstance(r.get(c), str) for c in (TITLE, DOC))
-                ),
-                None,
-            )
-            if bad is not None:
-                raise DataError(
-                    self.id, data_dir / f"{split}.jsonl:{bad + 1}", f"row lacks {ID} or a string {TITLE}/{DOC}"
-                )
+            self.check_presplit_rows(rs, data_dir, split, has_fields, f"row lacks {ID} or a string {TITLE}/{DOC}")
             if split == "test":
-                bad = next((i for i, r in enumerate(rs) if not keep_test(r)), None)
-                if bad is not None:
-                    raise DataError(
-                        self.id,
-                        data_dir / f"test.jsonl:{bad + 1}",
-                        f"document has "
-                        f"{word_count(rs[bad][DOC])} words, outside HELM's test filter "
-                        f"{TEST_MIN_WORDS}-{TEST_MAX_WORDS}",
-                    )
+                self.check_presplit_rows(rs, data_dir, split, keep_test, outside_test_filter)
             out[split] = map_rows(rs, to_record, self.id, split)
         return out
 

@@ -13,31 +13,20 @@ HELM train items, drawn from the pinned climate_claims_raw.xlsx) lets us prove w
 The real positions of test items among the 700 unfiltered test rows cannot be checked without the original file.
 """
 
-import json
 from pathlib import Path
 
 import pytest
 from lm_eval_enterprise.tasks.climate.sumo_claims import source as S
 from lm_eval_enterprise.tasks.climate.sumo_claims.templates import TASKS, TEMPLATES
 
-from conftest import shared_sample
+from conftest import assert_summary_sample_loads_row_for_row, run_summary_sample, sample_rows
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import (
-    assert_unit_scores,
-    checked_free_text_filter,
-    helm_positions,
-    run_hf_model,
-    run_oracle,
-)
+from lm_eval_enterprise.testing import checked_free_text_filter, helm_positions, oracle_samples, write_presplit
 
 SRC = get_source("sumo_claims")
 FIXTURE = fixture_dir("sumo_claims")
 N_ROWS, N_KEPT, N_TRAIN, N_TEST_ALL, N_TEST = 1036, 875, 175, 700, 428
-
-
-def _sample_rows(d: Path, split: str) -> list[dict]:
-    return [json.loads(line) for line in (d / f"{split}.jsonl").open(encoding="utf-8")]
 
 
 def _read_fixture_rows() -> list[dict]:
@@ -84,44 +73,38 @@ def test_clean_and_length_filter_units():
     assert S.to_record({"Claim_id": 12.0, "Title": "T _x", "Doc_text": "d"})["id"] == "12"  # float-upcast ids
 
 
-def test_zero_shot_still_has_a_fewshot_pool():
-    recs = load_records("sumo_claims", data_root="embedded")
-    assert len(recs["fewshot"]) == len(recs["train"]) == 4 and len(recs["test"]) == 16
+def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/test_datasets.py
     assert TASKS.num_fewshot == 0 and TASKS.max_gen_toks == 100 and TASKS.until == ("\n\n",)
 
 
 # ----------------------------------------------------------------------------------------------- real sample
 def test_real_sample_presplit_reproduces_ids_order_and_fields():
-    d = shared_sample("sumo_claims")
-    recs = load_records("sumo_claims", data_root=str(d.parent))
-    for split, n in (("test", 300), ("train", 100)):
-        rows = _sample_rows(d, split)
-        assert len(recs[split]) == len(rows) == n
-        assert all(r["helm_split"] == split for r in rows)
-        assert [r["id"] for r in recs[split]] == [str(r["Claim_id"]) for r in rows]
-        for rec, row in zip(recs[split], rows):
-            assert rec["document"] == row["document"] == " ".join(row["Doc_text"].split())
-            assert rec["summary"] == row["summary"] == " ".join(row["Title"].split())
+    recs = assert_summary_sample_loads_row_for_row("sumo_claims", {"test": 300, "train": 100}, "Claim_id")
+    for split in ("test", "train"):
+        for row in sample_rows("sumo_claims", split):  # the sample's own columns agree: HELM's split and cleaning
+            assert row["helm_split"] == split
+            assert row["document"] == " ".join(row["Doc_text"].split())
+            assert row["summary"] == " ".join(row["Title"].split())
     assert [r["id"] for r in recs["test"][:5]] == ["6", "73", "83", "5", "38"]
     assert [r["id"] for r in recs["train"][:5]] == ["18", "14", "88", "36", "32"]
     assert all(100 <= len(r["document"].split()) <= 3700 for r in recs["test"])
 
 
 def test_real_sample_train_order_is_the_recipe_on_a_claim_sorted_file():
-    train = _sample_rows(shared_sample("sumo_claims"), "train")
+    train = sample_rows("sumo_claims", "train")
     train_pos, _ = helm_positions(N_KEPT)
     assert len(train_pos) == N_TRAIN
     seq = [cid for _, cid in sorted(zip(train_pos, (r["Claim_id"] for r in train)))]
     assert seq == sorted(seq)  # 100 claim ids in file-position order: sorted (impossible by chance)
 
 
-def _rebuild_sheet(d: Path, out_dir: Path) -> tuple[list[dict], list[dict]]:
+def _rebuild_sheet(out_dir: Path) -> tuple[list[dict], list[dict]]:
     """climate_claims_raw.xlsx with 1,036 rows: the 400 sample rows at their recipe positions (first 300 test
     positions = the sample's test items), 128 further long synthetic test docs (→ 428 after the filter), 272 short
     ones (filtered out), 75 synthetic train rows, and 161 rows without Title or Doc_text spread through the file."""
     import openpyxl
 
-    train, test = _sample_rows(d, "train"), _sample_rows(d, "test")
+    train, test = sample_rows("sumo_claims", "train"), sample_rows("sumo_claims", "test")
     train_pos, test_pos = helm_positions(N_KEPT)
     placed = dict(zip(train_pos, train)) | dict(zip(test_pos, test))
     long_syn = set(test_pos[300:428])
@@ -156,9 +139,8 @@ def _rebuild_sheet(d: Path, out_dir: Path) -> tuple[list[dict], list[dict]]:
 
 
 def test_rebuilt_sheet_reproduces_the_sample_through_convert_and_the_loader(tmp_path):
-    d = shared_sample("sumo_claims")
     out = tmp_path / "sumo_claims"
-    train, test = _rebuild_sheet(d, out)
+    train, test = _rebuild_sheet(out)
     first = SRC.convert(out)
     assert (len(first["train"]), len(first["test"])) == (N_TRAIN, N_TEST)  # the spec's counts
     assert [r["id"] for r in first["train"][:100]] == [str(r["Claim_id"]) for r in train]
@@ -241,17 +223,7 @@ def test_templates_accept_gold_and_reject_garbage():
 
 # ----------------------------------------------------------------------------------------------- end to end
 def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
-    d = shared_sample("sumo_claims")
-    tasks = ["ent_sumo_claims__t1", "ent_sumo_claims__t4"]
-    res = run_hf_model(tiny_model_dir, tasks, d.parent)
-    first = _sample_rows(d, "test")[0]
-    assert_unit_scores(
-        res, tasks, ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer")
-    )
-    for t in tasks:
-        assert res["configs"][t]["num_fewshot"] == 0
-        sample = res["samples"][t][0]
-        assert sample["target"] == first["summary"]
+    res, first = run_summary_sample(tiny_model_dir, "sumo_claims", ["ent_sumo_claims__t1", "ent_sumo_claims__t4"])
     prompt = res["samples"]["ent_sumo_claims__t1"][0]["arguments"][0][0]
     assert prompt.startswith("Generate the title of the following article.\n\n") and prompt.endswith("\nTitle:")
     body = prompt[len("Generate the title of the following article.\n\n") : -len("\nTitle:")]
@@ -261,20 +233,14 @@ def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
 def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_path):
     """[TRUNC] without a fixed N: a 3,600-word article (inside HELM's filter) does not fit the default budget and
     is cut from the end; a short one is sent whole."""
-
-    d = tmp_path / "sumo_claims"
-    d.mkdir()
     long_text = " ".join(f"ice{i}" for i in range(3600))
     short_text = " ".join(["glaciers retreat fast"] * 40)
     rows = [
         {"Claim_id": 1, "Claim": "c", "Title": "Long article", "Doc_text": long_text, "Label": True},
         {"Claim_id": 2, "Claim": "c", "Title": "Short article", "Doc_text": short_text, "Label": True},
     ]
-    (d / "test.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
-    (d / "train.jsonl").write_text(json.dumps(rows[1]))
-    (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 1, "test": 2}}))  # a hand-made copy
-    res = run_oracle(["ent_sumo_claims__t1"], str(tmp_path))
-    samples = {s["doc"]["id"]: s for s in res["samples"]["ent_sumo_claims__t1"]}
+    write_presplit(tmp_path, "sumo_claims", {"test": rows, "train": rows[1:]})
+    samples = oracle_samples("ent_sumo_claims__t1", tmp_path)
     cut, whole = samples["1"], samples["2"]
     assert cut["prompt_cut"] == 1.0 and whole["prompt_cut"] == 0.0
     sent = cut["arguments"][0][0].split("\n\n", 1)[1].rsplit("\nTitle:", 1)[0]

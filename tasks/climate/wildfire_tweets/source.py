@@ -25,6 +25,7 @@ from lm_eval_enterprise.data import (
     hf_class_names,
     map_rows,
     read_parquet_rows,
+    require_text,
     unverified,
     verified,
 )
@@ -55,8 +56,7 @@ def to_record(row: dict, index: int, names, where: str) -> dict | None:
         text = row["text"]
     except (KeyError, ValueError) as exc:
         raise DataError("wildfire_tweets", where, f"bad row {index} ({type(exc).__name__}: {exc})") from exc
-    if not isinstance(text, str) or not text.strip():
-        raise DataError("wildfire_tweets", where, f"row {index}: empty 'text'")
+    require_text(text, "wildfire_tweets", where, f"row {index}: empty 'text'")
     if label == DROPPED:
         return None
     return {"id": str(index), "text": text, "label": label}

@@ -4,16 +4,22 @@ the multiple_choice hook, errors, templates, end to end (no real sample exists: 
 import json
 import random
 import shutil
+from operator import itemgetter
 
-import numpy as np
 import pytest
 from lm_eval_enterprise.tasks.cyber.cti_to_mitre import source as S
 from lm_eval_enterprise.tasks.cyber.cti_to_mitre.templates import TASKS, TEMPLATES
 
+from conftest import fixture_run
 from lm_eval_enterprise import hooks
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, wrong_row_count_error
+from lm_eval_enterprise.testing import (
+    GARBAGE,
+    assert_first_prompt,
+    csv_rows,
+    helm_positions,
+)
 
 SRC = get_source("cti_to_mitre")
 FIX = fixture_dir("cti_to_mitre")
@@ -25,10 +31,7 @@ def _bundle():
 
 
 def _csv():
-    import csv
-
-    with open(FIX / S.CSV_NAME, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return csv_rows(FIX / S.CSV_NAME)
 
 
 # ----------------------------------------------------------------------------------------------- technique table
@@ -98,10 +101,7 @@ def test_convert_fixture_is_the_helm_split():
     n = len(_csv())
     assert n == 30
     splits = SRC.convert(FIX)
-    # pandas sample(frac, random_state=42) == RandomState(42).permutation(n)[:round(frac n)] (computed independently)
-    train_pos = np.random.RandomState(42).permutation(n)[: round(0.7 * n)].tolist()
-    rest = [i for i in range(n) if i not in train_pos]
-    test_pos = [rest[j] for j in np.random.RandomState(42).permutation(len(rest))]
+    train_pos, test_pos = helm_positions(n, 0.7, seed=42)  # pandas sample(frac=0.7, random_state=42), independently
     assert [r["id"] for r in splits["train"]] == [str(i) for i in train_pos]
     assert [r["id"] for r in splits["test"]] == [str(i) for i in test_pos]
     assert (len(splits["train"]), len(splits["test"])) == (21, 9)
@@ -146,13 +146,8 @@ def test_multiple_choice_hook():
 
 
 # ----------------------------------------------------------------------------------------------- errors
-def test_wrong_row_count_is_one_line_error(tmp_path):
-    d, msg = wrong_row_count_error("cti_to_mitre", tmp_path, "train", 22)
-    assert msg.startswith(f"[cti_to_mitre] {d}:") and "split 'train' has 21 rows after conversion, expected 22" in msg
-    assert "\n" not in msg
-
-
-def test_source_errors_name_the_file(tmp_path):
+# (a count that does not match its MANIFEST: tests/test_datasets.py, every split of every dataset)
+def test_technique_count_is_checked_against_the_manifest_or_attack_v10_1(tmp_path):
     shutil.copy(FIX / S.STIX_NAME, tmp_path / S.STIX_NAME)
     shutil.copy(FIX / S.CSV_NAME, tmp_path / S.CSV_NAME)
     # without a manifest the technique count must be ATT&CK v10.1's 199
@@ -160,15 +155,24 @@ def test_source_errors_name_the_file(tmp_path):
         SRC.convert(tmp_path)
     (tmp_path / "MANIFEST.json").write_text(json.dumps({"expected_rows": {}, "expected_techniques": 13}))
     assert len(SRC.convert(tmp_path)["test"]) == 9
-    text = (tmp_path / S.CSV_NAME).read_text().replace(",T1003,", ",T9999,", 1)
-    (tmp_path / S.CSV_NAME).write_text(text)
-    with pytest.raises(DataError, match=r"dataset\.csv: row \d+: technique 'T9999' is not in the ATT&CK technique"):
-        SRC.convert(tmp_path)
-    (tmp_path / S.CSV_NAME).write_text("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 1\n")
-    with pytest.raises(DataError, match=r"dataset\.csv: is a Git LFS pointer"):
-        SRC.convert(tmp_path)
-    (tmp_path / S.CSV_NAME).write_text("text,label_tec\nx,T1055\n")
-    with pytest.raises(DataError, match=r"dataset\.csv: missing columns \['sentence'\]"):
+
+
+@pytest.mark.parametrize(
+    "csv_text,message",
+    [
+        (
+            (FIX / S.CSV_NAME).read_text().replace(",T1003,", ",T9999,", 1),
+            r"dataset\.csv: row \d+: technique 'T9999' is not in the ATT&CK technique",
+        ),
+        ("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 1\n", r"dataset\.csv: is a Git LFS pointer"),
+        ("text,label_tec\nx,T1055\n", r"dataset\.csv: missing columns \['sentence'\]"),
+    ],
+)
+def test_bad_csv_names_the_file(tmp_path, csv_text, message):
+    shutil.copy(FIX / S.STIX_NAME, tmp_path / S.STIX_NAME)
+    (tmp_path / "MANIFEST.json").write_text(json.dumps({"expected_rows": {}, "expected_techniques": 13}))
+    (tmp_path / S.CSV_NAME).write_text(csv_text)
+    with pytest.raises(DataError, match=message):
         SRC.convert(tmp_path)
 
 
@@ -216,19 +220,13 @@ def test_templates_parse_letters():
 # ----------------------------------------------------------------------------------------------- end to end
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_cti_to_mitre__t1", "ent_cti_to_mitre__t3"]
-    res = tiny_eval(tasks)
-    recs = load_records("cti_to_mitre", data_root="embedded")
-    assert_unit_scores(res, tasks, ("accuracy,answer", "format_failure,answer"))
-    for t in tasks:
-        assert res["configs"][t]["num_fewshot"] == 10
-        assert res["samples"][t][0]["target"] == recs["test"][0]["answer_letter"]
+    res, recs = fixture_run(tiny_eval, "cti_to_mitre", tasks, ("accuracy,answer", "format_failure,answer"), 10)
 
     def block(r):
         return (
             f"Situation: {r['question']}\n" + "".join(f"{L}. {c}\n" for L, c in zip(LETTERS, r["choices"])) + "Answer:"
         )
 
+    assert_first_prompt(res, tasks, recs, TEMPLATES[0].description, 10, block, itemgetter("answer_letter"))
     prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
-    shots = "".join(block(r) + f" {r['answer_letter']}\n\n" for r in recs["fewshot"][:10])
-    assert prompt == TEMPLATES[0].description + shots + block(recs["test"][0])
     assert prompt.count("J. Others\n") == 11

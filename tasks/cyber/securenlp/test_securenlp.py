@@ -8,7 +8,7 @@ import pytest
 from lm_eval_enterprise.tasks.cyber.securenlp import source as S
 from lm_eval_enterprise.tasks.cyber.securenlp.templates import TASKS
 
-from conftest import shared_sample
+from conftest import sample_records, sample_rows, shared_sample
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
@@ -16,11 +16,6 @@ from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
 
 SRC = get_source("securenlp")
 FIX = fixture_dir("securenlp")
-
-
-def _sample_rows(split):
-    d = shared_sample("securenlp")
-    return [json.loads(x) for x in (d / f"{split}.jsonl").open()]
 
 
 def test_source_is_the_pinned_repo_folders():
@@ -117,8 +112,7 @@ def test_presplit_row_with_empty_tag_reads_as_O(tmp_path, caplog):
 
 
 def test_real_sample_presplit():
-    d = shared_sample("securenlp")
-    recs = load_records("securenlp", data_root=str(d.parent))
+    recs = sample_records("securenlp")
     assert (len(recs["test"]), len(recs["train"])) == (300, 100)
     assert sum(r["label"] == "relevant" for r in recs["test"]) == 36  # SOURCE.md: 36 relevant / 264 irrelevant
     first = recs["test"][0]
@@ -126,7 +120,9 @@ def test_real_sample_presplit():
     assert first["text"].startswith("The main difference between the two malware variants")
     assert first["label_names"] == ["relevant", "irrelevant"] and first["positive_label"] == "relevant"
     for split in ("train", "test"):
-        for raw, rec in zip(_sample_rows(split), recs[split]):  # labels derived from the tags, as the sample has
+        for raw, rec in zip(
+            sample_rows("securenlp", split), recs[split]
+        ):  # labels derived from the tags, as the sample has
             assert rec["id"] == f"{raw['file']}:{raw['sent_idx']}"
             assert (rec["text"], rec["label"]) == (raw["text"], raw["label"])
     assert recs["train"][0]["id"] == "Korplug_Afghanistan_Tajikistan.tokens:29"
@@ -134,7 +130,7 @@ def test_real_sample_presplit():
 
 def test_parser_on_real_tokens_written_back_in_source_format(tmp_path):
     """Real sample sentences written as token files (source layout) give the same records as the sample."""
-    rows = {s: _sample_rows(s) for s in ("train", "test")}
+    rows = {s: sample_rows("securenlp", s) for s in ("train", "test")}
     d = tmp_path / "securenlp"
     for split, folder in (("train", "train"), ("test", "test_1")):
         by_file: dict = {}
@@ -154,10 +150,10 @@ def test_parser_on_real_tokens_written_back_in_source_format(tmp_path):
 
 
 def test_balanced_fewshot_alternates_classes():
-    recs = load_records("securenlp", data_root=str(shared_sample("securenlp").parent))
+    recs = sample_records("securenlp")
     shots = [r["label"] for r in recs["fewshot"][:5]]
     assert sorted(set(shots)) == ["irrelevant", "relevant"] and shots.count("relevant") >= 2
-    again = load_records("securenlp", data_root=str(shared_sample("securenlp").parent))["fewshot"][:5]
+    again = sample_records("securenlp")["fewshot"][:5]
     assert [r["id"] for r in again] == [r["id"] for r in recs["fewshot"][:5]]
 
 

@@ -5,16 +5,23 @@ import json
 import sys
 import types
 from collections import Counter
+from operator import itemgetter
 from pathlib import Path
 
-import numpy as np
 import pytest
 from lm_eval_enterprise.tasks.cyber.spec5g_cls import source as S
 from lm_eval_enterprise.tasks.cyber.spec5g_cls.templates import TASKS, TEMPLATES
 
+from conftest import fixture_run
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, wrong_row_count_error
+from lm_eval_enterprise.testing import (
+    GARBAGE,
+    WEIGHTED_F1_SCORES,
+    assert_first_prompt,
+    csv_rows,
+    sample_positions,
+)
 
 SRC = get_source("spec5g_cls")
 FIX = fixture_dir("spec5g_cls")
@@ -22,10 +29,7 @@ N = 60
 
 
 def _csv_rows():
-    import csv
-
-    with open(FIX / S.CSV_NAME, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return csv_rows(FIX / S.CSV_NAME)
 
 
 # ----------------------------------------------------------------------------------------------- convert / split
@@ -33,8 +37,7 @@ def test_convert_fixture_is_the_seeded_15_percent_split():
     rows = _csv_rows()
     assert len(rows) == N
     splits = SRC.convert(FIX)
-    # pandas df.sample(frac=0.15, random_state=0) == RandomState(0).permutation(n)[:round(0.15 n)] (independent)
-    test_pos = np.random.RandomState(0).permutation(N)[: round(0.15 * N)].tolist()
+    test_pos = sample_positions(N, 0.15)  # pandas df.sample(frac=0.15, random_state=0), computed independently
     assert [r["id"] for r in splits["test"]] == [str(i) for i in test_pos]
     assert [r["id"] for r in splits["train"]] == [str(i) for i in range(N) if i not in test_pos]  # file order
     assert (len(splits["train"]), len(splits["test"])) == (51, 9)
@@ -84,18 +87,16 @@ def test_empty_sentence_is_dropped_without_shifting_the_split(tmp_path):
     assert splits["train"] == ref["train"]
 
 
-def test_wrong_row_count_is_one_line_error(tmp_path):
-    d, msg = wrong_row_count_error("spec5g_cls", tmp_path, "test", 10)
-    assert msg.startswith(f"[spec5g_cls] {d}:") and "split 'test' has 9 rows after conversion, expected 10" in msg
-    assert "\n" not in msg
-
-
-def test_bad_csv_names_the_file(tmp_path):
-    (tmp_path / S.CSV_NAME).write_text("sentence,label\nabc,1\n")
-    with pytest.raises(DataError, match=r"5GSC\.csv: missing columns \['text'\]"):
-        SRC.convert(tmp_path)
-    (tmp_path / S.CSV_NAME).write_text("text,label\nabc,7\n")
-    with pytest.raises(DataError, match=r"5GSC\.csv:row 0: label '7' is not one of"):
+@pytest.mark.parametrize(
+    "csv_text,message",
+    [
+        ("sentence,label\nabc,1\n", r"5GSC\.csv: missing columns \['text'\]"),
+        ("text,label\nabc,7\n", r"5GSC\.csv:row 0: label '7' is not one of"),
+    ],
+)
+def test_bad_csv_names_the_file(tmp_path, csv_text, message):
+    (tmp_path / S.CSV_NAME).write_text(csv_text)
+    with pytest.raises(DataError, match=message):
         SRC.convert(tmp_path)
 
 
@@ -208,13 +209,10 @@ def test_no_template_builds_a_meaning_of_class_2_into_its_wording():
 # ----------------------------------------------------------------------------------------------- end to end
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_spec5g_cls__t1", "ent_spec5g_cls__t3"]
-    res = tiny_eval(tasks)
-    recs = load_records("spec5g_cls", data_root="embedded")
-    assert_unit_scores(res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"))
+    res, recs = fixture_run(tiny_eval, "spec5g_cls", tasks, WEIGHTED_F1_SCORES, num_fewshot=5)
     for t in tasks:
-        assert res["configs"][t]["num_fewshot"] == 5
         assert res["configs"][t]["metadata"]["label_names_verified"] is False
         assert res["configs"][t]["metadata"]["label_names_note"] == S.LABEL_NAMES_NOTE
-    prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
-    shots = "".join(f"Sentence: {r['text']}\nLabel: {r['label']}\n\n" for r in recs["fewshot"][:5])
-    assert prompt == (TEMPLATES[0].description + shots + f"Sentence: {recs['test'][0]['text']}\nLabel:")
+    assert_first_prompt(
+        res, tasks, recs, TEMPLATES[0].description, 5, lambda r: f"Sentence: {r['text']}\nLabel:", itemgetter("label")
+    )

@@ -1,19 +1,23 @@
 """spec5g_sum: simplification_dataset.csv loader (fixture), seeded 15 % split, empty-row drop, shared SPEC5G Drive
 download, errors, templates, 0-shot end to end (no real sample exists for SPEC5G: the fixture is used)."""
 
-import csv
 import sys
 import types
 from pathlib import Path
 
-import numpy as np
 import pytest
 from lm_eval_enterprise.tasks.cyber.spec5g_cls import source as CLS
 from lm_eval_enterprise.tasks.cyber.spec5g_sum import source as S
 from lm_eval_enterprise.tasks.cyber.spec5g_sum.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import assert_unit_scores, checked_free_text_filter, wrong_row_count_error
+from lm_eval_enterprise.testing import (
+    SUMMARIZATION_SCORES,
+    assert_summary_reading,
+    assert_tiny_run,
+    csv_rows,
+    sample_positions,
+)
 
 SRC = get_source("spec5g_sum")
 FIX = fixture_dir("spec5g_sum")
@@ -22,8 +26,7 @@ EMPTY_ROWS = (17, 40)  # fixture rows with an empty Simplification / Paragraph
 
 
 def _csv_rows():
-    with open(FIX / S.CSV_NAME, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return csv_rows(FIX / S.CSV_NAME)
 
 
 def test_convert_fixture_is_the_seeded_split_with_empty_rows_dropped():
@@ -33,7 +36,7 @@ def test_convert_fixture_is_the_seeded_split_with_empty_rows_dropped():
         EMPTY_ROWS
     )
     splits = SRC.convert(FIX)
-    test_pos = np.random.RandomState(0).permutation(N)[: round(0.15 * N)].tolist()  # df.sample(frac=0.15, rs=0)
+    test_pos = sample_positions(N, 0.15)  # pandas df.sample(frac=0.15, random_state=0), computed independently
     assert 40 in test_pos and 17 not in test_pos
     assert [r["id"] for r in splits["test"]] == [str(i) for i in test_pos if i not in EMPTY_ROWS]
     assert [r["id"] for r in splits["train"]] == [str(i) for i in range(N) if i not in test_pos and i not in EMPTY_ROWS]
@@ -49,9 +52,7 @@ def test_convert_fixture_is_the_seeded_split_with_empty_rows_dropped():
     assert SRC.convert(FIX) == splits
 
 
-def test_zero_shot_with_a_pool_and_generation_settings():
-    recs = load_records("spec5g_sum", data_root="embedded")
-    assert len(recs["test"]) == 8 and len(recs["fewshot"]) == 50
+def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/test_datasets.py
     assert TASKS.num_fewshot == 0 and TASKS.max_gen_toks == 128 and TASKS.until == ("\n\n",)
     assert TASKS.family == "summarization" and TASKS.primary_metric == "rouge_l"
 
@@ -73,10 +74,7 @@ def test_download_is_the_shared_spec5g_code(tmp_path, monkeypatch):
         SRC.download(tmp_path, progress=False)
 
 
-def test_wrong_row_count_and_bad_csv_are_one_line_errors(tmp_path):
-    d, msg = wrong_row_count_error("spec5g_sum", tmp_path, "train", 51)
-    assert msg.startswith(f"[spec5g_sum] {d}:") and "split 'train' has 50 rows after conversion, expected 51" in msg
-    assert "\n" not in msg
+def test_bad_csv_is_one_line_error(tmp_path):  # a count that does not match its MANIFEST: tests/test_datasets.py
     (tmp_path / S.CSV_NAME).write_text("Paragraph,Summary\na,b\n")
     with pytest.raises(DataError, match=r"simplification_dataset\.csv: missing columns \['Simplification'\]"):
         SRC.convert(tmp_path)
@@ -88,20 +86,16 @@ def test_templates_accept_gold_and_reject_garbage():
     )
     assert TEMPLATES[0].doc_to_text == "Text: {{document}}\nSummary:"
     golds = [r["summary"] for r in SRC.convert(FIX)["test"]]
-    for t in TEMPLATES:
-        # [PARSE]: the whole completion, a failure iff no letter or digit
-        flt = checked_free_text_filter(TASKS, t, golds)
-        out = flt.read(" The UE waits.\nThen it retries.\n\nText:", {})
-        assert out == "The UE waits.\nThen it retries." and out.adherent is (t.id != "t3")  # t3: one line
+    # [PARSE]: the whole completion up to the blank line, a failure iff no letter or digit; t3 asks for one line
+    assert_summary_reading(TASKS, golds, " The UE waits.\nThen it retries.\n\nText:", "The UE waits.\nThen it retries.")
 
 
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_spec5g_sum__t1", "ent_spec5g_sum__t4"]
     res = tiny_eval(tasks, gen_kwargs="max_gen_toks=16")
     first = load_records("spec5g_sum", data_root="embedded")["test"][0]
-    assert_unit_scores(res, tasks, ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer"))
+    assert_tiny_run(res, tasks, SUMMARIZATION_SCORES, num_fewshot=0)
     for t in tasks:
-        assert res["configs"][t]["num_fewshot"] == 0
         assert res["samples"][t][0]["target"] == first["summary"]
     prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
     assert prompt == TEMPLATES[0].description + f"Text: {first['document']}\nSummary:"

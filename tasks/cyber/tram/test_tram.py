@@ -9,7 +9,7 @@ import pytest
 from lm_eval_enterprise.tasks.cyber.tram import source as S
 from lm_eval_enterprise.tasks.cyber.tram.templates import TASKS
 
-from conftest import shared_sample
+from conftest import sample_records, sample_rows, shared_sample
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_checked, load_records
 from lm_eval_enterprise.fewshot import top_k_labels
@@ -19,11 +19,6 @@ from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
 SRC = get_source("tram")
 FIX = fixture_dir("tram")
 NAMES9 = [S.SPEC_NAMES[t] for t in S.SPEC_TOP9]
-
-
-def _sample_rows(split):
-    d = shared_sample("tram")
-    return [json.loads(x) for x in (d / f"{split}.jsonl").open()]
 
 
 def test_source_files_are_the_pinned_urls():
@@ -40,16 +35,15 @@ def test_split_recipe_reproduces_the_real_sample_order():
     test pool and the first 100 of the train pool, with their original indices."""
     test_idx, train_idx = S.split_indices(5089)
     assert (len(test_idx), len(train_idx)) == (1527, 3562) and sorted(test_idx + train_idx) == list(range(5089))
-    assert [r["orig_index"] for r in _sample_rows("test")] == test_idx[:300]
-    assert [r["orig_index"] for r in _sample_rows("train")] == train_idx[:100]
+    assert [r["orig_index"] for r in sample_rows("tram", "test")] == test_idx[:300]
+    assert [r["orig_index"] for r in sample_rows("tram", "train")] == train_idx[:100]
     assert S.split_indices(5089) == (test_idx, train_idx)  # deterministic
 
 
 def test_real_sample_presplit_keeps_the_spec_top9():
-    d = shared_sample("tram")
-    raw = {s: _sample_rows(s) for s in ("train", "test")}
+    raw = {s: sample_rows("tram", s) for s in ("train", "test")}
     assert len({r["label"] for s in raw.values() for r in s}) > 9  # the sample has (almost) all 50 classes
-    recs = load_records("tram", data_root=str(d.parent))
+    recs = sample_records("tram")
     for split in ("train", "test"):
         kept = [r for r in raw[split] if r["label"] in S.SPEC_TOP9]  # the top-9 filter, in sample order
         assert [r["id"] for r in recs[split]] == [str(r["orig_index"]) for r in kept]

@@ -20,8 +20,7 @@ from lm_eval_enterprise.data import (
     HF_CONVERTED_REVISION,
     DataError,
     HFParquetSource,
-    hf_class_names,
-    read_parquet_rows,
+    require_text,
     unverified,
 )
 
@@ -70,8 +69,7 @@ def to_record(row: dict, where: str, class_names=CLASS_LABEL_NAMES) -> dict:
         company, para_no, text = str(row["company"]).strip(), int(row["para_no"]), row["text"]
     except (KeyError, TypeError, ValueError) as exc:
         raise DataError("earnings_call", where, f"bad row ({type(exc).__name__}: {exc})") from exc
-    if not isinstance(text, str) or not text.strip():
-        raise DataError("earnings_call", where, f"empty text in paragraph {company} {para_no}")
+    require_text(text, "earnings_call", where, f"empty text in paragraph {company} {para_no}")
     date = iso_date(row["date"], where)
     return {"id": f"{company}_{date}_{para_no}", "text": text, "label": label_name(row["label"], where, class_names)}
 
@@ -99,13 +97,10 @@ class EarningsCall(HFParquetSource):
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         out = {}
         for split in self.hf_splits:
-            records = []
-            for path in self.parquet_files(raw_dir, split):
-                names = hf_class_names(path, "label") or CLASS_LABEL_NAMES
-                rows = read_parquet_rows([path], self.id, COLUMNS)
-                records += [to_record(r, f"{path}:row {i}", names) for i, r in enumerate(rows)]
-            _warn_duplicate_ids(records, split)
-            out[split] = records
+            out[split] = self.parquet_records(
+                raw_dir, split, to_record, COLUMNS, class_label="label", class_names=CLASS_LABEL_NAMES
+            )
+            _warn_duplicate_ids(out[split], split)
         return out
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:

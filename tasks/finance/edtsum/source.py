@@ -20,7 +20,6 @@ from lm_eval_enterprise.data import (
     HFParquetSource,
     download_hf_parquet,
     local_parquet_files,
-    read_parquet_rows,
     unverified,
 )
 from lm_eval_enterprise.splits import helm_ten_percent
@@ -73,11 +72,7 @@ class EDTSum(HFParquetSource):
         )
 
     def _records(self, raw_dir: Path, split: str) -> list[dict]:
-        out = []
-        for path in self.parquet_files(raw_dir, split):
-            rows = read_parquet_rows([path], self.id, COLUMNS)
-            out += [to_record(r, f"{path}:row {i}") for i, r in enumerate(rows)]
-        return out
+        return self.parquet_records(raw_dir, split, to_record, COLUMNS)
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         test = self._records(raw_dir, "test")

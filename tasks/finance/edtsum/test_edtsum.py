@@ -15,7 +15,7 @@ from conftest import FakeHub
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_oracle
+from lm_eval_enterprise.testing import GARBAGE, SUMMARIZATION_SCORES, assert_tiny_run, run_oracle
 
 SRC = get_source("edtsum")
 FIXTURE = fixture_dir("edtsum")
@@ -179,13 +179,7 @@ def test_templates_accept_gold_and_reject_garbage():
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_edtsum__t1", "ent_edtsum__t4"]
     res = tiny_eval(tasks)
-    assert_unit_scores(
-        res, tasks, ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer")
-    )
-    for t in tasks:
-        row = res["results"][t]
-        assert 0.0 <= row["shots_used,answer"] <= res["configs"][t]["num_fewshot"]
-        assert res["configs"][t]["num_fewshot"] == 5
+    assert_tiny_run(res, tasks, SUMMARIZATION_SCORES, num_fewshot=5)
     prompt = res["samples"]["ent_edtsum__t1"][0]["arguments"][0][0]
     assert prompt.startswith("Generate the headline of the following financial news article.\n\nArticle: ")
     assert prompt.count("\nHeadline:") == 6 and prompt.endswith("\nHeadline:")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from lm_eval_enterprise.data import DataError, HFParquetSource, read_parquet_rows, unverified
+from lm_eval_enterprise.data import DataError, HFParquetSource, require_text, unverified
 
 HF_REPO = "TheFinAI/fiqa-sentiment-classification"
 HF_COMMIT = "b669064ceb406dfc33a86a8ddce203b7395a0fa1"  # "Upload 4 files" (2024-03-04): data/*.parquet
@@ -43,8 +43,7 @@ def to_record(row: dict, where: str) -> dict:
     except (KeyError, TypeError, ValueError) as exc:
         raise DataError("fiqa_sa", where, f"bad row ({type(exc).__name__}: {exc})") from exc
     for field in ("text", "target"):
-        if not isinstance(rec[field], str) or not rec[field].strip():
-            raise DataError("fiqa_sa", where, f"row {rec['id']}: empty {field!r}")
+        require_text(rec[field], "fiqa_sa", where, f"row {rec['id']}: empty {field!r}")
     return rec
 
 
@@ -64,14 +63,7 @@ class FiqaSA(HFParquetSource):
     labels = LABELS
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
-        out = {}
-        for split in self.hf_splits:
-            records = []
-            for path in self.parquet_files(raw_dir, split):
-                rows = read_parquet_rows([path], self.id, COLUMNS)
-                records += [to_record(r, f"{path}:row {i}") for i, r in enumerate(rows)]
-            out[split] = records
-        return out
+        return {split: self.parquet_records(raw_dir, split, to_record, COLUMNS) for split in self.hf_splits}
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """``train/valid/test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""

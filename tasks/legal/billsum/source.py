@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_enterprise.data import DataError, HFParquetSource, read_parquet_rows, unverified
+from lm_eval_enterprise.data import HFParquetSource, read_parquet_rows, require_text, unverified
 from lm_eval_enterprise.text import collapse_ws, truncate_words
 
 HF_REPO = "FiscalNote/billsum"
@@ -25,11 +25,8 @@ DOC_MAX_WORDS = 2048
 
 def to_record(index: int, row: dict, where: str) -> dict:
     """One parquet row → ``{id, document (collapsed, first 2,048 words), summary (collapsed)}``."""
-    text, summary = row.get("text"), row.get("summary")
-    if not isinstance(text, str) or not text.strip():
-        raise DataError("billsum", where, f"row {index}: empty or missing text")
-    if not isinstance(summary, str) or not summary.strip():
-        raise DataError("billsum", where, f"row {index}: empty or missing summary")
+    text = require_text(row.get("text"), "billsum", where, f"row {index}: empty or missing text")
+    summary = require_text(row.get("summary"), "billsum", where, f"row {index}: empty or missing summary")
     document = collapse_ws(text)
     return {"id": str(index), "document": truncate_words(document, DOC_MAX_WORDS), "summary": collapse_ws(summary)}
 

@@ -12,7 +12,12 @@ import pytest
 from lm_eval_enterprise.tasks.legal.billsum.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import assert_unit_scores, checked_free_text_filter, run_oracle
+from lm_eval_enterprise.testing import (
+    SUMMARIZATION_SCORES,
+    assert_summary_reading,
+    assert_tiny_run,
+    run_oracle,
+)
 
 SRC = get_source("billsum")
 FIX = fixture_dir("billsum")
@@ -47,10 +52,7 @@ def test_convert_fixture_mapping_and_truncation():
     assert SRC.convert(FIX) == splits
 
 
-def test_zero_shot_with_a_fewshot_pool():
-    recs = load_records("billsum", data_root="embedded")
-    assert len(recs["fewshot"]) == len(recs["train"]) == 5 and len(recs["test"]) == 9
-    assert sorted(r["id"] for r in recs["fewshot"]) == sorted(r["id"] for r in recs["train"])
+def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/test_datasets.py
     assert TASKS.num_fewshot == 0 and TASKS.max_gen_toks == 256 and TASKS.until == ("\n\n",)
 
 
@@ -122,12 +124,10 @@ def test_templates_accept_gold_and_reject_garbage():
     assert TEMPLATES[0].description == "Summarize the following legislative bill.\n\n"
     assert TEMPLATES[0].doc_to_text == "Bill: {{document}}\nSummary:"
     golds = [r["summary"] for r in SRC.convert(FIX)["test"]]
-    for t in TEMPLATES:
-        # [PARSE]: the whole completion, a failure iff no letter or digit
-        flt = checked_free_text_filter(TASKS, t, golds)
-        out = flt.read(" This bill does x.\nIt also does y.\n\nBill:", {})
-        assert out == "This bill does x.\nIt also does y."
-        assert out.adherent is (t.id != "t3")  # t3 asks for a single line
+    # [PARSE]: the whole completion up to the blank line, a failure iff no letter or digit; t3 asks for one line
+    assert_summary_reading(
+        TASKS, golds, " This bill does x.\nIt also does y.\n\nBill:", "This bill does x.\nIt also does y."
+    )
 
 
 # ----------------------------------------------------------------------------------------------- end to end
@@ -135,12 +135,8 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_billsum__t1", "ent_billsum__t4"]
     res = tiny_eval(tasks, gen_kwargs="max_gen_toks=16")
     first = load_records("billsum", data_root="embedded")["test"][0]
-    assert_unit_scores(
-        res, tasks, ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer")
-    )
+    assert_tiny_run(res, tasks, SUMMARIZATION_SCORES, num_fewshot=0)  # 0 shots: shots_used is exactly 0
     for t in tasks:
-        row = res["results"][t]
-        assert res["configs"][t]["num_fewshot"] == 0 and row["shots_used,answer"] == 0.0
         sample = res["samples"][t][0]
         assert sample["target"] == first["summary"]
         assert sample["arguments"][0][0].count(first["document"]) == 1

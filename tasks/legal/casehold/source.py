@@ -28,8 +28,8 @@ from lm_eval_enterprise.data import (
     MC_LETTERS,
     DataError,
     HFParquetSource,
-    hf_class_names,
-    read_parquet_rows,
+    require_columns,
+    require_text,
     unverified,
 )
 
@@ -79,16 +79,10 @@ def to_record(row: dict, where: str, class_names: list[str] | None = None) -> di
     """One CaseHOLD row → ``{id: f"id{example_id}", question, choices, answer}`` (``answer`` None: unlabelled)."""
     if "citing_prompt" not in row and all(k in row for k in POSITIONAL):
         row = {POSITIONAL.get(k, k): v for k, v in row.items()}
-    missing = [c for c in COLUMNS if c not in row]
-    if missing:
-        raise DataError("casehold", where, f"row lacks columns {missing} (has {sorted(row)})")
-    question = row["citing_prompt"]
-    if not isinstance(question, str) or not question.strip():
-        raise DataError("casehold", where, f"empty citing_prompt (example_id {row['example_id']!r})")
-    choices = [row[h] for h in HOLDINGS]
-    for h, c in zip(HOLDINGS, choices):
-        if not isinstance(c, str) or not c.strip():
-            raise DataError("casehold", where, f"empty {h} (example_id {row['example_id']!r})")
+    require_columns(row, COLUMNS, "casehold", where)
+    example = f"(example_id {row['example_id']!r})"
+    question = require_text(row["citing_prompt"], "casehold", where, f"empty citing_prompt {example}")
+    choices = [require_text(row[h], "casehold", where, f"empty {h} {example}") for h in HOLDINGS]
     return {
         "id": f"id{row['example_id']}",
         "question": question,
@@ -126,15 +120,12 @@ class CaseHold(HFParquetSource):
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         """Every shard of train / validation (→ ``valid``) / test, rows in shard order."""
-        out = {}
-        for split in self.hf_splits:
-            records = []
-            for path in self.parquet_files(raw_dir, split):
-                names = hf_class_names(path, "label")
-                rows = read_parquet_rows([path], self.id, file_columns(path))
-                records += [to_record(r, f"{path}:row {i}", names) for i, r in enumerate(rows)]
-            out["valid" if split == "validation" else split] = records
-        return out
+        return {
+            "valid" if split == "validation" else split: self.parquet_records(
+                raw_dir, split, to_record, file_columns, class_label="label"
+            )
+            for split in self.hf_splits
+        }
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """``train``/``valid``/``test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""

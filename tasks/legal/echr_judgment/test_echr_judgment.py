@@ -8,17 +8,19 @@ in tmp_path.
 import json
 import re
 import zipfile
+from operator import itemgetter
 from pathlib import Path
 
 import pytest
 from lm_eval_enterprise.tasks.legal.echr_judgment import source as S
 from lm_eval_enterprise.tasks.legal.echr_judgment.templates import TASKS, TEMPLATES
 
+from conftest import fixture_run
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_checked, load_records, verified
 from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.filters import helm_label
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_oracle
+from lm_eval_enterprise.testing import GARBAGE, assert_first_prompt, run_oracle
 
 SRC = get_source("echr_judgment")
 FIX = fixture_dir("echr_judgment")
@@ -202,18 +204,13 @@ def test_templates_accept_gold_and_reject_garbage():
 # ----------------------------------------------------------------------------------------------- end to end
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_echr_judgment__t1", "ent_echr_judgment__t2"]
-    res = tiny_eval(tasks)
-    recs = load_records("echr_judgment", data_root="embedded")
-    assert_unit_scores(
-        res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer", "prompt_cut,answer")
-    )
+    keys = ("weighted_f1,answer", "accuracy,answer", "format_failure,answer", "prompt_cut,answer")
+    res, recs = fixture_run(tiny_eval, "echr_judgment", tasks, keys, num_fewshot=5)
     for t in tasks:
-        row = res["results"][t]
-        assert row["shots_used,answer"] == 5.0  # the short fixture cases fit the default budget
-        assert res["samples"][t][0]["target"] == recs["test"][0]["label"]
-    shots = "".join(f"Case: {r['text']}\nAnswer: {r['label']}\n\n" for r in recs["fewshot"][:5])
-    t1_prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
-    assert t1_prompt == TEMPLATES[0].description + shots + "Case: " + recs["test"][0]["text"] + "\nAnswer:"
+        assert res["results"][t]["shots_used,answer"] == 5.0  # the short fixture cases fit the default budget
+    assert_first_prompt(
+        res, tasks, recs, TEMPLATES[0].description, 5, lambda r: f"Case: {r['text']}\nAnswer:", itemgetter("label")
+    )
 
 
 def test_long_cases_drop_trailing_shots(tmp_path):

@@ -6,6 +6,7 @@ with the real column names, written by make_fixture.py) and on files built in tm
 """
 
 import json
+from operator import itemgetter
 from pathlib import Path
 
 import pytest
@@ -13,10 +14,11 @@ from lm_eval_enterprise.tasks.legal.legal_sentiment import source as S
 from lm_eval_enterprise.tasks.legal.legal_sentiment.templates import TASKS, TEMPLATES
 from openpyxl import Workbook, load_workbook
 
+from conftest import fixture_run
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores
+from lm_eval_enterprise.testing import GARBAGE, WEIGHTED_F1_SCORES, assert_first_prompt
 
 SRC = get_source("legal_sentiment")
 FIX = fixture_dir("legal_sentiment")
@@ -239,12 +241,7 @@ def test_templates_accept_gold_and_reject_garbage():
 # ----------------------------------------------------------------------------------------------- end to end
 def test_end_to_end_fixture_tiny_model(tiny_eval):
     tasks = ["ent_legal_sentiment__t1", "ent_legal_sentiment__t4"]
-    res = tiny_eval(tasks)
-    recs = load_records("legal_sentiment", data_root="embedded")
-    assert_unit_scores(res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"))
-    for t in tasks:
-        assert res["configs"][t]["num_fewshot"] == 5
-        assert res["samples"][t][0]["target"] == recs["test"][0]["label"]
-    shots = "".join(f"{r['text']}\nLabel: {r['label']}\n\n" for r in recs["fewshot"][:5])
-    t1_prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
-    assert t1_prompt == TEMPLATES[0].description + shots + recs["test"][0]["text"] + "\nLabel:"
+    res, recs = fixture_run(tiny_eval, "legal_sentiment", tasks, WEIGHTED_F1_SCORES, num_fewshot=5)
+    assert_first_prompt(
+        res, tasks, recs, TEMPLATES[0].description, 5, lambda r: f"{r['text']}\nLabel:", itemgetter("label")
+    )

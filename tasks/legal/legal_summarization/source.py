@@ -33,6 +33,11 @@ def clean(text: str) -> str:
     return _WS.sub(" ", text)
 
 
+def has_fields(row: dict) -> bool:
+    """A pre-split row has string ``uid`` / ``original_text`` / ``reference_summary``."""
+    return all(isinstance(row.get(c), str) for c in (UID, TEXT, SUMMARY))
+
+
 def helm_split(raw: dict):
     """HELM ``LegalContractSummarizationScenario._load_dataset`` on the loaded JSON dict → (train_df, test_df)."""
     import pandas as pd
@@ -80,13 +85,7 @@ class LegalSummarization(Source):
         order, train = all 89 HELM train rows), with the original fields; same per-row code as :meth:`convert`."""
         out = {}
         for split, rs in rows.items():
-            bad = next(
-                (i for i, r in enumerate(rs) if not all(isinstance(r.get(c), str) for c in (UID, TEXT, SUMMARY))), None
-            )
-            if bad is not None:
-                raise DataError(
-                    self.id, data_dir / f"{split}.jsonl:{bad + 1}", f"row lacks a string {UID}/{TEXT}/{SUMMARY}"
-                )
+            self.check_presplit_rows(rs, data_dir, split, has_fields, f"row lacks a string {UID}/{TEXT}/{SUMMARY}")
             out[split] = map_rows(rs, to_record, self.id, split)
         return out
 

@@ -24,24 +24,14 @@ import pytest
 from lm_eval_enterprise.tasks.legal.legal_summarization import source as S
 from lm_eval_enterprise.tasks.legal.legal_summarization.templates import TASKS, TEMPLATES
 
-from conftest import shared_sample
+from conftest import assert_summary_sample_loads_row_for_row, run_summary_sample, sample_rows
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import (
-    assert_unit_scores,
-    checked_free_text_filter,
-    helm_positions,
-    run_hf_model,
-    run_oracle,
-)
+from lm_eval_enterprise.testing import assert_summary_reading, helm_positions, oracle_samples, write_presplit
 
 SRC = get_source("legal_summarization")
 FIXTURE = fixture_dir("legal_summarization")
 N_FULL = 446
 ORIGINAL_FIELDS = ("uid", "id", "doc", "title", "original_text", "reference_summary")
-
-
-def _sample_rows(d: Path, split: str) -> list[dict]:
-    return [json.loads(line) for line in (d / f"{split}.jsonl").open(encoding="utf-8")]
 
 
 def _helm_positions(n: int, n_train_known: int, n_test_known: int) -> tuple[list[int], list[int]]:
@@ -76,30 +66,20 @@ def test_clean_is_helm_clean_without_strip():
     assert S.clean(" x") == " x"
 
 
-def test_zero_shot_still_has_a_fewshot_pool():
-    recs = load_records("legal_summarization", data_root="embedded")
-    assert len(recs["fewshot"]) == len(recs["train"]) == 4 and len(recs["test"]) == 16
+def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/test_datasets.py
     assert TASKS.num_fewshot == 0 and TASKS.max_gen_toks == 100 and TASKS.until == ("\n\n",)
 
 
 # ----------------------------------------------------------------------------------------------- real sample
 def test_real_sample_presplit_keeps_helm_order_and_mapping():
-    d = shared_sample("legal_summarization")
-    recs = load_records("legal_summarization", data_root=str(d.parent))
-    for split, n in (("test", 300), ("train", 89)):
-        rows = _sample_rows(d, split)
-        assert len(recs[split]) == len(rows) == n
-        assert [r["id"] for r in recs[split]] == [r["uid"] for r in rows]
-        for rec, row in zip(recs[split], rows):
-            assert rec["document"] == row["document"] and rec["summary"] == row["summary"]
+    recs = assert_summary_sample_loads_row_for_row("legal_summarization", {"test": 300, "train": 89}, "uid")
     assert [r["id"] for r in recs["test"][:3]] == ["legalsum09", "tosdr109", "tosdr344"]
     assert [r["id"] for r in recs["train"][:3]] == ["tosdr414", "tosdr388", "tosdr259"]
     assert len(recs["fewshot"]) == 89  # the pool lm-eval needs even at 0 shots
 
 
 def test_real_sample_orders_are_the_recipe_on_a_uid_sorted_446_file():
-    d = shared_sample("legal_summarization")
-    train, test = _sample_rows(d, "train"), _sample_rows(d, "test")
+    train, test = sample_rows("legal_summarization", "train"), sample_rows("legal_summarization", "test")
     train_pos, test_pos = _helm_positions(N_FULL, len(train), len(test))
     by_pos = {p: r["uid"] for p, r in zip(train_pos, train)} | {p: r["uid"] for p, r in zip(test_pos, test)}
     assert len(by_pos) == 389
@@ -108,9 +88,9 @@ def test_real_sample_orders_are_the_recipe_on_a_uid_sorted_446_file():
     assert seq[0] == "legalsum01" and seq[-1] == "tosdr421"
 
 
-def _rebuild_full_file(d: Path, out_dir: Path) -> tuple[list[dict], list[dict], list[str]]:
+def _rebuild_full_file(out_dir: Path) -> tuple[list[dict], list[dict], list[str]]:
     """all_v1.json with the 389 sample records at their HELM positions and 57 synthetic records elsewhere."""
-    train, test = _sample_rows(d, "train"), _sample_rows(d, "test")
+    train, test = sample_rows("legal_summarization", "train"), sample_rows("legal_summarization", "test")
     train_pos, test_pos = _helm_positions(N_FULL, len(train), len(test))
     placed = dict(zip(train_pos, train)) | dict(zip(test_pos, test))
     records, synthetic = [], []
@@ -135,9 +115,8 @@ def _rebuild_full_file(d: Path, out_dir: Path) -> tuple[list[dict], list[dict], 
 
 
 def test_rebuilt_446_record_file_reproduces_the_sample_and_is_deterministic(tmp_path):
-    d = shared_sample("legal_summarization")
     out = tmp_path / "legal_summarization"
-    train, test, synthetic = _rebuild_full_file(d, out)
+    train, test, synthetic = _rebuild_full_file(out)
     assert len(synthetic) == N_FULL - 389 == 57
     first, second = SRC.convert(out), SRC.convert(out)
     assert first == second
@@ -192,30 +171,17 @@ def test_templates_accept_gold_and_reject_garbage():
     golds = [r["summary"] for r in SRC.convert(FIXTURE)["test"]]
     assert TEMPLATES[0].description == "Summarize the legal document in plain English.\n\n"
     assert TEMPLATES[0].doc_to_text == "Document: {{document}}\nSummary:"
-    for t in TEMPLATES:
-        # [PARSE]: the whole completion, a failure iff no letter or digit
-        flt = checked_free_text_filter(TASKS, t, golds)
-        # a two-line summary is kept whole (stop is a blank line); text after a blank line is dropped
-        out = flt.read(" you can quit.\nwe keep data.\n\nDocument:", {})
-        assert out == "you can quit.\nwe keep data." and out.adherent is (t.id != "t3")  # t3: one line
+    # [PARSE]: the whole completion, a failure iff no letter or digit; a two-line summary is kept whole (stop is a
+    # blank line), text after a blank line is dropped; t3 asks for one line
+    assert_summary_reading(TASKS, golds, " you can quit.\nwe keep data.\n\nDocument:", "you can quit.\nwe keep data.")
 
 
 # ----------------------------------------------------------------------------------------------- end to end
 def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
-    d = shared_sample("legal_summarization")
     tasks = ["ent_legal_summarization__t1", "ent_legal_summarization__t4"]
-    res = run_hf_model(tiny_model_dir, tasks, d.parent)
-    first = _sample_rows(d, "test")[0]
-    assert_unit_scores(
-        res, tasks, ("rouge_l,answer", "rouge_1,answer", "rouge_2,answer", "format_failure,answer", "prompt_cut,answer")
-    )
+    res, first = run_summary_sample(tiny_model_dir, "legal_summarization", tasks)
     for t in tasks:
-        row = res["results"][t]
-        assert 0.0 <= row["shots_used,answer"] <= res["configs"][t]["num_fewshot"]
-        assert res["configs"][t]["num_fewshot"] == 0
-        sample = res["samples"][t][0]
-        assert sample["target"] == first["summary"]
-        prompt = sample["arguments"][0][0]
+        prompt = res["samples"][t][0]["arguments"][0][0]
         assert first["document"] in prompt and prompt.count(first["document"]) == 1
     t1_prompt = res["samples"][tasks[0]][0]["arguments"][0][0]
     assert t1_prompt == (
@@ -226,19 +192,13 @@ def test_end_to_end_real_sample_tiny_model(tiny_model_dir):
 def test_document_too_long_for_the_context_budget_is_cut_keeping_its_start(tmp_path):
     """[TRUNC] without a fixed N (shared prompt budget, field ``document``): a 3,000-word clause does not fit the
     default 4,096-token budget and is cut from the end; a short one is sent whole."""
-
-    d = tmp_path / "legal_summarization"
-    d.mkdir()
     long_text = " ".join(f"clause{i}" for i in range(3000))
     rows = [
         {"uid": "long1", "original_text": long_text, "reference_summary": "it is long."},
         {"uid": "short1", "original_text": "you may cancel at any time.", "reference_summary": "cancel any time."},
     ]
-    (d / "test.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
-    (d / "train.jsonl").write_text(json.dumps(rows[1]))
-    (d / "MANIFEST.json").write_text(json.dumps({"expected_rows": {"train": 1, "test": 2}}))  # a hand-made copy
-    res = run_oracle(["ent_legal_summarization__t1"], str(tmp_path))
-    samples = {s["doc"]["id"]: s for s in res["samples"]["ent_legal_summarization__t1"]}
+    write_presplit(tmp_path, "legal_summarization", {"test": rows, "train": rows[1:]})
+    samples = oracle_samples("ent_legal_summarization__t1", tmp_path)
     cut, whole = samples["long1"], samples["short1"]
     assert cut["prompt_cut"] == 1.0 and whole["prompt_cut"] == 0.0
     sent = cut["arguments"][0][0].split("Document: ", 1)[1].split("\nSummary:")[0]

@@ -27,7 +27,8 @@ from lm_eval_enterprise.data import (
     RemoteFile,
     download_url,
     map_rows,
-    read_parquet_rows,
+    require_columns,
+    require_text,
     unverified,
     verified,
 )
@@ -74,12 +75,8 @@ def row_index(value, where: str) -> int:
 
 def to_record(row: dict, split: str, where: str) -> dict:
     """One LegalBench row → ``{id: f"{split}-{index}", text, label}`` (text kept as stored)."""
-    missing = [c for c in COLUMNS if c not in row]
-    if missing:
-        raise DataError("unfair_tos", where, f"row lacks columns {missing} (has {sorted(row)})")
-    text = row["text"]
-    if not isinstance(text, str) or not text.strip():
-        raise DataError("unfair_tos", where, f"empty clause text (index {row['index']!r})")
+    require_columns(row, COLUMNS, "unfair_tos", where)
+    text = require_text(row["text"], "unfair_tos", where, f"empty clause text (index {row['index']!r})")
     return {
         "id": f"{split}-{row_index(row['index'], where)}",
         "text": text,
@@ -136,10 +133,7 @@ class UnfairTos(HFParquetSource):
         return super().has_source_layout(d) and (d / TRAIN_TSV).is_file()
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
-        test = []
-        for path in self.parquet_files(raw_dir, "test"):
-            rows = read_parquet_rows([path], self.id, COLUMNS)
-            test += [to_record(r, "test", f"{path}:row {i}") for i, r in enumerate(rows)]
+        test = self.parquet_records(raw_dir, "test", lambda r, where: to_record(r, "test", where), COLUMNS)
         tsv = raw_dir / TRAIN_TSV
         # line n + 2: the header is line 1 (rows with quoted newlines would shift this; none in LegalBench)
         train = [to_record(r, "train", f"{tsv}:line {i + 2}") for i, r in enumerate(read_tsv(tsv))]

@@ -21,16 +21,21 @@ from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
 SRC = get_source("unfair_tos")
 FIX = fixture_dir("unfair_tos")
 TEST_PARQUET = "unfair_tos/test/0000.parquet"
-SPEC_LABELS = [
-    "Arbitration",
+# the label set in the spec's order, as the spec's reference prompt (t1) lists it: the tests' own oracle, typed from
+# the spec, not read from the code under test
+SPEC_OPTIONS = (
+    "Arbitration, Unilateral change, Content removal, Jurisdiction, Choice of law, Limitation of liability, "
+    "Unilateral termination, Contract by using, Other"
+)
+SPEC_LABELS = SPEC_OPTIONS.split(", ")
+# [BAL] with 9 singleton classes: the first 5 shots' labels, the seeded shuffle order of the sorted label names (it
+# depends on the label set only, so the fixture's and the real train rows give the same order)
+BAL_SHOT_LABELS = [
     "Unilateral change",
-    "Content removal",
-    "Jurisdiction",
-    "Choice of law",
     "Limitation of liability",
-    "Unilateral termination",
+    "Choice of law",
     "Contract by using",
-    "Other",
+    "Jurisdiction",
 ]
 SYNTH_TEST = [  # synthetic LegalBench-format test rows for the pre-split path (the real sample has no test file)
     {"text": "we may close inactive accounts after twelve months . ", "answer": "Unilateral termination", "index": 0},
@@ -81,16 +86,8 @@ def test_load_records_label_names_in_spec_order_and_balanced_shots():
     assert recs["test"][0]["label_names"] == SPEC_LABELS
     assert list(S.LABELS) == SPEC_LABELS
     shots = recs["fewshot"][:5]
-    # [BAL] with 9 singleton classes: 5 distinct labels in the seeded shuffle order of the sorted label names
-    assert len({r["label"] for r in shots}) == 5
     assert [r["id"] for r in shots] == [r["id"] for r in helm_balanced(recs["train"], lambda r: r["label"], 5)]
-    assert [r["label"] for r in shots] == [
-        "Unilateral change",
-        "Limitation of liability",
-        "Choice of law",
-        "Contract by using",
-        "Jurisdiction",
-    ]
+    assert [r["label"] for r in shots] == BAL_SHOT_LABELS  # 5 distinct labels
     assert all(r["id"].startswith("train-") for r in recs["fewshot"])
 
 
@@ -107,16 +104,7 @@ def test_presplit_real_train_sample_with_synthetic_test(tmp_path):
     assert [r["label"] for r in train] == [r["answer"] for r in raw] == [r["label"] for r in raw]
     assert sorted(r["label"] for r in train) == sorted(SPEC_LABELS)  # all 9 classes, once each
     assert [r["text"] for r in train] == [r["text"] for r in raw]
-    shots = recs["fewshot"][:5]
-    assert len({r["label"] for r in shots}) == 5
-    # the label order depends only on the (sorted) label set, so the real train rows give the fixture's order
-    assert [r["label"] for r in shots] == [
-        "Unilateral change",
-        "Limitation of liability",
-        "Choice of law",
-        "Contract by using",
-        "Jurisdiction",
-    ]
+    assert [r["label"] for r in recs["fewshot"][:5]] == BAL_SHOT_LABELS  # the same order as on the fixture
     assert [r["label"] for r in recs["test"]] == ["Unilateral termination", "Choice of law", "Other"]
 
 
@@ -243,10 +231,8 @@ def test_templates_table():
     assert TASKS.family == "classification_weighted"
     t1 = TEMPLATES[0]
     assert t1.description == (
-        "Classify the clause from a terms-of-service document by the type of unfair term it "
-        "contains. Options: Arbitration, Unilateral change, Content removal, Jurisdiction, "
-        "Choice of law, Limitation of liability, Unilateral termination, Contract by using, "
-        "Other.\n\n"
+        f"Classify the clause from a terms-of-service document by the type of unfair term it contains. "
+        f"Options: {SPEC_OPTIONS}.\n\n"
     )
     assert t1.doc_to_text == "Clause: {{text}}\nLabel:"
     doc = {"label_names": SPEC_LABELS}
