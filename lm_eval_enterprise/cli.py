@@ -37,6 +37,7 @@ from pathlib import Path
 # argparse's ``usage: ...`` + one ``error:`` line with exit code 2, a failed run is one ``error:`` line with exit
 # code 1.
 EXIT_FAILURE = 1
+EXIT_USAGE = 2  # argparse's code for a usage error
 
 
 def add_option(parser, name: str, *aliases: str, **kwargs):
@@ -49,10 +50,11 @@ def add_option(parser, name: str, *aliases: str, **kwargs):
     return action
 
 
-def fail(message: str) -> int:
-    """A failed run: one ``error:`` line on stderr, exit code 1."""
+def fail(message: str, code: int = EXIT_FAILURE) -> int:
+    """One ``error:`` line on stderr; returns the exit code: 1 a failed run (default), :data:`EXIT_USAGE` an
+    option that cannot be used here, reported without argparse's usage line."""
     print(f"error: {message}", file=sys.stderr)
-    return EXIT_FAILURE
+    return code
 
 
 def version_string() -> str:
