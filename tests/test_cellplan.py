@@ -190,6 +190,8 @@ def test_run_plans_the_tasks_it_evaluates(planned, flags):
         (["--cell_budget", "0.6", "--limit", "2.5"], "--limit must be a whole number of documents, not 2.5"),
         (["--cell_seed", "1"], "--cell_seed needs --cell_budget"),
         (["--cell-budget", "0"], "cell budget must be in (0, 1]"),
+        (["--cell_budget", "half"], "argument --cell_budget: invalid float value: 'half'"),
+        (["--cell_budget", "0.5", "--cell_seed", "1.5"], "argument --cell_seed: invalid int value: '1.5'"),
         (["--cell_budget", "0.6", "--data_root", "embedded", "--metadata", "data_root=x"], "disagree"),
         (["--cell_budget", "0.6", "--tasks", "ent_fiqa_qa", "--limit", "25"], "cuts a query in two"),
     ],
