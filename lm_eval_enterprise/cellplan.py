@@ -19,8 +19,12 @@ datasets one query with all its candidate documents, which are always kept toget
 
 Documents are never altered and every template of a group sees the same documents (only fewer of them), so the
 per-document shot plans and prompts are identical to those of a full run. lm-eval selects the cells with
-``--samples '{"task": [doc indices]}'``; its evaluator maps logged ``doc_id`` back through the index list in
-position order, so the lists are sorted (as returned here) and never empty.
+``simple_evaluate(samples={"task": [doc indices]})``; its evaluator maps logged ``doc_id`` back through the index
+list in position order, so the lists are sorted (as returned here) and never empty.
+
+``lm-eval-enterprise run --cell_budget F [--cell_seed S] [--limit N]`` (``cli._run``) builds the tasks once,
+plans them with :func:`plan_for_tasks`, writes the plan into their metadata (:func:`record_plan`) and hands lm-eval
+the same Task objects with the plan's ``samples``.
 """
 
 from __future__ import annotations
@@ -191,50 +195,8 @@ def plan_cells(
     return plan
 
 
-# ============================================================================================ lm-eval run wiring
+# ============================================================================================ lm-eval tasks
 RANKING_FAMILIES = ("ranking", "ranking_generate")
-
-
-def _take(argv: list[str], flag: str, what: str, aliases: Sequence[str] = ()) -> tuple[list[str], str | None]:
-    """Remove ``flag VALUE`` (or ``flag=VALUE``, or an alias spelling) from argv; return (argv, VALUE or None)."""
-    for i, a in enumerate(argv):
-        for f in (flag, *aliases):
-            if a == f:
-                if i + 1 >= len(argv) or argv[i + 1].startswith("--"):
-                    raise CellPlanError(f"{flag} needs {what}")
-                return argv[:i] + argv[i + 2 :], argv[i + 1]
-            if a.startswith(f + "="):
-                return argv[:i] + argv[i + 1 :], a.split("=", 1)[1]
-    return argv, None
-
-
-# lm-eval's flag style (underscores); the hyphen spellings of the first version stay accepted as hidden aliases
-CELL_FLAGS = ("--cell_budget", "--cell_seed", "--cell-budget", "--cell-seed")
-
-
-def has_cell_flags(argv: Sequence[str]) -> bool:
-    """Does a ``run`` argv ask for a cell plan (``--cell_budget``/``--cell_seed`` in either spelling)?"""
-    return any(a == f or a.startswith(f + "=") for a in argv for f in CELL_FLAGS)
-
-
-def _metadata(argv: list[str]) -> tuple[list[str], dict]:
-    argv, raw = _take(argv, "--metadata", "a JSON object")
-    if raw is None:
-        return argv, {}
-    import json
-
-    try:
-        meta = json.loads(raw)
-    except json.JSONDecodeError:  # lm-eval's other form: key=value,key=value
-        from lm_eval.utils import simple_parse_args_string
-
-        try:
-            meta = simple_parse_args_string(raw)
-        except ValueError:
-            meta = None
-    if not isinstance(meta, dict):
-        raise CellPlanError(f"with --cell_budget, --metadata must be a JSON object or key=value pairs, not {raw!r}")
-    return argv, meta
 
 
 def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit: int | None = None) -> CellPlan:
@@ -285,70 +247,12 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
     return plan_cells(docs, templates, budget, seed, units)
 
 
-def rewrite_run_argv(argv: list[str]) -> tuple[list[str], CellPlan]:
-    """``lm-eval-enterprise run … --cell_budget F [--cell_seed S] [--limit N]`` → lm-eval argv with
-    ``--samples`` (the plan) and the plan's :meth:`CellPlan.metadata` merged into ``--metadata``.
-
-    Tasks are looked up in ``--include_path`` (if given) and our task folder. ``--limit N`` restricts the plan to
-    the first N documents (lm-eval does not accept ``--limit`` with ``--samples``). Refused: ``--samples`` (a second
-    selection) and ``--cache_requests`` (lm-eval's request cache is keyed without the sample selection, so cached
-    requests of other documents would be scored against this plan's documents)."""
-    import json
-
-    argv, raw_budget = _take(argv, "--cell_budget", "a share in (0, 1]", ("--cell-budget",))
-    argv, raw_seed = _take(argv, "--cell_seed", "an integer", ("--cell-seed",))
-    if raw_budget is None:
-        raise CellPlanError("--cell_seed needs --cell_budget")
-    budget = check_budget(raw_budget)
-    try:
-        seed = int(raw_seed) if raw_seed is not None else 0
-    except ValueError:
-        raise CellPlanError(f"--cell_seed must be an integer, not {raw_seed!r}") from None
-    for bad, why in (
-        ("--samples", "it selects the documents itself"),
-        ("-E", "it selects the documents itself"),
-        ("--cache_requests", "lm-eval's request cache ignores the document selection"),
-    ):
-        if any(a == bad or a.startswith(bad + "=") for a in argv):
-            raise CellPlanError(f"--cell_budget cannot be combined with {bad}: {why}")
-    argv, raw_limit = _take(argv, "--limit", "a number of documents")
-    limit = None
-    if raw_limit is not None:
-        try:
-            limit = int(raw_limit)
-        except ValueError:
-            raise CellPlanError(
-                f"with --cell_budget, --limit must be a whole number of documents, not {raw_limit!r}"
-            ) from None
-    argv, tasks_arg = _take(argv, "--tasks", "task names")
-    if not tasks_arg:
-        raise CellPlanError("--cell_budget needs --tasks")
-    argv, meta = _metadata(argv)
-    argv, data_root = _take(argv, "--data_root", "a folder", ("--data-root",))
-    if data_root is not None:
-        if meta.get("data_root", data_root) != data_root:
-            raise CellPlanError(f"--data_root {data_root} and --metadata data_root={meta['data_root']} disagree")
-        meta["data_root"] = data_root
-    _, include = _take(list(argv), "--include_path", "a folder")
-
-    from lm_eval.tasks import TaskManager, get_task_dict
-
-    from . import TASK_DIR
-    from .testing import leaf_tasks
-
-    paths = [p for p in (include or "").split(",") if p]
-    tm = TaskManager(
-        include_path=paths + [TASK_DIR] * (TASK_DIR not in paths), include_defaults=False, metadata=dict(meta)
-    )
-    leaves = leaf_tasks(get_task_dict(tasks_arg.split(","), tm))
-    plan = plan_for_tasks(leaves, budget, seed, limit)
-    meta.update(plan.metadata())
-    out = argv + [
-        "--tasks",
-        tasks_arg,
-        "--samples",
-        json.dumps(plan.samples, separators=(",", ":")),
-        "--metadata",
-        json.dumps(meta),
-    ]
-    return out, plan
+def record_plan(leaves: Mapping[str, object], plan: CellPlan) -> None:
+    """Write :meth:`CellPlan.metadata` into the metadata of every planned task of ``leaves`` (name → lm-eval Task),
+    so lm-eval records it in ``results["configs"][task]["metadata"]`` (where ``sharpe`` finds a sparse run)."""
+    meta = plan.metadata()
+    for name in meta["cells_planned"]:
+        config = leaves[name].config
+        if config.metadata is None:
+            config.metadata = {}
+        config.metadata.update(meta)  # in place: the dict the task (and its prompt budget) already holds

@@ -37,6 +37,7 @@ from pathlib import Path
 # argparse's ``usage: ...`` + one ``error:`` line with exit code 2, a failed run is one ``error:`` line with exit
 # code 1.
 EXIT_FAILURE = 1
+EXIT_USAGE = 2  # argparse's code for a usage error
 
 
 def add_option(parser, name: str, *aliases: str, **kwargs):
@@ -49,10 +50,11 @@ def add_option(parser, name: str, *aliases: str, **kwargs):
     return action
 
 
-def fail(message: str) -> int:
-    """A failed run: one ``error:`` line on stderr, exit code 1."""
+def fail(message: str, code: int = EXIT_FAILURE) -> int:
+    """One ``error:`` line on stderr; returns the exit code: 1 a failed run (default), :data:`EXIT_USAGE` an
+    option that cannot be used here, reported without argparse's usage line."""
     print(f"error: {message}", file=sys.stderr)
-    return EXIT_FAILURE
+    return code
 
 
 def version_string() -> str:
@@ -146,37 +148,25 @@ def _run(argv: list[str]) -> int:
     """lm-eval's ``run`` through its public pieces: lm-eval's own argument parser and ``EvaluatorConfig``, then
     ``simple_evaluate`` with the :class:`~lm_eval_enterprise.task_manager.EnterpriseTaskManager` we build (our
     task folder on the include path, lm-eval's built-in index only with ``--include_defaults``) and the model's
-    context budget in the task metadata."""
+    context budget in the task metadata. The argv is parsed once; the tasks are built once (:func:`_evaluate`)."""
     from . import TASK_DIR
+    from .cellplan import CellPlanError
     from .data import EMBEDDED, DataError
 
     parser = run_parser()
     if not argv:  # as `lm-eval run`
         parser.print_help()
         return 0
-    from .cellplan import has_cell_flags
-
-    if has_cell_flags(argv):  # sparse template × document design: argv with lm-eval's --samples (cellplan.py)
-        from .cellplan import CellPlanError, rewrite_run_argv
-
-        try:
-            argv, plan = rewrite_run_argv(argv)
-        except CellPlanError as exc:
-            parser.error(str(exc))
-        except DataError as exc:
-            return fail(str(exc))
-        print(plan.summary(), file=sys.stderr)
     args = parser.parse_args(argv)
-    for name in ("cell_budget", "cell_seed"):  # consumed by the cell plan above
-        vars(args).pop(name, None)
     data_root = vars(args).pop("data_root", None)
     include_defaults = vars(args).pop("include_defaults", False)
+    cells = _cell_options(parser, args)
 
     from lm_eval.config.evaluate_config import EvaluatorConfig
     from lm_eval.utils import setup_logging
 
     from .constrained import register_models
-    from .task_manager import EnterpriseTaskManager
+    from .runner import make_task_manager
 
     setup_logging()
     register_models()  # --model hf-constrained / vllm-constrained / local-(chat-)completions-constrained
@@ -194,20 +184,56 @@ def _run(argv: list[str]) -> int:
             parser.error(f"--data_root {data_root} and --metadata data_root={given} disagree; give one")
         cfg.metadata["data_root"] = data_root
     cfg.metadata = _with_model_budget(cfg.model, cfg.model_args or {}, cfg.metadata or {})
-    task_manager = EnterpriseTaskManager(
-        include_path=[p for p in (cfg.include_path, TASK_DIR) if p],
-        include_defaults=include_defaults,
-        metadata=cfg.metadata,
+    task_manager = make_task_manager(
+        [p for p in (cfg.include_path, TASK_DIR) if p], include_defaults=include_defaults, metadata=cfg.metadata
     )
     try:
         cfg.tasks = _resolve_tasks(task_manager, cfg.tasks)
     except LookupError as exc:
         parser.error(f"argument --tasks: {exc}")
     try:
-        _evaluate(cfg, task_manager)
+        _evaluate(cfg, task_manager, cells)
+    except CellPlanError as exc:  # a plan the tasks do not allow (e.g. --limit cutting a ranking query)
+        parser.error(str(exc))
     except DataError as exc:  # one clear line instead of lm-eval's traceback
         return fail(str(exc))
     return 0
+
+
+def _cell_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict | None:
+    """``--cell_budget F [--cell_seed S]`` (a sparse run, :mod:`lm_eval_enterprise.cellplan`): the plan's
+    arguments for ``plan_for_tasks`` (budget, seed, limit), taken out of ``args``; None without ``--cell_budget``.
+    Usage errors: a seed without a budget, a budget outside (0, 1], ``--samples`` (a second selection),
+    ``--cache_requests`` (lm-eval's request cache is keyed without the sample selection, so cached requests of
+    other documents would be scored against the plan's), no ``--tasks``, a ``--limit`` that is not a whole number.
+    ``--limit N`` restricts the plan to the first N documents and is not passed on (lm-eval takes either a limit
+    or a sample selection)."""
+    from .cellplan import CellPlanError, check_budget
+
+    budget = vars(args).pop("cell_budget", None)
+    seed = vars(args).pop("cell_seed", None)
+    if budget is None:
+        if seed is not None:
+            parser.error("--cell_seed needs --cell_budget")
+        return None
+    try:
+        budget = check_budget(budget)
+    except CellPlanError as exc:
+        parser.error(str(exc))
+    for flag, given, why in (
+        ("--samples", args.samples is not None, "it selects the documents itself"),
+        ("--cache_requests", args.cache_requests is not None, "lm-eval's request cache ignores the document selection"),
+    ):
+        if given:
+            parser.error(f"--cell_budget cannot be combined with {flag}: {why}")
+    if not args.tasks:
+        parser.error("--cell_budget needs --tasks")
+    limit = args.limit
+    if limit is not None:
+        if not float(limit).is_integer():
+            parser.error(f"with --cell_budget, --limit must be a whole number of documents, not {limit:g}")
+        limit, args.limit = int(limit), None
+    return {"budget": budget, "seed": 0 if seed is None else seed, "limit": limit}
 
 
 def _with_model_budget(model: str, model_args: dict, metadata: dict) -> dict:
@@ -247,13 +273,28 @@ def _resolve_tasks(task_manager, tasks) -> list:
     return resolved
 
 
-def _evaluate(cfg, task_manager) -> None:
-    """What ``lm_eval run`` does after building its task manager: evaluate, save, log, print the tables."""
+def _evaluate(cfg, task_manager, cells: dict | None = None) -> None:
+    """What ``lm_eval run`` does after building its task manager: build the tasks (once: lm-eval is handed the
+    built objects), with ``cells`` plan the sparse run on them (:func:`_cell_options`; the plan's samples go to
+    lm-eval, its metadata into every planned task's metadata), evaluate, save, log, print the tables."""
     import os
 
     from lm_eval import simple_evaluate
+    from lm_eval.evaluator_utils import run_task_tests
     from lm_eval.loggers import EvaluationTracker, TrackioLogger, WandbLogger
     from lm_eval.utils import handle_non_serializable, make_table
+
+    from .cellplan import plan_for_tasks, record_plan
+    from .runner import load_tasks
+
+    tasks = load_tasks(task_manager, cfg.tasks)
+    if cells is not None:
+        plan = plan_for_tasks(tasks.leaves, **cells)
+        record_plan(tasks.leaves, plan)
+        cfg.samples = plan.samples
+        print(plan.summary(), file=sys.stderr)
+    if cfg.check_integrity:  # lm-eval's test run by task name (it would be handed the built tasks)
+        run_task_tests(task_list=[t for t in cfg.tasks if isinstance(t, str)])
 
     loggers = ([WandbLogger(cfg.wandb_args, cfg.wandb_config_args)] if cfg.wandb_args else []) + (
         [TrackioLogger(cfg.trackio_args)] if cfg.trackio_args else []
@@ -267,7 +308,7 @@ def _evaluate(cfg, task_manager) -> None:
     results = simple_evaluate(
         model=cfg.model,
         model_args=cfg.model_args,
-        tasks=cfg.tasks,
+        tasks=tasks.top,
         num_fewshot=cfg.num_fewshot,
         batch_size=cfg.batch_size,
         max_batch_size=cfg.max_batch_size,
@@ -278,7 +319,6 @@ def _evaluate(cfg, task_manager) -> None:
         delete_requests_cache=cfg.cache_requests.get("delete_requests_cache", False),
         limit=cfg.limit,
         samples=cfg.samples,
-        check_integrity=cfg.check_integrity,
         write_out=cfg.write_out,
         log_samples=cfg.log_samples,
         evaluation_tracker=tracker,

@@ -22,13 +22,9 @@ SLICE = ["ent_gold_news", "ent_kpi_edgar", "ent_fiqa_qa", "ent_convfinqa", "ent_
 DEFAULT_LIMIT = 4  # documents per task variant; keeps the demo well under 10 minutes on 2 CPU cores
 
 
-def _available(names: list[str]) -> list[str]:
-    from lm_eval.tasks import TaskManager
-
-    from . import TASK_DIR
-
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False)
-    return [n for n in names if n in tm.all_groups or n in tm.all_tasks]
+def _available(names: list[str], task_manager) -> list[str]:
+    """The ``names`` the task manager's index knows."""
+    return [n for n in names if n in task_manager.all_groups or n in task_manager.all_tasks]
 
 
 def score_table(results: dict) -> list[tuple[str, str, str, float, float | None]]:
@@ -84,48 +80,36 @@ def run_demo(
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import lm_eval
     from lm_eval.loggers import EvaluationTracker
 
-    from . import TASK_DIR
     from .data import EMBEDDED
     from .models import smollm2_dir
     from .prompt_budget import model_budget
-    from .task_manager import EnterpriseTaskManager
+    from .runner import evaluate, load_tasks, make_task_manager
 
     t0 = time.time()
     model = Path(model_dir) if model_dir else smollm2_dir()
     print(f"model: {model} (ready in {time.time() - t0:.1f}s)")
-    tasks = _available(SLICE)
     model_args = {"pretrained": str(model), "dtype": "float32"}
     # the model's own context window and tokenizer as the prompt budget, as `lm-eval-enterprise run` does
-    tm = EnterpriseTaskManager(
-        include_path=TASK_DIR,
-        include_defaults=False,
-        metadata={**model_budget("hf", model_args), "data_root": EMBEDDED},
-    )
-    from lm_eval.tasks import get_task_dict
-
-    from .testing import leaf_tasks
-
-    leaves = leaf_tasks(get_task_dict(tasks, tm))
+    tm = make_task_manager(metadata={**model_budget("hf", model_args), "data_root": EMBEDDED})
+    tasks = load_tasks(tm, _available(SLICE, tm))  # built once: the sample lists below read them, lm-eval runs them
     n = limit or DEFAULT_LIMIT
     # ranking tasks have one doc per (query, candidate): run whole queries (metadata.candidates_per_query docs each)
     samples = {
-        name: list(range((task.config.metadata or {}).get("candidates_per_query", n))) for name, task in leaves.items()
+        name: list(range((task.config.metadata or {}).get("candidates_per_query", n)))
+        for name, task in tasks.leaves.items()
     }
     tracker = EvaluationTracker(output_path=out_dir)
-    res = lm_eval.simple_evaluate(
-        model="hf",
+    res = evaluate(
+        "hf",
+        tasks.top,
+        task_manager=tm,
         model_args=model_args,
         device="cpu",
         batch_size=4,
-        tasks=tasks,
-        task_manager=tm,
         samples=samples,
-        log_samples=True,
         evaluation_tracker=tracker,
-        bootstrap_iters=0,
         apply_chat_template=chat_template,
         fewshot_as_multiturn=chat_template,
     )

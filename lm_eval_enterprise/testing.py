@@ -97,12 +97,11 @@ def leaf_tasks(task_dict: dict) -> dict[str, Any]:
 def run_oracle(task_names: list[str], data_root: str, **metadata: Any) -> dict:
     """lm-eval's results (with ``samples``) of :class:`OracleLM` over our ``task_names``; ``metadata`` as in
     :func:`build_tasks` (e.g. ``max_context_tokens``)."""
-    import lm_eval
+    from .runner import evaluate, load_tasks, make_task_manager
 
-    tm, td = build_tasks(task_names, str(data_root), **metadata)
-    return lm_eval.simple_evaluate(
-        model=OracleLM(leaf_tasks(td)), tasks=task_names, task_manager=tm, log_samples=True, bootstrap_iters=0
-    )
+    tm = make_task_manager(data_root=data_root, metadata=metadata)
+    tasks = load_tasks(tm, task_names)  # built once: the oracle reads their targets, lm-eval runs them
+    return evaluate(OracleLM(tasks.leaves), tasks.top, task_manager=tm)
 
 
 def run_hf_model(
@@ -118,23 +117,19 @@ def run_hf_model(
     """lm-eval's results (with ``samples``) of the Hugging Face model saved in ``model_dir`` (e.g. the tiny test
     model), in float32 on the CPU, over the first ``limit`` documents (``None``: all) of ``task_names`` from
     ``include_path`` (default: our task tree); ``data_root`` and ``metadata`` go to the TaskManager's run metadata,
-    ``kwargs`` to ``lm_eval.simple_evaluate`` (e.g. ``gen_kwargs``, seeds, ``apply_chat_template``)."""
-    import lm_eval
-    from lm_eval.tasks import TaskManager
+    ``kwargs`` to ``lm_eval.simple_evaluate`` (e.g. ``gen_kwargs``, seeds, ``apply_chat_template``), through
+    :func:`lm_eval_enterprise.runner.evaluate` (samples logged, no bootstrap)."""
+    from .runner import evaluate
 
-    from . import TASK_DIR
-
-    meta = ({} if data_root is None else {"data_root": str(data_root)}) | (metadata or {})
-    tm = TaskManager(include_path=str(include_path or TASK_DIR), include_defaults=False, metadata=meta)
-    return lm_eval.simple_evaluate(
-        model="hf",
+    return evaluate(
+        "hf",
+        task_names,
+        include_path=include_path,
+        data_root=data_root,
+        metadata=metadata,
         model_args=f"pretrained={model_dir},dtype=float32",
         device="cpu",
-        tasks=task_names,
-        task_manager=tm,
         limit=limit,
-        log_samples=True,
-        bootstrap_iters=0,
         **kwargs,
     )
 

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import OFFLINE_ENV
 from lm_eval_enterprise import cli
-from lm_eval_enterprise.cellplan import CellPlanError, design, plan_cells, rewrite_run_argv
+from lm_eval_enterprise.cellplan import CellPlanError, design, plan_cells
 
 BIN = Path(sys.executable).parent
 ENV = OFFLINE_ENV
@@ -126,77 +126,122 @@ def test_plan_input_errors():
         plan_cells({"g": []}, {"g": ["a", "b"]}, 0.5)
 
 
-# ============================================================================================ run argv
-def _rewrite(extra):
-    return rewrite_run_argv(["--model", "dummy"] + extra)  # our task folder is always searched
+# ============================================================================================ run argv → plan
+@pytest.fixture
+def planned(monkeypatch, capsys):
+    """``cli.main(["run", "--model", "dummy", *argv])`` up to lm-eval's evaluator: the argv parsed, the tasks built
+    and planned by the real code, ``simple_evaluate`` replaced by a recorder of its arguments (no model run).
+    Returns a function: argv → (exit code, kwargs given to simple_evaluate or None, stderr)."""
+    import lm_eval
+
+    def run(argv):
+        seen = {}
+        monkeypatch.setattr(lm_eval, "simple_evaluate", lambda **kw: seen.update(kw))  # None: as a non-zero rank
+        rc = cli.main(["run", "--model", "dummy"] + argv)
+        return rc, seen or None, capsys.readouterr().err
+
+    return run
 
 
-def test_rewrite_run_argv():
-    argv, plan = _rewrite(
-        [
-            "--tasks",
-            "ent_securenlp",
-            "--cell_budget",
-            "0.4",
-            "--cell_seed",
-            "5",
-            "--limit",
-            "8",
-            "--metadata",
-            '{"data_root": "embedded"}',
-            "--log_samples",
-        ]
-    )
-    assert "--limit" not in argv and "--cell_budget" not in argv and "--cell_seed" not in argv
-    # the hyphen spellings of the first version are hidden aliases: the same plan
-    alias, _ = _rewrite(
-        [
-            "--tasks",
-            "ent_securenlp",
-            "--cell-budget=0.4",
-            "--cell-seed",
-            "5",
-            "--limit",
-            "8",
-            "--metadata",
-            '{"data_root": "embedded"}',
-            "--log_samples",
-        ]
-    )
-    assert alias == argv
-    assert argv[argv.index("--tasks") + 1] == "ent_securenlp"
-    samples = json.loads(argv[argv.index("--samples") + 1])
-    assert samples == plan.samples
+def _leaves(kwargs):
+    """Task name → Task of the objects handed to simple_evaluate."""
+    out = {}
+    for item in kwargs["tasks"]:
+        for task in item.get_all_tasks() if hasattr(item, "get_all_tasks") else [item]:
+            out[task.task_name] = task
+    return out
+
+
+SECURENLP_PLAN = ["--tasks", "ent_securenlp", "--limit", "8", "--metadata", '{"data_root": "embedded"}']
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--cell_budget", "0.4", "--cell_seed", "5"],
+        ["--cell-budget=0.4", "--cell-seed", "5"],  # the first version's spellings: hidden aliases, the same plan
+    ],
+)
+def test_run_plans_the_tasks_it_evaluates(planned, flags):
+    rc, kw, err = planned(SECURENLP_PLAN + flags)
+    assert rc == 0, err
+    assert "cell plan (budget 0.4, seed 5): 16 of 40 cells (40.0%)" in err
+    samples = kw["samples"]
     assert sorted(samples) == [f"ent_securenlp__t{i}" for i in range(1, 6)]
     assert sum(map(len, samples.values())) == 16 and all(0 <= i < 8 for v in samples.values() for i in v)
-    meta = json.loads(argv[argv.index("--metadata") + 1])
-    assert meta["data_root"] == "embedded" and meta["cell_budget"] == 0.4 and meta["cell_seed"] == 5
-    assert meta["cell_design"]["ent_securenlp"]["docs"] == 8
+    assert kw["limit"] is None  # --limit restricted the plan; lm-eval takes samples or a limit
+    leaves = _leaves(kw)
+    docs = [str(d["id"]) for d in list(leaves["ent_securenlp__t1"].eval_docs)[:8]]
+    expected = plan_cells({"ent_securenlp": docs}, {"ent_securenlp": sorted(leaves)}, 0.4, seed=5)
+    assert samples == expected.samples
+    for task in leaves.values():  # the plan is in the metadata of the very tasks lm-eval runs
+        meta = task.config.metadata
+        assert meta["data_root"] == "embedded" and meta["cell_budget"] == 0.4 and meta["cell_seed"] == 5
+        assert meta["cells_planned"] == {t: len(v) for t, v in samples.items()}
+        assert meta["cell_design"]["ent_securenlp"]["docs"] == 8
 
 
 @pytest.mark.parametrize(
     "extra,match",
     [
-        (["--samples", '{"x": [1]}'], "cannot be combined with --samples"),
-        (["--cache_requests", "true"], "request cache"),
-        (["--limit", "25"], "cuts a query in two"),
+        (["--cell_budget", "0.6", "--samples", '{"x": [1]}'], "cannot be combined with --samples"),
+        (["--cell_budget", "0.6", "-E", '{"x": [1]}'], "cannot be combined with --samples"),
+        (["--cell_budget", "0.6", "--cache_requests", "true"], "request cache"),
+        (["--cell_budget", "0.6", "--limit", "2.5"], "--limit must be a whole number of documents, not 2.5"),
+        (["--cell_seed", "1"], "--cell_seed needs --cell_budget"),
+        (["--cell-budget", "0"], "cell budget must be in (0, 1]"),
+        (["--cell_budget", "half"], "argument --cell_budget: invalid float value: 'half'"),
+        (["--cell_budget", "0.5", "--cell_seed", "1.5"], "argument --cell_seed: invalid int value: '1.5'"),
+        (["--cell_budget", "0.6", "--data_root", "embedded", "--metadata", "data_root=x"], "disagree"),
+        (["--cell_budget", "0.6", "--tasks", "ent_fiqa_qa", "--limit", "25"], "cuts a query in two"),
     ],
 )
-def test_rewrite_run_argv_refusals(extra, match):
-    tasks = "ent_fiqa_qa" if "--limit" in extra else "ent_securenlp"
-    with pytest.raises(CellPlanError, match=match):
-        _rewrite(["--tasks", tasks, "--cell_budget", "0.6", "--metadata", '{"data_root": "embedded"}'] + extra)
+def test_run_refuses_bad_cell_plans_as_usage_errors(planned, extra, match):
+    tasks = [] if "--tasks" in extra else ["--tasks", "ent_securenlp"]
+    rc, kw, err = planned(tasks + ["--metadata", '{"data_root": "embedded"}'] * ("--metadata" not in extra) + extra)
+    assert (rc, kw) == (2, None)
+    assert "usage: lm-eval-enterprise run" in err and match in err, err
 
 
-def test_cli_reports_plan_errors(capsys, monkeypatch):
-    from lm_eval.tasks import TaskManager
+def test_run_needs_tasks_for_a_cell_plan(planned):
+    rc, kw, err = planned(["--cell_budget", "0.5"])
+    assert (rc, kw) == (2, None) and "error: --cell_budget needs --tasks" in err
 
-    monkeypatch.setattr(TaskManager, "__init__", TaskManager.__init__)
-    monkeypatch.setattr(sys, "argv", list(sys.argv))
-    assert cli.main(["run", "--model", "dummy", "--tasks", "ent_securenlp", "--cell_seed", "1"]) == 2
-    assert "--cell_seed needs --cell_budget" in capsys.readouterr().err
-    assert cli.main(["run", "--model", "dummy", "--tasks", "ent_securenlp", "--cell-budget", "0"]) == 2
-    assert "(0, 1]" in capsys.readouterr().err
+
+def test_run_plans_ranking_queries_whole(planned):
+    rc, kw, err = planned(
+        ["--tasks", "ent_fiqa_qa", "--cell_budget", "0.6", "--limit", "40", "--metadata", '{"data_root": "embedded"}']
+    )
+    assert rc == 0, err
+    (design,) = {json.dumps(t.config.metadata["cell_design"]) for t in _leaves(kw).values()}
+    # 2 queries × 20 candidates; round(0.6 · 5 templates · 2 units) = 6 unit cells of 20 documents each
+    assert json.loads(design) == {"ent_fiqa_qa": {"docs": 40, "units": 2, "templates": 5, "cells": 120, "share": 0.6}}
+    for task, idx in kw["samples"].items():
+        assert idx in ([*range(20)], [*range(20, 40)], [*range(40)]), task
+
+
+def test_sparse_run_builds_each_task_once(monkeypatch, tmp_path):
+    """One parsed argv, one task build: every variant of a --cell_budget run is constructed exactly once (planned
+    and evaluated as the same object), with the real evaluator and lm-eval's dummy model."""
+    from collections import Counter
+
+    from lm_eval_enterprise.task import EnterpriseTask
+
+    built = Counter()
+    init = EnterpriseTask.__init__
+
+    def counting_init(self, config=None, **kwargs):
+        built[(config or {}).get("task")] += 1
+        init(self, config=config, **kwargs)
+
+    monkeypatch.setattr(EnterpriseTask, "__init__", counting_init)
+    argv = ["run", "--model", "dummy", "--tasks", "ent_securenlp", "--data_root", "embedded"]
+    argv += ["--cell_budget", "0.4", "--output_path", str(tmp_path), "--log_samples"]
+    assert cli.main(argv) == 0
+    assert built == {f"ent_securenlp__t{i}": 1 for i in range(1, 6)}
+    (res_file,) = tmp_path.rglob("results_*.json")
+    res = json.loads(res_file.read_text())
+    assert {t: res["n-samples"][t]["effective"] for t in built} == {t: 4 for t in built}  # 20 of 50 cells
 
 
 # ============================================================================================ end to end (dummy LM)
@@ -275,13 +320,3 @@ def test_sparse_run_end_to_end(tmp_path):
     rec = json.loads((tmp_path / "est" / "sparse_estimates.json").read_text())["records"][0]
     assert (rec["cells_observed"], rec["cells_total"]) == (20, 50)
     assert rec["plan"]["cell_budget"] == 0.4 and rec["estimate"] is True
-
-
-def test_rewrite_run_argv_ranking_keeps_queries():
-    argv, plan = _rewrite(
-        ["--tasks", "ent_fiqa_qa", "--cell_budget", "0.6", "--limit", "40", "--metadata", '{"data_root": "embedded"}']
-    )
-    g = plan.groups["ent_fiqa_qa"]
-    assert (g.n_docs, g.n_units) == (40, 2)  # 2 queries × 20 candidates
-    for task, idx in json.loads(argv[argv.index("--samples") + 1]).items():
-        assert idx in ([*range(20)], [*range(20, 40)], [*range(40)]), task

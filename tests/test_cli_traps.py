@@ -43,31 +43,21 @@ def _results(out_dir: Path) -> dict:
     return json.loads(files[0].read_text())
 
 
+def _dummy_run(out: Path, tasks: str, flags: list[str]) -> tuple[dict, str, str]:
+    """``run --model dummy --tasks TASKS FLAGS --output_path OUT``, which must succeed: (results, stdout, stderr)."""
+    rc, stdout, err = _main(["run", "--model", "dummy", "--tasks", tasks, *flags, "--output_path", str(out)])
+    assert rc == 0, err[-3000:]
+    return _results(out), stdout, err
+
+
 # ============================================================================================ one full run
 @pytest.fixture(scope="module")
 def enterprise_run(tmp_path_factory):
     """`run` over `enterprise` + a user's group, in the `=` forms of the flags, with `--metadata key=val`."""
     tmp = tmp_path_factory.mktemp("cli_run")
     mine = _user_tasks(tmp / "mine")
-    rc, out, err = _main(
-        [
-            "run",
-            "--model",
-            "dummy",
-            "--tasks",
-            "enterprise,my_suite",
-            f"--include_path={mine}",
-            "--data_root=embedded",
-            "--metadata",
-            "max_context_tokens=3000",
-            "--limit",
-            "2",
-            "--output_path",
-            str(tmp / "out"),
-        ]
-    )
-    assert rc == 0, err[-3000:]
-    return _results(tmp / "out"), out, err
+    flags = [f"--include_path={mine}", "--data_root=embedded", "--metadata", "max_context_tokens=3000", "--limit", "2"]
+    return _dummy_run(tmp / "out", "enterprise,my_suite", flags)
 
 
 def test_include_path_finds_the_users_tasks_and_ours(enterprise_run):
@@ -95,27 +85,9 @@ def test_lm_evals_per_task_custom_dataset_warning_is_gone(enterprise_run):
 # ============================================================================================ more argv forms
 def test_space_forms_old_data_root_spelling_and_json_metadata(tmp_path):
     mine = _user_tasks(tmp_path / "mine")
-    rc, _, err = _main(
-        [
-            "run",
-            "--model",
-            "dummy",
-            "--tasks",
-            "my_suite",
-            "--include_path",
-            str(mine),
-            "--data-root",
-            "embedded",
-            "--metadata",
-            '{"max_context_tokens": 2500}',
-            "--limit",
-            "1",
-            "--output_path",
-            str(tmp_path / "out"),
-        ]
-    )
-    assert rc == 0, err[-3000:]
-    meta = _results(tmp_path / "out")["configs"]["ent_fiqa_qa_gen__t1"]["metadata"]
+    flags = ["--include_path", str(mine), "--data-root", "embedded", "--metadata", '{"max_context_tokens": 2500}']
+    res, _, _ = _dummy_run(tmp_path / "out", "my_suite", flags + ["--limit", "1"])
+    meta = res["configs"]["ent_fiqa_qa_gen__t1"]["metadata"]
     assert meta["data_root"] == "embedded" and meta["max_context_tokens"] == 2500
 
 

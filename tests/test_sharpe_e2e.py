@@ -10,7 +10,6 @@ then aggregated by the Sharpe tool.
 import json
 import zlib
 
-import lm_eval
 import pytest
 from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
@@ -18,6 +17,7 @@ from lm_eval.tasks import TaskManager
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.cli import save_results
 from lm_eval_enterprise.models import build_tiny_model
+from lm_eval_enterprise.runner import evaluate
 from lm_eval_enterprise.sharpe import cli
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown
 from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks
@@ -36,22 +36,9 @@ def _save(res, out_dir):
 
 
 def _evaluate(model, tasks, out_dir, limit, **kw):
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
+    """One run on the embedded data (lm-eval's default seeds), saved like lm-eval's CLI does."""
     tracker = EvaluationTracker(output_path=str(out_dir))
-    res = lm_eval.simple_evaluate(
-        model=model,
-        tasks=tasks,
-        task_manager=tm,
-        limit=limit,
-        log_samples=True,
-        evaluation_tracker=tracker,
-        bootstrap_iters=0,
-        random_seed=0,
-        numpy_random_seed=1234,
-        torch_random_seed=1234,
-        fewshot_random_seed=1234,
-        **kw,
-    )
+    res = evaluate(model, tasks, data_root="embedded", limit=limit, evaluation_tracker=tracker, **kw)
     res["_tracker"] = tracker
     _save(res, out_dir)
 

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..cli import EXIT_USAGE, fail
 from .io import SharpeInputError, find_results_files, read_results_file
 from .sparse import SparseError
 
@@ -117,14 +118,9 @@ def run_sparse(args: argparse.Namespace) -> int:
     ``--quiet``) and with ``--output_path DIR`` writes ``DIR/sparse_estimates.json`` and ``DIR/sparse_estimates.md``."""
     from .sparse_io import aggregate_sparse
 
-    def fail(msg: str, code: int = 2) -> int:
-        """One ``error:`` line; exit codes as the ``sharpe`` command: 2 a usage error, 1 unusable inputs."""
-        print(f"error: {msg}", file=sys.stderr)
-        return code
-
     problem = _unsupported(args)
     if problem:
-        return fail(problem)
+        return fail(problem, EXIT_USAGE)
     metrics = getattr(args, "metrics", None) or []
     metric = metrics[0] if metrics else None
     floor = args.sigma_floor
@@ -132,7 +128,7 @@ def run_sparse(args: argparse.Namespace) -> int:
         try:
             floor = float(floor)
         except ValueError:
-            return fail(f"--sigma_floor must be off, binomial or a number, not {floor!r}")
+            return fail(f"--sigma_floor must be off, binomial or a number, not {floor!r}", EXIT_USAGE)
     try:
         result = aggregate_sparse(
             args.paths,
@@ -147,14 +143,14 @@ def run_sparse(args: argparse.Namespace) -> int:
             model_names=args.model_names,
         )
     except (SharpeInputError, SparseError) as exc:
-        return fail(str(exc), 1)
+        return fail(str(exc))  # unusable inputs: 1
     for m in result["messages"]:
         print(f"warning: {m}", file=sys.stderr)
     text = markdown(result)
     if args.output_path:
         out = Path(args.output_path)
         if out.exists() and not out.is_dir():
-            return fail(f"argument --output_path: {out} exists and is not a folder")
+            return fail(f"argument --output_path: {out} exists and is not a folder", EXIT_USAGE)
         out.mkdir(parents=True, exist_ok=True)
         for name, body in (
             ("sparse_estimates.json", json.dumps(result, indent=1, allow_nan=False)),

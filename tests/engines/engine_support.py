@@ -53,21 +53,11 @@ def timed(name: str, fn):
 def evaluate(model, tasks: list[str], task_manager, limit: int, model_args: str | None = None, **kwargs) -> dict:
     """One lm-eval run on the embedded data; ``model`` is a registered name (with ``model_args``) or a loaded
     lm-eval LM. Returns lm-eval's results dict (with ``samples``)."""
-    import lm_eval
-
     from lm_eval_enterprise.constrained import register_models
+    from lm_eval_enterprise.runner import evaluate as run
 
     register_models()
-    return lm_eval.simple_evaluate(
-        model=model,
-        model_args=model_args,
-        tasks=tasks,
-        task_manager=task_manager,
-        limit=limit,
-        log_samples=True,
-        bootstrap_iters=0,
-        **kwargs,
-    )
+    return run(model, tasks, task_manager=task_manager, model_args=model_args, limit=limit, **kwargs)
 
 
 def free_port() -> int:

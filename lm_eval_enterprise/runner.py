@@ -1,0 +1,103 @@
+"""One way to hand our tasks to lm-eval: the task manager, the tasks built once, and ``simple_evaluate``.
+
+* :func:`make_task_manager`: lm-eval's index over our task folder (or the folders given), lm-eval's ~10k built-in
+  YAMLs not indexed unless asked, the run metadata (``data_root`` and the rest) on every task; an
+  :class:`~lm_eval_enterprise.task_manager.EnterpriseTaskManager`, so domain groups average over datasets.
+* :func:`load_tasks`: the requested tasks and groups built ONCE (``TaskManager.load``), as the objects lm-eval's
+  ``simple_evaluate(tasks=...)`` accepts (it then builds nothing again) plus the flat leaf tasks — for a caller
+  that must see the documents before the run (a cell plan, the demo's per-task sample lists, an oracle model).
+* :func:`evaluate`: ``lm_eval.simple_evaluate`` with our defaults (``log_samples=True``: the Sharpe tool pairs
+  documents from the samples; ``bootstrap_iters=0``: no stderr bootstrap) — what the demo and the tests run.
+
+``lm-eval-enterprise run`` uses the first two and calls ``simple_evaluate`` with lm-eval's own CLI arguments and
+defaults (``bootstrap_iters`` included), as ``lm-eval run`` does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# what our callers want unless they say otherwise (lm-eval's own defaults: no samples, 100,000 bootstrap draws)
+EVALUATE_DEFAULTS: dict[str, Any] = {"log_samples": True, "bootstrap_iters": 0}
+
+Folders = str | os.PathLike | Sequence[str | os.PathLike] | None
+
+
+def make_task_manager(
+    include_path: Folders = None,
+    *,
+    data_root: str | os.PathLike | None = None,
+    metadata: dict | None = None,
+    include_defaults: bool = False,
+):
+    """An ``EnterpriseTaskManager`` indexing ``include_path`` (a folder or a list; default: our task folder) and,
+    with ``include_defaults``, lm-eval's built-in tasks; its run metadata is ``{"data_root": data_root}`` (when
+    given) updated with ``metadata``."""
+    from . import TASK_DIR
+    from .task_manager import EnterpriseTaskManager
+
+    if include_path is None:
+        paths = [TASK_DIR]
+    elif isinstance(include_path, (str, os.PathLike)):
+        paths = [str(include_path)]
+    else:
+        paths = [str(p) for p in include_path]
+    meta = ({} if data_root is None else {"data_root": str(data_root)}) | dict(metadata or {})
+    return EnterpriseTaskManager(include_path=paths, include_defaults=include_defaults, metadata=meta)
+
+
+@dataclass
+class LoadedTasks:
+    """Tasks built once: ``top`` — the requested tasks and groups, in request order, for ``simple_evaluate(tasks=
+    top)``; ``leaves`` — task name → lm-eval ``Task`` for every leaf (the same objects)."""
+
+    top: list
+    leaves: dict[str, Any]
+
+
+def load_tasks(task_manager, specs: str | Sequence[str | dict]) -> LoadedTasks:
+    """Build the tasks and groups named by ``specs`` (names, globs resolved already, or YAML config dicts) once,
+    with ``task_manager.load`` (lm-eval's own loader: tags expand to their tasks, duplicates are refused)."""
+    loaded = task_manager.load([specs] if isinstance(specs, str) else list(specs))
+    groups = loaded.get("groups") or {}
+    nested = {sub.name for g in groups.values() for sub in g.get_all_groups(recursive=False)}
+    roots = [g for g in groups.values() if g.name not in nested]
+    owner = {t.task_name: g for g in roots for t in g.get_all_tasks()}
+    top: list = []
+    seen: set[int] = set()
+    for name, task in loaded["tasks"].items():  # lm-eval collects the leaves in the order of the built items
+        item = owner.get(name, task)
+        if id(item) not in seen:
+            seen.add(id(item))
+            top.append(item)
+    top += [g for g in roots if id(g) not in seen]  # a group without tasks (nothing to run, kept as requested)
+    return LoadedTasks(top, dict(loaded["tasks"]))
+
+
+def evaluate(
+    model: Any,
+    tasks: Sequence[Any],
+    *,
+    task_manager: Any = None,
+    data_root: str | os.PathLike | None = None,
+    metadata: dict | None = None,
+    include_path: Folders = None,
+    **kwargs: Any,
+) -> dict:
+    """``lm_eval.simple_evaluate(model, tasks, ...)`` over our tasks with :data:`EVALUATE_DEFAULTS`; ``tasks`` are
+    names or the objects of :func:`load_tasks` (then built with their own task manager, which must be given).
+    Without ``task_manager`` one is made by :func:`make_task_manager` from ``include_path``, ``data_root`` and
+    ``metadata``. ``kwargs`` go to ``simple_evaluate`` (``limit``, ``samples``, ``gen_kwargs``, seeds, ...).
+    Returns lm-eval's results dict (with ``samples`` when logged)."""
+    import lm_eval
+
+    if task_manager is None:
+        task_manager = make_task_manager(include_path, data_root=data_root, metadata=metadata)
+    elif data_root is not None or metadata is not None or include_path is not None:
+        raise TypeError("evaluate: give either task_manager or include_path / data_root / metadata, not both")
+    return lm_eval.simple_evaluate(
+        model=model, tasks=list(tasks), task_manager=task_manager, **{**EVALUATE_DEFAULTS, **kwargs}
+    )
