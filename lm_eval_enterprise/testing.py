@@ -72,26 +72,13 @@ class ConstantLM(LM):
 
 
 def build_tasks(task_names: list[str], data_root: str, **metadata: Any) -> tuple[Any, dict[str, Any]]:
-    """``(task_manager, task_dict)`` for our task or group names, with only our include path indexed (fast);
-    ``metadata`` is added to the run metadata (e.g. ``max_context_tokens``). :func:`leaf_tasks` flattens the
-    task dict to task name → lm-eval Task."""
-    from lm_eval.tasks import TaskManager, get_task_dict
+    """``(task_manager, leaves)`` for our task or group names: leaves = task name → lm-eval Task of every leaf,
+    built once (:func:`lm_eval_enterprise.runner.load_tasks`), with only our include path indexed (fast);
+    ``metadata`` is added to the run metadata (e.g. ``max_context_tokens``)."""
+    from .runner import load_tasks, make_task_manager
 
-    from . import TASK_DIR
-
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": data_root, **metadata})
-    return tm, get_task_dict(task_names, tm)
-
-
-def leaf_tasks(task_dict: dict) -> dict[str, Any]:
-    """Task name → lm-eval Task for every leaf of a (nested) ``get_task_dict`` result."""
-    out = {}
-    for value in task_dict.values():
-        if isinstance(value, dict):
-            out.update(leaf_tasks(value))
-        else:
-            out[value.config.task] = value
-    return out
+    tm = make_task_manager(data_root=data_root, metadata=metadata)
+    return tm, load_tasks(tm, task_names).leaves
 
 
 def run_oracle(task_names: list[str], data_root: str, **metadata: Any) -> dict:

@@ -31,15 +31,15 @@ for _k in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
 
 def build_prompts(dataset: str, limit: int | None) -> tuple[list[str], int]:
     """Contexts of every generate request of ``ent_<dataset>`` (all templates) and the task's shot count."""
-    from lm_eval.tasks import TaskManager, get_task_dict
+    from lm_eval.tasks import TaskManager
 
     from lm_eval_enterprise import TASK_DIR
+    from lm_eval_enterprise.runner import load_tasks
     from lm_eval_enterprise.speedups import install
-    from lm_eval_enterprise.testing import leaf_tasks
 
     install()
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    tasks = leaf_tasks(get_task_dict([f"ent_{dataset}"], tm))
+    tasks = load_tasks(tm, [f"ent_{dataset}"]).leaves
     prompts, shots = [], 0
     for name in sorted(tasks):
         task = tasks[name]

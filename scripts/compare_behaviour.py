@@ -56,8 +56,9 @@ def _run(lm_name: str, data_root: str) -> dict:
     from lm_eval_enterprise import testing
 
     groups = _groups()
-    tm, task_dict = testing.build_tasks(groups, data_root)
-    tasks = testing.leaf_tasks(task_dict)
+    tm, built = testing.build_tasks(groups, data_root)
+    # older checkouts return lm-eval's nested task dict and flatten it with testing.leaf_tasks; newer ones the leaves
+    tasks = testing.leaf_tasks(built) if hasattr(testing, "leaf_tasks") else built
     lm = getattr(testing, lm_name)(tasks)
     return lm_eval.simple_evaluate(model=lm, tasks=groups, task_manager=tm, log_samples=True, bootstrap_iters=0)
 

@@ -244,7 +244,7 @@ def _gold_rows(labels: list[str]) -> list[dict]:
 
 def test_gold_label_outside_the_label_set_is_found_at_load_presplit(tmp_path):
     """The issue's case: "Maybe" in gold_news — one line naming dataset, file and line, before any model runs."""
-    from lm_eval.tasks import TaskManager, get_task_dict
+    from lm_eval_enterprise.runner import load_tasks, make_task_manager
 
     d = tmp_path / "gold_news"
     _jsonl(d / "train.jsonl", _gold_rows(["Yes", "No"]))
@@ -262,9 +262,9 @@ def test_gold_label_outside_the_label_set_is_found_at_load_presplit(tmp_path):
         D.load_records("gold_news", "direction_up", data_root=str(tmp_path))
     assert str(e.value) == expected
     D.clear_caches()
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(tmp_path)})
+    tm = make_task_manager(data_root=tmp_path)
     with pytest.raises(DataError) as e:  # lm-eval builds the task → the loader fails, no model run
-        get_task_dict(["ent_gold_news_direction_down__t1"], tm)
+        load_tasks(tm, ["ent_gold_news_direction_down__t1"])
     assert str(e.value) == expected  # every subtask: the whole file is checked
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.templating import all_specs
-from lm_eval_enterprise.testing import GarbageLM, OracleLM, build_tasks, leaf_tasks
+from lm_eval_enterprise.testing import GarbageLM, OracleLM, build_tasks
 
 _ONLY = [d for d in os.environ.get("ORACLE_DATASETS", "").split(",") if d]
 SPECS = [s for _, s in all_specs(Path(TASK_DIR)) if not _ONLY or s.dataset in _ONLY]
@@ -31,8 +31,7 @@ GROUPS = (["enterprise"] if not _ONLY else [s.base_name for s in SPECS if s.in_d
 
 
 def _run(lm_cls, groups=GROUPS):
-    tm, task_dict = build_tasks(groups, "embedded")
-    tasks = leaf_tasks(task_dict)
+    tm, tasks = build_tasks(groups, "embedded")
     res = lm_eval.simple_evaluate(
         model=lm_cls(tasks), tasks=groups, task_manager=tm, log_samples=False, bootstrap_iters=0
     )

@@ -12,11 +12,12 @@ import textwrap
 import lm_eval
 import pytest
 from lm_eval.api.model import LM
-from lm_eval.tasks import TaskManager, get_task_dict
+from lm_eval.tasks import TaskManager
 
 from lm_eval_enterprise import prompt_budget as PB
+from lm_eval_enterprise.runner import load_tasks
 from lm_eval_enterprise.task import EnterpriseTask
-from lm_eval_enterprise.testing import leaf_tasks, run_hf_model
+from lm_eval_enterprise.testing import run_hf_model
 
 TASK_CLASS = "!function lm_eval_enterprise.task.EnterpriseTask"
 
@@ -222,7 +223,7 @@ def _run(task_dir, tasks, run_kwargs=None, **metadata):
 
 def test_class_yaml_builds_our_task_class(task_dir):
     tm = TaskManager(include_path=str(task_dir), include_defaults=False)
-    tasks = leaf_tasks(get_task_dict(["pb_budget", "pb_firstn"], tm))
+    tasks = load_tasks(tm, ["pb_budget", "pb_firstn"]).leaves
     assert type(tasks["pb_budget"]) is EnterpriseTask and type(tasks["pb_firstn"]) is not EnterpriseTask
     assert tasks["pb_budget"].config.task == "pb_budget" and "class" not in tasks["pb_budget"].dump_config()
 
@@ -357,7 +358,7 @@ def test_chat_template_prompts_are_budgeted_as_rendered(task_dir, tmp_path_facto
 
 def test_rebuilding_a_prompt_replaces_its_record(task_dir):
     tm = TaskManager(include_path=str(task_dir), include_defaults=False, metadata={"max_context_tokens": 77})
-    task = leaf_tasks(get_task_dict(["pb_budget"], tm))["pb_budget"]
+    task = load_tasks(tm, ["pb_budget"]).leaves["pb_budget"]
     doc = task.test_docs()[0]
     for _ in range(2):  # e.g. --write_out builds the first prompt twice
         task.fewshot_context(doc, num_fewshot=5)
@@ -438,13 +439,12 @@ def test_sibling_templates_of_a_generated_task_and_of_a_plain_task(task_dir):
 
     shared_sample("kpi_edgar")
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(SHARED_DATA)})
-    task = leaf_tasks(get_task_dict(["ent_kpi_edgar__t3"], tm))["ent_kpi_edgar__t3"]
+    task = load_tasks(tm, ["ent_kpi_edgar__t3"]).leaves["ent_kpi_edgar__t3"]
     sib = PB.sibling_templates(task.config)
     assert [t.id for t in sib] == ["t3", "t1", "t2", "t4", "t5"]
     assert sib[0].doc_to_text == task.config.doc_to_text and sib[0].description == (task.config.description or "")
-    plain = leaf_tasks(get_task_dict(["pb_budget"], TaskManager(include_path=str(task_dir), include_defaults=False)))[
-        "pb_budget"
-    ]
+    plain_tm = TaskManager(include_path=str(task_dir), include_defaults=False)
+    plain = load_tasks(plain_tm, ["pb_budget"]).leaves["pb_budget"]
     assert [t.id for t in PB.sibling_templates(plain.config)] == ["own"]
 
 
@@ -491,8 +491,8 @@ def test_convfinqa_cuts_the_table_never_the_dialogue():
     with the dataset's own cut (``context_truncate_fn``): the conversation and the final question stay whole."""
     from lm_eval_enterprise.testing import build_tasks
 
-    _, td = build_tasks(["ent_convfinqa__t1"], "embedded", max_context_tokens=200)
-    task = leaf_tasks(td)["ent_convfinqa__t1"]
+    _, tasks = build_tasks(["ent_convfinqa__t1"], "embedded", max_context_tokens=200)
+    task = tasks["ent_convfinqa__t1"]
     assert task.config.metadata["context_truncate_field"] == "context"
     counter, truncated = PB.TokenCounter(), 0
     for doc in list(task.eval_docs)[:6]:
@@ -531,6 +531,6 @@ def test_each_dataset_names_the_field_the_budget_may_cut(dataset, field):
 
 def test_more_shots_than_the_pool_is_an_error_not_a_silent_cut(task_dir):
     tm = TaskManager(include_path=str(task_dir), include_defaults=False, metadata={"max_context_tokens": 77})
-    task = leaf_tasks(get_task_dict(["pb_budget"], tm))["pb_budget"]
+    task = load_tasks(tm, ["pb_budget"]).leaves["pb_budget"]
     with pytest.raises(ValueError, match=r"\[pb_budget\] 7 shots requested but the few-shot pool has 6"):
         task.fewshot_context(task.test_docs()[0], num_fewshot=7)

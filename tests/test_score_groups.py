@@ -10,9 +10,10 @@ from lm_eval.tasks._yaml_loader import load_yaml
 from lm_eval.utils import make_table
 
 from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise.runner import load_tasks
 from lm_eval_enterprise.task_manager import EnterpriseTaskManager
 from lm_eval_enterprise.templating import all_specs
-from lm_eval_enterprise.testing import GarbageLM, OracleLM, leaf_tasks
+from lm_eval_enterprise.testing import GarbageLM, OracleLM
 
 KEY = "score,answer"
 DOMAINS = ("finance", "legal", "climate", "cyber")
@@ -34,7 +35,7 @@ class GoldNewsDirectionUpLM(OracleLM):
 @pytest.fixture(scope="module")
 def results():
     tm = EnterpriseTaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    tasks = leaf_tasks(lm_eval.tasks.get_task_dict(["enterprise"], tm))
+    tasks = load_tasks(tm, ["enterprise"]).leaves
     return lm_eval.simple_evaluate(
         model=GoldNewsDirectionUpLM(tasks), tasks=["enterprise"], task_manager=tm, bootstrap_iters=0
     )

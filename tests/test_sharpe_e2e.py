@@ -20,7 +20,7 @@ from lm_eval_enterprise.models import build_tiny_model
 from lm_eval_enterprise.runner import evaluate
 from lm_eval_enterprise.sharpe import cli
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown
-from lm_eval_enterprise.testing import OracleLM, build_tasks, leaf_tasks
+from lm_eval_enterprise.testing import OracleLM, build_tasks
 
 SUBTASKS = ("direction_up", "price_or_not")
 
@@ -94,11 +94,9 @@ class NoisyOracle(OracleLM):
 def oracle_runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("noisy_out")
     names = _tasks((1, 2, 3, 4, 5))
-    _, task_dict = build_tasks(names, "embedded")
+    _, tasks = build_tasks(names, "embedded")
     for seed in (0, 1):
-        _evaluate(
-            NoisyOracle(leaf_tasks(task_dict), seed), names, out, limit=20, model_args=f"pretrained=noisy-oracle-{seed}"
-        )
+        _evaluate(NoisyOracle(tasks, seed), names, out, limit=20, model_args=f"pretrained=noisy-oracle-{seed}")
     return out
 
 

@@ -4,12 +4,12 @@ for every variant of every dataset (the budget and the cached rendering change n
 
 import pytest
 from lm_eval.api.task import ConfigurableTask
-from lm_eval.tasks import TaskManager, get_task_dict
+from lm_eval.tasks import TaskManager
 from lm_eval.tasks._yaml_loader import load_yaml
 
 from lm_eval_enterprise import TASK_DIR, speedups
+from lm_eval_enterprise.runner import load_tasks
 from lm_eval_enterprise.task import EnterpriseTask
-from lm_eval_enterprise.testing import leaf_tasks
 
 GROUPS = ["enterprise", "ent_fiqa_qa_gen", "ent_insurance_qa_gen"]  # every variant (the _gen tables stand alone)
 DOCS_PER_VARIANT = 2
@@ -28,7 +28,7 @@ def enterprise_tasks():
     tm = TaskManager(
         include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded", "max_context_tokens": 10**6}
     )
-    return leaf_tasks(get_task_dict(GROUPS, tm))
+    return load_tasks(tm, GROUPS).leaves
 
 
 def test_every_variant_uses_the_class(enterprise_tasks):

@@ -50,12 +50,12 @@ def cases() -> tuple[list[Case], set[str]]:
     from lm_eval_enterprise import TASK_DIR
     from lm_eval_enterprise.constrained import request_constraint
     from lm_eval_enterprise.templating import all_specs
-    from lm_eval_enterprise.testing import build_tasks, leaf_tasks
+    from lm_eval_enterprise.testing import build_tasks
 
     specs = [s for _, s in all_specs(Path(TASK_DIR)) if s.output_type == "generate_until"]
-    _, task_dict = build_tasks([s.base_name for s in specs], "embedded")
+    _, tasks = build_tasks([s.base_name for s in specs], "embedded")
     out = []
-    for name, task in sorted(leaf_tasks(task_dict).items()):
+    for name, task in sorted(tasks.items()):
         for doc in task.eval_docs:
             out.append(
                 Case(

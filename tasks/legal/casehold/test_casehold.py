@@ -10,7 +10,7 @@ import pytest
 from lm_eval_enterprise.tasks.legal.casehold import source as S
 from lm_eval_enterprise.tasks.legal.casehold.templates import TASKS, TEMPLATES
 
-from lm_eval_enterprise import TASK_DIR, hooks
+from lm_eval_enterprise import hooks
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, Source, fixture_dir, get_source, load_checked, load_records, mc_fields
 from lm_eval_enterprise.fewshot import helm_balanced
@@ -174,10 +174,10 @@ def test_unlabelled_test_split_is_evaluated_on_validation(tmp_path, mark):
     assert "split 'test' has no gold labels (8 rows): evaluated on 'valid' instead" in meta["data_notes"]
     assert meta["row_counts"]["test"]["rows"] == 8  # still counted
     # the task YAMLs read "eval": the lm-eval task is built on the validation rows, and its metadata says so
-    from lm_eval.tasks import TaskManager, get_task_dict
+    from lm_eval_enterprise.runner import load_tasks, make_task_manager
 
-    tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": str(tmp_path)})
-    task = get_task_dict(["ent_casehold__t1"], tm)["ent_casehold__t1"]
+    tm = make_task_manager(data_root=tmp_path)
+    task = load_tasks(tm, ["ent_casehold__t1"]).leaves["ent_casehold__t1"]
     assert [d["id"] for d in task.eval_docs] == ["id200", "id201", "id202"]
     assert task.config.metadata["evaluated_split"] == "valid"
 
