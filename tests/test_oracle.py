@@ -14,12 +14,12 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-import lm_eval
 import pytest
 
 from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise.runner import evaluate, load_tasks, make_task_manager
 from lm_eval_enterprise.templating import all_specs
-from lm_eval_enterprise.testing import GarbageLM, OracleLM, build_tasks
+from lm_eval_enterprise.testing import GarbageLM, OracleLM
 
 _ONLY = [d for d in os.environ.get("ORACLE_DATASETS", "").split(",") if d]
 SPECS = [s for _, s in all_specs(Path(TASK_DIR)) if not _ONLY or s.dataset in _ONLY]
@@ -31,11 +31,9 @@ GROUPS = (["enterprise"] if not _ONLY else [s.base_name for s in SPECS if s.in_d
 
 
 def _run(lm_cls, groups=GROUPS):
-    tm, tasks = build_tasks(groups, "embedded")
-    res = lm_eval.simple_evaluate(
-        model=lm_cls(tasks), tasks=groups, task_manager=tm, log_samples=False, bootstrap_iters=0
-    )
-    return res, tasks
+    tm = make_task_manager(data_root="embedded")
+    tasks = load_tasks(tm, groups)  # built once: the test model reads their targets, lm-eval runs them
+    return evaluate(lm_cls(tasks.leaves), tasks.top, task_manager=tm, log_samples=False), tasks.leaves
 
 
 @pytest.fixture(scope="module")

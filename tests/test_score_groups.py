@@ -4,14 +4,12 @@ its variants (gold_news: over its nine subtasks), a domain and ``enterprise`` th
 
 from pathlib import Path
 
-import lm_eval
 import pytest
 from lm_eval.tasks._yaml_loader import load_yaml
 from lm_eval.utils import make_table
 
 from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.runner import load_tasks
-from lm_eval_enterprise.task_manager import EnterpriseTaskManager
+from lm_eval_enterprise.runner import evaluate, load_tasks, make_task_manager
 from lm_eval_enterprise.templating import all_specs
 from lm_eval_enterprise.testing import GarbageLM, OracleLM
 
@@ -34,11 +32,9 @@ class GoldNewsDirectionUpLM(OracleLM):
 
 @pytest.fixture(scope="module")
 def results():
-    tm = EnterpriseTaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    tasks = load_tasks(tm, ["enterprise"]).leaves
-    return lm_eval.simple_evaluate(
-        model=GoldNewsDirectionUpLM(tasks), tasks=["enterprise"], task_manager=tm, bootstrap_iters=0
-    )
+    tm = make_task_manager(data_root="embedded")
+    tasks = load_tasks(tm, ["enterprise"])  # built once: the test model reads their targets, lm-eval runs them
+    return evaluate(GoldNewsDirectionUpLM(tasks.leaves), tasks.top, task_manager=tm, log_samples=False)
 
 
 def test_every_variant_reports_score_equal_to_its_primary_metric(results):
