@@ -232,8 +232,10 @@ def is_helm(spec: DatasetTasks, tpl: Template) -> bool:
     return "helm" in tpl.axes and spec.family in HELM_METRICS and spec.output_type == "generate_until"
 
 
-def filter_kwargs(spec: DatasetTasks, tpl: Template) -> dict[str, Any]:
-    """Arguments of :class:`lm_eval_enterprise.filters.AnswerFilter` for one template (as written to its YAML)."""
+def filter_kwargs(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | None = None) -> dict[str, Any]:
+    """Arguments of :class:`lm_eval_enterprise.filters.AnswerFilter` for one template (as written to its YAML).
+    ``reading``: the table whose lead-ins the reader accepts (default ``spec``; a template population is read with
+    its core table's rule, :mod:`lm_eval_enterprise.population`)."""
     reader = FAMILY_READER[spec.family]
     kw: dict[str, Any] = {
         "reader": reader,
@@ -241,15 +243,15 @@ def filter_kwargs(spec: DatasetTasks, tpl: Template) -> dict[str, Any]:
         "stop": spec.until[0] if spec.until else None,
     }
     if reader == "label":
-        kw["lead_ins"] = answer_lead_ins(spec)
+        kw["lead_ins"] = answer_lead_ins(reading or spec)
         if spec.aliases:
             kw["aliases"] = dict(spec.aliases)
     return kw
 
 
-def answer_filter(spec: DatasetTasks, tpl: Template) -> AnswerFilter:
+def answer_filter(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | None = None) -> AnswerFilter:
     """The template's :class:`~lm_eval_enterprise.filters.AnswerFilter`, configured as its YAML does (tests)."""
-    return AnswerFilter(**filter_kwargs(spec, tpl))
+    return AnswerFilter(**filter_kwargs(spec, tpl, reading))
 
 
 def score_metric(spec: DatasetTasks) -> dict[str, tuple[str, bool]]:
@@ -301,7 +303,9 @@ def base_config(spec: DatasetTasks) -> dict[str, Any]:
     return cfg
 
 
-def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Template) -> dict[str, Any]:
+def variant_config(
+    spec: DatasetTasks, subtask: str | None, group: str, tpl: Template, reading: DatasetTasks | None = None
+) -> dict[str, Any]:
     variables = dict(spec.subtasks.get(subtask, {})) if subtask else {}
     cfg: dict[str, Any] = {
         "include": f"_{spec.table_id}_template_yaml",
@@ -316,7 +320,7 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
     if spec.output_type == "multiple_choice":
         cfg["doc_to_choice"] = list(tpl.choices or ())
     else:
-        filt = {"function": _Function("lm_eval_enterprise.filters.AnswerFilter"), **filter_kwargs(spec, tpl)}
+        filt = {"function": _Function("lm_eval_enterprise.filters.AnswerFilter"), **filter_kwargs(spec, tpl, reading)}
         cfg["filter_list"] = [{"name": PRIMARY_FILTER, "filter": [filt, {"function": "take_first"}]}]
     helm = is_helm(spec, tpl)
     if helm:  # HELM's own prompt: the family's metrics + the primary metric under HELM's reading rule
