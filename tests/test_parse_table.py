@@ -106,8 +106,13 @@ def _entities(spec, doc, text):
 def test_reading_table(table_id, tid):
     spec = SPECS[table_id]
     tpl = next(t for t in spec.templates if t.id == tid)
-    flt = answer_filter(spec, tpl)
-    doc = _doc(spec)
+    assert_reading_table(spec, tpl, answer_filter(spec, tpl), _doc(spec))
+
+
+def assert_reading_table(spec, tpl, flt, doc) -> None:
+    """The reading table of one template (its filter ``flt``) on one document; also used for the template
+    populations (tests/test_population.py)."""
+    tid = tpl.id
     reader = hooks.FAMILY_READER[spec.family]
     if reader == "label":
         rows = label_table(spec, doc, output_field(tpl))
