@@ -125,6 +125,15 @@ def check_budget(budget: float) -> float:
     return b
 
 
+def runs_to_share(runs: float, n_templates: int) -> float:
+    """The cell budget of ``runs`` single-template runs over a group of ``n_templates`` templates (a template
+    population of 50 at 2 runs: 0.04 — every document under 2 templates, every template on 4 % of the documents).
+    The design below is the same for a population as for the core five; only the share is smaller."""
+    if not (1 <= runs <= n_templates):
+        raise CellPlanError(f"runs must be between 1 and {n_templates} (the templates of the group), not {runs!r}")
+    return runs / n_templates
+
+
 def design(n_units: int, n_templates: int, budget: float, rng: random.Random, where: str = "") -> list[list[int]]:
     """Template sets (indices) for ``n_units`` units, in unit order (steps 2–3 of the module docstring)."""
     budget = check_budget(budget)

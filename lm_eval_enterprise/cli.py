@@ -599,9 +599,7 @@ def build_parser() -> argparse.ArgumentParser:
         "population",
         help="write seeded template populations (grammar over the core templates) into an include folder",
     )
-    p.add_argument(
-        "--dataset", action="append", choices=_dataset_ids(), metavar="<id>", help="dataset id (repeatable)"
-    )
+    p.add_argument("--dataset", action="append", choices=_dataset_ids(), metavar="<id>", help="dataset id (repeatable)")
     p.add_argument("--all", action="store_true", help="every dataset")
     p.add_argument("--size", type=int, default=50, metavar="<n>", help="templates per dataset (default 50)")
     p.add_argument("--seed", type=int, default=0, metavar="<n>", help="population seed (default 0)")

@@ -102,7 +102,9 @@ def test_answer_probe_table(pops, dataset, k):
 def test_command_writes_a_reproducible_include_folder(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     for out in (a, b):
-        assert main(["population", "--dataset", "gold_news", "--size", "7", "--seed", "3", "--output_dir", str(out)]) == 0
+        assert (
+            main(["population", "--dataset", "gold_news", "--size", "7", "--seed", "3", "--output_dir", str(out)]) == 0
+        )
     files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)

@@ -92,6 +92,7 @@ class TwoWayFit:
     lo: float = -math.inf
     hi: float = math.inf
     constant: float | None = None  # every observed cell at the same bound (all 0, or all successes)
+    a_mean: np.ndarray | None = None  # prior mean of the template effects, X·β (covariates), T; None: 0
 
     def eta(self, a=None, c=None, b=None) -> np.ndarray:
         a, c, b = (self.a if a is None else a), (self.c if c is None else c), (self.b if b is None else b)
@@ -140,10 +141,11 @@ def _mean(family: str, eta: np.ndarray, trials, lo: float = -math.inf, hi: float
     return np.clip(eta, lo, hi)
 
 
-def _newton(y, m, family, trials, w, lam_b, lam_a, phi, a, c, b, max_iter=200, tol=1e-8):
+def _newton(y, m, family, trials, w, lam_b, lam_a, phi, a, c, b, max_iter=200, tol=1e-8, a_mean=0.0):
     """Penalised Newton iterations, batched over the rows of ``w`` (B × D document weights).
 
-    Maximises Σ_td w_d m_td ℓ(y_td; c + a_t + b_d)/φ − λ_a/2 Σ_t a_t² − λ_c/2 c² − λ_b/2 Σ_d w_d b_d² per row; the
+    Maximises Σ_td w_d m_td ℓ(y_td; c + a_t + b_d)/φ − λ_a/2 Σ_t (a_t − m_t)² − λ_c/2 c² − λ_b/2 Σ_d w_d b_d² per row
+    (m = ``a_mean``: the covariates' prior mean of the template effects, 0 without covariates); the
     document prior is weighted like the document, so a document drawn twice behaves as two documents with equal
     effects. The (T + 1 + D)-dimensional system is solved through the Schur complement of the [a, c] block."""
     n = 1.0 if trials is None else trials
@@ -167,7 +169,7 @@ def _newton(y, m, family, trials, w, lam_b, lam_a, phi, a, c, b, max_iter=200, t
         h = m * v / phi
         wr, wh = wt * r, wt * h
         ga = np.empty((len(w), p_n))
-        ga[:, :t_n] = wr.sum(2) - lam_a * a
+        ga[:, :t_n] = wr.sum(2) - lam_a * (a - a_mean)
         ga[:, t_n] = wr.sum((1, 2)) - lam_c * c
         gb = w * (r.sum(1) - lam_b * b)
         hbb = w * (h.sum(1) + lam_b)
@@ -231,6 +233,7 @@ def fit_two_way(
     phi: float | None = None,
     start: TwoWayFit | None = None,
     em_iter: int = 300,
+    covariates: np.ndarray | None = None,
 ) -> TwoWayFit:
     """Fit η_td = c + a_t + b_d to the observed cells (``mask``) of a T × D matrix ``y``, with template effects
     a_t ~ N(0, σ_a²), document effects b_d ~ N(0, τ²) and a free intercept c.
@@ -239,7 +242,12 @@ def fit_two_way(
     ``gaussian`` (additive model; predictions clipped to the observed range, to [0, 1] when inside it).
     ``tau``/``sigma_a`` None: empirical Bayes by EM with the Laplace posterior variances (σ_a² ← mean_t(â_t² + V_tt),
     τ² ← mean_d(b̂_d² + V_dd); Gaussian family also φ ← (Σ residual² + Σ cell posterior variances)/N_obs).
-    ``weights`` (B × D): a batched fit of bootstrap resamples at fixed τ, σ_a and φ (``start``: warm start)."""
+    ``weights`` (B × D): a batched fit of bootstrap resamples at fixed τ, σ_a and φ (``start``: warm start; its
+    prior mean of the template effects is kept).
+    ``covariates`` (T × p, e.g. :func:`axis_covariates` of a template population): the template effects get the
+    prior a_t ~ N(x_t·β, σ_a²) (PromptEval's prompt features), β by EM with a ridge prior β ~ N(0, s²) (s = 1 on
+    the link scale, the observed std for the additive model): a template with few observed cells borrows from
+    the templates that share its axis values."""
     y = np.where(mask, np.asarray(y, dtype=float), 0.0)
     m = np.asarray(mask, dtype=float)
     if trials is not None:
@@ -263,10 +271,11 @@ def fit_two_way(
             b0 = np.repeat(start.b, len(w), 0) * (w > 0)
         else:
             a0, c0, b0 = np.zeros((len(w), t_n)), np.zeros(len(w)), np.zeros((len(w), d_n))
+        prior = start.a_mean if start is not None and start.a_mean is not None else np.zeros(t_n)
         a, c, b, it, ok, (prec, hab, hbb) = _newton(
-            y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi or 1.0, a0, c0, b0
+            y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi or 1.0, a0, c0, b0, a_mean=prior
         )
-        return TwoWayFit(family, a, c, b, tau, sigma_a, phi or 1.0, prec, hab, hbb, it, ok, lo, hi)
+        return TwoWayFit(family, a, c, b, tau, sigma_a, phi or 1.0, prec, hab, hbb, it, ok, lo, hi, a_mean=prior)
     w = (m.sum(0) > 0).astype(float)[None, :]
     used = w[0] > 0
     n_obs = float(m.sum())
@@ -280,8 +289,13 @@ def fit_two_way(
     if start is not None:
         a, c, b = start.a.copy(), start.c.copy(), start.b.copy()
     total_it, ok = 0, True
+    x = None if covariates is None else _centred(covariates, t_n)
+    x = None if x is None or x.shape[1] == 0 else x
+    a_mean = np.zeros(t_n)
     for _ in range(1 if fixed else em_iter):
-        a, c, b, it, ok, (prec, hab, hbb) = _newton(y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi, a, c, b)
+        a, c, b, it, ok, (prec, hab, hbb) = _newton(
+            y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi, a, c, b, a_mean=a_mean
+        )
         total_it += it
         if fixed:
             break
@@ -289,7 +303,11 @@ def fit_two_way(
         u = np.divide(hab[0], hbb[0], out=np.zeros_like(hab[0]), where=hbb[0] > 0)  # (T+1) × D
         v_b = np.divide(1.0, hbb[0], out=np.zeros(d_n), where=hbb[0] > 0) + np.einsum("pd,pq,qd->d", u, v_th, u)
         new_tau = math.sqrt(float(np.mean(b[0, used] ** 2 + v_b[used]))) if used.any() else tau
-        new_sa = math.sqrt(float(np.mean(a[0] ** 2 + np.diag(v_th)[:t_n])))
+        if x is not None:  # β ← ridge regression of the posterior template effects on the covariates
+            lam = sigma_a**2 / scale**2
+            beta = np.linalg.solve(x.T @ x + lam * np.eye(x.shape[1]), x.T @ a[0])
+            a_mean = x @ beta
+        new_sa = math.sqrt(float(np.mean((a[0] - a_mean) ** 2 + np.diag(v_th)[:t_n])))
         new_tau, new_sa = (min(max(x, bounds[0]), bounds[1]) for x in (new_tau, new_sa))
         new_phi = phi
         if family == "gaussian" and n_obs > 0:
@@ -309,9 +327,26 @@ def fit_two_way(
         if done:
             break
     if not fixed:  # final fit at the converged hyper-parameters
-        a, c, b, it, ok, (prec, hab, hbb) = _newton(y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi, a, c, b)
+        a, c, b, it, ok, (prec, hab, hbb) = _newton(
+            y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi, a, c, b, a_mean=a_mean
+        )
         total_it += it
-    return TwoWayFit(family, a, c, b, tau, sigma_a, phi, prec, hab, hbb, total_it, ok, lo, hi)
+    return TwoWayFit(family, a, c, b, tau, sigma_a, phi, prec, hab, hbb, total_it, ok, lo, hi, a_mean=a_mean)
+
+
+def _centred(covariates: np.ndarray, t_n: int) -> np.ndarray:
+    """Covariate columns centred over the templates (the free intercept c carries their mean); constant columns
+    dropped."""
+    x = np.asarray(covariates, dtype=float).reshape(t_n, -1)
+    x = x - x.mean(0)
+    return x[:, np.abs(x).max(0) > 0] if x.size else np.zeros((t_n, 0))
+
+
+def axis_covariates(axes: Sequence[dict]) -> np.ndarray:
+    """T × p one-hot matrix of the templates' axis values (``metadata.population_axes``): one column per (axis,
+    value) seen, in sorted order; axes with a single value add nothing after centring."""
+    cols = sorted({(k, str(v)) for a in axes for k, v in a.items()})
+    return np.array([[float(str(a.get(k)) == v) for k, v in cols] for a in axes]).reshape(len(axes), len(cols))
 
 
 # ============================================================================================ cell matrices
@@ -334,6 +369,7 @@ class CellMatrix:
     correct: np.ndarray | None = None
     name: str = ""
     metric: str = ""
+    covariates: np.ndarray | None = None  # T × p template features (population axes), for the cell models
 
     def __post_init__(self):
         self.features = np.asarray(self.features, dtype=float)
@@ -373,6 +409,7 @@ class CellMatrix:
             correct=self.correct,
             name=self.name,
             metric=self.metric,
+            covariates=self.covariates,
         )
 
     # --------------------------------------------------------------------------- constructors for plain matrices
@@ -521,7 +558,7 @@ class _MeanModel(_CellModel):
         self.y = cm.features[:, :, 0]
         obs = self.y[cm.mask]
         self.family = "binomial" if np.all((obs == 0) | (obs == 1)) else "gaussian"
-        self.fit = fit_two_way(self.y, cm.mask, self.family)
+        self.fit = fit_two_way(self.y, cm.mask, self.family, covariates=cm.covariates)
 
     def fits(self):
         return [self.fit]
@@ -579,7 +616,9 @@ class _ClassificationModel(_CellModel):
         self.err = np.concatenate([zeros, np.broadcast_to(self.g, zeros.shape), q @ onehot], axis=2)
         self.right = np.concatenate([self.g, self.g, self.g], axis=1)  # D × 3k
         self.classes = [np.flatnonzero(self.sig == s) for s in np.unique(self.sig)]
-        self.fit = [fit_two_way(cm.correct[:, c], cm.mask[:, c], "binomial") for c in self.classes]
+        self.fit = [
+            fit_two_way(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=cm.covariates) for c in self.classes
+        ]
 
     def fits(self):
         return list(self.fit)
@@ -628,8 +667,9 @@ class _CountModel(_CellModel):
                 tp, fp, g = f[:, :, 0], f[:, :, 1] - f[:, :, 0], f[:, :, 2][first, d_idx]
             else:
                 raise SparseError(f"unknown count slot {kind!r}")
-            fit_tp = fit_two_way(tp, cm.mask, "binomial", trials=g[None, :]) if (g > 0).any() else None
-            fit_fp = fit_two_way(fp, cm.mask, "poisson")
+            x = cm.covariates
+            fit_tp = fit_two_way(tp, cm.mask, "binomial", trials=g[None, :], covariates=x) if (g > 0).any() else None
+            fit_fp = fit_two_way(fp, cm.mask, "poisson", covariates=x)
             self.parts.append((kind, c, tp, fp, g, fit_tp, fit_fp))
 
     def fits(self):
@@ -724,6 +764,7 @@ class RowEstimate:
     ci: dict = field(default_factory=dict)
     models: list[dict] = field(default_factory=list)
     boot_scores: np.ndarray | None = None
+    pred_draws: np.ndarray | None = None  # posterior predictive draws of the full-data scores (R × T), keep_boot
 
     @property
     def share(self) -> float:
@@ -820,6 +861,7 @@ def estimate_row(
     keys = sorted(set().union(*(g.docs for g in groups)), key=natural_key)
     complete = all(g.mask.all() for g in groups)
     rng = np.random.default_rng([seed, 1])
+    predictive = None
     if complete or draws <= 0:
         st = sharpe(scores, baseline, ddof, alpha, floor_mode, len(keys))
     else:
@@ -827,6 +869,8 @@ def estimate_row(
             [_draw_scores(groups, models, None, min(100, draws - i), rng, False) for i in range(0, draws, 100)]
         )
         st = predictive_stats(pred, scores, baseline, ddof, alpha, floor_mode, len(keys))
+        if keep_boot:
+            predictive = pred
     st["baseline"] = (
         None if baseline is None else (float(baseline) if np.isscalar(baseline) else [float(x) for x in baseline])
     )
@@ -840,6 +884,7 @@ def estimate_row(
         int(sum(g.mask.size for g in groups)),
         len(keys),
         models=[m.describe() for m in models],
+        pred_draws=predictive,
     )
     if n_boot and n_boot > 0:
         col = {k: i for i, k in enumerate(keys)}
@@ -889,3 +934,88 @@ def estimate_row(
 def estimate(cm: CellMatrix, baseline: float | Sequence[float] | None, **kwargs) -> RowEstimate:
     """:func:`estimate_row` of a single variant group."""
     return estimate_row([cm], baseline, **kwargs)
+
+
+# ============================================================================================ template populations
+QUANTILE_LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)
+WORST_DECILE = 0.1
+
+
+def estimate_population(
+    cm: CellMatrix,
+    baseline: float | Sequence[float] | None,
+    covariates: np.ndarray | None = None,
+    ddof: int = 1,
+    alpha: float = 1.0,
+    floor_mode: str | float | None = "off",
+    n_boot: int = 1000,
+    seed: int = 0,
+    draws: int = PREDICTIVE_DRAWS,
+) -> dict:
+    """Estimates over a template population (``lm_eval_enterprise.population``) from a sparse design, e.g. 50
+    templates at 4 % of the cells = 2 single-template runs.
+
+    The cell model is :func:`estimate_row`'s with the templates' axis values as ``covariates`` (T × p, see
+    :func:`axis_covariates`; template effects a_t ~ N(x_t·β, σ_a²)). Point estimates: template scores (plug-in),
+    μ, σ and S as :func:`estimate_row`; the quantiles (:data:`QUANTILE_LEVELS`) of the template-score distribution
+    as the posterior predictive mean of the quantiles of the full-data scores (the plug-in scores are shrunk
+    towards each other, their quantiles would be too narrow); with every cell observed, the quantiles of the
+    scores. The worst decile: the templates whose estimated score is at or below the 10 % quantile of the
+    estimated scores. Intervals: :func:`estimate_row`'s document bootstrap (model refitted, unobserved cells drawn
+    on every resample) and, on every resample, the templates resampled with replacement — the population is a
+    sample of what the grammar can generate, so μ, σ, S and the quantiles carry template sampling as well as
+    document sampling (per-template intervals: documents only)."""
+    if covariates is not None:
+        cm = CellMatrix(
+            cm.templates,
+            cm.docs,
+            cm.features,
+            cm.mask,
+            cm.finalize,
+            cm.layout,
+            cm.correct,
+            cm.name,
+            cm.metric,
+            np.asarray(covariates, dtype=float),
+        )
+    est = estimate_row([cm], baseline, ddof, alpha, floor_mode, n_boot, seed, keep_boot=True, draws=draws)
+    levels = np.array(QUANTILE_LEVELS)
+    if est.pred_draws is not None:
+        quantiles = np.quantile(est.pred_draws, levels, axis=1).mean(1)
+    else:
+        quantiles = np.quantile(est.scores, levels)
+    cut = np.quantile(est.scores, WORST_DECILE)
+    order = np.argsort(est.scores, kind="stable")
+    out = est.as_dict()
+    out.update(
+        {
+            "template_set": "population",
+            "quantile_levels": list(QUANTILE_LEVELS),
+            "quantiles": [float(q) for q in quantiles],
+            "worst_decile": [est.templates[i] for i in order if est.scores[i] <= cut],
+            "worst_template": est.templates[int(order[0])],
+            "covariates": 0
+            if covariates is None
+            else int(np.asarray(covariates).reshape(len(cm.templates), -1).shape[1]),
+        }
+    )
+    if est.boot_scores is not None:
+        boot = est.boot_scores
+        t_n = boot.shape[1]
+        ti = np.random.default_rng([seed, 2]).integers(0, t_n, boot.shape)
+        rs = np.take_along_axis(boot, ti, axis=1)
+        base = 0.0 if baseline is None else baseline
+        if baseline is not None and not np.isscalar(baseline):
+            base = np.take_along_axis(np.broadcast_to(np.asarray(baseline, dtype=float), boot.shape), ti, axis=1)
+        mu, sig, sh, _ = sharpe_matrix(rs, base, ddof, alpha, floor_mode, est.n_docs)
+        qs = np.quantile(rs, levels, axis=1)
+        out["ci"] = {
+            **out["ci"],
+            "mean": percentile_ci(mu),
+            "std": percentile_ci(sig),
+            "sharpe": percentile_ci(sh) if baseline is not None else None,
+            "quantiles": [percentile_ci(q) for q in qs],
+            "resample_templates": True,
+            "method": out["ci"]["method"] + "; templates resampled with replacement on every resample",
+        }
+    return out

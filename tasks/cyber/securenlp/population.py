@@ -3,15 +3,12 @@ the same task (and, for free-text and list answers, the same answer format) as c
 
 WORDINGS = [
     (
-        'Decide whether the sentence from a malware report is relevant to what the malware does or can do '
-        '(relevant) or not (irrelevant).'
+        "Decide whether the sentence from a malware report is relevant to what the malware does or can do "
+        "(relevant) or not (irrelevant)."
     ),
     (
-        'Label each sentence of a cyber threat report as relevant if it describes malware actions or '
-        'capabilities, otherwise as irrelevant.'
+        "Label each sentence of a cyber threat report as relevant if it describes malware actions or "
+        "capabilities, otherwise as irrelevant."
     ),
-    (
-        'Is this malware-report sentence about the behaviour or capabilities of malware? Answer relevant or '
-        'irrelevant.'
-    ),
+    ("Is this malware-report sentence about the behaviour or capabilities of malware? Answer relevant or irrelevant."),
 ]

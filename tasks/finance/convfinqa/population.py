@@ -3,12 +3,12 @@ the same task (and, for free-text and list answers, the same answer format) as c
 
 WORDINGS = [
     (
-        'Based on the table, the text and the conversation, answer the final question. Respond with the '
-        'number only, with no explanation.'
+        "Based on the table, the text and the conversation, answer the final question. Respond with the "
+        "number only, with no explanation."
     ),
     (
-        'Read the financial report excerpt and compute the answer to the last question of the dialogue. Give '
-        'only the final number.'
+        "Read the financial report excerpt and compute the answer to the last question of the dialogue. Give "
+        "only the final number."
     ),
-    'Answer the last question about the financial document below with a single number and nothing else.',
+    "Answer the last question about the financial document below with a single number and nothing else.",
 ]

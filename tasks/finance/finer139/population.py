@@ -3,15 +3,15 @@ the same task (and, for free-text and list answers, the same answer format) as c
 
 WORDINGS = [
     (
-        'Extract the numeric XBRL entities from the sentence. Possible types: {{type_list}}. Write each as '
-        'value (type), separated by commas.'
+        "Extract the numeric XBRL entities from the sentence. Possible types: {{type_list}}. Write each as "
+        "value (type), separated by commas."
     ),
     (
-        'Tag the financial figures of the sentence with their XBRL type ({{type_list}}). Answer with value '
-        '(type) pairs separated by commas.'
+        "Tag the financial figures of the sentence with their XBRL type ({{type_list}}). Answer with value "
+        "(type) pairs separated by commas."
     ),
     (
-        'List every number in the sentence that is an XBRL fact of one of these types: {{type_list}}. Format:'
-        ' value (type), value (type).'
+        "List every number in the sentence that is an XBRL fact of one of these types: {{type_list}}. Format:"
+        " value (type), value (type)."
     ),
 ]

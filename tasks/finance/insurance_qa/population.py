@@ -2,10 +2,7 @@
 the same task (and, for free-text and list answers, the same answer format) as core template t1."""
 
 WORDINGS = [
-    'Decide whether the answer correctly answers the insurance question. Answer Yes or No.',
+    "Decide whether the answer correctly answers the insurance question. Answer Yes or No.",
     "Is the reply below a good answer to the policyholder's question? Reply Yes or No.",
-    (
-        'Judge whether the candidate answer addresses the insurance question. Say Yes if it does, otherwise '
-        'No.'
-    ),
+    ("Judge whether the candidate answer addresses the insurance question. Say Yes if it does, otherwise No."),
 ]

@@ -1,0 +1,100 @@
+"""The population estimator (``sharpe.sparse.estimate_population``, covariates in ``fit_two_way``): hand-worked
+values on tiny matrices."""
+
+import math
+
+import numpy as np
+import pytest
+
+from lm_eval_enterprise.cellplan import runs_to_share
+from lm_eval_enterprise.sharpe.sparse import (
+    CellMatrix,
+    TwoWayFit,
+    _centred,
+    axis_covariates,
+    estimate_population,
+    fit_two_way,
+)
+
+
+def test_axis_covariates_one_hot_sorted_columns():
+    x = axis_covariates([{"casing": "upper", "lead": "A"}, {"casing": "lower", "lead": "A"}, {"casing": "upper", "lead": "A"}])
+    # columns: (casing, lower), (casing, upper), (lead, A)
+    assert x.tolist() == [[0, 1, 1], [1, 0, 1], [0, 1, 1]]
+    c = _centred(x, 3)  # the constant lead column is dropped, the others centred
+    assert c.shape == (3, 2)
+    assert np.allclose(c[:, 0], [-1 / 3, 2 / 3, -1 / 3]) and np.allclose(c[:, 1], [1 / 3, -2 / 3, 1 / 3])
+
+
+def test_prior_mean_of_the_template_effects_by_hand():
+    """T = 2 templates, one document, y = [1, 0], τ = σ_a = φ = 1. The objective
+    Σ_t (y_t − c − a_t − b)²/2 + Σ_t (a_t − m_t)²/2 + b²/2 (c free) has b = 0, c = mean(y − m),
+    a_t = (y_t − c + m_t)/2. m = 0: c = 0.5, a = ±0.25 (fitted 0.75 / 0.25); m = (0.5, −0.5): c = 0.5, a = ±0.5
+    (fitted 1 / 0)."""
+    y, mask, w = np.array([[1.0], [0.0]]), np.ones((2, 1), bool), np.ones((1, 1))
+    for m, a_exp in (((0.0, 0.0), (0.25, -0.25)), ((0.5, -0.5), (0.5, -0.5))):
+        start = TwoWayFit("gaussian", np.zeros((1, 2)), np.zeros(1), np.zeros((1, 1)), 1.0, 1.0, a_mean=np.array(m))
+        f = fit_two_way(y, mask, "gaussian", tau=1.0, sigma_a=1.0, phi=1.0, weights=w, start=start)
+        assert f.c[0] == pytest.approx(0.5, abs=1e-5)
+        assert f.a[0] == pytest.approx(a_exp, abs=1e-5)
+        assert f.b[0, 0] == pytest.approx(0.0, abs=1e-5)
+
+
+def test_covariates_pull_a_sparse_template_towards_its_axis_group():
+    """Six templates, two axis values (x: +0.3, y: −0.3 on 0/1-valued ROUGE-like cells); template 0 is seen on 2
+    documents only, where it happened to score like a y template. Its plug-in score moves towards the x group
+    with the covariates."""
+    rng = np.random.default_rng(0)
+    t_n, d_n = 6, 60
+    grp = np.array([1, 1, 1, -1, -1, -1]) * 0.3
+    v = np.clip(0.5 + grp[:, None] + rng.normal(0, 0.15, (1, d_n)) + rng.normal(0, 0.05, (t_n, d_n)), 0, 1)
+    mask = np.ones((t_n, d_n), bool)
+    mask[0, 2:] = False
+    v[0, :2] = 0.2
+    axes = [{"g": "x"}] * 3 + [{"g": "y"}] * 3
+    cm = CellMatrix.from_values(v, mask)
+    plain = estimate_population(cm, 0.0, n_boot=0)
+    with_x = estimate_population(cm, 0.0, covariates=axis_covariates(axes), n_boot=0)
+    true0 = float(v[1:3].mean())  # its group's level
+    assert abs(with_x["scores"]["t1"] - true0) < abs(plain["scores"]["t1"] - true0)
+    assert with_x["covariates"] == 2 and plain["covariates"] == 0
+
+
+def test_complete_population_by_hand():
+    """Every cell observed: scores [1, .5, .5, 0] (0/1 cells, 2 documents), b = 0.25. μ = 0.5,
+    σ = sqrt(0.5/3) = 0.40825, S = 0.25/σ = 0.61237; quantiles (numpy linear) at 5/25/50/75/95 %:
+    0.075, 0.375, 0.5, 0.625, 0.925; the worst decile (≤ the 10 % quantile 0.15): t4."""
+    v = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=float)
+    est = estimate_population(CellMatrix.from_values(v), 0.25, n_boot=50, seed=1)
+    assert [est["scores"][t] for t in ("t1", "t2", "t3", "t4")] == [1.0, 0.5, 0.5, 0.0]
+    assert est["mean"] == pytest.approx(0.5)
+    assert est["std"] == pytest.approx(math.sqrt(0.5 / 3))
+    assert est["sharpe"] == pytest.approx(0.25 / math.sqrt(0.5 / 3))
+    assert est["quantiles"] == pytest.approx([0.075, 0.375, 0.5, 0.625, 0.925])
+    assert est["worst_decile"] == ["t4"] and est["worst_template"] == "t4"
+    assert not est["estimate"] and est["share"] == 1.0
+    ci = est["ci"]
+    assert ci["resample_templates"] and len(ci["quantiles"]) == 5
+    assert all(lo <= hi for lo, hi in ci["quantiles"])
+    assert ci["mean"][0] <= 0.5 <= ci["mean"][1]
+
+
+def test_sparse_population_is_labelled_and_seeded():
+    rng = np.random.default_rng(3)
+    v = (rng.random((10, 40)) < np.linspace(0.2, 0.8, 10)[:, None]).astype(float)
+    mask = np.zeros_like(v, dtype=bool)
+    for d in range(40):
+        mask[[(2 * d) % 10, (2 * d + 1) % 10], d] = True  # 2 templates per document = 2 runs of 10
+    cm = CellMatrix.from_values(v, mask)
+    a = estimate_population(cm, 0.5, n_boot=40, seed=7)
+    b = estimate_population(cm, 0.5, n_boot=40, seed=7)
+    assert a == b
+    assert a["estimate"] and a["share"] == pytest.approx(0.2)
+    assert a["quantiles"] == sorted(a["quantiles"])
+
+
+def test_runs_to_share():
+    assert runs_to_share(2, 50) == pytest.approx(0.04)
+    assert runs_to_share(1, 30) == pytest.approx(1 / 30)
+    with pytest.raises(ValueError, match="between 1 and 5"):
+        runs_to_share(6, 5)
