@@ -112,8 +112,9 @@ def _prefix_lm_class():
             gen: list[list[int]] = [[] for _ in range(n)]
             live = [True] * n
             for _ in range(max_gen):
-                res = self.model(input_ids=ids, attention_mask=attn, position_ids=pos, past_key_values=cache,
-                                 use_cache=True)
+                res = self.model(
+                    input_ids=ids, attention_mask=attn, position_ids=pos, past_key_values=cache, use_cache=True
+                )
                 cache = res.past_key_values
                 nxt = res.logits[:, -1].argmax(-1)
                 for r in range(n):
@@ -237,11 +238,11 @@ def _summary(scores: np.ndarray, baseline: float) -> dict:
     }
 
 
-def report(designs: int, n_boot: int) -> dict:
-    from lm_eval_enterprise.cellplan import design
+def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH) -> dict:
+    from lm_eval_enterprise.cellplan import design, runs_to_share
     from lm_eval_enterprise.sharpe.sparse import estimate_population, naive_scores
 
-    truth = json.loads(gzip.decompress(GROUND_TRUTH.read_bytes()))
+    truth = json.loads(gzip.decompress(path.read_bytes()))
     out = {}
     for dataset, entry in truth.items():
         pop = sorted(t for t, s in entry["sets"].items() if s == "population")
@@ -254,8 +255,8 @@ def report(designs: int, n_boot: int) -> dict:
         core_s = _summary(_score(entry, core), baseline)
         x = covariates(entry, pop)
         rows = {}
-        for runs in BUDGET_RUNS:
-            share = runs / len(pop)
+        for runs in (r for r in BUDGET_RUNS if r <= len(pop)):
+            share = runs_to_share(runs, len(pop))
             acc = defaultdict(list)
             for r in range(designs):
                 rng = random.Random(f"bench_population|{dataset}|{runs}|{r}")
@@ -267,18 +268,27 @@ def report(designs: int, n_boot: int) -> dict:
                 est = estimate_population(cm, baseline, covariates=x, n_boot=n_boot, seed=r)
                 naive = _summary(naive_scores(cm), baseline)
                 _collect(acc, est, naive, ref, ref_ci, core_s)
-            rows[runs] = {k: float(np.mean(v)) for k, v in acc.items()}
-        out[dataset] = {"ref": ref, "ref_ci": ref_ci, "core": core_s, "budgets": rows, "T": len(pop),
-                        "D": full.mask.shape[1], "baseline": baseline}
+            rows[runs] = {k: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for k, v in acc.items()}
+        out[dataset] = {
+            "ref": ref,
+            "ref_ci": ref_ci,
+            "core": core_s,
+            "budgets": rows,
+            "T": len(pop),
+            "D": full.mask.shape[1],
+            "baseline": baseline,
+        }
     return out
 
 
 def _baseline(entry: dict) -> float:
-    """The uninformative baseline of the Sharpe tool for this metric and gold distribution."""
+    """The Sharpe tool's default baseline: the exact expected F1 of the uniform predictor over the labels."""
     from lm_eval_enterprise.sharpe import baselines as BL
 
     labels = entry["labels"]
-    return float(BL.expected_f1(entry["gold"], labels, AVERAGE[entry["metric"]], entry.get("positive")))
+    counts = [entry["gold"].count(lab) for lab in labels]
+    positive = labels.index(entry["positive"]) if entry.get("positive") else None
+    return BL.uniform_f1(counts, AVERAGE[entry["metric"]], positive)
 
 
 def _population_interval(full, baseline: float, n_boot: int) -> dict:
@@ -289,8 +299,16 @@ def _population_interval(full, baseline: float, n_boot: int) -> dict:
     return {"sharpe": est["ci"]["sharpe"], "mean": est["ci"]["mean"], "std": est["ci"]["std"]}
 
 
+def _err(a, b) -> float:
+    """|a − b|, NaN when either is undefined (σ = 0: no Sharpe score); averaged with nanmean."""
+    return math.nan if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)) else abs(a - b)
+
+
 def _inside(value, ci) -> float:
-    return float(ci is not None and value is not None and ci[0] <= value <= ci[1])
+    """1 when ``value`` lies in ``ci``, 0 when not (or no interval), NaN when the value itself is undefined."""
+    if value is None or not math.isfinite(value):
+        return math.nan
+    return float(ci is not None and ci[0] <= value <= ci[1])
 
 
 def _collect(acc, est, naive, ref, ref_ci, core) -> None:
@@ -300,9 +318,9 @@ def _collect(acc, est, naive, ref, ref_ci, core) -> None:
     acc["q_mae_naive"].append(float(np.mean(np.abs(np.array(naive["quantiles"]) - qr))))
     acc["q_mae_core"].append(float(np.mean(np.abs(np.array(core["quantiles"]) - qr))))
     for k in ("mean", "std", "sharpe"):
-        acc[f"{k}_err"].append(abs(est[k] - ref[k]))
-        acc[f"{k}_err_naive"].append(abs(naive[k] - ref[k]))
-        acc[f"{k}_err_core"].append(abs(core[k] - ref[k]))
+        acc[f"{k}_err"].append(_err(est[k], ref[k]))
+        acc[f"{k}_err_naive"].append(_err(naive[k], ref[k]))
+        acc[f"{k}_err_core"].append(_err(core[k], ref[k]))
     acc["s_in_pop_ci"].append(_inside(est["sharpe"], ref_ci["sharpe"]))
     acc["s_in_pop_ci_naive"].append(_inside(naive["sharpe"], ref_ci["sharpe"]))
     acc["s_in_pop_ci_core"].append(_inside(core["sharpe"], ref_ci["sharpe"]))
@@ -317,14 +335,19 @@ def print_report(res: dict) -> None:
     for dataset, r in res.items():
         ref, core = r["ref"], r["core"]
         q = ", ".join(f"{v:.3f}" for v in ref["quantiles"])
-        print(f"\n**{dataset}** ({r['T']} population templates x {r['D']} documents; b = {r['baseline']:.3f}): "
-              f"population μ {ref['mean']:.3f}, σ {ref['std']:.3f}, S {_f(ref['sharpe'])} "
-              f"[{_f(r['ref_ci']['sharpe'][0])}, {_f(r['ref_ci']['sharpe'][1])}], quantiles {q}; "
-              f"core five μ {core['mean']:.3f}, σ {core['std']:.3f}, S {_f(core['sharpe'])}, "
-              f"quantile MAE {np.mean(np.abs(np.array(core['quantiles']) - np.array(ref['quantiles']))):.3f}\n")
-        print("| runs (share) | quantile MAE est / naive / core5 | μ error est / naive / core5 | "
-              "σ error est / naive / core5 | S error est / naive / core5 | S in pop. 95 % CI est / naive / core5 | "
-              "est. intervals cover (all stats / S) |")
+        s_ci = r["ref_ci"]["sharpe"] or [None, None]
+        print(
+            f"\n**{dataset}** ({r['T']} population templates x {r['D']} documents; b = {r['baseline']:.3f}): "
+            f"population μ {ref['mean']:.3f}, σ {ref['std']:.3f}, S {_f(ref['sharpe'])} "
+            f"[{_f(s_ci[0])}, {_f(s_ci[1])}], quantiles {q}; "
+            f"core five μ {core['mean']:.3f}, σ {core['std']:.3f}, S {_f(core['sharpe'])}, "
+            f"quantile MAE {np.mean(np.abs(np.array(core['quantiles']) - np.array(ref['quantiles']))):.3f}\n"
+        )
+        print(
+            "| runs (share) | quantile MAE est / naive / core5 | μ error est / naive / core5 | "
+            "σ error est / naive / core5 | S error est / naive / core5 | S in pop. 95 % CI est / naive / core5 | "
+            "est. intervals cover (all stats / S) |"
+        )
         print("|---|---|---|---|---|---|---|")
         for runs, b in r["budgets"].items():
             share = int(runs) / r["T"]
@@ -357,7 +380,7 @@ def main(argv=None) -> int:
     if args.make_runs:
         make_runs(args.size, args.docs, args.out, args.datasets)
     if args.report:
-        res = report(args.designs, args.boot)
+        res = report(args.designs, args.boot, args.out)
         print_report(res)
         if args.json:
             args.json.write_text(json.dumps(res, indent=1))

@@ -18,7 +18,9 @@ from lm_eval_enterprise.sharpe.sparse import (
 
 
 def test_axis_covariates_one_hot_sorted_columns():
-    x = axis_covariates([{"casing": "upper", "lead": "A"}, {"casing": "lower", "lead": "A"}, {"casing": "upper", "lead": "A"}])
+    x = axis_covariates(
+        [{"casing": "upper", "lead": "A"}, {"casing": "lower", "lead": "A"}, {"casing": "upper", "lead": "A"}]
+    )
     # columns: (casing, lower), (casing, upper), (lead, A)
     assert x.tolist() == [[0, 1, 1], [1, 0, 1], [0, 1, 1]]
     c = _centred(x, 3)  # the constant lead column is dropped, the others centred

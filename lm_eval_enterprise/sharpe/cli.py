@@ -168,10 +168,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         args = parser.parse_args(argv)
+        from . import population_report as POP
         from .sparse_cli import run_sparse, sparse_inputs  # a --cell_budget run: estimates (sparse.py)
 
+        sets = POP.template_sets(args.paths)
+        if sets == {"population"}:  # only template populations: their own section
+            return POP.emit(args)
         if sparse_inputs(args.paths):
-            return run_sparse(args)
+            rc = run_sparse(args)
+            return rc or (POP.emit(args) if "population" in sets else 0)
         if args.output_path and Path(args.output_path).exists() and not Path(args.output_path).is_dir():
             parser.error(f"argument --output_path: {args.output_path} exists and is not a folder")
         formats = {f.strip() for f in args.formats.split(",") if f.strip()}
@@ -236,6 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {name}: {path}", file=sys.stderr)
     if not args.quiet:
         print(markdown(result))
+    if "population" in sets:  # beside the core-set results, never pooled with them
+        return POP.emit(args)
     return 0
 
 

@@ -155,6 +155,7 @@ def hf_results(result: dict, model: str) -> dict:
             "n_templates": r["n_templates"],
             "ddof": r["ddof"],
             "toy_data": r.get("toy_data", False),
+            "template_set": "core",
         }
     for r in result["records"]:
         if r["model"] == model and r["scoring_mode"] == "strict":
@@ -164,6 +165,10 @@ def hf_results(result: dict, model: str) -> dict:
     cfg["scale"] = (
         "results.<dataset>.sharpe/100 = S/100 (the leaderboard template multiplies by 100); "
         f"non-finite S → ±{SHARPE_CAP:g} (σ = 0) or 0 (undefined), see sharpe_status"
+    )
+    cfg["template_set"] = (
+        "core: every column is scored on the dataset's committed core templates (t1..t5); template populations "
+        "(lm-eval-enterprise population) are reported apart in population_estimates.json, never in a column"
     )
     return {"config": cfg, "results": res}
 
@@ -257,7 +262,8 @@ def about_tasks(result: dict) -> str:
         "",
         "",
         "class Tasks(Enum):",
-        "    # the template multiplies values by 100: 'sharpe/100' shows the Sharpe score S itself",
+        "    # the template multiplies values by 100: 'sharpe/100' shows the Sharpe score S itself;",
+        "    # every column is the core template set (t1..t5), never a generated template population",
     ]
     for i, g in enumerate(groups):
         lines.append(f"    task{i} = Task({g!r}, 'sharpe/100', {g.removeprefix('ent_') + ' Sharpe'!r})")

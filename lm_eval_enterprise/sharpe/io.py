@@ -200,9 +200,11 @@ def read_results_file(path: Path) -> ResultsFile:
     return ResultsFile(path, ts, data, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
-def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str]) -> list[TaskRun]:
+def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str], template_set: str = "core") -> list[TaskRun]:
     """TaskRuns of the leaf tasks of one results file; tasks that are no template variant are reported in
-    ``messages`` and skipped."""
+    ``messages`` and skipped. Only tasks of ``template_set`` (``metadata.template_set``, default ``core``: the
+    committed templates; ``population``: a generated template population, ``lm_eval_enterprise.population``) are
+    returned, so the two sets are never pooled; population tasks are reported in their own section."""
     out = []
     pattern = re.compile(variant_pattern)
     for task, cfg in rf.data["configs"].items():
@@ -211,6 +213,8 @@ def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str]) -> lis
             messages.append(f"{rf.path}: task {task} has a config but no results row; skipped")
             continue
         meta = (cfg or {}).get("metadata") or {}
+        if str(meta.get("template_set") or "core") != template_set:
+            continue
         if meta.get("variant_group") and meta.get("template_id"):
             grouped_by = "metadata"
             group, tid = str(meta["variant_group"]), str(meta["template_id"])

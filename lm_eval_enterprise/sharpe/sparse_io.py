@@ -72,6 +72,7 @@ class SparseGroup:
     baseline: BL.Baseline
     plan: dict = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
+    axes: dict = field(default_factory=dict)  # template id → population axis values (population groups)
 
 
 def layout_for(agg: str, n_features: int) -> tuple:
@@ -243,12 +244,13 @@ def read_sparse(
     run: str | None = None,
     variant_pattern: str = DEFAULT_VARIANT_PATTERN,
     model_names: str | None = None,
+    template_set: str = "core",
 ) -> tuple[list[SparseGroup], list[str]]:
-    """Cell matrices of every model × variant group under ``paths`` (and messages)."""
+    """Cell matrices of every model × variant group of ``template_set`` under ``paths`` (and messages)."""
     messages: list[str] = []
     runs: list[TaskRun] = []
     for p in find_results_files(paths):
-        runs.extend(task_runs(read_results_file(p), variant_pattern, messages))
+        runs.extend(task_runs(read_results_file(p), variant_pattern, messages, template_set))
     if not runs:
         raise SharpeInputError("no template-variant tasks in the inputs")
     assign_models(runs, load_name_map(model_names), False, messages)
@@ -261,6 +263,7 @@ def read_sparse(
             messages.append(f"group {name}, model {model}: a single template; skipped")
             continue
         g = _group_cells(model, name, rs, metric, baseline, seed)
+        g.axes = {t: r.meta.get("population_axes") for t, r in rs.items()}
         messages.extend(g.messages)
         groups.append(g)
     if not groups:
