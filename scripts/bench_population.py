@@ -48,6 +48,7 @@ DATASETS = (
 )
 BUDGET_RUNS = (1, 2, 4)
 BATCH = 16  # requests decoded together after the shared prefix
+CHUNK = 5  # tasks per lm-eval call (the ground truth is saved after each)
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 
@@ -73,13 +74,7 @@ def _prefix_lm_class():
                 until = handle_stop_sequences(kwargs.get("until"), eos=eos)
                 max_gen = int(kwargs.get("max_gen_toks", self.max_gen_toks))
                 encs = [self.tok_encode(requests[i].args[0]) for i in idxs]
-                lcp = min(len(e) for e in encs) - 1
-                first = encs[0]
-                for e in encs[1:]:
-                    k = 0
-                    while k < lcp and e[k] == first[k]:
-                        k += 1
-                    lcp = k
+                lcp, first = _common_prefix(encs), encs[0]
                 with torch.no_grad():
                     prefix = self.model(torch.tensor([first[:lcp]]), use_cache=True).past_key_values if lcp else None
                     for b0 in range(0, len(idxs), BATCH):
@@ -117,16 +112,7 @@ def _prefix_lm_class():
                 )
                 cache = res.past_key_values
                 nxt = res.logits[:, -1].argmax(-1)
-                for r in range(n):
-                    if not live[r]:
-                        continue
-                    tok = int(nxt[r])
-                    if tok == self.eot_token_id:
-                        live[r] = False
-                        continue
-                    gen[r].append(tok)
-                    if any(u and u in self.tok_decode(gen[r]) for u in until):
-                        live[r] = False
+                _extend(gen, live, [int(t) for t in nxt], self.eot_token_id, lambda g: self.tok_decode(g), until)
                 if not any(live):
                     break
                 ids = nxt[:, None]
@@ -135,6 +121,30 @@ def _prefix_lm_class():
             return [postprocess_generated_text(self.tok_decode(g), until, None) for g in gen]
 
     return PrefixCachedHF
+
+
+def _common_prefix(encs: list[list[int]]) -> int:
+    """Length of the token prefix all encodings share, leaving at least one token of each to feed."""
+    lcp, first = min(len(e) for e in encs) - 1, encs[0]
+    for e in encs[1:]:
+        k = 0
+        while k < lcp and e[k] == first[k]:
+            k += 1
+        lcp = k
+    return lcp
+
+
+def _extend(gen: list[list[int]], live: list[bool], tokens: list[int], eot: int, decode, until) -> None:
+    """Append one greedy token per live row; a row ends at the end-of-turn token or a stop sequence."""
+    for r, tok in enumerate(tokens):
+        if not live[r]:
+            continue
+        if tok == eot:
+            live[r] = False
+            continue
+        gen[r].append(tok)
+        if any(u and u in decode(gen[r]) for u in until):
+            live[r] = False
 
 
 def _cells(res: dict, task: str) -> tuple[list[str], list[str], list[str], list[str]]:
@@ -163,37 +173,50 @@ def make_runs(size: int, n_docs: int, out: Path, only: list[str] | None = None) 
     lm = _prefix_lm_class()(pretrained=model, dtype="float32", device="cpu", batch_size=1)
     meta = model_budget("hf", {"pretrained": model})
     for dataset, group in DATASETS:
-        if dataset in truth or (only and dataset not in only):
+        if truth.get(dataset, {}).get("complete") or (only and dataset not in only):
             continue
         write_population(dataset, size, 0, pop_dir)
         tm = make_task_manager([TASK_DIR, pop_dir], data_root=DATA, metadata=meta)
         tasks = load_tasks(tm, [group, f"{group}_population"])
-        t0 = time.time()
-        res = evaluate(lm, tasks.top, task_manager=tm, limit=n_docs, apply_chat_template=True)
-        entry: dict = {"group": group, "seconds": round(time.time() - t0), "pred": {}, "axes": {}, "sets": {}}
-        for task in sorted(tasks.leaves):
-            meta_t = res["configs"][task]["metadata"]
-            docs, gold, pred, names = _cells(res, task)
-            entry.setdefault("docs", docs)
-            entry.setdefault("gold", gold)
-            entry.setdefault("labels", names)
-            if (docs, gold) != (entry["docs"], entry["gold"]):
-                raise SystemExit(f"{task}: documents differ from the other templates'")
-            tid = meta_t["template_id"]
-            entry["pred"][tid] = pred
-            entry["sets"][tid] = meta_t.get("template_set", "core")
-            if "population_axes" in meta_t:
-                entry["axes"][tid] = meta_t["population_axes"]
-            entry["metric"] = meta_t["primary_metric"]
-            entry["positive"] = meta_t.get("positive_label")
-            lm_eval_score = res["results"][task][f"{meta_t['primary_metric']},answer"]
-            mine = _score(entry, [tid])[0]
-            if abs(mine - lm_eval_score) > 1e-9:
-                raise SystemExit(f"{task}: recomputed {mine} != lm-eval's {lm_eval_score}")
-        truth[dataset] = entry
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(gzip.compress(json.dumps(truth, sort_keys=True).encode(), mtime=0))
-        print(f"{dataset}: {len(entry['pred'])} templates x {len(entry['docs'])} docs in {entry['seconds']} s")
+        entry = truth.setdefault(dataset, {"group": group, "seconds": 0, "pred": {}, "axes": {}, "sets": {}})
+        names = [
+            t for t in sorted(tasks.leaves, key=lambda t: ("__p" in t, t)) if t.split("__")[-1] not in entry["pred"]
+        ]
+        for k in range(0, len(names), CHUNK):  # core five first, then the population in order; saved per chunk
+            t0 = time.time()
+            chunk = names[k : k + CHUNK]
+            res = evaluate(
+                lm, [tasks.leaves[t] for t in chunk], task_manager=tm, limit=n_docs, apply_chat_template=True
+            )
+            for task in chunk:
+                _add_task(entry, res, task)
+            entry["seconds"] += round(time.time() - t0)
+            entry["complete"] = len(entry["pred"]) == len(tasks.leaves)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(gzip.compress(json.dumps(truth, sort_keys=True).encode(), mtime=0))
+            print(f"{dataset}: {len(entry['pred'])} templates x {len(entry['docs'])} docs, {entry['seconds']} s")
+
+
+def _add_task(entry: dict, res: dict, task: str) -> None:
+    """One task's cells into the ground truth, checked against lm-eval's own score of the task."""
+    meta_t = res["configs"][task]["metadata"]
+    docs, gold, pred, names = _cells(res, task)
+    entry.setdefault("docs", docs)
+    entry.setdefault("gold", gold)
+    entry.setdefault("labels", names)
+    if (docs, gold) != (entry["docs"], entry["gold"]):
+        raise SystemExit(f"{task}: documents differ from the other templates'")
+    tid = meta_t["template_id"]
+    entry["pred"][tid] = pred
+    entry["sets"][tid] = meta_t.get("template_set", "core")
+    if "population_axes" in meta_t:
+        entry["axes"][tid] = meta_t["population_axes"]
+    entry["metric"] = meta_t["primary_metric"]
+    entry["positive"] = meta_t.get("positive_label")
+    lm_eval_score = res["results"][task][f"{meta_t['primary_metric']},answer"]
+    mine = _score(entry, [tid])[0]
+    if abs(mine - lm_eval_score) > 1e-9:
+        raise SystemExit(f"{task}: recomputed {mine} != lm-eval's {lm_eval_score}")
 
 
 # ============================================================================================ scoring
