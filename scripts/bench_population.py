@@ -219,6 +219,27 @@ def _add_task(entry: dict, res: dict, task: str) -> None:
         raise SystemExit(f"{task}: recomputed {mine} != lm-eval's {lm_eval_score}")
 
 
+def merge(files: list[Path], out: Path) -> None:
+    """Union of ground-truth files of several processes (e.g. one per dataset); a template run twice must have
+    the same predictions in both (the runs are deterministic)."""
+    truth: dict = {}
+    for f in files:
+        for d, e in json.loads(gzip.decompress(f.read_bytes())).items():
+            o = truth.setdefault(d, e)
+            if o is e:
+                continue
+            if (o["docs"], o["gold"], o["labels"]) != (e["docs"], e["gold"], e["labels"]):
+                raise SystemExit(f"{f}: {d} has other documents than an earlier file")
+            for k in ("pred", "sets", "axes"):
+                for t, v in e[k].items():
+                    if o[k].get(t, v) != v:
+                        raise SystemExit(f"{f}: {d} {t}: {k} differs from an earlier file")
+                    o[k][t] = v
+            o["seconds"] += e["seconds"]
+            o["complete"] = o.get("complete") or e.get("complete")
+    out.write_bytes(gzip.compress(json.dumps(truth, sort_keys=True).encode(), mtime=0))
+
+
 # ============================================================================================ scoring
 AVERAGE = {"binary_f1": "binary", "weighted_f1": "weighted", "macro_f1": "macro"}
 
@@ -261,13 +282,15 @@ def _summary(scores: np.ndarray, baseline: float) -> dict:
     }
 
 
-def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH) -> dict:
+def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH, only: list[str] | None = None) -> dict:
     from lm_eval_enterprise.cellplan import design, runs_to_share
     from lm_eval_enterprise.sharpe.sparse import estimate_population, naive_scores
 
     truth = json.loads(gzip.decompress(path.read_bytes()))
     out = {}
     for dataset, entry in truth.items():
+        if only and dataset not in only:
+            continue
         pop = sorted(t for t, s in entry["sets"].items() if s == "population")
         core = sorted(t for t, s in entry["sets"].items() if s == "core")
         full = cell_matrix(entry, pop)
@@ -397,13 +420,16 @@ def main(argv=None) -> int:
     ap.add_argument("--designs", type=int, default=40, help="seeded designs per budget (report)")
     ap.add_argument("--boot", type=int, default=200, help="bootstrap resamples per estimate (report)")
     ap.add_argument("--json", type=Path, help="also write the report as JSON")
-    ap.add_argument("--datasets", nargs="*", help="only these datasets (runs)")
+    ap.add_argument("--datasets", nargs="*", help="only these datasets (runs, report)")
+    ap.add_argument("--merge", nargs="*", type=Path, help="merge these ground-truth files into --out")
     ap.add_argument("--out", type=Path, default=GROUND_TRUTH, help="ground-truth file (runs)")
     args = ap.parse_args(argv)
+    if args.merge:
+        merge(args.merge, args.out)
     if args.make_runs:
         make_runs(args.size, args.docs, args.out, args.datasets)
     if args.report:
-        res = report(args.designs, args.boot, args.out)
+        res = report(args.designs, args.boot, args.out, args.datasets)
         print_report(res)
         if args.json:
             args.json.write_text(json.dumps(res, indent=1))
