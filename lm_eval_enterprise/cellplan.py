@@ -220,16 +220,7 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
         keys = [str(d.get("id", i)) if isinstance(d, dict) else str(i) for i, d in enumerate(ds)]
         if meta.get("task_family") in RANKING_FAMILIES:
             keys = [f"{d.get('qid')}|{d.get('cand_index')}" for d in ds]
-            all_docs = task.eval_docs
-            if (
-                limit is not None
-                and 0 < limit < len(all_docs)
-                and all_docs[limit - 1].get("qid") == all_docs[limit].get("qid")
-            ):
-                raise CellPlanError(
-                    f"task {name}: --limit {limit} cuts a query in two (ranking datasets keep whole "
-                    "queries; use a multiple of the candidates per query)"
-                )
+            _refuse_cut_query(name, task, limit)
             unit_keys = [d.get("qid") for d in ds]
             if any(q is None for q in unit_keys):
                 raise CellPlanError(f"task {name}: ranking documents without 'qid'")
@@ -245,6 +236,30 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
     if not docs:
         raise CellPlanError("--cell_budget: no tasks to plan")
     return plan_cells(docs, templates, budget, seed, units)
+
+
+def _refuse_cut_query(name: str, task, limit: int | float | None) -> None:
+    """``CellPlanError`` if ``--limit`` (documents, or a share below 1 as lm-eval reads it) ends inside a query of
+    a ranking task: its RR@10 / nDCG@10 would rank part of the query's candidates."""
+    docs = task.eval_docs
+    if limit is None:
+        return
+    n = int(math.ceil(len(docs) * limit)) if limit < 1.0 else int(limit)
+    if 0 < n < len(docs) and docs[n - 1].get("qid") == docs[n].get("qid"):
+        whole = n
+        while whole < len(docs) and docs[whole].get("qid") == docs[n - 1].get("qid"):
+            whole += 1
+        raise CellPlanError(
+            f"task {name}: --limit {limit:g} cuts a query in two (ranking datasets keep whole queries of "
+            f"{(task.config.metadata or {}).get('candidates_per_query', '?')} candidates; use --limit {whole})"
+        )
+
+
+def check_whole_queries(leaves: Mapping[str, object], limit: int | float) -> None:
+    """``CellPlanError`` if ``limit`` cuts a query of any ranking task of ``leaves`` (name → lm-eval Task)."""
+    for name in sorted(leaves):
+        if ((leaves[name].config.metadata or {}).get("task_family")) in RANKING_FAMILIES:
+            _refuse_cut_query(name, leaves[name], limit)
 
 
 def record_plan(leaves: Mapping[str, object], plan: CellPlan) -> None:

@@ -212,10 +212,26 @@ class BudgetSettings:
         return out
 
 
+def context_tokens_value(raw) -> int | None:
+    """``max_context_tokens`` as given in the metadata: a whole number of tokens, or None for none/empty (no
+    budget); ``ValueError`` naming the value otherwise."""
+    if raw in (None, "", "none", "None"):
+        return None
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"max_context_tokens={raw!r} is not a whole number of tokens (or none)") from None
+
+
+def check_budget_metadata(meta: dict) -> None:
+    """``ValueError`` if the run metadata's ``max_context_tokens`` is no number (a usage error of ``run``)."""
+    if "max_context_tokens" in meta:
+        context_tokens_value(meta["max_context_tokens"])
+
+
 def _budget_from_metadata(meta: dict) -> tuple[int | None, str]:
     if "max_context_tokens" in meta:
-        raw = meta["max_context_tokens"]
-        budget = int(raw) if raw not in (None, "", "none", "None") else None
+        budget = context_tokens_value(meta["max_context_tokens"])
         if budget is None or budget <= 0:
             return None, "off"
         return budget, str(meta.get("context_budget_source") or "metadata")

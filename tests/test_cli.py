@@ -62,7 +62,7 @@ def captured_run(monkeypatch):
             return list(names)
 
     monkeypatch.setattr(task_manager, "EnterpriseTaskManager", RecordingTaskManager)
-    monkeypatch.setattr(cli, "_evaluate", lambda cfg, tm, cells=None: calls.update(cfg=cfg))
+    monkeypatch.setattr(cli, "_evaluate", lambda cfg, tm, cells=None: calls.update(cfg=cfg) or 0)
     return calls
 
 
