@@ -238,28 +238,49 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
     return plan_cells(docs, templates, budget, seed, units)
 
 
-def _refuse_cut_query(name: str, task, limit: int | float | None) -> None:
-    """``CellPlanError`` if ``--limit`` (documents, or a share below 1 as lm-eval reads it) ends inside a query of
-    a ranking task: its RR@10 / nDCG@10 would rank part of the query's candidates."""
+def _sample_size(task, limit: int | float) -> int:
+    """Documents lm-eval evaluates under ``--limit`` (a share below 1 of the documents, else a count)."""
+    n_docs = len(task.eval_docs)
+    return int(math.ceil(n_docs * limit)) if limit < 1.0 else min(int(limit), n_docs)
+
+
+def whole_queries(task, n: int) -> int:
+    """``n``, or when the first ``n`` documents of a ranking task end inside a query, ``n`` rounded up to the end
+    of that query."""
     docs = task.eval_docs
-    if limit is None:
-        return
-    n = int(math.ceil(len(docs) * limit)) if limit < 1.0 else int(limit)
-    if 0 < n < len(docs) and docs[n - 1].get("qid") == docs[n].get("qid"):
-        whole = n
-        while whole < len(docs) and docs[whole].get("qid") == docs[n - 1].get("qid"):
-            whole += 1
+    if (task.config.metadata or {}).get("task_family") not in RANKING_FAMILIES or not 0 < n < len(docs):
+        return n
+    whole, qid = n, docs[n - 1].get("qid")
+    while whole < len(docs) and docs[whole].get("qid") == qid:
+        whole += 1
+    return whole
+
+
+def _refuse_cut_query(name: str, task, limit: int | None) -> None:
+    """``CellPlanError`` if ``--limit`` ends inside a query of a ranking task (a cell plan takes whole queries)."""
+    if limit is not None and whole_queries(task, _sample_size(task, limit)) != _sample_size(task, limit):
         raise CellPlanError(
             f"task {name}: --limit {limit:g} cuts a query in two (ranking datasets keep whole queries of "
-            f"{(task.config.metadata or {}).get('candidates_per_query', '?')} candidates; use --limit {whole})"
+            f"{(task.config.metadata or {}).get('candidates_per_query', '?')} candidates; use --limit "
+            f"{whole_queries(task, _sample_size(task, limit))})"
         )
 
 
-def check_whole_queries(leaves: Mapping[str, object], limit: int | float) -> None:
-    """``CellPlanError`` if ``limit`` cuts a query of any ranking task of ``leaves`` (name → lm-eval Task)."""
+def whole_query_samples(leaves: Mapping[str, object], limit: int | float) -> tuple[dict[str, list[int]], list[str]]:
+    """``--limit`` as per-task document lists when it would cut a query of a ranking task of ``leaves`` (name →
+    lm-eval Task): every task keeps its first ``limit`` documents, a cut ranking task up to the end of the query
+    (its RR@10 / nDCG@10 would otherwise rank part of the candidates). Returns ``({}, [])`` when nothing is cut,
+    else the samples for lm-eval's ``samples`` and one message per rounded task."""
+    samples, notes = {}, []
     for name in sorted(leaves):
-        if ((leaves[name].config.metadata or {}).get("task_family")) in RANKING_FAMILIES:
-            _refuse_cut_query(name, leaves[name], limit)
+        n = _sample_size(leaves[name], limit)
+        whole = whole_queries(leaves[name], n)
+        samples[name] = list(range(whole))
+        if whole != n:
+            notes.append(
+                f"task {name}: --limit {limit:g} would cut a query: its first {whole} documents (whole queries)"
+            )
+    return (samples, notes) if notes else ({}, [])
 
 
 def record_plan(leaves: Mapping[str, object], plan: CellPlan) -> None:

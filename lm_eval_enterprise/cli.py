@@ -197,7 +197,6 @@ def _run(argv: list[str]) -> int:
     from lm_eval.utils import setup_logging
 
     from .constrained import register_models
-    from .prompt_budget import check_budget_metadata
     from .runner import make_task_manager
 
     setup_logging()
@@ -215,15 +214,7 @@ def _run(argv: list[str]) -> int:
         if given not in (None, data_root):
             parser.error(f"--data_root {data_root} and --metadata data_root={given} disagree; give one")
         cfg.metadata["data_root"] = data_root
-    try:
-        check_budget_metadata(cfg.metadata or {})
-    except ValueError as exc:
-        parser.error(f"argument --metadata: {exc}")
-    if cfg.output_path:
-        try:
-            check_output_path(cfg.output_path)
-        except ValueError as exc:
-            parser.error(f"argument --output_path: {exc}")
+    _check_values(parser, cfg)
     cfg.metadata = _with_model_budget(cfg.model, cfg.model_args or {}, cfg.metadata or {})
     task_manager = make_task_manager(
         [p for p in (cfg.include_path, TASK_DIR) if p], include_defaults=include_defaults, metadata=cfg.metadata
@@ -241,6 +232,22 @@ def _run(argv: list[str]) -> int:
         return fail(str(exc))
     except KeyboardInterrupt:
         return _interrupted(cache, argv)
+
+
+def _check_values(parser: argparse.ArgumentParser, cfg) -> None:
+    """Usage errors found before any model is loaded: ``--metadata max_context_tokens`` that is no number, an
+    ``--output_path`` that could not be written."""
+    from .prompt_budget import check_budget_metadata
+
+    try:
+        check_budget_metadata(cfg.metadata or {})
+    except ValueError as exc:
+        parser.error(f"argument --metadata: {exc}")
+    if cfg.output_path:
+        try:
+            check_output_path(cfg.output_path)
+        except ValueError as exc:
+            parser.error(f"argument --output_path: {exc}")
 
 
 EXIT_INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C (SIGINT)
@@ -278,12 +285,12 @@ def _interrupted(cache, argv: list[str]) -> int:
     from . import request_cache as rc
 
     if cache is None:
-        print("interrupted: nothing kept (--no_cache)", file=sys.stderr)
+        print("\ninterrupted: nothing kept (--no_cache)", file=sys.stderr)
     else:
         time.sleep(0.5)  # lm-eval's cache commits from a background thread: let it finish the last answers
         resume = shlex.join(["lm-eval-enterprise", "run", *[a for a in argv if a != "--clear_cache"]])
-        print(
-            f"interrupted: {rc.stored_answers(cache):,} answers kept in {cache}; resume with: {resume}",
+        print(  # on a line of its own: a progress bar may have left the cursor at its end
+            f"\ninterrupted: {rc.stored_answers(cache):,} answer(s) kept in {cache}; resume with: {resume}",
             file=sys.stderr,
         )
     return EXIT_INTERRUPTED
@@ -374,12 +381,15 @@ def _evaluate(cfg, task_manager, cells: dict | None = None) -> int:
     from lm_eval.loggers import EvaluationTracker, TrackioLogger, WandbLogger
     from lm_eval.utils import handle_non_serializable, make_table
 
-    from .cellplan import check_whole_queries, plan_for_tasks, record_plan
+    from .cellplan import plan_for_tasks, record_plan, whole_query_samples
     from .runner import load_tasks
 
     tasks = load_tasks(task_manager, cfg.tasks)
-    if cells is None and cfg.limit is not None:
-        check_whole_queries(tasks.leaves, cfg.limit)
+    if cells is None and cfg.limit is not None:  # a limit never cuts a ranking query: rounded up to whole queries
+        samples, notes = whole_query_samples(tasks.leaves, cfg.limit)
+        if samples:
+            cfg.samples, cfg.limit = samples, None
+            print("\n".join(notes), file=sys.stderr)
     if cells is not None:
         plan = plan_for_tasks(tasks.leaves, **cells)
         record_plan(tasks.leaves, plan)
@@ -463,7 +473,9 @@ def save_results(tracker, results: dict, samples: dict | None) -> list[Path]:
     if samples is not None:
         for task_name in results["configs"]:
             tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
-    return [f for f in tracker_files(tracker, list(results["configs"]) if samples is not None else []) if not f.exists()]
+    return [
+        f for f in tracker_files(tracker, list(results["configs"]) if samples is not None else []) if not f.exists()
+    ]
 
 
 def tracker_files(tracker, sample_tasks: list[str]) -> list[Path]:
@@ -578,9 +590,12 @@ def _verify(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
     from .data import COMPLETE_MARKER, ENV_DATA, DataError, cache_root, data_folder, inspect_folder
+    from .data.checks import require_splits
 
     sources = _selected_sources(args, default_all=True)
     root = args.data_root or os.environ.get(ENV_DATA)
+    if args.data_root and not Path(args.data_root).expanduser().is_dir():  # as `run --data_root`
+        args.parser.error(f"argument --data_root: {args.data_root}: no such folder")
     if root:
         base = root
         present = [(s, data_folder(s.id, root)) for s in sources if data_folder(s.id, root).is_dir()]
@@ -593,7 +608,8 @@ def _verify(args: argparse.Namespace) -> int:
     width = max(len(s.id) for s, _ in present)
     for src, d in tqdm(present, desc="verify", unit="dataset", file=sys.stderr, disable=args.quiet):
         try:
-            _, report = inspect_folder(src, d, defer_errors=True)
+            served, report = inspect_folder(src, d, defer_errors=True)
+            require_splits(src, d, served, report.eval_split)  # what every run requires of the folder
         except DataError as exc:
             errors += 1
             tqdm.write(f"{src.id:<{width}}  ERROR: {exc}", file=sys.stdout)
@@ -752,7 +768,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         return args.handler(args)
     except KeyboardInterrupt:  # Ctrl-C outside a run's evaluation (which says what it kept: _interrupted)
-        print("interrupted", file=sys.stderr)
+        print("\ninterrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except SystemExit as exc:  # argparse: --help / --version (0), usage errors (2)
         if exc.code is None or isinstance(exc.code, int):

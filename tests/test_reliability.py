@@ -3,6 +3,7 @@
 and the Sharpe tool refuses a negative --bootstrap and reads results lm-eval wrote under an --output_path *.json."""
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -86,21 +87,26 @@ def test_sharpe_refuses_a_negative_bootstrap(capsys, tmp_path):
 
 
 # ============================================================================================ cut queries (item 4)
-def test_limit_cutting_a_ranking_query_is_refused(tmp_path):
-    cmd = [str(BIN / "lm-eval-enterprise"), "run", "--model", "dummy", "--tasks", "ent_fiqa_qa", "--data_root",
-           "embedded", "--limit", "15"]  # fmt: skip
-    proc = subprocess.run(cmd, cwd=tmp_path, env=OFFLINE_ENV, capture_output=True, text=True, timeout=600)
-    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
-    assert proc.returncode == 2 and "usage:" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
-    assert len(errors) == 1 and "cuts a query in two" in errors[0] and "use --limit 20" in errors[0]
+def test_limit_cutting_a_ranking_query_is_rounded_up_to_whole_queries(capsys, monkeypatch):
+    """``--limit 15`` (a query = 20 candidate documents): every template evaluates the whole first query, said
+    once per task; a --cell_budget plan refuses such a limit instead (tests/test_cellplan.py)."""
+    seen = {}
+    monkeypatch.setattr("lm_eval.simple_evaluate", lambda **kw: seen.update(kw))  # the run itself: not needed
+    argv = ["run", "--model", "dummy", "--tasks", "ent_fiqa_qa,ent_fiqa_sa", "--data_root", "embedded", "--limit", "15"]
+    assert cli.main(argv) == 0
+    err = capsys.readouterr().err
+    assert "task ent_fiqa_qa__t1: --limit 15 would cut a query: its first 20 documents (whole queries)" in err
+    assert seen["limit"] is None
+    assert {len(v) for k, v in seen["samples"].items() if k.startswith("ent_fiqa_qa")} == {20}
+    assert {len(v) for k, v in seen["samples"].items() if k.startswith("ent_fiqa_sa")} == {9}  # all it has
 
 
 def test_sharpe_flags_queries_cut_by_plain_lm_eval(capsys, tmp_path):
     """lm-eval's own CLI takes any --limit: a results folder with 15 of a query's 20 candidates is flagged."""
-    from lm_eval_enterprise.runner import evaluate
+    from lm_eval.loggers import EvaluationTracker
 
     from lm_eval_enterprise.cli import save_results
-    from lm_eval.loggers import EvaluationTracker
+    from lm_eval_enterprise.runner import evaluate
 
     res = evaluate("dummy", ["ent_fiqa_qa"], data_root="embedded", limit=15)
     tracker = EvaluationTracker(output_path=str(tmp_path / "out"))
@@ -121,10 +127,12 @@ def test_model_identity_separates_models_revisions_and_settings(tmp_path, tiny_m
     variants = [
         request_cache.model_identity("dummy", {}),
         request_cache.model_identity("hf", {"pretrained": str(tiny_model_dir), "dtype": "bfloat16"}),
-        request_cache.model_identity("hf", {"pretrained": str(tiny_model_dir), "dtype": "float32"},
-                                     apply_chat_template=True),  # fmt: skip
-        request_cache.model_identity("hf", {"pretrained": str(tiny_model_dir), "dtype": "float32"},
-                                     gen_kwargs={"do_sample": True}),  # fmt: skip
+        request_cache.model_identity(
+            "hf", {"pretrained": str(tiny_model_dir), "dtype": "float32"}, apply_chat_template=True
+        ),  # fmt: skip
+        request_cache.model_identity(
+            "hf", {"pretrained": str(tiny_model_dir), "dtype": "float32"}, gen_kwargs={"do_sample": True}
+        ),  # fmt: skip
         request_cache.model_identity("hf-constrained", {"pretrained": str(tiny_model_dir), "dtype": "float32"}),
     ]
     prefixes = {request_cache.cache_prefix(tmp_path, i) for i in [base, *variants]}
@@ -172,7 +180,14 @@ def _scores(out: Path) -> dict:
 
 def _start_and_stop(cmd, env, cache_dir: Path, sig) -> tuple[subprocess.Popen, int, str]:
     """Start ``cmd``, wait until its answer cache holds 2 answers, send ``sig`` by PID; (process, answers, stderr)."""
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(  # SIGINT as in a terminal, even when the test runner was started with it ignored
+        cmd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.time() + 600
     db = None
     while time.time() < deadline and proc.poll() is None:
@@ -207,8 +222,20 @@ def test_killed_run_resumes_with_identical_results_and_never_serves_another_mode
     assert _scores(tmp_path / "a") == _scores(tmp_path / "b")
     # a second model with the same cache folder reads nothing of the first's
     dummy = subprocess.run(
-        [str(BIN / "lm-eval-enterprise"), "run", "--model", "dummy", "--tasks", "ent_fiqa_sa", "--limit", "4",
-         "--gen_kwargs", "max_gen_toks=4", "--data_root", "embedded"],  # fmt: skip
+        [
+            str(BIN / "lm-eval-enterprise"),
+            "run",
+            "--model",
+            "dummy",
+            "--tasks",
+            "ent_fiqa_sa",
+            "--limit",
+            "4",
+            "--gen_kwargs",
+            "max_gen_toks=4",
+            "--data_root",
+            "embedded",
+        ],  # fmt: skip
         env=env,
         capture_output=True,
         text=True,
@@ -225,8 +252,30 @@ def test_ctrl_c_is_one_line_with_what_was_kept_and_the_resume_command(tmp_path, 
     proc, kept, err = _start_and_stop(cmd, env, cache, signal.SIGINT)
     assert proc.returncode == cli.EXIT_INTERRUPTED, err[-2000:]
     assert "Traceback" not in err
-    (line,) = [x for x in err.splitlines() if x.startswith("interrupted:")]
-    assert f"{kept:,} answers kept in {cache}" in line and "resume with: lm-eval-enterprise run --model hf" in line
+    (line,) = [x for x in re.split(r"[\r\n]", err) if x.startswith("interrupted:")]  # after the progress bar's \r
+    assert f"{kept:,} answer(s) kept in {cache}" in line and "resume with: lm-eval-enterprise run --model hf" in line
     # --clear_cache starts again from nothing
     cleared = subprocess.run([*cmd, "--clear_cache"], env=env, capture_output=True, text=True)
     assert cleared.returncode == 0 and "(0 answers stored" in cleared.stderr, cleared.stderr[-2000:]
+
+
+# ============================================================================================ verify = run (item 5)
+def test_verify_missing_data_root_is_the_usage_error_of_run(capsys, tmp_path):
+    assert "no such folder" in _usage_error(capsys, ["verify", "--data_root", str(tmp_path / "missing")])
+    assert "no such folder" in _usage_error(capsys, [*DUMMY[:-1], str(tmp_path / "missing")])
+
+
+def test_verify_refuses_the_empty_evaluation_split_run_refuses(capsys, tmp_path):
+    from lm_eval_enterprise.data import DataError, load_records
+
+    d = tmp_path / "unfair_tos"
+    d.mkdir()
+    line = {"text": "you agree to binding arbitration .", "answer": "Arbitration", "index": 0, "label": "Arbitration"}
+    (d / "train.jsonl").write_text(json.dumps(line) + "\n")
+    (d / "test.jsonl").write_text("")
+    (d / "SOURCE.md").write_text("a partial copy: one row\n")
+    with pytest.raises(DataError, match="evaluation split 'test' is empty or missing"):
+        load_records("unfair_tos", data_root=str(tmp_path))
+    assert cli.main(["verify", "--data_root", str(tmp_path), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "unfair_tos  ERROR: [unfair_tos]" in out and "evaluation split 'test' is empty or missing" in out

@@ -422,6 +422,14 @@ BINARY_SUFFIXES = frozenset(
 )
 
 
+def require_splits(src: Any, d: Path, splits: dict[str, list], eval_split: str) -> None:
+    """One :class:`DataError` line if the evaluated split or the few-shot pool split is missing or empty: checked
+    by the loader of every run and by ``verify``, so both refuse the same folders."""
+    for role, split in (("evaluation", eval_split), ("few-shot pool", src.fewshot_source_split)):
+        if not splits.get(split):
+            raise DataError(src.id, d, f"{role} split '{split}' is empty or missing")
+
+
 def describe_decode_error(exc: UnicodeDecodeError) -> str:
     return f"byte 0x{exc.object[exc.start]:02x} at column {exc.start + 1} is not UTF-8"
 

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import DataError
 from ..fewshot import helm_balanced
 from ..leakage import drop_fewshot_duplicates
-from .checks import DataReport
+from .checks import DataReport, require_splits
 from .folder import convert_folder
 from .locate import resolve_data_dir
 from .tasktree import get_source
@@ -46,14 +46,11 @@ def load_checked(
     splits = src.select(converted, subtask)
     eval_split = report.eval_split
     splits, _DEDUP_FACTS[(dataset, subtask, data_root)] = drop_fewshot_duplicates(src, splits, d, eval_split)  # [LEAK]
-    if eval_split not in splits or not splits[eval_split]:
-        raise DataError(dataset, d, f"evaluation split '{eval_split}' is empty or missing")
+    require_splits(src, d, splits, eval_split)  # per subtask, after the few-shot de-duplication
     out = {name: [src.finalize(r) for r in recs] for name, recs in splits.items()}
     if src.eval_fallback:
         out["eval"] = out[eval_split]  # the split the task YAML reads (test_split: eval)
-    pool = out.get(src.fewshot_source_split, [])
-    if not pool:
-        raise DataError(dataset, d, f"few-shot pool split '{src.fewshot_source_split}' is empty or missing")
+    pool = out[src.fewshot_source_split]
     ordered = (
         pool[:FEWSHOT_POOL_MAX]
         if src.fewshot_preordered
