@@ -589,13 +589,13 @@ def _verify(args: argparse.Namespace) -> int:
 
     from tqdm.auto import tqdm
 
-    from .data import COMPLETE_MARKER, ENV_DATA, DataError, cache_root, data_folder, inspect_folder
+    from .data import COMPLETE_MARKER, EMBEDDED, ENV_DATA, DataError, cache_root, data_folder, inspect_folder
     from .data.checks import require_splits
 
     sources = _selected_sources(args, default_all=True)
     root = args.data_root or os.environ.get(ENV_DATA)
-    if args.data_root and not Path(args.data_root).expanduser().is_dir():  # as `run --data_root`
-        args.parser.error(f"argument --data_root: {args.data_root}: no such folder")
+    if args.data_root and args.data_root != EMBEDDED and not Path(args.data_root).expanduser().is_dir():  # as run
+        args.parser.error(f"argument --data_root: {args.data_root}: no such folder (or 'embedded')")
     if root:
         base = root
         present = [(s, data_folder(s.id, root)) for s in sources if data_folder(s.id, root).is_dir()]

@@ -195,7 +195,9 @@ def find_results_files(paths: Sequence[str | os.PathLike]) -> list[Path]:
         else:
             files.extend(f for f in sorted(p.rglob("*.json")) if results_timestamp(f) or f.name.startswith("results_"))
     if not files:
-        raise SharpeInputError(f"no lm-eval results file (results_*.json) found under {', '.join(map(str, paths))}")
+        raise SharpeInputError(
+            f"no results_*.json (or <name>_<timestamp>.json) found under {', '.join(map(str, paths))}"
+        )
     return sorted(set(files))
 
 
