@@ -279,3 +279,45 @@ def test_verify_refuses_the_empty_evaluation_split_run_refuses(capsys, tmp_path)
     assert cli.main(["verify", "--data_root", str(tmp_path), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert "unfair_tos  ERROR: [unfair_tos]" in out and "evaluation split 'test' is empty or missing" in out
+
+
+# ============================================================================================ repeated ids (item 5)
+def test_repeated_ids_are_counted_never_hidden(caplog):
+    from lm_eval_enterprise.data.checks import repeated_ids
+
+    splits = {
+        "train": [{"id": "a"}, {"id": "b"}, {"id": "a"}, {"id": "a"}, {"id": "c"}, {"id": "c"}],
+        "test": [{"id": "x"}, {"id": "y"}],
+        "fewshot": [{"id": "a"}, {"id": "a"}],  # a view of train: not counted twice
+    }
+    with caplog.at_level("INFO"):
+        facts = repeated_ids("demo", splits)
+    assert facts == {"repeated_ids": {"train": {"ids": 2, "rows": 5, "first": ["a", "c"]}}}
+    assert "WARNING" in caplog.text and "train: 2 ids on 5 rows" in caplog.text
+    assert repeated_ids("demo", {"test": splits["test"]}) == {}
+
+
+def test_fiqa_sa_repeated_ids_reach_the_results_metadata(tmp_path, caplog):
+    from lm_eval_enterprise.data.load import _dataset_dict, loaded_task_metadata
+
+    d = tmp_path / "fiqa_sa"
+    d.mkdir()
+    rows = {
+        "train": [
+            ("1", "Shares of A rose", "A", 0.5),
+            ("1", "Shares of A rose", "B", -0.5),
+            ("2", "C fell", "C", -0.4),
+        ],
+        "test": [("7", "D and E", "D", 0.3), ("7", "D and E", "E", 0.0), ("8", "F flat", "F", 0.0)],
+    }
+    for split, rs in rows.items():
+        text = "".join(json.dumps({"_id": i, "sentence": s, "target": t, "score": v}) + "\n" for i, s, t, v in rs)
+        (d / f"{split}.jsonl").write_text(text)
+    with caplog.at_level("INFO"):
+        _dataset_dict("fiqa_sa", None, str(tmp_path))
+    meta = loaded_task_metadata(dataset_id="fiqa_sa", data_root=str(tmp_path))
+    assert meta["repeated_ids"] == {
+        "train": {"ids": 1, "rows": 2, "first": ["1"]},
+        "test": {"ids": 1, "rows": 2, "first": ["7"]},
+    }
+    assert "the genuine files repeat _ids" in caplog.text

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import DataError
 from ..fewshot import helm_balanced
 from ..leakage import drop_fewshot_duplicates
-from .checks import DataReport, require_splits
+from .checks import DataReport, repeated_ids, require_splits
 from .folder import convert_folder
 from .locate import resolve_data_dir
 from .tasktree import get_source
@@ -78,6 +78,7 @@ def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
         **report.metadata(),
         **_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
         **get_source(dataset).task_metadata(recs),
+        **repeated_ids(dataset, recs, getattr(get_source(dataset), "repeated_ids_note", None)),
     }
     return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()})
 
