@@ -484,8 +484,11 @@ def test_cli_verify_conversion_error_and_nothing_present(tmp_path, capsys):
     assert cli.main(["verify", "--data-root", str(tmp_path), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert f"fiqa_sa  ERROR: [fiqa_sa] {d / 'test.jsonl'}:1: invalid JSON line" in out
+    (tmp_path / "empty").mkdir()  # a folder without dataset folders: a failed check (a missing one: usage, #20)
     assert cli.main(["verify", "--data-root", str(tmp_path / "empty"), "--quiet"]) == 1
     assert "no dataset folder to verify" in capsys.readouterr().err
+    assert cli.main(["verify", "--data-root", str(tmp_path / "missing"), "--quiet"]) == 2
+    assert "--data_root: " in capsys.readouterr().err
 
 
 # ============================================================================================ every dataset
