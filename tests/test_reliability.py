@@ -321,3 +321,21 @@ def test_fiqa_sa_repeated_ids_reach_the_results_metadata(tmp_path, caplog):
         "test": {"ids": 1, "rows": 2, "first": ["7"]},
     }
     assert "the genuine files repeat _ids" in caplog.text
+
+
+# ============================================================================================ UTF-8 lines (item 5)
+@pytest.mark.parametrize("dataset, name", [("unfair_tos", "train.tsv"), ("tram", "single_label.json")])
+def test_bytes_that_are_not_utf8_are_named_by_line(tmp_path, dataset, name):
+    """A JSON or TSV source file with a bad byte: one line naming file:line and column (not a byte offset)."""
+    import shutil
+
+    from lm_eval_enterprise.data import DataError, fixture_dir, get_source
+
+    d = tmp_path / dataset
+    shutil.copytree(fixture_dir(dataset), d)
+    raw = (d / name).read_bytes()
+    cut = raw.index(b"\n", len(raw) // 2) + 1
+    (d / name).write_bytes(raw[:cut] + b"ab\xff" + raw[cut:])
+    line = raw[:cut].count(b"\n") + 1
+    with pytest.raises(DataError, match=rf"{name}:{line}: not UTF-8 text: byte 0xff at column 3 is not UTF-8$"):
+        get_source(dataset).convert(d)

@@ -27,6 +27,7 @@ from lm_eval_enterprise.data import (
     RemoteFile,
     download_url,
     map_rows,
+    read_text_utf8,
     require_columns,
     require_text,
     unverified,
@@ -86,10 +87,7 @@ def to_record(row: dict, split: str, where: str) -> dict:
 
 def read_tsv(path: Path) -> list[dict]:
     """Rows of LegalBench's ``train.tsv`` (tab-separated, header line, csv quoting as ``pandas.read_csv``)."""
-    try:
-        content = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError("unfair_tos", path, f"cannot read ({type(exc).__name__})") from exc
+    content = read_text_utf8(path, "unfair_tos")
     reader = csv.DictReader(io.StringIO(content, newline=""), delimiter="\t")
     header = reader.fieldnames or []
     lacking = [c for c in COLUMNS if c not in header]
