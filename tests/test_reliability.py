@@ -339,3 +339,15 @@ def test_bytes_that_are_not_utf8_are_named_by_line(tmp_path, dataset, name):
     line = raw[:cut].count(b"\n") + 1
     with pytest.raises(DataError, match=rf"{name}:{line}: not UTF-8 text: byte 0xff at column 3 is not UTF-8$"):
         get_source(dataset).convert(d)
+
+
+def test_nan_score_in_a_presplit_file_is_named_by_line(tmp_path):
+    from lm_eval_enterprise.data import DataError, load_records
+
+    d = tmp_path / "fiqa_sa"
+    d.mkdir()
+    good = {"_id": "1", "sentence": "Shares of A rose", "target": "A", "score": 0.5}
+    (d / "train.jsonl").write_text(json.dumps(good) + "\n")
+    (d / "test.jsonl").write_text(json.dumps(good) + "\n" + json.dumps({**good, "_id": "2", "score": float("nan")}))
+    with pytest.raises(DataError, match=r"fiqa_sa/test.jsonl:2: bad row \(ValueError: score is NaN\)$"):
+        load_records("fiqa_sa", data_root=str(tmp_path))

@@ -102,9 +102,15 @@ class Source:
         self, rows: dict[str, list[dict]], data_dir: Path, convert: Callable[[dict, str], dict | None]
     ) -> dict[str, list[dict]]:
         """Every split's rows of the pre-split layout through ``convert(row, where)`` (``where``:
-        ``<data_dir>/<split>.jsonl``, for its error messages), with :func:`map_rows`."""
+        ``<data_dir>/<split>.jsonl:<n>``, the row's number in the file as :meth:`check_presplit_rows` names it, so a
+        bad gold label, a missing column or a NaN is named with its line), with :func:`map_rows`."""
         return {
-            split: map_rows(rs, lambda r, s=split: convert(r, f"{data_dir}/{s}.jsonl"), self.id, split)
+            split: map_rows(
+                list(enumerate(rs, 1)),
+                lambda item, s=split: convert(item[1], f"{data_dir}/{s}.jsonl:{item[0]}"),
+                self.id,
+                split,
+            )
             for split, rs in rows.items()
         }
 

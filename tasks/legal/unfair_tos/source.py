@@ -26,7 +26,6 @@ from lm_eval_enterprise.data import (
     HFParquetSource,
     RemoteFile,
     download_url,
-    map_rows,
     read_text_utf8,
     require_columns,
     require_text,
@@ -143,8 +142,8 @@ class UnfairTos(HFParquetSource):
         """``train.jsonl``/``test.jsonl`` holding LegalBench rows (``text``, ``answer``, ``index``; extra fields such
         as the sample's ``label`` copy are ignored)."""
         out = {}
-        for split, rs in rows.items():
-            out[split] = map_rows(rs, lambda r, s=split: to_record(r, s, f"{data_dir}/{s}.jsonl"), self.id, split)
+        for split, rs in rows.items():  # errors name the file and line (map_presplit)
+            out |= self.map_presplit({split: rs}, data_dir, lambda r, where, s=split: to_record(r, s, where))
             _check_unique(out[split], data_dir / f"{split}.jsonl")
         return out
 
