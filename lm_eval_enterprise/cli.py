@@ -288,7 +288,9 @@ def _interrupted(cache, argv: list[str]) -> int:
         print("\ninterrupted: nothing kept (--no_cache)", file=sys.stderr)
     else:
         time.sleep(0.5)  # lm-eval's cache commits from a background thread: let it finish the last answers
-        resume = shlex.join(["lm-eval-enterprise", "run", *[a for a in argv if a != "--clear_cache"]])
+        resume = shlex.join(
+            ["lm-eval-enterprise", "run", *[a for a in argv if a not in ("--clear_cache", "--clear-cache")]]
+        )
         print(  # on a line of its own: a progress bar may have left the cursor at its end
             f"\ninterrupted: {rc.stored_answers(cache):,} answer(s) kept in {cache}; resume with: {resume}",
             file=sys.stderr,

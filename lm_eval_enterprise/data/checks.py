@@ -21,6 +21,10 @@
   report); a partly unlabelled split is an error naming the first unlabelled row.
 * **Text encoding.** A conversion stopped by bytes that are not UTF-8 is re-reported as one line naming the file
   and line (:func:`utf8_error`).
+* **Splits a run needs.** The evaluated split and the few-shot pool must hold rows (:func:`require_splits`), checked
+  by every run's loader and by ``verify`` alike.
+* **Repeated ids.** Record ids repeated within a split are kept but counted in the results metadata
+  (:func:`repeated_ids`) and logged: a warning, or information for a Source that documents them.
 """
 
 from __future__ import annotations
