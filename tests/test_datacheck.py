@@ -426,7 +426,9 @@ def test_download_failure_hint_names_the_data_root(tmp_path, monkeypatch):
     monkeypatch.setenv(D.ENV_DATA, str(tmp_path))
     with pytest.raises(DataError) as e:
         D.download_url((tmp_path / "missing.bin").as_uri(), tmp_path / "x" / "f.bin", "ds", progress=False)
-    assert str(e.value).endswith(f"obtain the source files by hand and put them into {tmp_path / 'ds'}/")
+    assert str(e.value).endswith(
+        f"run `lm-eval-enterprise prepare --dataset ds --from PATH`, or put them into {tmp_path / 'ds'}/"
+    )
     assert "point $LM_EVAL_ENTERPRISE_DATA" not in str(e.value)
 
 

@@ -8,6 +8,11 @@ dataset's ``fixture/`` folder, with a warning that it is toy data); else the cac
 
 A data folder holds either the **source layout** (the files exactly as published) or the **pre-split layout**
 (:data:`PRESPLIT_FILES` of source rows already split).
+
+When a download cannot work (host gone, gated repository, no internet), :func:`import_from`
+(``lm-eval-enterprise prepare --dataset ID --from PATH``) copies a file or folder obtained elsewhere into the
+same place a download would fill and checks it exactly like a download; what was imported (origin, files with
+their sha256, rows per split) is recorded in :data:`IMPORT_RECORD` beside the data.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from .source import Source
 log = logging.getLogger("lm_eval_enterprise.data")
 
 COMPLETE_MARKER = ".complete"  # written into a cache folder once its download was converted and checked
+IMPORT_RECORD = ".imported.json"  # written by import_from: origin, sha256 of every file, rows per split, checks
 _prepare_lock = threading.Lock()
 
 
@@ -141,6 +147,76 @@ def prepare(
             src.download(tmp, progress=progress)
             splits, _ = inspect_folder(src, tmp)
             (tmp / COMPLETE_MARKER).write_text(json.dumps({k: len(v) for k, v in splits.items()}))
+            if d.exists():
+                shutil.rmtree(d)
+            tmp.rename(d)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return d
+
+
+def _target(src: Source, data_root: str | os.PathLike | None) -> tuple[Path, bool]:
+    """Where a download or an import of ``src`` goes: ``(<root>/<id>, True)`` with a data root, else
+    ``(<cache>/<id>, False)``."""
+    root = data_root or os.environ.get(ENV_DATA)
+    if root and str(root) == EMBEDDED:
+        raise DataError(src.id, fixture_dir(src.id), "cannot import into the embedded fixture data; unset the data root")
+    if root:
+        return Path(root).expanduser() / src.id, True
+    return cache_root() / src.id, False
+
+
+def _relocated(exc: DataError, tmp: Path, origin: Path) -> DataError:
+    """The check's error with the temporary folder's path replaced by the user's own file or folder."""
+
+    def fix(text: str | None) -> str | None:
+        return text.replace(str(tmp), str(origin)) if text else text
+
+    return DataError(exc.dataset, fix(exc.where), fix(exc.problem) or "")
+
+
+def import_from(
+    src: Source, origin: str | os.PathLike, force: bool = False, data_root: str | os.PathLike | None = None
+) -> Path:
+    """``prepare --dataset ID --from PATH``: import a file (e.g. the comments zip) or a folder (its files, in the
+    source or pre-split layout) obtained elsewhere into the folder a download fills — ``<root>/<id>/`` with a data
+    root, else the cache — and check it exactly like a download (layout, columns, counts, gold labels, UTF-8;
+    :func:`~lm_eval_enterprise.data.folder.inspect_folder`). The copy is checked in a temp folder next to the
+    target and renamed into place only when it passes, so a rejected import leaves nothing behind; errors name
+    the user's own ``PATH``. The origin, the sha256 of every imported file and the rows per split are written to
+    :data:`IMPORT_RECORD`. A target already holding data is replaced only with ``force``."""
+    origin = Path(origin).expanduser()
+    if not origin.exists():
+        raise DataError(src.id, origin, "no such file or folder to import (--from)")
+    d, in_root = _target(src, data_root)
+    held = has_data(src, d) if in_root else (d / COMPLETE_MARKER).exists()
+    if held and not force:
+        raise DataError(src.id, d, "already holds this dataset's data; pass --force to replace it with the import")
+    with _prepare_lock:
+        d.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{src.id}-", dir=d.parent))
+        try:
+            if origin.is_dir():
+                shutil.copytree(origin, tmp, dirs_exist_ok=True, ignore=shutil.ignore_patterns(COMPLETE_MARKER))
+            else:
+                shutil.copy2(origin, tmp / origin.name)
+            try:
+                splits, report = inspect_folder(src, tmp)
+            except DataError as exc:
+                raise _relocated(exc, tmp, origin) from exc
+            counts = {k: len(v) for k, v in splits.items()}
+            record = {
+                "dataset": src.id,
+                "from": str(origin.resolve()),
+                "layout": report.layout,
+                "files": report.files,
+                "sha256": report.sha256,
+                "rows": counts,
+                "checks": {c.key: c.to_json() for c in report.checks},
+            }
+            (tmp / IMPORT_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            (tmp / COMPLETE_MARKER).write_text(json.dumps(counts))
             if d.exists():
                 shutil.rmtree(d)
             tmp.rename(d)

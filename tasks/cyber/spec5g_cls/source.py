@@ -55,8 +55,9 @@ def gdown_fetch(
     provide the file by hand.
     """
     by_hand = (
-        f"download {file_name} from {DRIVE_FOLDER_URL} by hand and put it in "
-        f"$LM_EVAL_ENTERPRISE_DATA/{dataset}/ (or pass --metadata '{{\"data_root\": DIR}}' with DIR/{dataset}/)"
+        f"download {file_name} from {DRIVE_FOLDER_URL} by hand and run `lm-eval-enterprise prepare --dataset "
+        f"{dataset} --from PATH`, or put it in $LM_EVAL_ENTERPRISE_DATA/{dataset}/ (or pass --metadata "
+        f"'{{\"data_root\": DIR}}' with DIR/{dataset}/)"
     )
     try:
         import gdown  # optional dependency: Google Drive client

@@ -51,6 +51,7 @@ from lm_eval_enterprise.data import (
     HFParquetSource,
     RemoteFile,
     check_count,
+    download_failure,
     exc_line,
     is_offline,
     local_parquet_files,
@@ -509,11 +510,7 @@ class Finer139(HFParquetSource):
             try:
                 api.hf_hub_download(repo_id=self.hf_repo, filename=f.name, repo_type="dataset", local_dir=str(dest))
             except Exception as exc:  # network / auth / missing file: one actionable line
-                raise DataError(
-                    self.id,
-                    f"{where}/{f.name}",
-                    f"download failed ({exc_line(exc)}); download {f.url} by hand into ${ENV_DATA}/{self.id}/",
-                ) from exc
+                raise download_failure(self.id, f"{where}/{f.name}", exc, repo_id=self.hf_repo) from exc
 
     # -- conversion -----------------------------------------------------------------------------------------
     def infos(self, d: Path) -> tuple[list[str] | None, dict[str, int], Path | None]:

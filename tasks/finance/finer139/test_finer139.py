@@ -443,7 +443,8 @@ def test_download_failure_and_offline_are_one_line_errors(tmp_path, monkeypatch)
     with pytest.raises(
         DataError,
         match=r"^\[finer139\] hf://datasets/nlpaueb/finer-139/dataset_infos.json: download "
-        r"failed \(OSError: 404 Client Error: Entry Not Found\); download https://",
+        r"failed: HTTP 404: the file or repository is missing at that address \(OSError: 404 Client Error: Entry "
+        r"Not Found\); obtain the files elsewhere and run `lm-eval-enterprise prepare --dataset finer139 --from",
     ):
         SRC.download(tmp_path, api=FakeHub(fail="dataset_infos.json"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
