@@ -417,7 +417,9 @@ def _prepare_from(args: argparse.Namespace) -> int:
         d = import_from(src, args.from_path, force=args.force)
     except DataError as exc:
         return fail(str(exc))
-    print(f"{src.id}: imported {args.from_path} into {d} (checked like a download; sha256 and rows in {d}/.imported.json)")
+    print(
+        f"{src.id}: imported {args.from_path} into {d} (checked like a download; sha256 and rows in {d}/.imported.json)"
+    )
     return 0
 
 

@@ -161,7 +161,9 @@ def _target(src: Source, data_root: str | os.PathLike | None) -> tuple[Path, boo
     ``(<cache>/<id>, False)``."""
     root = data_root or os.environ.get(ENV_DATA)
     if root and str(root) == EMBEDDED:
-        raise DataError(src.id, fixture_dir(src.id), "cannot import into the embedded fixture data; unset the data root")
+        raise DataError(
+            src.id, fixture_dir(src.id), "cannot import into the embedded fixture data; unset the data root"
+        )
     if root:
         return Path(root).expanduser() / src.id, True
     return cache_root() / src.id, False
