@@ -614,7 +614,10 @@ class Finer139(HFParquetSource):
         """Sentences per split before filtering, through the shared count check: the card's sizes are unverified
         (warning on mismatch); a fixture's ``MANIFEST.json`` ``raw_rows`` are its own exact counts."""
         expected = {
-            k: unverified(v, "dataset card size, not counted on the genuine files") for k, v in RAW_ROWS.items()
+            k: unverified(
+                v, "sizes of a card derived from FiNER-139 (900,384 / 108,378); not counted on the genuine files"
+            )
+            for k, v in RAW_ROWS.items()
         }
         manifest = raw_dir / MANIFEST
         if manifest.exists():
