@@ -173,7 +173,11 @@ def _relocated(exc: DataError, tmp: Path, origin: Path) -> DataError:
     """The check's error with the temporary folder's path replaced by the user's own file or folder."""
 
     def fix(text: str | None) -> str | None:
-        return text.replace(str(tmp), str(origin)) if text else text
+        if not text:
+            return text
+        if origin.is_file():
+            text = text.replace(str(tmp / origin.name), str(origin))
+        return text.replace(str(tmp), str(origin))
 
     return DataError(exc.dataset, fix(exc.where), fix(exc.problem) or "")
 

@@ -63,6 +63,8 @@ from lm_eval_enterprise.fewshot import top_k_labels
 log = logging.getLogger("lm_eval_enterprise.finer139")
 
 HF_REPO = "nlpaueb/finer-139"
+# the files as published: a named revision, not a commit (no commit sha of the repo could be confirmed; README)
+HF_MAIN = "main"
 CONFIG = "finer-139"
 TOP_K = 10
 N_EVAL = 1000
@@ -70,7 +72,7 @@ SEED = 0
 LABEL_NAMES_FILE = "label_names.json"
 ZIP_NAME = "finer139.zip"
 INFOS_NAME = "dataset_infos.json"
-HUB_URL = "https://huggingface.co/datasets/{repo}/resolve/main/{name}"
+HUB_URL = "https://huggingface.co/datasets/{repo}/resolve/{revision}/{name}"
 SPLITS = ("train", "test")  # read; the published validation.jsonl is unused
 # sentences before filtering: from the dataset card, not counted on the genuine files (a mismatch is a warning)
 RAW_ROWS = {"train": 900_384, "test": 108_378}
@@ -453,7 +455,9 @@ class Finer139(HFParquetSource):
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG
     hf_splits = SPLITS
-    files = tuple(RemoteFile(name, HUB_URL.format(repo=HF_REPO, name=name)) for name in (ZIP_NAME, INFOS_NAME))
+    files = tuple(
+        RemoteFile(name, HUB_URL.format(repo=HF_REPO, revision=HF_MAIN, name=name)) for name in (ZIP_NAME, INFOS_NAME)
+    )
     expected_rows = {
         "test": unverified(N_EVAL, "recipe sample size (1,000 kept test sentences); genuine files not counted"),
         "train": unverified(None, "kept train sentences (top-10 filter): no published count"),
@@ -508,7 +512,9 @@ class Finer139(HFParquetSource):
             api = HfApi()
         for f in self.files:
             try:
-                api.hf_hub_download(repo_id=self.hf_repo, filename=f.name, repo_type="dataset", local_dir=str(dest))
+                api.hf_hub_download(
+                    repo_id=self.hf_repo, filename=f.name, repo_type="dataset", revision=HF_MAIN, local_dir=str(dest)
+                )
             except Exception as exc:  # network / auth / missing file: one actionable line
                 raise download_failure(self.id, f"{where}/{f.name}", exc, repo_id=self.hf_repo) from exc
 

@@ -429,8 +429,8 @@ def test_download_fetches_the_published_zip_and_infos(tmp_path, monkeypatch):
     SRC.download(tmp_path, api=api)
     # hf_hub_download of the main branch's two files (no parquet listing, no converted revision)
     assert api.calls == [
-        ("nlpaueb/finer-139", "finer139.zip", "dataset", None),
-        ("nlpaueb/finer-139", "dataset_infos.json", "dataset", None),
+        ("nlpaueb/finer-139", "finer139.zip", "dataset", "main"),
+        ("nlpaueb/finer-139", "dataset_infos.json", "dataset", "main"),
     ]
     assert [f.name for f in SRC.files] == ["finer139.zip", "dataset_infos.json"]
     assert SRC.files[0].url == "https://huggingface.co/datasets/nlpaueb/finer-139/resolve/main/finer139.zip"
