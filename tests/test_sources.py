@@ -230,7 +230,7 @@ def test_import_a_single_file_into_the_data_root(tmp_path, monkeypatch):
     record = json.loads((d / IMPORT_RECORD).read_text())
     assert record["files"] == {zip_file.name: _sha(zip_file)} and record["from"] == str(zip_file.resolve())
     assert record["checks"]["test"]["status"] == "warning" and record["checks"]["test"]["expected"] == 1000
-    with pytest.raises(DataError, match="already holds this dataset's data; pass --force"):
+    with pytest.raises(DataError, match="already holds files of this dataset; pass --force"):
         import_from(get_source("reddit_climate"), zip_file)
     assert import_from(get_source("reddit_climate"), zip_file, force=True) == d
 

@@ -23,9 +23,12 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import DataError, warn_once
+from .checks import DataReport
 from .config import EMBEDDED, ENV_DATA, cache_root, is_offline, offline_flags
 from .fixtures import fixture_dir
 from .folder import PRESPLIT_FILES, convert_folder, inspect_folder
@@ -141,19 +144,33 @@ def prepare(
     with _prepare_lock:
         if not force and ((d / COMPLETE_MARKER).exists() or (root and has_data(src, d))):
             return d  # another thread finished it meanwhile
-        d.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{src.id}-", dir=d.parent))
-        try:
+        with _staged(src, d) as tmp:
             src.download(tmp, progress=progress)
-            splits, _ = inspect_folder(src, tmp)
-            (tmp / COMPLETE_MARKER).write_text(json.dumps({k: len(v) for k, v in splits.items()}))
-            if d.exists():
-                shutil.rmtree(d)
-            tmp.rename(d)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+            _check_staged(src, tmp)
     return d
+
+
+@contextmanager
+def _staged(src: Source, d: Path) -> Iterator[Path]:
+    """A temp folder next to ``d`` to fill and check; renamed to ``d`` (replacing it) when the block succeeds,
+    removed in every case, so a failure never leaves a half-written folder or replaces a good one."""
+    d.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{src.id}-", dir=d.parent))
+    try:
+        yield tmp
+        if d.exists():
+            shutil.rmtree(d)
+        tmp.rename(d)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _check_staged(src: Source, tmp: Path) -> tuple[dict[str, list[dict]], DataReport]:
+    """Every load-time check on a filled temp folder (as on any load), then the :data:`COMPLETE_MARKER`."""
+    splits, report = inspect_folder(src, tmp)
+    (tmp / COMPLETE_MARKER).write_text(json.dumps({k: len(v) for k, v in splits.items()}))
+    return splits, report
 
 
 def _target(src: Source, data_root: str | os.PathLike | None) -> tuple[Path, bool]:
@@ -191,42 +208,31 @@ def import_from(
     :func:`~lm_eval_enterprise.data.folder.inspect_folder`). The copy is checked in a temp folder next to the
     target and renamed into place only when it passes, so a rejected import leaves nothing behind; errors name
     the user's own ``PATH``. The origin, the sha256 of every imported file and the rows per split are written to
-    :data:`IMPORT_RECORD`. A target already holding data is replaced only with ``force``."""
+    :data:`IMPORT_RECORD`. A target folder already holding files (a checked download, in the cache) is replaced only with ``force``."""
     origin = Path(origin).expanduser()
     if not origin.exists():
         raise DataError(src.id, origin, "no such file or folder to import (--from)")
     d, in_root = _target(src, data_root)
-    held = has_data(src, d) if in_root else (d / COMPLETE_MARKER).exists()
-    if held and not force:
-        raise DataError(src.id, d, "already holds this dataset's data; pass --force to replace it with the import")
-    with _prepare_lock:
-        d.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{src.id}-", dir=d.parent))
+    held = (d.is_dir() and any(d.iterdir())) if in_root else (d / COMPLETE_MARKER).exists()
+    if held and not force:  # never delete a user's files (or a checked download) unasked
+        raise DataError(src.id, d, "already holds files of this dataset; pass --force to replace them with the import")
+    with _prepare_lock, _staged(src, d) as tmp:
+        if origin.is_dir():
+            shutil.copytree(origin, tmp, dirs_exist_ok=True, ignore=shutil.ignore_patterns(COMPLETE_MARKER))
+        else:
+            shutil.copy2(origin, tmp / origin.name)
         try:
-            if origin.is_dir():
-                shutil.copytree(origin, tmp, dirs_exist_ok=True, ignore=shutil.ignore_patterns(COMPLETE_MARKER))
-            else:
-                shutil.copy2(origin, tmp / origin.name)
-            try:
-                splits, report = inspect_folder(src, tmp)
-            except DataError as exc:
-                raise _relocated(exc, tmp, origin) from exc
-            counts = {k: len(v) for k, v in splits.items()}
-            record = {
-                "dataset": src.id,
-                "from": str(origin.resolve()),
-                "layout": report.layout,
-                "files": report.files,
-                "sha256": report.sha256,
-                "rows": counts,
-                "checks": {c.key: c.to_json() for c in report.checks},
-            }
-            (tmp / IMPORT_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-            (tmp / COMPLETE_MARKER).write_text(json.dumps(counts))
-            if d.exists():
-                shutil.rmtree(d)
-            tmp.rename(d)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+            splits, report = _check_staged(src, tmp)
+        except DataError as exc:
+            raise _relocated(exc, tmp, origin) from exc
+        record = {
+            "dataset": src.id,
+            "from": str(origin.resolve()),
+            "layout": report.layout,
+            "files": report.files,
+            "sha256": report.sha256,
+            "rows": {k: len(v) for k, v in splits.items()},
+            "checks": {c.key: c.to_json() for c in report.checks},
+        }
+        (tmp / IMPORT_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return d
