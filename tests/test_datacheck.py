@@ -393,8 +393,8 @@ def test_prepare_offline_never_tries_the_network(tmp_path, monkeypatch):
     assert str(e.value) == (
         f"[gold_news] {tmp_path / 'gold_news'}: offline (HF_DATASETS_OFFLINE): nothing is "
         "downloaded; put the source files ['finalDataset_0208.csv'] (or pre-split "
-        f"test.jsonl/train.jsonl/valid.jsonl) into {tmp_path / 'gold_news'}, or unset "
-        "HF_DATASETS_OFFLINE to download"
+        f"test.jsonl/train.jsonl/valid.jsonl) into {tmp_path / 'gold_news'}, or import them with "
+        "`lm-eval-enterprise prepare --dataset gold_news --from PATH`, or unset HF_DATASETS_OFFLINE to download"
     )
     assert "LM_EVAL_ENTERPRISE_DATA" not in str(e.value)  # never "set the variable" that is set
     with pytest.raises(

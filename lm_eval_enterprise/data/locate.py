@@ -77,7 +77,8 @@ def resolve_data_dir(
             src.id,
             d,
             "not in the cache and downloads are off (offline); run `lm-eval-enterprise "
-            f"prepare --dataset {src.id}` with internet, or set ${ENV_DATA}=DIR with DIR/{src.id}/ "
+            f"prepare --dataset {src.id}` with internet, or `prepare --dataset {src.id} --from PATH` with files "
+            f"obtained elsewhere, or set ${ENV_DATA}=DIR with DIR/{src.id}/ "
             f'holding {[f.name for f in src.files]}, or pass --metadata \'{{"data_root": "DIR"}}\'',
         )
     return prepare(src, progress=progress)
@@ -139,7 +140,10 @@ def prepare(
     if is_offline():
         flags = ", ".join(offline_flags())
         raise DataError(
-            src.id, d, f"offline ({flags}): nothing is downloaded; {data_hint(src, d)}, or unset {flags} to download"
+            src.id,
+            d,
+            f"offline ({flags}): nothing is downloaded; {data_hint(src, d)}, or import them with "
+            f"`lm-eval-enterprise prepare --dataset {src.id} --from PATH`, or unset {flags} to download",
         )
     with _prepare_lock:
         if not force and ((d / COMPLETE_MARKER).exists() or (root and has_data(src, d))):
