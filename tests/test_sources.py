@@ -293,3 +293,11 @@ def test_cli_prepare_from(tmp_path, capsys):
     assert err.startswith(f"error: [edtsum] {wrong}: no data files") and "\n" not in err
     assert cli.main(["prepare", "--dataset", "fiqa_sa", "--dataset", "edtsum", "--from", str(wrong)]) == 2
     assert "--from imports one dataset: give exactly one --dataset ID" in capsys.readouterr().err
+
+
+def test_an_unreachable_hub_is_reported_by_its_network_cause():
+    """huggingface_hub wraps a failed connection in LocalEntryNotFoundError: the DNS failure inside is the reason."""
+    outer = hub_errors.LocalEntryNotFoundError("An error happened while trying to locate the file on the Hub.")
+    outer.__cause__ = _dns_failure()
+    assert failure_reason(outer).startswith("unreachable host: DNS failure")
+    assert failure_reason(hub_errors.LocalEntryNotFoundError("cannot find it")).startswith("the hub could not be")

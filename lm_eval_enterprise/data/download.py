@@ -114,36 +114,48 @@ def _hub_reason(exc: BaseException, repo_id: str | None) -> str | None:
     return None
 
 
-def failure_reason(exc: BaseException, repo_id: str | None = None) -> str:
-    """Why a download failed, in words a user can act on, from the real exception classes of ``huggingface_hub``,
-    ``requests`` and ``urllib`` (walking the exceptions they wrap): gated repository (token + accepted terms),
-    repository / revision / file not found, unreachable host (DNS failure, refused or timed-out connection), HTTP
-    401/403/404/429/5xx. ``repo_id``: the hub repository (names its page in the gated message)."""
+def _network_reason(chain: list[BaseException]) -> str | None:
+    """DNS failure, timeout or no connection, when one of the exceptions says so (class or wording)."""
     import socket
 
-    chain = _chain(exc)
-    for e in chain:
-        hub = _hub_reason(e, repo_id)
-        if hub:
-            return hub
-    for e in chain:
-        status = _http_status(e)
-        if status is not None:
-            return _STATUS_REASONS.get(status, f"HTTP {status}: the server refused or failed the request")
     texts = " ".join(f"{type(e).__name__} {e}" for e in chain).lower()
-    said = re.search(r"\b([45]\d\d) (?:client|server) error", texts)  # requests' wording: "404 Client Error: ..."
-    if said:
-        status = int(said.group(1))
-        return _STATUS_REASONS.get(status, f"HTTP {status}: the server refused or failed the request")
     if any(isinstance(e, socket.gaierror) for e in chain) or any(w in texts for w in _DNS_WORDS):
         return "unreachable host: DNS failure (the host name does not resolve)"
     if any(isinstance(e, (TimeoutError, socket.timeout)) for e in chain) or "timed out" in texts:
         return "unreachable host: the connection timed out"
     if any(isinstance(e, ConnectionError) for e in chain) or "connection" in texts:
         return "unreachable host: no connection"
-    if any(isinstance(e, FileNotFoundError) for e in chain):
-        return "missing file"
-    return "unexpected error"
+    return None
+
+
+def _status_reason(chain: list[BaseException]) -> str | None:
+    """The reason of an HTTP status carried by an exception (``code`` / ``response.status_code``) or written in its
+    message the way ``requests`` words it (``404 Client Error: ...``)."""
+    status = next((s for s in map(_http_status, chain) if s is not None), None)
+    if status is None:
+        said = re.search(r"\b([45]\d\d) (?:client|server) error", " ".join(str(e) for e in chain).lower())
+        status = int(said.group(1)) if said else None
+    if status is None:
+        return None
+    return _STATUS_REASONS.get(status, f"HTTP {status}: the server refused or failed the request")
+
+
+def failure_reason(exc: BaseException, repo_id: str | None = None) -> str:
+    """Why a download failed, in words a user can act on, from the real exception classes of ``huggingface_hub``,
+    ``requests`` and ``urllib`` (walking the exceptions they wrap): gated repository (token + accepted terms),
+    repository / revision / file not found, unreachable host (DNS failure, refused or timed-out connection), HTTP
+    401/403/404/429/5xx. ``repo_id``: the hub repository (names its page in the gated message). A hub that could not
+    be reached (``LocalEntryNotFoundError``) is reported by its network cause when the wrapped exceptions name one."""
+    chain = _chain(exc)
+    hub = next((r for r in (_hub_reason(e, repo_id) for e in chain) if r), None)
+    if hub and hub.startswith("the hub could not be reached"):
+        return _network_reason(chain[1:]) or hub
+    if hub:
+        return hub
+    reason = _status_reason(chain) or _network_reason(chain)
+    if reason:
+        return reason
+    return "missing file" if any(isinstance(e, FileNotFoundError) for e in chain) else "unexpected error"
 
 
 def download_failure(
