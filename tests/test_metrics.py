@@ -523,6 +523,7 @@ def test_gold_news_documents_report_their_question():
     doc = {"label": "Yes", "label_names": ["Yes", "No"], "question_id": "direction_up"}
     out = H.classification_weighted_helm(doc, [" Yes"])
     assert out["weighted_f1"]["question_id"] == "direction_up" == out["weighted_f1_helm"]["question_id"]
-    assert "question_id" not in H.classification_weighted({"label": "No", "label_names": ["Yes", "No"]}, ["No"])[
-        "weighted_f1"
-    ]
+    assert (
+        "question_id"
+        not in H.classification_weighted({"label": "No", "label_names": ["Yes", "No"]}, ["No"])["weighted_f1"]
+    )
