@@ -135,8 +135,9 @@ def test_tiny_models_aggregate(tiny_runs, tmp_path, capsys):
 def test_noisy_oracles_recompute_lm_eval_exactly(oracle_runs):
     """μ per template of gold_news = the mean over its questions of each question's weighted F1, exactly lm-eval's
     number; the baseline is the mean over questions of each question's uniform baseline."""
-    from lm_eval_enterprise.sharpe import baselines as BL
     from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES
+
+    from lm_eval_enterprise.sharpe import baselines as BL
 
     res = aggregate([oracle_runs], bootstrap=300, progress=False)
     assert res["models"] == ["noisy-oracle-0", "noisy-oracle-1"]
@@ -182,3 +183,25 @@ def test_noisy_oracles_recompute_lm_eval_exactly(oracle_runs):
         assert any(v > 0 for v in row["format_failure"].values())  # the "???" answers are format failures
     md = leaderboard_markdown([str(oracle_runs)])
     assert "noisy-oracle-0" in md and "ent_gold_news" in md
+
+
+def test_sparse_estimator_splits_gold_news_by_question(oracle_runs):
+    """The sparse estimator (``sharpe.sparse_io``) on a run where every cell is observed: one cell matrix per
+    question (documents = that question's headlines), s_t = mean over the nine questions — the full tool's and
+    lm-eval's number."""
+    from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES
+
+    from lm_eval_enterprise.sharpe.sparse_io import aggregate_sparse
+
+    est = aggregate_sparse([str(oracle_runs)], bootstrap=0)
+    full = aggregate([oracle_runs], bootstrap=0, progress=False)
+    assert len(est["records"]) == 2
+    for rec in est["records"]:
+        assert sorted(rec["questions"]) == sorted(CATEGORIES) and rec["cells_observed"] == rec["cells_total"]
+        (f,) = [
+            r
+            for r in full["records"]
+            if r["model"] == rec["model"] and r["group"] == "ent_gold_news" and r["scoring_mode"] == "strict"
+        ]
+        assert rec["scores"] == pytest.approx(f["template_scores"], abs=1e-12)
+        assert rec["mean"] == pytest.approx(f["mean"], abs=1e-12)
