@@ -74,7 +74,8 @@ class Source:
     expected_rows: dict[str, Rows] = {}
     labels: tuple[str, ...] = ()  # classification label set (canonical spelling, spec order)
     positive_label: str | None = None  # binary F1 tasks
-    subtasks: tuple[str, ...] = ()  # datasets made of several tasks (gold_news)
+    # datasets made of several questions about each item (gold_news): one task, documents = item × question
+    subtasks: tuple[str, ...] = ()
     eval_split: str = "test"
     # split evaluated instead when every record of eval_split lacks a gold answer (e.g. an unlabelled test release);
     # the task YAML of such a dataset reads the split "eval", which the data layer fills with the chosen one
@@ -144,6 +145,10 @@ class Source:
         if subtask:
             raise DataError(self.id, None, f"unknown subtask {subtask!r} (dataset has none)")
         return splits
+
+    def subtasks_present(self, splits: dict[str, list[dict]]) -> tuple[str, ...]:
+        """The :attr:`subtasks` this copy of the data (converted splits) has labels for (default: all)."""
+        return self.subtasks
 
     def finalize(self, record: dict) -> dict:
         """Add the fields every task of this type needs (label set, positive label)."""
