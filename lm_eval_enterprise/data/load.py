@@ -3,7 +3,9 @@
 :func:`load_checked` = the data folder (:mod:`~lm_eval_enterprise.data.locate`) → converted and checked splits
 (:mod:`~lm_eval_enterprise.data.folder`, through the on-disk cache) → one subtask → [LEAK] removal of evaluation
 items equal to a pool item (:mod:`lm_eval_enterprise.leakage`) → the fields of the task type
-(:meth:`Source.finalize`) → the [BAL]-ordered ``fewshot`` split (:mod:`lm_eval_enterprise.fewshot`). Conversions
+(:meth:`Source.finalize`) → the [BAL]-ordered ``fewshot`` split (:mod:`lm_eval_enterprise.fewshot`) → the
+evaluated split in its seeded fair order (:mod:`lm_eval_enterprise.data.order`: every prefix a fair sample for
+``--limit``; stratified by gold label where there is one, a ranking query's candidates kept together). Conversions
 and ``datasets`` objects are also cached in memory per process, so the five-plus template variants of a dataset
 share one load.
 """
@@ -22,6 +24,7 @@ from ..leakage import drop_fewshot_duplicates
 from .checks import DataReport
 from .folder import convert_folder
 from .locate import resolve_data_dir
+from .order import EVAL_ORDER_SEED, fair_order, order_metadata
 from .tasktree import get_source
 
 FEWSHOT_POOL_MAX = 256  # length of the [BAL]-ordered fewshot split (any --num_fewshot up to this is exact)
@@ -60,7 +63,19 @@ def load_checked(
         else helm_balanced(pool, src.fewshot_key, min(len(pool), FEWSHOT_POOL_MAX))
     )
     out["fewshot"] = [src.fewshot_transform(r) for r in ordered]
+    # the evaluated split in its seeded fair order (after the pool is taken: the shots never depend on it)
+    out[eval_split], _ORDER_FACTS[(dataset, subtask, data_root)] = _fair_eval_order(src, out[eval_split])
+    if src.eval_fallback:
+        out["eval"] = out[eval_split]
     return out, report
+
+
+def _fair_eval_order(src, records: list[dict]) -> tuple[list[dict], dict]:
+    """:func:`~lm_eval_enterprise.data.order.fair_order` of one evaluation split with the Source's stratum and
+    unit keys, and the ``eval_order`` metadata (seed, method) every task of the dataset records."""
+    ordered, method = fair_order(records, stratum=src.eval_stratum, group=src.eval_group, seed=EVAL_ORDER_SEED)
+    grouped = any(src.eval_group(r) is not None for r in records)
+    return ordered, order_metadata(method, EVAL_ORDER_SEED, unit="query" if grouped else "document")
 
 
 def load_records(
@@ -80,6 +95,7 @@ def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
     _TASK_METADATA[(dataset, subtask, data_root)] = {
         **report.metadata(),
         **_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
+        **_ORDER_FACTS.get((dataset, subtask, data_root), {}),
         **get_source(dataset).task_metadata(recs),
     }
     return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()})
@@ -100,6 +116,7 @@ def _from_records(records: list[dict]):
 
 _TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → report + Source facts of the cached data
 _DEDUP_FACTS: dict[tuple, dict] = {}  # same key → facts of the last [LEAK] few-shot de-duplication (leakage.py)
+_ORDER_FACTS: dict[tuple, dict] = {}  # same key → the evaluation order's seed and method (order.py)
 
 
 def _dataset_key(dataset_id: str | None, subtask_id: str | None, data_root: str | None) -> tuple:
@@ -137,3 +154,4 @@ def clear_caches() -> None:
     _dataset_dict.cache_clear()
     _TASK_METADATA.clear()
     _DEDUP_FACTS.clear()
+    _ORDER_FACTS.clear()
