@@ -16,7 +16,7 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
   (130 lines in the demo; our README documents the ``--metadata`` keys). Then merges the facts the loader computed
   from the data (:func:`lm_eval_enterprise.data.loaded_task_metadata`, e.g. the label list actually used, row
   counts) into the task's ``metadata``, so they are written to ``results["configs"][task]["metadata"]``.
-* ``build_all_requests``: with ``--limit`` or a sparse plan, a classification task whose evaluated documents lack
+* ``build_all_requests``: with ``--limit``, a classification task whose evaluated documents lack
   gold classes of the label set says so once in the log and in its metadata (``eval_subset``), then lm-eval's own.
 * ``doc_to_text`` / ``doc_to_target`` / ``doc_to_choice`` / ``resolve_field``: Jinja prompts rendered with a
   compiled-template cache (:mod:`lm_eval_enterprise.speedups`; same output, version-guarded, falls back to
@@ -57,25 +57,25 @@ class EnterpriseTask(ConfigurableTask):
             self.config.metadata.update(facts)
 
     # -- a limited run: the gold classes it lacks ----------------------------------------------------------------
-    def build_all_requests(self, *, limit: int | None = None, samples: list[int] | None = None, **kwargs: Any) -> None:
-        self._note_subset(limit, samples)
-        super().build_all_requests(limit=limit, samples=samples, **kwargs)
+    def build_all_requests(self, *, limit: int | None = None, **kwargs: Any) -> None:
+        self._note_subset(limit)
+        super().build_all_requests(limit=limit, **kwargs)
 
-    def _note_subset(self, limit: int | None, samples: list[int] | None) -> None:
-        """With ``--limit`` (the first ``limit`` documents of the fair order) or a sparse plan (``samples``), a
-        classification task whose evaluated documents lack gold classes of its label set says so once in the log
-        and in its metadata (``eval_subset``; :func:`lm_eval_enterprise.data.order.subset_notice`)."""
+    def _note_subset(self, limit: int | None) -> None:
+        """With ``--limit N`` (the first N documents of the fair order; a sparse plan with ``--limit`` plans over
+        the same N), a classification task whose evaluated documents lack gold classes of its label set says so once
+        in the log and in its metadata (``eval_subset``; :func:`lm_eval_enterprise.data.order.subset_notice`)."""
         meta = self.config.metadata
-        if (limit is None and samples is None) or not isinstance(meta, dict):
+        if limit is None or not isinstance(meta, dict):
             return
         if not str(meta.get("task_family", "")).startswith("classification"):
             return
         docs = self.eval_docs
-        chosen = [docs[i] for i in (samples if samples is not None else range(min(limit, len(docs))))]
-        if not chosen or len(chosen) == len(docs):
+        if not 0 < limit < len(docs):
             return
         from .data.order import subset_notice
 
+        chosen = [docs[i] for i in range(int(limit))]
         meta.update(subset_notice(meta.get("dataset", self.config.task), chosen, chosen[0]["label_names"], len(docs)))
 
     # -- the context budget ----------------------------------------------------------------------------------

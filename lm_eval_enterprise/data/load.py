@@ -24,7 +24,7 @@ from ..leakage import drop_fewshot_duplicates
 from .checks import DataReport
 from .folder import convert_folder
 from .locate import resolve_data_dir
-from .order import EVAL_ORDER_SEED, fair_order, order_metadata
+from .order import EVAL_ORDER_SEED, fair_order, forget_notices, order_metadata
 from .tasktree import get_source
 
 FEWSHOT_POOL_MAX = 256  # length of the [BAL]-ordered fewshot split (any --num_fewshot up to this is exact)
@@ -149,9 +149,11 @@ def loaded_task_metadata(
 
 
 def clear_caches() -> None:
-    """Forget the in-process caches (conversions, ``datasets`` objects, metadata); the on-disk cache stays."""
+    """Forget the in-process caches (conversions, ``datasets`` objects, metadata, the limited-run notices already
+    logged); the on-disk cache stays."""
     _converted.cache_clear()
     _dataset_dict.cache_clear()
     _TASK_METADATA.clear()
     _DEDUP_FACTS.clear()
     _ORDER_FACTS.clear()
+    forget_notices()

@@ -114,7 +114,7 @@ def subset_notice(dataset: str, docs: Sequence[dict], label_set: Sequence[str], 
         _NOTED.add(key)
         log.warning(
             "[%s] the limited run evaluates %d of %d documents, which lack %d of the %d gold classes: %s "
-            "(macro F1 averages over the classes present)",
+            "(macro F1 averages over the classes present; docs/data.md#evaluation-order)",
             dataset,
             len(docs),
             total,
@@ -123,3 +123,8 @@ def subset_notice(dataset: str, docs: Sequence[dict], label_set: Sequence[str], 
             ", ".join(missing),
         )
     return {"eval_subset": {"docs": len(docs), "of": total, "missing_classes": missing}}
+
+
+def forget_notices() -> None:
+    """Log the limited-run notices again (:func:`~lm_eval_enterprise.data.clear_caches` calls this)."""
+    _NOTED.clear()
