@@ -111,6 +111,20 @@ def test_data_layer_orders_only_the_evaluated_split(dataset):
     ]
 
 
+def test_gold_news_questions_share_one_headline_order():
+    """The nine questions are asked about the same headlines and the dataset row pairs them by headline: one seeded
+    shuffle of the headlines, the same for every question (no per-question stratification)."""
+    src = get_source("gold_news")
+    orders = {q: [r["id"] for r in load_records("gold_news", q, data_root="embedded")["test"]] for q in src.subtasks}
+    first = next(iter(orders.values()))
+    assert all(o == first for o in orders.values())
+    converted, _ = convert_folder(src, fixture_dir("gold_news"))
+    assert first != [r["id"] for r in converted["test"]] and sorted(first) == sorted(r["id"] for r in converted["test"])
+    tm = make_task_manager(data_root="embedded")
+    task = load_tasks(tm, ["ent_gold_news_direction_up__t1"]).leaves["ent_gold_news_direction_up__t1"]
+    assert task.config.metadata["eval_order"] == {"seed": EVAL_ORDER_SEED, "method": SHUFFLED, "unit": "headline"}
+
+
 # ------------------------------------------------------------------------------------------------ end to end
 def _label_sorted_iotspotter(tmp_path):
     """The iotspotter fixture with its test file sorted by label, non-IoT first (as IoTSpotter's genuine test file

@@ -74,8 +74,7 @@ def _fair_eval_order(src, records: list[dict]) -> tuple[list[dict], dict]:
     """:func:`~lm_eval_enterprise.data.order.fair_order` of one evaluation split with the Source's stratum and
     unit keys, and the ``eval_order`` metadata (seed, method) every task of the dataset records."""
     ordered, method = fair_order(records, stratum=src.eval_stratum, group=src.eval_group, seed=EVAL_ORDER_SEED)
-    grouped = any(src.eval_group(r) is not None for r in records)
-    return ordered, order_metadata(method, EVAL_ORDER_SEED, unit="query" if grouped else "document")
+    return ordered, order_metadata(method, EVAL_ORDER_SEED, unit=src.eval_unit)
 
 
 def load_records(
