@@ -96,7 +96,9 @@ def weighted_f1(golds, preds, labels) -> float:
 
 
 def macro_f1(golds, preds, labels) -> float:
-    """[MF1]: see :func:`classification_f1` (``average="macro"``)."""
+    """[MF1]: (1/|G|)·Σ_{j∈G} F1_j over the classes G of ``labels`` present in ``golds`` (HELM fits its label
+    binarizer on the gold references), so classes absent from a ``--limit`` subset do not punish a perfect model;
+    see :func:`classification_f1` (``average="macro"``)."""
     return classification_f1(golds, preds, labels, "macro")
 
 
