@@ -105,7 +105,7 @@ def run_parser() -> argparse.ArgumentParser:
 
 def run(argv: list[str]) -> int:
     """lm-eval's ``run`` through its public pieces: lm-eval's own argument parser and ``EvaluatorConfig``, then
-    ``simple_evaluate`` with the :class:`~lm_eval_enterprise.task_manager.EnterpriseTaskManager` we build (our
+    ``simple_evaluate`` with the ``TaskManager`` we build (:func:`lm_eval_enterprise.runner.make_task_manager`: our
     task folder on the include path, lm-eval's built-in index only with ``--include_defaults``) and the model's
     context budget in the task metadata. The argv is parsed once; the tasks are built once (:func:`_evaluate`)."""
     from .. import TASK_DIR

@@ -74,7 +74,8 @@ class Source:
     expected_rows: dict[str, Rows] = {}
     labels: tuple[str, ...] = ()  # classification label set (canonical spelling, spec order)
     positive_label: str | None = None  # binary F1 tasks
-    subtasks: tuple[str, ...] = ()  # datasets made of several tasks (gold_news)
+    # datasets made of several questions about each item (gold_news): one task, documents = item × question
+    subtasks: tuple[str, ...] = ()
     eval_split: str = "test"
     # split evaluated instead when every record of eval_split lacks a gold answer (e.g. an unlabelled test release);
     # the task YAML of such a dataset reads the split "eval", which the data layer fills with the chosen one
@@ -145,6 +146,10 @@ class Source:
             raise DataError(self.id, None, f"unknown subtask {subtask!r} (dataset has none)")
         return splits
 
+    def subtasks_present(self, splits: dict[str, list[dict]]) -> tuple[str, ...]:
+        """The :attr:`subtasks` this copy of the data (converted splits) has labels for (default: all)."""
+        return self.subtasks
+
     def finalize(self, record: dict) -> dict:
         """Add the fields every task of this type needs (label set, positive label)."""
         if self.task_type == "classification":
@@ -154,6 +159,20 @@ class Source:
         elif self.task_type == "mc":
             record = mc_fields(record)
         return record
+
+    # what one unit of the evaluation order is, for the task metadata (``eval_order.unit``)
+    eval_unit: str = "document"
+
+    def eval_stratum(self, record: dict) -> Any:
+        """The gold label that stratifies the evaluation order (:mod:`lm_eval_enterprise.data.order`): the class
+        label of a classification record, ``None`` (no stratification: a seeded shuffle) otherwise. Override for a
+        dataset whose documents carry another gold key (the value must be hashable)."""
+        return record.get("label") if self.task_type == "classification" else None
+
+    def eval_group(self, record: dict) -> Any:
+        """The unit of the evaluation order a record belongs to (records with the same key stay together, in their
+        order): ranking records are grouped by query (``qid``); ``None`` — every other record is a unit of its own."""
+        return record.get("qid") if self.task_type == "ranking" else None
 
     def fewshot_transform(self, record: dict) -> dict:
         """Applied to few-shot examples only (e.g. shorter truncation of long documents in shots)."""
