@@ -32,9 +32,8 @@ the same prompt as an earlier one is skipped, deterministically.
 of the axes one at a time, skipping repeats and invalid combinations, so a population of size n is the first n
 templates of every larger population of the same seed (prefix-stable).
 
-**Names and groups.** Population templates are ``p001``, ``p002``, …: tasks ``ent_<id>__p<k>`` (``ent_<id>_<subtask>
-__p<k>`` for datasets with subtasks), grouped as ``ent_<id>_population`` (per subtask ``ent_<id>_<subtask>_population``)
-with ``metadata.template_set: population`` — never in the core groups, the domain groups or ``enterprise``, so
+**Names and groups.** Population templates are ``p001``, ``p002``, …: tasks ``ent_<id>__p<k>``, grouped as
+``ent_<id>_population``, with ``metadata.template_set: population`` — never in the core groups, the domain groups or ``enterprise``, so
 lm-eval and the Sharpe tool never pool them with the core set.
 """
 
@@ -266,36 +265,28 @@ def population_group(group: str) -> str:
 
 def render_population(spec: DatasetTasks, pop: list[PopTemplate], seed: int) -> dict[str, str]:
     """File name → content of a dataset's population include folder: the base YAML (the core one's content), one
-    YAML per (subtask,) template, the population group(s) and ``population.json`` (the axes of every template)."""
+    YAML per template, the population group and ``population.json`` (the axes of every template)."""
     files = {f"_{spec.table_id}_template_yaml": HEADER_POP + dump(base_config(spec))}
     pop_spec = replace(spec, templates=[p.template for p in pop])
     size = len(pop)
-    groups = {}
-    for subtask, group in spec.variant_groups():
-        pgroup = population_group(group)
-        for p in pop:
-            cfg = variant_config(pop_spec, subtask, group, p.template, reading=spec)
-            meta = cfg["metadata"]
-            meta["variant_group"] = pgroup
-            meta["template_set"] = TEMPLATE_SET_POPULATION
-            meta["population"] = {"seed": seed, "size": size, "grammar_version": GRAMMAR_VERSION}
-            meta["population_axes"] = dict(p.axes)
-            meta.pop("template_axes", None)
-            files[f"{group}__{p.template.id}.yaml"] = HEADER_POP + dump(cfg)
-        groups[pgroup] = {
+    group, pgroup = spec.base_name, population_group(spec.base_name)
+    for p in pop:
+        cfg = variant_config(pop_spec, p.template, reading=spec)
+        meta = cfg["metadata"]
+        meta["variant_group"] = pgroup
+        meta["template_set"] = TEMPLATE_SET_POPULATION
+        meta["population"] = {"seed": seed, "size": size, "grammar_version": GRAMMAR_VERSION}
+        meta["population_axes"] = dict(p.axes)
+        meta.pop("template_axes", None)
+        files[f"{group}__{p.template.id}.yaml"] = HEADER_POP + dump(cfg)
+    groups = {
+        pgroup: {
             "group": pgroup,
             "task": [f"{group}__{p.template.id}" for p in pop],
             "aggregate_metric_list": _aggregate(spec.primary_metric, "score"),
             "metadata": {"version": VERSION, "template_set": TEMPLATE_SET_POPULATION},
         }
-    if spec.subtasks:
-        top = population_group(spec.base_name)
-        groups[top] = {
-            "group": top,
-            "task": list(groups),
-            "aggregate_metric_list": _aggregate(spec.primary_metric, "score"),
-            "metadata": {"version": VERSION, "template_set": TEMPLATE_SET_POPULATION},
-        }
+    }
     for name, cfg in groups.items():
         files[f"_{name}.yaml"] = HEADER_POP + dump(cfg)
     manifest = {

@@ -109,7 +109,7 @@ def test_command_writes_a_reproducible_include_folder(tmp_path):
     assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
     names = {f.name for f in files}
-    assert "ent_gold_news_direction_up__p007.yaml" in names and "_ent_gold_news_population.yaml" in names
+    assert "ent_gold_news__p007.yaml" in names and "_ent_gold_news_population.yaml" in names
     assert not any("__t" in n for n in names)  # never a core name
     # usage errors: one line, exit 2
     assert main(["population", "--dataset", "securenlp", "--size", "0", "--output_dir", str(a)]) == 2
@@ -145,7 +145,7 @@ def pop_runs(tmp_path_factory):
     tasks = []
     for d, spec in SPECS.items():
         write_population(d, SIZE, SEED, root)
-        group = spec.variant_groups()[0][1]
+        group = spec.base_name
         ks = range(1, SIZE + 1) if d == FULL else rng.sample(range(1, SIZE + 1), 2)
         tasks += [f"{group}__p{k:03d}" for k in ks]
     tm = make_task_manager(root, data_root="embedded")

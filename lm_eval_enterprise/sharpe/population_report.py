@@ -118,7 +118,10 @@ def write(result: dict, out: str | Path) -> dict[str, Path]:
         return {}
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"population_estimates.json": out / "population_estimates.json", "population_estimates.md": out / "population_estimates.md"}
+    paths = {
+        "population_estimates.json": out / "population_estimates.json",
+        "population_estimates.md": out / "population_estimates.md",
+    }
     paths["population_estimates.json"].write_text(json.dumps(result, indent=1, allow_nan=False), encoding="utf-8")
     paths["population_estimates.md"].write_text(markdown(result), encoding="utf-8")
     return paths

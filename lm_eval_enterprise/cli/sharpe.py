@@ -1,0 +1,354 @@
+"""``lm-eval-enterprise sharpe`` (and ``scripts/sharpe.py``): Sharpe score and robustness statistics across
+instruction templates, from lm-eval output folders (definitions: docs/sharpe.md).
+
+Exit codes (lm-eval's): 0 ok; 1 inconsistent or unreadable inputs, one "error:" line naming the file (missing
+template/metric under --strict, missing metric, doc-set mismatch under --strict, mixed chat settings under
+--strict, --exclude_template matching nothing under --strict, malformed JSON, no template variants) or outputs
+that cannot be written; 2 usage errors (unknown option or value, --output_path naming an existing file).
+Flags are spelled as lm-eval's (underscores); the older dashed spellings still work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..sharpe.io import DEFAULT_VARIANT_PATTERN, SharpeInputError, SharpeUsageError
+from ..sharpe.options import Options
+from ..sharpe.outputs import FORMATS
+from ..sharpe.sparse import SparseError
+from .common import EXIT_USAGE, add_option, fail
+
+EPILOG = """examples:
+  lm-eval-enterprise sharpe out/                          # print the Sharpe leaderboard
+  lm-eval-enterprise sharpe out/ --output_path report/    # + aggregate.json, CSVs, leaderboard.md, report.html,
+                                                          #   HF / Open LLM leaderboard exports
+  lm-eval-enterprise sharpe out/a out/b --ddof 0 --baseline majority --bootstrap 1000 --bootstrap_templates
+"""
+
+
+def resamples(text: str) -> int:
+    """argparse type of ``--bootstrap``: a whole number of resamples, 0 (none) or more."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: the number of resamples must be 0 (none) or more")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="lm-eval-enterprise sharpe",
+        description=__doc__,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("paths", nargs="+", help="lm-eval output folders (OUT or OUT/<model>) or results_*.json files")
+    add_option(
+        ap,
+        "--output_path",
+        "--out",
+        "-o",
+        metavar="<dir>",
+        help="write all outputs into this folder (created if missing)",
+    )
+    ap.add_argument(
+        "--formats",
+        default=",".join(FORMATS),
+        help=f"outputs written with --output_path (subset of {','.join(FORMATS)}; default all)",
+    )
+    ap.add_argument(
+        "--baseline",
+        default="uniform",
+        help="uniform (default) | majority | none | simulated | table:PATH (CSV/YAML: group,metric,baseline,method)",
+    )
+    add_option(
+        ap,
+        "--generation_baseline",
+        "--generation-baseline",
+        default="zero",
+        metavar="zero|lead-K",
+        help="baseline of ROUGE metrics: zero (default) or lead-K = the ROUGE of each document's first K "
+        "sentences against its reference, averaged over the documents",
+    )
+    ap.add_argument(
+        "--ddof", type=int, choices=(0, 1), default=1, help="std estimator: 1 = sample (default), 0 = population"
+    )
+    add_option(
+        ap, "--sigma_weight", "--sigma-weight", type=float, default=1.0, dest="alpha", help="α in S = (μ − b)/(α·σ)"
+    )
+    add_option(
+        ap,
+        "--sigma_floor",
+        "--sigma-floor",
+        default="off",
+        help="off (default) | binomial | VALUE: σ_eff = max(σ, floor)",
+    )
+    ap.add_argument(
+        "--metric",
+        action="append",
+        dest="metrics",
+        metavar="NAME[,FILTER]",
+        help="metric to aggregate (repeatable; default: each task's metadata.primary_metric)",
+    )
+    ap.add_argument(
+        "--scoring",
+        choices=("strict", "parsed_only", "both"),
+        default="both",
+        help="strict = format failures count as wrong (primary); parsed_only = parsed outputs only",
+    )
+    ap.add_argument("--bootstrap", type=resamples, default=2000, metavar="B", help="bootstrap resamples (0 = none)")
+    ap.add_argument("--seed", type=int, default=0)
+    add_option(
+        ap,
+        "--bootstrap_templates",
+        "--bootstrap-templates",
+        action="store_true",
+        help="also report intervals that resample templates (ci_templates)",
+    )
+    add_option(
+        ap,
+        "--variant_pattern",
+        "--variant-pattern",
+        default=DEFAULT_VARIANT_PATTERN,
+        help="fallback grouping for tasks without metadata (named groups 'group' and 'tid')",
+    )
+    add_option(
+        ap,
+        "--exclude_template",
+        "--exclude-template",
+        action="append",
+        default=[],
+        metavar="GROUP:TID",
+        help="exclude a template explicitly (repeatable; reported); GROUP may be a variant group or a "
+        "dataset name (applies to all its subtask groups); matching nothing is reported "
+        "(--strict: exit 1)",
+    )
+    ap.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 on any inconsistency (doc-set mismatch, missing templates, mixed settings)",
+    )
+    add_option(
+        ap, "--fail_threshold", "--fail-threshold", type=float, default=0.2, help="format-failure flag threshold"
+    )
+    ap.add_argument(
+        "--run",
+        help="use the results files with this timestamp (default: newest per model and task; "
+        "each file left out is named in a warning)",
+    )
+    add_option(ap, "--model_names", "--model-names", help="display-name map (JSON/YAML mapping or CSV raw,display)")
+    ap.add_argument(
+        "--compare", action="append", metavar="A,B", help="model pair(s) to compare (repeatable; default: every pair)"
+    )
+    ap.add_argument(
+        "--compare_decoding",
+        action="store_true",
+        help="compare the unconstrained (greedy) and regex-constrained runs of each model: Δμ, Δσ, "
+        "ΔSharpe with paired bootstrap intervals, format failures and adherence of both "
+        "(aggregate.json decoding_comparisons, decoding_comparison.md)",
+    )
+    ap.add_argument("--permutations", type=int, default=2000, help="sign-flip permutations per template")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes for reading and bootstrap (default: auto, >1 only for inputs over 50 MB)",
+    )
+    add_option(
+        ap,
+        "--hash_samples",
+        "--hash-samples",
+        action="store_true",
+        help="record the SHA-256 of every samples file in the provenance (results files always)",
+    )
+    add_option(ap, "--no_progress", "--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument("--quiet", action="store_true", help="do not print the leaderboard")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv:  # as `lm-eval run`: a command that needs arguments prints its help
+        parser.print_help()
+        return 0
+    try:
+        args = parser.parse_args(argv)
+        sets, rc = _route(args)
+        if rc is not None:
+            return rc
+        if args.output_path and Path(args.output_path).exists() and not Path(args.output_path).is_dir():
+            parser.error(f"argument --output_path: {args.output_path} exists and is not a folder")
+        formats = {f.strip() for f in args.formats.split(",") if f.strip()}
+        bad = formats - set(FORMATS)
+        if bad:
+            parser.error(f"argument --formats: unknown {', '.join(sorted(bad))} (choose from {', '.join(FORMATS)})")
+        opts = Options(
+            baseline=args.baseline,
+            ddof=args.ddof,
+            alpha=args.alpha,
+            sigma_floor=args.sigma_floor,
+            metrics=args.metrics,
+            scoring=args.scoring,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            bootstrap_templates=args.bootstrap_templates,
+            variant_pattern=args.variant_pattern,
+            exclude_templates=args.exclude_template,
+            strict=args.strict,
+            fail_threshold=args.fail_threshold,
+            run=args.run,
+            model_names=args.model_names,
+            compare=args.compare,
+            permutations=args.permutations,
+            progress=False if args.no_progress else None,
+            workers=args.workers,
+            hash_samples=args.hash_samples,
+            generation_baseline=args.generation_baseline,
+            compare_decoding=args.compare_decoding,
+        )
+        try:
+            opts.validate()
+        except SharpeUsageError as exc:
+            parser.error(str(exc))
+    except SystemExit as exc:  # --help (0) or a usage error (2: usage line + one error line)
+        return exc.code if isinstance(exc.code, int) else 2
+    from ..sharpe.engine import aggregate
+    from ..sharpe.outputs import write_all
+    from ..sharpe.report import markdown
+
+    try:
+        result = aggregate(args.paths, opts, argv=argv)
+    except SharpeUsageError as exc:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except SharpeInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    for m in result["messages"]:
+        print(f"warning: {m}", file=sys.stderr)
+    if args.output_path:
+        try:
+            written = write_all(result, args.output_path, formats)
+        except SharpeInputError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return exc.exit_code
+        except OSError as exc:
+            print(f"error: {args.output_path}: cannot write the outputs ({exc})", file=sys.stderr)
+            return 1
+        for name, path in written.items():
+            print(f"wrote {name}: {path}", file=sys.stderr)
+    if not args.quiet:
+        print(markdown(result))
+    return _populations(args, sets)
+
+
+def _route(args: argparse.Namespace) -> tuple[set[str], int | None]:
+    """(template sets of the inputs, an exit code when the inputs are handled here, else None): inputs holding
+    only template populations get their section alone; a ``--cell_budget`` run its estimates (``sparse.py``),
+    then the population section."""
+    from ..sharpe import population_report as POP
+    from ..sharpe.sparse_io import sparse_inputs
+
+    sets = POP.template_sets(args.paths)
+    if sets == {"population"}:
+        return sets, POP.emit(args)
+    if sparse_inputs(args.paths):
+        return sets, run_sparse(args) or _populations(args, sets)
+    return sets, None
+
+
+def _populations(args: argparse.Namespace, sets: set[str]) -> int:
+    """The population section beside the core-set results (never pooled with them), when there is one."""
+    from ..sharpe import population_report as POP
+
+    return POP.emit(args) if "population" in sets else 0
+
+
+# options of `sharpe` the estimator does not implement: (attribute, value meaning "not used", flag)
+UNSUPPORTED = (
+    ("bootstrap_templates", False, "--bootstrap_templates"),
+    ("exclude_template", [], "--exclude_template"),
+    ("compare", None, "--compare"),
+    ("generation_baseline", "zero", "--generation_baseline"),
+    ("compare_decoding", False, "--compare_decoding"),
+)
+
+
+def _unsupported(args: argparse.Namespace) -> str | None:
+    """The first option of ``sharpe`` given that the estimator does not implement (as an error text), else None."""
+    what = "estimates from a --cell_budget run"
+    for attr, unused, flag in UNSUPPORTED:
+        if getattr(args, attr, unused) not in (unused, None, [], False):
+            return f"{flag} is not supported for {what}"
+    metrics = getattr(args, "metrics", None) or []
+    if len(metrics) > 1:
+        return f"{what}: one --metric at a time"
+    if metrics and "," in metrics[0]:
+        return f"{what}: --metric NAME,FILTER is not supported (the primary filter is read)"
+    if getattr(args, "scoring", "both") == "parsed_only":
+        return f"{what}: --scoring parsed_only is not supported (strict scoring only)"
+    if str(args.baseline).startswith("table:"):
+        return f"{what}: --baseline table:PATH is not supported (uniform, majority, none, simulated)"
+    return None
+
+
+def run_sparse(args: argparse.Namespace) -> int:
+    """Estimates for parsed ``sharpe`` arguments (see the module docstring); prints the Markdown table (unless
+    ``--quiet``) and with ``--output_path DIR`` writes ``DIR/sparse_estimates.json`` and ``DIR/sparse_estimates.md``."""
+    from ..sharpe.sparse_io import aggregate_sparse, sparse_markdown
+
+    problem = _unsupported(args)
+    if problem:
+        return fail(problem, EXIT_USAGE)
+    metrics = getattr(args, "metrics", None) or []
+    metric = metrics[0] if metrics else None
+    floor = args.sigma_floor
+    if floor not in ("off", "binomial"):
+        try:
+            floor = float(floor)
+        except ValueError:
+            return fail(f"--sigma_floor must be off, binomial or a number, not {floor!r}", EXIT_USAGE)
+    try:
+        result = aggregate_sparse(
+            args.paths,
+            metric=metric,
+            baseline=args.baseline,
+            ddof=args.ddof,
+            alpha=args.alpha,
+            sigma_floor=floor,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            run=args.run,
+            model_names=args.model_names,
+        )
+    except (SharpeInputError, SparseError) as exc:
+        return fail(str(exc))  # unusable inputs: 1
+    for m in result["messages"]:
+        print(f"warning: {m}", file=sys.stderr)
+    text = sparse_markdown(result)
+    if args.output_path:
+        out = Path(args.output_path)
+        if out.exists() and not out.is_dir():
+            return fail(f"argument --output_path: {out} exists and is not a folder", EXIT_USAGE)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, body in (
+            ("sparse_estimates.json", json.dumps(result, indent=1, allow_nan=False)),
+            ("sparse_estimates.md", text),
+        ):
+            (out / name).write_text(body, encoding="utf-8")
+            print(f"wrote {name}: {out / name}", file=sys.stderr)
+    if not getattr(args, "quiet", False):
+        print(text, end="")
+    return 0
+
+
+def sparse_main(argv: Sequence[str] | None = None) -> int:
+    """``lm-eval-enterprise sharpe-sparse`` (hidden alias): ``sharpe``'s arguments, always estimated."""
+    ap = build_parser()
+    ap.prog = "lm-eval-enterprise sharpe-sparse"
+    return run_sparse(ap.parse_args(list(sys.argv[1:] if argv is None else argv)))
