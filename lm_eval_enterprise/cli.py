@@ -31,6 +31,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .errors import DataError
+
 # ------------------------------------------------------------------------------------------------ conventions
 # lm-eval's: flags spelled with underscores (``--output_path``, ``--include_path``; our older dashed spellings stay
 # as hidden aliases), a command that needs arguments prints its help when given none (exit 0), usage errors are
@@ -605,6 +607,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.code or 0
         print(f"error: {exc.code}", file=sys.stderr)  # SystemExit("message"): a failed run
         return EXIT_FAILURE
+    except DataError as exc:  # e.g. a task root of $LM_EVAL_ENTERPRISE_TASK_PATH that is no folder
+        return fail(str(exc))
 
 
 if __name__ == "__main__":

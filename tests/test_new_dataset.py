@@ -27,6 +27,7 @@ from lm_eval.tasks import TaskManager
 
 from conftest import OFFLINE_ENV
 from lm_eval_enterprise import data as D
+from lm_eval_enterprise import cli
 from lm_eval_enterprise.cli import save_results
 from lm_eval_enterprise.data.tasktree import ENV_TASK_PATH, folder_package
 from lm_eval_enterprise.sharpe.api import aggregate
@@ -274,7 +275,9 @@ def toy_root(tmp_path_factory):
 
 def test_the_folder_holds_the_guides_files_and_is_registered(toy_root):
     folder = toy_root / "hr" / TOY
-    written = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    written = {
+        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    }
     generated = {f"_{TOY}_template_yaml", f"_ent_{TOY}.yaml"} | {f"{t}.yaml" for t in TASKS}
     assert written == set(FILES) | {"fixture/toy_quiz.jsonl", "fixture/MANIFEST.json"} | generated
     assert not (toy_root / "_enterprise.yaml").exists()  # a user's root gets no domain or enterprise group
@@ -363,10 +366,15 @@ def test_sharpe_tool_reports_the_hand_computed_mu_sigma_and_s(toy_root, tmp_path
 
 
 # ------------------------------------------------------------------------------------------------ bad task roots
-def test_a_task_root_that_is_no_folder_is_one_line_error(tmp_path, monkeypatch):
+def test_a_task_root_that_is_no_folder_is_one_line_error(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(ENV_TASK_PATH, str(tmp_path / "missing"))
     with pytest.raises(D.DataError, match=rf"^\[\?\] {tmp_path / 'missing'}: \${ENV_TASK_PATH} lists this path"):
         D.registry()
+    assert cli.main(["list"]) == 1
+    assert (
+        capsys.readouterr().err
+        == f"error: [?] {tmp_path / 'missing'}: ${ENV_TASK_PATH} lists this path, which is not a folder\n"
+    )
 
 
 def test_a_dataset_id_defined_twice_is_one_line_error(tmp_path, monkeypatch):
