@@ -213,6 +213,11 @@ README_MD = """# toy_quiz — a toy workplace-policy quiz
 | Metric | accuracy of the option letter (`multiple_choice` family); uniform baseline 1/4 |
 | Fixture | `fixture/toy_quiz.jsonl`: 3 train / 4 test invented questions, written by `make_fixture.py` |
 
+## How to obtain the data / what can fail
+
+`toy_quiz.jsonl` is not published anywhere (its URL is a placeholder, so a download fails); give a copy with
+`lm-eval-enterprise prepare --dataset toy_quiz --from PATH`.
+
 ## Templates
 
 | id | prompt | answer format |
