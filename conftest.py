@@ -4,6 +4,7 @@
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,10 @@ OFFLINE = {
 }
 for _name, _value in OFFLINE.items():
     os.environ.setdefault(_name, _value)
-OFFLINE_ENV = {**os.environ, **OFFLINE}  # for the CLI subprocesses tests start: offline whatever the caller set
+# for the CLI subprocesses tests start: offline whatever the caller set, and run's answer cache (README: "Long runs")
+# in the temp folder, never the user's
+TEST_REQUEST_CACHE = Path(tempfile.gettempdir()) / "lm-eval-enterprise-test-requests"
+OFFLINE_ENV = {**os.environ, **OFFLINE, "LM_EVAL_ENTERPRISE_REQUEST_CACHE": str(TEST_REQUEST_CACHE)}
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / "shared" / "data"
 
@@ -83,6 +87,7 @@ def tiny_model_dir(tmp_path_factory):
 def _isolated_cache(tmp_path, monkeypatch):
     # never touch the user's cache; a test that needs data passes data_root explicitly
     monkeypatch.setenv("LM_EVAL_ENTERPRISE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LM_EVAL_ENTERPRISE_REQUEST_CACHE", str(tmp_path / "requests"))
     monkeypatch.delenv("LM_EVAL_ENTERPRISE_DATA", raising=False)
 
 
@@ -140,11 +145,9 @@ def table_specs() -> dict:
 
 
 def e2e_tasks(table_id: str) -> tuple[str, str]:
-    """The two variants every table runs end to end with the tiny model: its first and its last template (of its
-    first subtask)."""
-    spec = table_specs()[table_id]
-    _, group = spec.variant_groups()[0]
-    return f"{group}__{spec.templates[0].id}", f"{group}__{spec.templates[-1].id}"
+    """The two variants every table runs end to end with the tiny model: its first and its last template."""
+    names = table_specs()[table_id].task_names()
+    return names[0], names[-1]
 
 
 E2E_MAX_GEN_TOKS = 16  # generation bound of the tiny-model runs (a random model rarely emits a stop sequence)

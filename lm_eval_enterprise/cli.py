@@ -60,6 +60,14 @@ def fail(message: str, code: int = EXIT_FAILURE) -> int:
     return code
 
 
+def positive_int(text: str) -> int:
+    """argparse type: a whole number above 0 (argparse reports the ``ValueError`` as a usage error)."""
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
+    return value
+
+
 def version_string() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -144,12 +152,29 @@ def run_parser() -> argparse.ArgumentParser:
         metavar="<int>",
         help="seed of the --cell_budget design (default 0)",
     )
+    add_option(
+        ours,
+        "--no_cache",
+        "--no-cache",
+        action="store_true",
+        default=False,
+        help="do not keep the model's answers (by default they are cached per model and settings, so rerunning "
+        "a command that stopped resumes it; --use_cache <dir> puts that cache in <dir>; README: Long runs)",
+    )
+    add_option(
+        ours,
+        "--clear_cache",
+        "--clear-cache",
+        action="store_true",
+        default=False,
+        help="delete the cached answers of this model and settings first (run everything again)",
+    )
     return parser
 
 
 def _run(argv: list[str]) -> int:
     """lm-eval's ``run`` through its public pieces: lm-eval's own argument parser and ``EvaluatorConfig``, then
-    ``simple_evaluate`` with the :class:`~lm_eval_enterprise.task_manager.EnterpriseTaskManager` we build (our
+    ``simple_evaluate`` with the ``TaskManager`` we build (:func:`lm_eval_enterprise.runner.make_task_manager`: our
     task folder on the include path, lm-eval's built-in index only with ``--include_defaults``) and the model's
     context budget in the task metadata. The argv is parsed once; the tasks are built once (:func:`_evaluate`)."""
     from . import TASK_DIR
@@ -160,9 +185,15 @@ def _run(argv: list[str]) -> int:
     if not argv:  # as `lm-eval run`
         parser.print_help()
         return 0
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except ValueError as exc:  # lm-eval's own argument actions (e.g. --metadata's JSON) raise it unwrapped
+        parser.error(str(exc))
     data_root = vars(args).pop("data_root", None)
     include_defaults = vars(args).pop("include_defaults", False)
+    no_cache, clear_cache = vars(args).pop("no_cache", False), vars(args).pop("clear_cache", False)
+    if args.limit is not None and args.limit <= 0:
+        parser.error(f"argument --limit: {args.limit:g} is not a positive number of documents (or share below 1)")
     cells = _cell_options(parser, args)
 
     from lm_eval.config.evaluate_config import EvaluatorConfig
@@ -186,6 +217,7 @@ def _run(argv: list[str]) -> int:
         if given not in (None, data_root):
             parser.error(f"--data_root {data_root} and --metadata data_root={given} disagree; give one")
         cfg.metadata["data_root"] = data_root
+    _check_values(parser, cfg)
     cfg.metadata = _with_model_budget(cfg.model, cfg.model_args or {}, cfg.metadata or {})
     task_manager = make_task_manager(
         [p for p in (cfg.include_path, TASK_DIR) if p], include_defaults=include_defaults, metadata=cfg.metadata
@@ -194,13 +226,79 @@ def _run(argv: list[str]) -> int:
         cfg.tasks = _resolve_tasks(task_manager, cfg.tasks)
     except LookupError as exc:
         parser.error(f"argument --tasks: {exc}")
+    cache = None if no_cache else _request_cache(cfg, clear_cache)
     try:
-        _evaluate(cfg, task_manager, cells)
+        return _evaluate(cfg, task_manager, cells)
     except CellPlanError as exc:  # a plan the tasks do not allow (e.g. --limit cutting a ranking query)
         parser.error(str(exc))
     except DataError as exc:  # one clear line instead of lm-eval's traceback
         return fail(str(exc))
-    return 0
+    except KeyboardInterrupt:
+        return _interrupted(cache, argv)
+
+
+def _check_values(parser: argparse.ArgumentParser, cfg) -> None:
+    """Usage errors found before any model is loaded: ``--metadata max_context_tokens`` that is no number, an
+    ``--output_path`` that could not be written."""
+    from .prompt_budget import check_budget_metadata
+
+    try:
+        check_budget_metadata(cfg.metadata or {})
+    except ValueError as exc:
+        parser.error(f"argument --metadata: {exc}")
+    if cfg.output_path:
+        try:
+            check_output_path(cfg.output_path)
+        except ValueError as exc:
+            parser.error(f"argument --output_path: {exc}")
+
+
+EXIT_INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C (SIGINT)
+
+
+def _request_cache(cfg, clear: bool):
+    """Turn on lm-eval's answer cache for this model identity (:mod:`lm_eval_enterprise.request_cache`): the
+    folder is ``--use_cache`` if given, else the default; ``cfg.use_cache`` becomes the identity's file prefix.
+    Prints one line: the file and how many answers it already holds. Returns the cache file."""
+    from . import request_cache as rc
+
+    identity = rc.model_identity(
+        cfg.model,
+        cfg.model_args,
+        apply_chat_template=cfg.apply_chat_template,
+        fewshot_as_multiturn=cfg.fewshot_as_multiturn,
+        system_instruction=cfg.system_instruction,
+        gen_kwargs=cfg.gen_kwargs,
+    )
+    prefix = rc.cache_prefix(cfg.use_cache or rc.default_folder(), identity)
+    if clear:
+        rc.clear(prefix)
+    rc.write_identity(prefix, identity)
+    cfg.use_cache = str(prefix)
+    db = rc.db_file(prefix)
+    print(f"answer cache: {db} ({rc.stored_answers(db):,} answers stored; --no_cache to run without)", file=sys.stderr)
+    return db
+
+
+def _interrupted(cache, argv: list[str]) -> int:
+    """Ctrl-C: one line saying what was kept and the command that resumes (no traceback)."""
+    import shlex
+    import time
+
+    from . import request_cache as rc
+
+    if cache is None:
+        print("\ninterrupted: nothing kept (--no_cache)", file=sys.stderr)
+    else:
+        time.sleep(0.5)  # lm-eval's cache commits from a background thread: let it finish the last answers
+        resume = shlex.join(
+            ["lm-eval-enterprise", "run", *[a for a in argv if a not in ("--clear_cache", "--clear-cache")]]
+        )
+        print(  # on a line of its own: a progress bar may have left the cursor at its end
+            f"\ninterrupted: {rc.stored_answers(cache):,} answer(s) kept in {cache}; resume with: {resume}",
+            file=sys.stderr,
+        )
+    return EXIT_INTERRUPTED
 
 
 def _cell_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict | None:
@@ -276,10 +374,11 @@ def _resolve_tasks(task_manager, tasks) -> list:
     return resolved
 
 
-def _evaluate(cfg, task_manager, cells: dict | None = None) -> None:
+def _evaluate(cfg, task_manager, cells: dict | None = None) -> int:
     """What ``lm_eval run`` does after building its task manager: build the tasks (once: lm-eval is handed the
     built objects), with ``cells`` plan the sparse run on them (:func:`_cell_options`; the plan's samples go to
-    lm-eval, its metadata into every planned task's metadata), evaluate, save, log, print the tables."""
+    lm-eval, its metadata into every planned task's metadata), evaluate, save, log, print the tables. Returns the
+    exit code: 1 when the results could not be saved where asked (:func:`save_or_fallback`)."""
     import os
 
     from lm_eval import simple_evaluate
@@ -287,10 +386,15 @@ def _evaluate(cfg, task_manager, cells: dict | None = None) -> None:
     from lm_eval.loggers import EvaluationTracker, TrackioLogger, WandbLogger
     from lm_eval.utils import handle_non_serializable, make_table
 
-    from .cellplan import plan_for_tasks, record_plan
+    from .cellplan import plan_for_tasks, record_plan, whole_query_samples
     from .runner import load_tasks
 
     tasks = load_tasks(task_manager, cfg.tasks)
+    if cells is None and cfg.limit is not None:  # a limit never cuts a ranking query: rounded up to whole queries
+        samples, notes = whole_query_samples(tasks.leaves, cfg.limit)
+        if samples:
+            cfg.samples, cfg.limit = samples, None
+            print("\n".join(notes), file=sys.stderr)
     if cells is not None:
         plan = plan_for_tasks(tasks.leaves, **cells)
         record_plan(tasks.leaves, plan)
@@ -340,7 +444,7 @@ def _evaluate(cfg, task_manager, cells: dict | None = None) -> None:
         metadata=cfg.metadata,
     )
     if results is None:  # a non-zero rank
-        return
+        return 0
     samples = results.pop("samples") if cfg.log_samples else None
     if cfg.show_config:
         print(json.dumps(results, indent=2, default=handle_non_serializable, ensure_ascii=False))
@@ -349,7 +453,7 @@ def _evaluate(cfg, task_manager, cells: dict | None = None) -> None:
         logger.log_eval_result()
         if samples is not None:
             logger.log_eval_samples(samples)
-    save_results(tracker, results, samples)
+    code = save_or_fallback(tracker, results, samples) if cfg.output_path else 0
     if tracker.push_results_to_hub or tracker.push_samples_to_hub:
         tracker.recreate_metadata_card()
     batch_sizes = ",".join(map(str, results["config"]["batch_sizes"]))
@@ -363,15 +467,76 @@ def _evaluate(cfg, task_manager, cells: dict | None = None) -> None:
         print(make_table(results, "groups"))
     for logger in loggers:
         (logger.run.finish if isinstance(logger, WandbLogger) else logger.finish)()
+    return code
 
 
-def save_results(tracker, results: dict, samples: dict | None) -> None:
+def save_results(tracker, results: dict, samples: dict | None) -> list[Path]:
     """Write ``results`` (``samples`` popped out of it) and, when logged, each task's ``samples`` with lm-eval's
-    ``EvaluationTracker``, as lm-eval's own CLI does after ``simple_evaluate``."""
+    ``EvaluationTracker``, as lm-eval's own CLI does after ``simple_evaluate``. Returns the files it should have
+    written (lm-eval's names) that are missing: lm-eval logs a failed write as a warning and carries on."""
     tracker.save_results_aggregated(results=results, samples=samples)
     if samples is not None:
         for task_name in results["configs"]:
             tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
+    return [
+        f for f in tracker_files(tracker, list(results["configs"]) if samples is not None else []) if not f.exists()
+    ]
+
+
+def tracker_files(tracker, sample_tasks: list[str]) -> list[Path]:
+    """The files lm-eval's ``EvaluationTracker`` writes for its last save (``output_path`` ending in ``.json``:
+    ``<stem>_<date_id>.json`` and the samples beside it; else ``<output_path>/<model>/results_<date_id>.json``
+    and ``samples_<task>_<date_id>.jsonl``); none without an output path."""
+    if not tracker.output_path:
+        return []
+    path, date_id = Path(tracker.output_path), getattr(tracker, "date_id", None)
+    if date_id is None:
+        return [path]
+    if path.suffix == ".json":
+        folder, results = path.parent, path.with_name(f"{path.stem}_{date_id}.json")
+    else:
+        folder = path / str(tracker.general_config_tracker.model_name_sanitized)
+        results = folder / f"results_{date_id}.json"
+    return [results] + [folder / f"samples_{t}_{date_id}.jsonl" for t in sample_tasks]
+
+
+def check_output_path(output_path: str) -> None:
+    """``ValueError`` (a usage error of ``run``) if lm-eval could not write its results under ``output_path``: a
+    folder path naming an existing file, or a folder (or its nearest existing parent) that cannot be written —
+    found before any model is loaded. Nothing is created."""
+    import tempfile
+
+    path = Path(output_path).expanduser()
+    folder = path.parent if path.suffix == ".json" else path
+    if path.suffix != ".json" and path.exists() and not path.is_dir():
+        raise ValueError(f"{output_path} exists and is not a folder (give a folder, or a file name ending in .json)")
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{output_path}: {existing} is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{output_path}: cannot write in {existing} ({exc.strerror or exc})") from None
+
+
+def save_or_fallback(tracker, results: dict, samples: dict | None) -> int:
+    """:func:`save_results`; if lm-eval could not write a file, write everything again under a fallback folder
+    (``./lm_eval_enterprise_unsaved``, else the temp folder) and return 1 with one ``error:`` line naming it."""
+    import tempfile
+
+    missing = save_results(tracker, results, samples)
+    if not missing:
+        return 0
+    wanted = tracker.output_path
+    for base in (Path.cwd(), Path(tempfile.gettempdir())):
+        tracker.output_path = str(base / "lm_eval_enterprise_unsaved")
+        if not save_results(tracker, results, samples):
+            written = tracker_files(tracker, [])[0]
+            return fail(f"could not write the results under {wanted} ({missing[0]}); they were written to {written}")
+    return fail(f"could not write the results under {wanted} ({missing[0]}), nor in a fallback folder")
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -449,10 +614,13 @@ def _verify(args: argparse.Namespace) -> int:
 
     from tqdm.auto import tqdm
 
-    from .data import COMPLETE_MARKER, ENV_DATA, DataError, cache_root, data_folder, inspect_folder
+    from .data import COMPLETE_MARKER, EMBEDDED, ENV_DATA, DataError, cache_root, data_folder, inspect_folder
+    from .data.checks import require_splits
 
     sources = _selected_sources(args, default_all=True)
     root = args.data_root or os.environ.get(ENV_DATA)
+    if args.data_root and args.data_root != EMBEDDED and not Path(args.data_root).expanduser().is_dir():  # as run
+        args.parser.error(f"argument --data_root: {args.data_root}: no such folder (or 'embedded')")
     if root:
         base = root
         present = [(s, data_folder(s.id, root)) for s in sources if data_folder(s.id, root).is_dir()]
@@ -465,7 +633,8 @@ def _verify(args: argparse.Namespace) -> int:
     width = max(len(s.id) for s, _ in present)
     for src, d in tqdm(present, desc="verify", unit="dataset", file=sys.stderr, disable=args.quiet):
         try:
-            _, report = inspect_folder(src, d, defer_errors=True)
+            served, report = inspect_folder(src, d, defer_errors=True)
+            require_splits(src, d, served, report.eval_split)  # what every run requires of the folder
         except DataError as exc:
             errors += 1
             tqdm.write(f"{src.id:<{width}}  ERROR: {exc}", file=sys.stdout)
@@ -582,7 +751,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="offline demo with SmolLM2-135M-Instruct on the embedded fixture data")
     p.add_argument(
         "--limit",
-        type=int,
+        type=positive_int,
         default=None,
         metavar="<n>",
         help="documents per task variant (default: the demo's setting)",
@@ -631,6 +800,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.parser.print_help()
             return 0
         return args.handler(args)
+    except KeyboardInterrupt:  # Ctrl-C outside a run's evaluation (which says what it kept: _interrupted)
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except SystemExit as exc:  # argparse: --help / --version (0), usage errors (2)
         if exc.code is None or isinstance(exc.code, int):
             return exc.code or 0

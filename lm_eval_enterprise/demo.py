@@ -27,6 +27,15 @@ def _available(names: list[str], task_manager) -> list[str]:
     return [n for n in names if n in task_manager.all_groups or n in task_manager.all_tasks]
 
 
+def _demo_docs(meta: dict, n: int) -> int:
+    """Documents the demo runs per variant: ``n`` items — whole queries for ranking tasks (one document per (query,
+    candidate): ``metadata.candidates_per_query``), whole headlines for gold_news (one document per (headline,
+    question): ``n`` × its questions)."""
+    if "candidates_per_query" in meta:
+        return int(meta["candidates_per_query"])
+    return n * len(meta.get("questions") or [None])
+
+
 def score_table(results: dict) -> list[tuple[str, str, str, float, float | None]]:
     """(variant_group, template_id, metric, score, format_failure) for every task variant in a results dict."""
     rows = []
@@ -95,11 +104,7 @@ def run_demo(
     tm = make_task_manager(metadata={**model_budget("hf", model_args), "data_root": EMBEDDED})
     tasks = load_tasks(tm, _available(SLICE, tm))  # built once: the sample lists below read them, lm-eval runs them
     n = limit or DEFAULT_LIMIT
-    # ranking tasks have one doc per (query, candidate): run whole queries (metadata.candidates_per_query docs each)
-    samples = {
-        name: list(range((task.config.metadata or {}).get("candidates_per_query", n)))
-        for name, task in tasks.leaves.items()
-    }
+    samples = {name: list(range(_demo_docs(task.config.metadata or {}, n))) for name, task in tasks.leaves.items()}
     tracker = EvaluationTracker(output_path=out_dir)
     res = evaluate(
         "hf",

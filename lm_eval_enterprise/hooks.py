@@ -24,6 +24,10 @@ from typing import Any
 from . import filters as F
 from . import metrics as M
 
+# the document field naming its question in a dataset made of questions (gold_news: documents = headline ×
+# question, see lm_eval_enterprise.data.load); corpus metrics of such a task are means over questions ([QMEAN])
+QUESTION_FIELD = "question_id"
+
 # ------------------------------------------------------------------------------------------------ per family: keys
 FAMILY_METRICS: dict[str, dict[str, tuple[str, bool]]] = {
     # family: {metric: (aggregation function name in this module or "mean", higher_is_better)}
@@ -142,6 +146,8 @@ def _classification(doc: dict, results: Sequence[Any]) -> tuple[str, str, dict]:
 def classification_weighted(doc: dict, results: Sequence[Any]) -> dict:
     gold, pred, common = _classification(doc, results)
     item = {"gold": gold, "pred": pred, "labels": list(doc["label_names"])}
+    if QUESTION_FIELD in doc:  # a document of a dataset made of questions: its corpus metrics average per question
+        item[QUESTION_FIELD] = doc[QUESTION_FIELD]
     return {"weighted_f1": item, **common, "weighted_precision": item, "weighted_recall": item}
 
 
@@ -155,16 +161,25 @@ def classification_binary(doc: dict, results: Sequence[Any]) -> dict:
     return {"binary_f1": {"gold": gold, "pred": pred, "positive": doc["positive_label"]}, **common}
 
 
-def agg_weighted_f1(items: Sequence[dict]) -> float:
+def _weighted_f1(items: Sequence[dict]) -> float:
     return M.weighted_f1([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))
 
 
+def _weighted_pr(items: Sequence[dict]) -> tuple[float, float]:
+    return M.weighted_precision_recall([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))
+
+
+def agg_weighted_f1(items: Sequence[dict]) -> float:
+    """[WF1] of the items; for documents that are (item, question) pairs the mean over questions ([QMEAN])."""
+    return M.mean_over_questions(items, _weighted_f1, QUESTION_FIELD)
+
+
 def agg_weighted_precision(items: Sequence[dict]) -> float:
-    return M.weighted_precision_recall([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))[0]
+    return M.mean_over_questions(items, lambda g: _weighted_pr(g)[0], QUESTION_FIELD)
 
 
 def agg_weighted_recall(items: Sequence[dict]) -> float:
-    return M.weighted_precision_recall([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))[1]
+    return M.mean_over_questions(items, lambda g: _weighted_pr(g)[1], QUESTION_FIELD)
 
 
 def agg_macro_f1(items: Sequence[dict]) -> float:

@@ -108,6 +108,26 @@ def weighted_precision_recall(golds: Sequence[str], preds: Sequence[str], labels
     return float(p), float(r)
 
 
+def mean_over_questions(items: Sequence[Mapping], score, key: str = "question_id") -> float:
+    """[QMEAN] the score of a task whose documents are (item, question) pairs: ``score`` (a corpus metric of a list
+    of items) computed separately on the items of each question (``item[key]``), then the unweighted mean over
+    the questions present. Items without ``key`` (a dataset without questions) are scored as one corpus.
+
+    Example: questions a (golds Yes, No; preds Yes, Yes) and b (golds Yes, Yes; preds Yes, No) with weighted F1:
+    a = 0.5·(2/3) + 0.5·0 = 1/3, b = 1.0·(2/3) = 2/3 (only Yes has support), mean = 0.5.
+    Raises :class:`MetricInputError` for no items or a mix of items with and without ``key``."""
+    _require(items, "mean_over_questions")
+    has = [key in i for i in items]
+    if not any(has):
+        return float(score(items))
+    if not all(has):
+        raise MetricInputError(f"mean_over_questions: {has.count(False)} of {len(items)} items lack {key!r}")
+    groups: dict[str, list] = {}
+    for i in items:
+        groups.setdefault(str(i[key]), []).append(i)
+    return float(statistics.fmean(score(g) for g in groups.values()))
+
+
 def binary_f1(golds: Sequence[str], preds: Sequence[str], positive: str) -> float:
     """[BF1]: F1 of the positive class c (compared after norm).
 

@@ -1,8 +1,8 @@
 """One way to hand our tasks to lm-eval: the task manager, the tasks built once, and ``simple_evaluate``.
 
 * :func:`make_task_manager`: lm-eval's index over our task folder (or the folders given), lm-eval's ~10k built-in
-  YAMLs not indexed unless asked, the run metadata (``data_root`` and the rest) on every task; an
-  :class:`~lm_eval_enterprise.task_manager.EnterpriseTaskManager`, so domain groups average over datasets.
+  YAMLs not indexed unless asked, the run metadata (``data_root`` and the rest) on every task; lm-eval's own
+  ``TaskManager`` (every dataset has as many leaf tasks as templates, so its group means are means over datasets).
 * :func:`load_tasks`: the requested tasks and groups built ONCE (``TaskManager.load``), as the objects lm-eval's
   ``simple_evaluate(tasks=...)`` accepts (it then builds nothing again) plus the flat leaf tasks — for a caller
   that must see the documents before the run (a cell plan, the demo's per-task sample lists, an oracle model).
@@ -33,11 +33,12 @@ def make_task_manager(
     metadata: dict | None = None,
     include_defaults: bool = False,
 ):
-    """An ``EnterpriseTaskManager`` indexing ``include_path`` (a folder or a list; default: our task folder) and,
+    """lm-eval's ``TaskManager`` indexing ``include_path`` (a folder or a list; default: our task folder) and,
     with ``include_defaults``, lm-eval's built-in tasks; its run metadata is ``{"data_root": data_root}`` (when
     given) updated with ``metadata``."""
+    from lm_eval.tasks import TaskManager
+
     from . import TASK_DIR
-    from .task_manager import EnterpriseTaskManager
 
     if include_path is None:
         paths = [TASK_DIR]
@@ -46,7 +47,7 @@ def make_task_manager(
     else:
         paths = [str(p) for p in include_path]
     meta = ({} if data_root is None else {"data_root": str(data_root)}) | dict(metadata or {})
-    return EnterpriseTaskManager(include_path=paths, include_defaults=include_defaults, metadata=meta)
+    return TaskManager(include_path=paths, include_defaults=include_defaults, metadata=meta)
 
 
 @dataclass

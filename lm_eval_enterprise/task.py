@@ -10,7 +10,10 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
   helps). The prompt itself is lm-eval's own ``fewshot_context`` with that many ``first_n`` shots, so a prompt that
   fits is byte-identical to lm-eval's.
 * ``process_results``: adds the per-document ``shots_used`` / ``prompt_cut`` of the budget and ``score`` (the
-  primary metric's item under the common name every group aggregates; see :mod:`lm_eval_enterprise.templating`).
+  primary metric's item under the common name every group aggregates; see :mod:`lm_eval_enterprise.templating`),
+  and for a dataset made of questions (gold_news) the item again under ``<primary>_<question>``, the question's
+  own score.
+* shots of a dataset made of questions: each document's from its own question's pool (``_use_question_pool``).
 * ``download``: calls the ``custom_dataset`` loader as lm-eval does (same arguments), without lm-eval's advice to
   pass kwargs through ``--metadata``, which it logs as a 2-line warning for every task with a ``custom_dataset``
   (130 lines in the demo; our README documents the ``--metadata`` keys). Then merges the facts the loader computed
@@ -29,6 +32,7 @@ from typing import Any
 from lm_eval.api.task import ConfigurableTask
 
 from . import speedups
+from .hooks import QUESTION_FIELD
 from .prompt_budget import PromptBudget
 
 
@@ -37,6 +41,7 @@ class EnterpriseTask(ConfigurableTask):
 
     def __init__(self, config: dict | None = None, **kwargs: Any) -> None:
         self._budget: PromptBudget | None = None
+        self._question_samplers: dict | None = None  # question → first_n sampler (datasets made of questions)
         config = {k: v for k, v in (config or {}).items() if k != "class"}  # the YAML key that selected us
         super().__init__(config=config, **kwargs)
 
@@ -83,6 +88,7 @@ class EnterpriseTask(ConfigurableTask):
                 gen_prefix=gen_prefix,
             )
 
+        self._use_question_pool(doc)
         return self.budget.build(
             doc,
             int(num_fewshot or 0),
@@ -91,6 +97,23 @@ class EnterpriseTask(ConfigurableTask):
             chat=bool(apply_chat_template and chat_template),
         )
 
+    def _use_question_pool(self, doc: dict) -> None:
+        """A document of a dataset made of questions (``question_id``, see :func:`lm_eval_enterprise.data.load
+        ._all_questions`) takes its shots from its own question's [BAL]-ordered pool: the task's sampler is the
+        ``first_n`` sampler of that question's records of the ``fewshot`` split (built once per question), so its
+        prompt is the one the question alone gives. Other documents keep lm-eval's sampler."""
+        question = doc.get(QUESTION_FIELD)
+        if question is None or not hasattr(self, "sampler"):
+            return
+        if self._question_samplers is None:
+            pools: dict[str, list[dict]] = {}
+            for shot in self.sampler.df:
+                pools.setdefault(shot.get(QUESTION_FIELD), []).append(shot)
+            self._question_samplers = {q: type(self.sampler)(docs, rnd=None) for q, docs in pools.items()}
+        if question not in self._question_samplers:
+            raise ValueError(f"[{self.config.task}] the few-shot split has no examples of question {question!r}")
+        self.sampler = self._question_samplers[question]
+
     def process_results(self, doc: dict, results):
         out = super().process_results(doc, results)
         if not isinstance(out, dict):
@@ -98,6 +121,9 @@ class EnterpriseTask(ConfigurableTask):
         primary = (self.config.metadata or {}).get("primary_metric")
         if primary in out and "score" in self.aggregation():  # declared by the generated metric_list
             out = {**out, "score": out[primary]}
+        per_question = f"{primary}_{doc.get(QUESTION_FIELD)}"
+        if primary in out and per_question in self.aggregation():  # the question's own score (generated list)
+            out = {**out, per_question: out[primary]}
         rec = self._budget.outcome(doc) if self._budget is not None else None
         if rec is not None:
             reports = {"shots_used": float(rec.shots_used), "prompt_cut": float(rec.cut)}

@@ -48,9 +48,10 @@ def test_list(capsys):
 # ============================================================================================ run: argv handling
 @pytest.fixture
 def captured_run(monkeypatch):
-    """Record what ``run`` would evaluate: our task manager replaced by a recorder of its arguments and our
-    ``_evaluate`` by a recorder of the config (no task index, no model)."""
-    from lm_eval_enterprise import task_manager
+    """Record what ``run`` would evaluate: lm-eval's task manager (which ``runner.make_task_manager`` builds)
+    replaced by a recorder of its arguments and our ``_evaluate`` by a recorder of the config (no task index, no
+    model)."""
+    import lm_eval.tasks
 
     calls = {}
 
@@ -61,8 +62,8 @@ def captured_run(monkeypatch):
         def match_tasks(self, names):
             return list(names)
 
-    monkeypatch.setattr(task_manager, "EnterpriseTaskManager", RecordingTaskManager)
-    monkeypatch.setattr(cli, "_evaluate", lambda cfg, tm, cells=None: calls.update(cfg=cfg))
+    monkeypatch.setattr(lm_eval.tasks, "TaskManager", RecordingTaskManager)
+    monkeypatch.setattr(cli, "_evaluate", lambda cfg, tm, cells=None: calls.update(cfg=cfg) or 0)
     return calls
 
 

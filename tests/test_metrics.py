@@ -476,3 +476,54 @@ def test_weighted_precision_recall_hand_worked():
 
     with pytest.raises(MetricInputError):
         weighted_precision_recall([], [], ["pos"])
+
+
+# ---------------------------------------------------------------------------------------------------- [QMEAN]
+def _q(question, gold, pred):
+    return {"gold": gold, "pred": pred, "labels": ["Yes", "No"], "question_id": question}
+
+
+def test_mean_over_questions_of_weighted_f1_by_hand():
+    """A gold_news task's weighted F1: [WF1] per question, then the unweighted mean over the questions.
+
+    q1: gold Yes, No, No; pred Yes, Yes, No.  Yes: TP 1, FP 1, FN 0 → F1 2/3 (support 1); No: TP 1, FN 1, FP 0 →
+        F1 2/3 (support 2); weighted = 2/3.
+    q2 (a single class in the gold answers): gold Yes, Yes; pred Yes, [invalid]. Yes: TP 1, FN 1 → F1 2/3
+        (support 2); No has no support (weight 0) → weighted = 2/3.
+    q3 (single class too): gold No, No; pred No, No → No: F1 1 (support 2), Yes unsupported → 1.0.
+    mean = (2/3 + 2/3 + 1) / 3 = 7/9. Pooled over all 7 documents (the wrong rule) it would differ:
+    Yes: TP 2, FP 1, FN 1 → 2/3 (support 3); No: TP 3, FP 0, FN 1 → 6/7 (support 4) → (3·2/3 + 4·6/7)/7 = 38/49."""
+    items = [
+        _q("q1", "Yes", "Yes"),
+        _q("q1", "No", "Yes"),
+        _q("q1", "No", "No"),
+        _q("q2", "Yes", "Yes"),
+        _q("q2", "Yes", INVALID),
+        _q("q3", "No", "No"),
+        _q("q3", "No", "No"),
+    ]
+    assert H.agg_weighted_f1(items) == pytest.approx(7 / 9)
+    assert H.agg_weighted_f1([i for i in items if i["question_id"] == "q2"]) == pytest.approx(2 / 3)
+    pooled = [{k: v for k, v in i.items() if k != "question_id"} for i in items]
+    assert H.agg_weighted_f1(pooled) == pytest.approx(38 / 49)  # without questions: one corpus, as before
+    # precision / recall follow the same rule: q1 P = (1/2·1 + 1·2)/3 = 5/6, R = (1·1 + 1/2·2)/3 = 2/3;
+    # q2 P = 1, R = 1/2; q3 P = R = 1 → P = (5/6 + 1 + 1)/3 = 17/18, R = (2/3 + 1/2 + 1)/3 = 13/18
+    assert H.agg_weighted_precision(items) == pytest.approx(17 / 18)
+    assert H.agg_weighted_recall(items) == pytest.approx(13 / 18)
+
+
+def test_mean_over_questions_refuses_mixed_or_empty_items():
+    with pytest.raises(MetricInputError, match="no items"):
+        M.mean_over_questions([], H._weighted_f1)
+    with pytest.raises(MetricInputError, match="1 of 2 items lack 'question_id'"):
+        M.mean_over_questions([_q("q1", "Yes", "Yes"), {"gold": "No", "pred": "No", "labels": ["Yes", "No"]}], len)
+
+
+def test_gold_news_documents_report_their_question():
+    doc = {"label": "Yes", "label_names": ["Yes", "No"], "question_id": "direction_up"}
+    out = H.classification_weighted_helm(doc, [" Yes"])
+    assert out["weighted_f1"]["question_id"] == "direction_up" == out["weighted_f1_helm"]["question_id"]
+    assert (
+        "question_id"
+        not in H.classification_weighted({"label": "No", "label_names": ["Yes", "No"]}, ["No"])["weighted_f1"]
+    )

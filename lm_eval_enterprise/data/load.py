@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError
+from ..errors import DataError, warn_once
 from ..fewshot import helm_balanced
+from ..hooks import QUESTION_FIELD
 from ..leakage import drop_fewshot_duplicates
-from .checks import DataReport
+from .checks import DataReport, repeated_ids, require_splits
 from .folder import convert_folder
 from .locate import resolve_data_dir
 from .tasktree import get_source
+
+log = logging.getLogger("lm_eval_enterprise.data")
 
 FEWSHOT_POOL_MAX = 256  # length of the [BAL]-ordered fewshot split (any --num_fewshot up to this is exact)
 
@@ -39,21 +43,21 @@ def _dir_mtime(d: Path) -> float:
 def load_checked(
     dataset: str, subtask: str | None = None, data_root: str | None = None, download: bool = True
 ) -> tuple[dict[str, list[dict]], DataReport]:
-    """:func:`load_records` plus the :class:`DataReport` of the data folder (counts, hashes, eval split)."""
+    """:func:`load_records` plus the :class:`DataReport` of the data folder (counts, hashes, eval split).
+    A dataset made of subtasks (questions) without ``subtask``: every question, see :func:`_all_questions`."""
     src = get_source(dataset)
+    if src.subtasks and not subtask:
+        return _all_questions(src, data_root, download)
     d = resolve_data_dir(src, data_root, download=download)
     converted, report = _converted(dataset, str(d), _dir_mtime(d))
     splits = src.select(converted, subtask)
     eval_split = report.eval_split
     splits, _DEDUP_FACTS[(dataset, subtask, data_root)] = drop_fewshot_duplicates(src, splits, d, eval_split)  # [LEAK]
-    if eval_split not in splits or not splits[eval_split]:
-        raise DataError(dataset, d, f"evaluation split '{eval_split}' is empty or missing")
+    require_splits(src, d, splits, eval_split)  # per subtask, after the few-shot de-duplication
     out = {name: [src.finalize(r) for r in recs] for name, recs in splits.items()}
     if src.eval_fallback:
         out["eval"] = out[eval_split]  # the split the task YAML reads (test_split: eval)
-    pool = out.get(src.fewshot_source_split, [])
-    if not pool:
-        raise DataError(dataset, d, f"few-shot pool split '{src.fewshot_source_split}' is empty or missing")
+    pool = out[src.fewshot_source_split]
     ordered = (
         pool[:FEWSHOT_POOL_MAX]
         if src.fewshot_preordered
@@ -61,6 +65,66 @@ def load_checked(
     )
     out["fewshot"] = [src.fewshot_transform(r) for r in ordered]
     return out, report
+
+
+def _all_questions(src, data_root: str | None, download: bool) -> tuple[dict[str, list[dict]], DataReport]:
+    """The splits of a dataset made of questions (``Source.subtasks``, e.g. gold_news' nine yes/no questions) as
+    ONE task's documents: one document per (item, question), each question's records loaded exactly as for that
+    question alone (:func:`load_checked` with the subtask: [LEAK], fields, [BAL]-ordered shots).
+
+    * evaluation and other splits: the documents of item 1 (one per question, in ``Source.subtasks`` order), then
+      item 2, …, items in the order of the question's own split (any order the data layer gives the records
+      applies to all questions alike); ``id`` = ``<item id>/<question>``, ``question_id`` = the question
+      (:data:`lm_eval_enterprise.hooks.QUESTION_FIELD`);
+    * ``fewshot``: each question's [BAL]-ordered pool, question after question, each record with its
+      ``question_id``; the task draws a document's shots from its own question's pool
+      (:class:`lm_eval_enterprise.task.EnterpriseTask`), so every prompt is the one the question alone gives.
+
+    Questions this copy of the data has no labels for (``Source.subtasks_present``) are left out with one warning
+    and listed in the task metadata (``questions_missing``); none present is an error."""
+    d = resolve_data_dir(src, data_root, download=download)
+    converted, report = _converted(src.id, str(d), _dir_mtime(d))
+    present = [q for q in src.subtasks if q in set(src.subtasks_present(converted))]
+    missing = [q for q in src.subtasks if q not in present]
+    if not present:
+        raise DataError(src.id, d, f"no labels for any of its questions {list(src.subtasks)}")
+    facts: dict[str, Any] = {"questions": present}
+    if missing:
+        warn_once(
+            log,
+            "[%s] %s: this copy of the data has no labels for the questions %s; the task evaluates the other %d "
+            "(metadata questions_missing)",
+            src.id,
+            d,
+            ", ".join(missing),
+            len(present),
+        )
+        facts["questions_missing"] = missing
+    parts = {q: load_checked(src.id, q, data_root, download)[0] for q in present}
+    out: dict[str, list[dict]] = {}
+    for split in parts[present[0]]:
+        tagged = {q: [{**r, QUESTION_FIELD: q} for r in parts[q].get(split, [])] for q in present}
+        if split == "fewshot":
+            out[split] = [r for q in present for r in tagged[q]]
+            continue
+        rank: dict[str, int] = {}
+        for q in present:
+            for r in tagged[q]:
+                rank.setdefault(r["id"], len(rank))
+        docs = sorted((r for q in present for r in tagged[q]), key=lambda r: rank[r["id"]])  # stable: question order
+        out[split] = [{**r, "id": f"{r['id']}/{r[QUESTION_FIELD]}"} for r in docs]
+    _DEDUP_FACTS[(src.id, None, data_root)] = {**_merged_dedup_facts(src.id, present, data_root), **facts}
+    return out, report
+
+
+def _merged_dedup_facts(dataset: str, questions: list[str], data_root: str | None) -> dict[str, Any]:
+    """The [LEAK] facts of the questions' loads as one task's: counts summed, the rest from the first question."""
+    per = [_DEDUP_FACTS.get((dataset, q, data_root), {}) for q in questions]
+    out = dict(per[0])
+    for k, v in per[0].items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            out[k] = sum(int(p.get(k, 0)) for p in per)
+    return out
 
 
 def load_records(
@@ -81,6 +145,7 @@ def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
         **report.metadata(),
         **_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
         **get_source(dataset).task_metadata(recs),
+        **repeated_ids(dataset, recs, getattr(get_source(dataset), "repeated_ids_note", None)),
     }
     return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()})
 

@@ -27,6 +27,14 @@ EPILOG = """examples:
 """
 
 
+def resamples(text: str) -> int:
+    """argparse type of ``--bootstrap``: a whole number of resamples, 0 (none) or more."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: the number of resamples must be 0 (none) or more")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     from ..cli import add_option
 
@@ -90,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="both",
         help="strict = format failures count as wrong (primary); parsed_only = parsed outputs only",
     )
-    ap.add_argument("--bootstrap", type=int, default=2000, metavar="B", help="bootstrap resamples (0 = none)")
+    ap.add_argument("--bootstrap", type=resamples, default=2000, metavar="B", help="bootstrap resamples (0 = none)")
     ap.add_argument("--seed", type=int, default=0)
     add_option(
         ap,

@@ -237,3 +237,38 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
         "Sentence: consistently cleaned up evidence of their intrusion after\ngaining access to a system\nLabel:"
     )
     assert prompt.count("\nLabel:") == sample["shots_used"] + 1
+
+
+@pytest.mark.parametrize("bad", ["T1027 ", "", "t1027", "T10270"])
+def test_malformed_technique_ids_are_one_line_errors_naming_the_row(tmp_path, bad):
+    """Issue 20: an empty, padded or malformed id is refused (it used to be dropped as an other technique)."""
+    d = tmp_path / "tram"
+    shutil.copytree(FIX, d)
+    rows = json.loads((d / "single_label.json").read_text())
+    rows[3]["label"] = bad
+    (d / "single_label.json").write_text(json.dumps(rows))
+    with pytest.raises(DataError, match=rf"single_label.json:item 3: technique id {bad!r} is not an ATT&CK id"):
+        SRC.convert(d)
+    pre = tmp_path / "pre" / "tram"
+    shutil.copytree(shared_sample("tram"), pre)
+    lines = (pre / "test.jsonl").read_text().splitlines()
+    row = json.loads(lines[0])
+    row["label"] = bad
+    (pre / "test.jsonl").write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
+    with pytest.raises(DataError, match=rf"test.jsonl: orig_index {row['orig_index']}: technique id {bad!r}"):
+        load_records("tram", data_root=str(tmp_path / "pre"))
+
+
+def test_ids_unknown_to_the_attack_bundle_are_counted_and_reported(tmp_path, caplog):
+    """A well-formed id the bundle does not know (T9999), outside the top 9: kept out as before, but counted and
+    logged with its item (documented in the README's deviations)."""
+    d = tmp_path / "tram"
+    shutil.copytree(FIX, d)
+    rows = json.loads((d / "single_label.json").read_text())
+    top = set(top_k_labels(Counter(r["label"] for r in rows), 9))
+    i = next(i for i, r in enumerate(rows) if r["label"] not in top)
+    rows[i]["label"] = "T9999"
+    (d / "single_label.json").write_text(json.dumps(rows))
+    with caplog.at_level("WARNING"):
+        SRC.convert(d)
+    assert f"1 rows with a technique id not in the ATT&CK bundle (item {i} 'T9999')" in caplog.text

@@ -108,10 +108,15 @@ def test_presplit_real_train_sample_with_synthetic_test(tmp_path):
     assert [r["label"] for r in recs["test"]] == ["Unilateral termination", "Choice of law", "Other"]
 
 
-def test_presplit_bad_answer_names_the_file(tmp_path):
+def test_presplit_bad_answer_names_the_file_and_line(tmp_path):
     d = _sample_dir(tmp_path)
-    _jsonl(d / "test.jsonl", [dict(SYNTH_TEST[0], answer="Privacy")])
-    with pytest.raises(DataError, match=r"^\[unfair_tos\] .*test.jsonl: answer 'Privacy' is not one of"):
+    _jsonl(d / "test.jsonl", [SYNTH_TEST[0], dict(SYNTH_TEST[0], answer="Maybe")])
+    with pytest.raises(DataError, match=r"^\[unfair_tos\] .*test.jsonl:2: answer 'Maybe' is not one of"):
+        load_records("unfair_tos", data_root=str(tmp_path))
+    row = dict(SYNTH_TEST[0])
+    del row["answer"]
+    _jsonl(d / "test.jsonl", [SYNTH_TEST[0], row])
+    with pytest.raises(DataError, match=r"test.jsonl:2: row lacks columns \['answer'\]"):
         load_records("unfair_tos", data_root=str(tmp_path))
 
 
