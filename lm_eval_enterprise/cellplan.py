@@ -22,6 +22,10 @@ per-document shot plans and prompts are identical to those of a full run. lm-eva
 ``simple_evaluate(samples={"task": [doc indices]})``; its evaluator maps logged ``doc_id`` back through the index
 list in position order, so the lists are sorted (as returned here) and never empty.
 
+Documents are indexed in the task's ``eval_docs`` order, the seeded fair order the data layer serves every
+evaluated split in (:mod:`lm_eval_enterprise.data.order`), so ``--limit N`` plans over the same first N documents
+``--limit`` alone evaluates: a fair sample, not the top of the file.
+
 ``lm-eval-enterprise run --cell_budget F [--cell_seed S] [--limit N]`` (``cli._run``) builds the tasks once,
 plans them with :func:`plan_for_tasks`, writes the plan into their metadata (:func:`record_plan`) and hands lm-eval
 the same Task objects with the plan's ``samples``.

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 # what our callers want unless they say otherwise (lm-eval's own defaults: no samples, 100,000 bootstrap draws)
@@ -102,3 +103,55 @@ def evaluate(
     return lm_eval.simple_evaluate(
         model=model, tasks=list(tasks), task_manager=task_manager, **{**EVALUATE_DEFAULTS, **kwargs}
     )
+
+
+def save_results(tracker, results: dict, samples: dict | None) -> list[Path]:
+    """Write ``results`` (``samples`` popped out of it) and, when logged, each task's ``samples`` with lm-eval's
+    ``EvaluationTracker``, as lm-eval's own CLI does after ``simple_evaluate``. Returns the files it should have
+    written (lm-eval's names) that are missing: lm-eval logs a failed write as a warning and carries on."""
+    tracker.save_results_aggregated(results=results, samples=samples)
+    if samples is not None:
+        for task_name in results["configs"]:
+            tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
+    return [
+        f for f in tracker_files(tracker, list(results["configs"]) if samples is not None else []) if not f.exists()
+    ]
+
+
+def tracker_files(tracker, sample_tasks: list[str]) -> list[Path]:
+    """The files lm-eval's ``EvaluationTracker`` writes for its last save (``output_path`` ending in ``.json``:
+    ``<stem>_<date_id>.json`` and the samples beside it; else ``<output_path>/<model>/results_<date_id>.json``
+    and ``samples_<task>_<date_id>.jsonl``); none without an output path."""
+    if not tracker.output_path:
+        return []
+    path, date_id = Path(tracker.output_path), getattr(tracker, "date_id", None)
+    if date_id is None:
+        return [path]
+    if path.suffix == ".json":
+        folder, results = path.parent, path.with_name(f"{path.stem}_{date_id}.json")
+    else:
+        folder = path / str(tracker.general_config_tracker.model_name_sanitized)
+        results = folder / f"results_{date_id}.json"
+    return [results] + [folder / f"samples_{t}_{date_id}.jsonl" for t in sample_tasks]
+
+
+def check_output_path(output_path: str) -> None:
+    """``ValueError`` (a usage error of ``run``) if lm-eval could not write its results under ``output_path``: a
+    folder path naming an existing file, or a folder (or its nearest existing parent) that cannot be written —
+    found before any model is loaded. Nothing is created."""
+    import tempfile
+
+    path = Path(output_path).expanduser()
+    folder = path.parent if path.suffix == ".json" else path
+    if path.suffix != ".json" and path.exists() and not path.is_dir():
+        raise ValueError(f"{output_path} exists and is not a folder (give a folder, or a file name ending in .json)")
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{output_path}: {existing} is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{output_path}: cannot write in {existing} ({exc.strerror or exc})") from None

@@ -19,6 +19,8 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
   (130 lines in the demo; our README documents the ``--metadata`` keys). Then merges the facts the loader computed
   from the data (:func:`lm_eval_enterprise.data.loaded_task_metadata`, e.g. the label list actually used, row
   counts) into the task's ``metadata``, so they are written to ``results["configs"][task]["metadata"]``.
+* ``build_all_requests``: with ``--limit``, a classification task whose evaluated documents lack
+  gold classes of the label set says so once in the log and in its metadata (``eval_subset``), then lm-eval's own.
 * ``doc_to_text`` / ``doc_to_target`` / ``doc_to_choice`` / ``resolve_field``: Jinja prompts rendered with a
   compiled-template cache (:mod:`lm_eval_enterprise.speedups`; same output, version-guarded, falls back to
   lm-eval's own rendering).
@@ -58,6 +60,28 @@ class EnterpriseTask(ConfigurableTask):
         facts = loaded_task_metadata(**{**(self.config.metadata or {}), **(self.config.dataset_kwargs or {})})
         if facts and isinstance(self.config.metadata, dict):
             self.config.metadata.update(facts)
+
+    # -- a limited run: the gold classes it lacks ----------------------------------------------------------------
+    def build_all_requests(self, *, limit: int | None = None, **kwargs: Any) -> None:
+        self._note_subset(limit)
+        super().build_all_requests(limit=limit, **kwargs)
+
+    def _note_subset(self, limit: int | None) -> None:
+        """With ``--limit N`` (the first N documents of the fair order; a sparse plan with ``--limit`` plans over
+        the same N), a classification task whose evaluated documents lack gold classes of its label set says so once
+        in the log and in its metadata (``eval_subset``; :func:`lm_eval_enterprise.data.order.subset_notice`)."""
+        meta = self.config.metadata
+        if limit is None or not isinstance(meta, dict):
+            return
+        if not str(meta.get("task_family", "")).startswith("classification"):
+            return
+        docs = self.eval_docs
+        if not 0 < limit < len(docs):
+            return
+        from .data.order import subset_notice
+
+        chosen = [docs[i] for i in range(int(limit))]
+        meta.update(subset_notice(meta.get("dataset", self.config.task), chosen, chosen[0]["label_names"], len(docs)))
 
     # -- the context budget ----------------------------------------------------------------------------------
     @property

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lm_eval_enterprise import demo
+from lm_eval_enterprise.cli import demo
 from lm_eval_enterprise.models import build_tiny_model
 
 

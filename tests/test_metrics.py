@@ -63,13 +63,30 @@ def test_labels_without_support():
     labels = ["a", "b", "c"]
     golds, preds = ["a", "a", "b"], ["a", "c", "b"]
     # a: TP 1, FP 0, FN 1 → 2/3, n 2;  b: TP 1 → 1, n 1;  c (no gold support): TP 0, FP 1 → 0, n 0
-    # weighted = (2·2/3 + 1·1 + 0·0)/3 = (4/3 + 1)/3 = 7/9;  macro = (2/3 + 1 + 0)/3 = 5/9
+    # weighted = (2·2/3 + 1·1 + 0·0)/3 = (4/3 + 1)/3 = 7/9
+    # macro over the gold classes G = {a, b} ([MF1]): c is predicted but absent from gold, so it is not averaged;
+    # its false positive is item 2's false negative for a: (2/3 + 1)/2 = 5/6
     assert M.weighted_f1(golds, preds, labels) == approx(7 / 9)
-    assert M.macro_f1(golds, preds, labels) == approx(5 / 9)
-    # a fourth label never gold and never predicted still counts in the macro mean with F1 0 ([MF1]):
-    # macro = (2/3 + 1 + 0 + 0)/4 = 5/12; weighted unchanged (weight 0)
-    assert M.macro_f1(golds, preds, labels + ["d"]) == approx(5 / 12)
+    assert M.macro_f1(golds, preds, labels) == approx(5 / 6)
+    # a fourth label never gold and never predicted changes neither: macro still (2/3 + 1)/2, weighted 7/9
+    assert M.macro_f1(golds, preds, labels + ["d"]) == approx(5 / 6)
     assert M.weighted_f1(golds, preds, labels + ["d"]) == approx(7 / 9)
+
+
+def test_macro_f1_averages_over_gold_classes_only():
+    labels = ["a", "b", "c", "d"]
+    # a perfect model on a subset lacking c and d: every gold class has F1 1 → 1.0 (over L it would be 2/4)
+    assert M.macro_f1(["a", "b", "a"], ["a", "b", "a"], labels) == approx(1.0)
+    # a gold class never predicted counts 0: golds [a, a, b, c], preds [a, a, b, a]
+    # a: TP 2, FP 1 (item 4), FN 0 → 4/5;  b: TP 1 → 1;  c: TP 0, FN 1 → 0;  d: absent from gold, not averaged
+    # macro = (4/5 + 1 + 0)/3 = 0.6;  weighted = (2·4/5 + 1·1 + 1·0)/4 = 2.6/4 = 0.65
+    golds, preds = ["a", "a", "b", "c"], ["a", "a", "b", "a"]
+    assert M.macro_f1(golds, preds, labels) == approx(0.6)
+    assert M.weighted_f1(golds, preds, labels) == approx(0.65)
+    # a predicted class absent from gold (d): golds [a, b], preds [d, b] → a: FN 1 → 0; b: 1 → macro 1/2
+    assert M.macro_f1(["a", "b"], ["d", "b"], labels) == approx(0.5)
+    # every class of L present: the mean over L, as before (the hand-worked WF1 example above)
+    assert M.macro_f1(WF1_GOLD, WF1_PRED, SENT) == approx((0.4 + 2 / 3 + 2 / 3) / 3)
 
 
 def test_classification_f1_normalises_labels_and_golds():

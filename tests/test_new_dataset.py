@@ -28,8 +28,8 @@ from lm_eval.tasks import TaskManager
 from conftest import OFFLINE_ENV
 from lm_eval_enterprise import cli
 from lm_eval_enterprise import data as D
-from lm_eval_enterprise.cli import save_results
 from lm_eval_enterprise.data.tasktree import ENV_TASK_PATH, folder_package
+from lm_eval_enterprise.runner import save_results
 from lm_eval_enterprise.sharpe.api import aggregate
 from lm_eval_enterprise.testing import GarbageLM, OracleLM
 

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import OFFLINE_ENV
 from lm_eval_enterprise import cli, request_cache
+from lm_eval_enterprise.cli import run as cli_run
 
 BIN = Path(sys.executable).parent
 DUMMY = ["run", "--model", "dummy", "--tasks", "ent_fiqa_sa", "--data_root", "embedded"]
@@ -49,7 +50,7 @@ def test_output_path_that_cannot_be_written_fails_before_the_model(capsys, tmp_p
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
     # the model would be the first thing loaded after the checks: it must never be reached
-    monkeypatch.setattr(cli, "_evaluate", lambda *a, **k: pytest.fail("the run started"))
+    monkeypatch.setattr(cli_run, "_evaluate", lambda *a, **k: pytest.fail("the run started"))
     assert "exists and is not a folder" in _usage_error(capsys, [*DUMMY, "--output_path", str(a_file)])
     assert "is not a folder" in _usage_error(capsys, [*DUMMY, "--output_path", str(a_file / "sub" / "out")])
     assert "cannot write in /proc" in _usage_error(capsys, [*DUMMY, "--output_path", "/proc/no_such_out"])
@@ -61,7 +62,7 @@ def test_results_that_cannot_be_saved_go_to_a_named_fallback_with_exit_1(capsys,
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(cli, "check_output_path", lambda path: None)
+    monkeypatch.setattr(cli_run, "check_output_path", lambda path: None)
     rc = cli.main([*DUMMY, "--limit", "2", "--output_path", str(a_file), "--log_samples"])
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
     assert rc == 1 and len(err) == 1, err
@@ -105,8 +106,7 @@ def test_sharpe_flags_queries_cut_by_plain_lm_eval(capsys, tmp_path):
     """lm-eval's own CLI takes any --limit: a results folder with 15 of a query's 20 candidates is flagged."""
     from lm_eval.loggers import EvaluationTracker
 
-    from lm_eval_enterprise.cli import save_results
-    from lm_eval_enterprise.runner import evaluate
+    from lm_eval_enterprise.runner import evaluate, save_results
 
     res = evaluate("dummy", ["ent_fiqa_qa"], data_root="embedded", limit=15)
     tracker = EvaluationTracker(output_path=str(tmp_path / "out"))
@@ -250,7 +250,7 @@ def test_ctrl_c_is_one_line_with_what_was_kept_and_the_resume_command(tmp_path, 
     env = {**OFFLINE_ENV, "LM_EVAL_ENTERPRISE_REQUEST_CACHE": str(cache)}
     cmd = _tiny_run(tiny_model_dir, tmp_path / "a")
     proc, kept, err = _start_and_stop(cmd, env, cache, signal.SIGINT)
-    assert proc.returncode == cli.EXIT_INTERRUPTED, err[-2000:]
+    assert proc.returncode == cli_run.EXIT_INTERRUPTED, err[-2000:]
     assert "Traceback" not in err
     (line,) = [x for x in re.split(r"[\r\n]", err) if x.startswith("interrupted:")]  # after the progress bar's \r
     assert f"{kept:,} answer(s) kept in {cache}" in line and "resume with: lm-eval-enterprise run --model hf" in line

@@ -15,10 +15,9 @@ from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
 
 from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.cli import save_results
+from lm_eval_enterprise.cli import sharpe as cli
 from lm_eval_enterprise.models import build_tiny_model
-from lm_eval_enterprise.runner import evaluate
-from lm_eval_enterprise.sharpe import cli
+from lm_eval_enterprise.runner import evaluate, save_results
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown
 from lm_eval_enterprise.testing import OracleLM, build_tasks
 

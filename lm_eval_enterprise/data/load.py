@@ -3,7 +3,9 @@
 :func:`load_checked` = the data folder (:mod:`~lm_eval_enterprise.data.locate`) → converted and checked splits
 (:mod:`~lm_eval_enterprise.data.folder`, through the on-disk cache) → one subtask → [LEAK] removal of evaluation
 items equal to a pool item (:mod:`lm_eval_enterprise.leakage`) → the fields of the task type
-(:meth:`Source.finalize`) → the [BAL]-ordered ``fewshot`` split (:mod:`lm_eval_enterprise.fewshot`). Conversions
+(:meth:`Source.finalize`) → the [BAL]-ordered ``fewshot`` split (:mod:`lm_eval_enterprise.fewshot`) → the
+evaluated split in its seeded fair order (:mod:`lm_eval_enterprise.data.order`: every prefix a fair sample for
+``--limit``; stratified by gold label where there is one, a ranking query's candidates kept together). Conversions
 and ``datasets`` objects are also cached in memory per process, so the five-plus template variants of a dataset
 share one load.
 """
@@ -24,6 +26,7 @@ from ..leakage import drop_fewshot_duplicates
 from .checks import DataReport, repeated_ids, require_splits
 from .folder import convert_folder
 from .locate import resolve_data_dir
+from .order import EVAL_ORDER_SEED, fair_order, forget_notices, order_metadata
 from .tasktree import get_source
 
 log = logging.getLogger("lm_eval_enterprise.data")
@@ -64,6 +67,10 @@ def load_checked(
         else helm_balanced(pool, src.fewshot_key, min(len(pool), FEWSHOT_POOL_MAX))
     )
     out["fewshot"] = [src.fewshot_transform(r) for r in ordered]
+    # the evaluated split in its seeded fair order (after the pool is taken: the shots never depend on it)
+    out[eval_split], _ORDER_FACTS[(dataset, subtask, data_root)] = _fair_eval_order(src, out[eval_split])
+    if src.eval_fallback:
+        out["eval"] = out[eval_split]
     return out, report
 
 
@@ -114,6 +121,8 @@ def _all_questions(src, data_root: str | None, download: bool) -> tuple[dict[str
         docs = sorted((r for q in present for r in tagged[q]), key=lambda r: rank[r["id"]])  # stable: question order
         out[split] = [{**r, "id": f"{r['id']}/{r[QUESTION_FIELD]}"} for r in docs]
     _DEDUP_FACTS[(src.id, None, data_root)] = {**_merged_dedup_facts(src.id, present, data_root), **facts}
+    # every question's split is in the one headline order (the Source's shared key), so its facts are the task's
+    _ORDER_FACTS[(src.id, None, data_root)] = _ORDER_FACTS.get((src.id, present[0], data_root), {})
     return out, report
 
 
@@ -125,6 +134,13 @@ def _merged_dedup_facts(dataset: str, questions: list[str], data_root: str | Non
         if isinstance(v, int) and not isinstance(v, bool):
             out[k] = sum(int(p.get(k, 0)) for p in per)
     return out
+
+
+def _fair_eval_order(src, records: list[dict]) -> tuple[list[dict], dict]:
+    """:func:`~lm_eval_enterprise.data.order.fair_order` of one evaluation split with the Source's stratum and
+    unit keys, and the ``eval_order`` metadata (seed, method) every task of the dataset records."""
+    ordered, method = fair_order(records, stratum=src.eval_stratum, group=src.eval_group, seed=EVAL_ORDER_SEED)
+    return ordered, order_metadata(method, EVAL_ORDER_SEED, unit=src.eval_unit)
 
 
 def load_records(
@@ -144,6 +160,7 @@ def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
     _TASK_METADATA[(dataset, subtask, data_root)] = {
         **report.metadata(),
         **_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
+        **_ORDER_FACTS.get((dataset, subtask, data_root), {}),
         **get_source(dataset).task_metadata(recs),
         **repeated_ids(dataset, recs, getattr(get_source(dataset), "repeated_ids_note", None)),
     }
@@ -165,6 +182,7 @@ def _from_records(records: list[dict]):
 
 _TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → report + Source facts of the cached data
 _DEDUP_FACTS: dict[tuple, dict] = {}  # same key → facts of the last [LEAK] few-shot de-duplication (leakage.py)
+_ORDER_FACTS: dict[tuple, dict] = {}  # same key → the evaluation order's seed and method (order.py)
 
 
 def _dataset_key(dataset_id: str | None, subtask_id: str | None, data_root: str | None) -> tuple:
@@ -197,8 +215,11 @@ def loaded_task_metadata(
 
 
 def clear_caches() -> None:
-    """Forget the in-process caches (conversions, ``datasets`` objects, metadata); the on-disk cache stays."""
+    """Forget the in-process caches (conversions, ``datasets`` objects, metadata, the limited-run notices already
+    logged); the on-disk cache stays."""
     _converted.cache_clear()
     _dataset_dict.cache_clear()
     _TASK_METADATA.clear()
     _DEDUP_FACTS.clear()
+    _ORDER_FACTS.clear()
+    forget_notices()

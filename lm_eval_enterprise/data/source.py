@@ -160,6 +160,20 @@ class Source:
             record = mc_fields(record)
         return record
 
+    # what one unit of the evaluation order is, for the task metadata (``eval_order.unit``)
+    eval_unit: str = "document"
+
+    def eval_stratum(self, record: dict) -> Any:
+        """The gold label that stratifies the evaluation order (:mod:`lm_eval_enterprise.data.order`): the class
+        label of a classification record, ``None`` (no stratification: a seeded shuffle) otherwise. Override for a
+        dataset whose documents carry another gold key (the value must be hashable)."""
+        return record.get("label") if self.task_type == "classification" else None
+
+    def eval_group(self, record: dict) -> Any:
+        """The unit of the evaluation order a record belongs to (records with the same key stay together, in their
+        order): ranking records are grouped by query (``qid``); ``None`` — every other record is a unit of its own."""
+        return record.get("qid") if self.task_type == "ranking" else None
+
     def fewshot_transform(self, record: dict) -> dict:
         """Applied to few-shot examples only (e.g. shorter truncation of long documents in shots)."""
         return record

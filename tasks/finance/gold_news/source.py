@@ -147,5 +147,16 @@ class GoldNews(Source):
             ]
         return out
 
+    # the evaluation order (docs/data.md#evaluation-order): the nine questions are asked about the same headlines and
+    # the dataset row pairs them by headline, so every question gets the same seeded shuffle of the headlines (no
+    # per-question stratification, which would give each question different headlines under --limit)
+    eval_unit = "headline"
+
+    def eval_stratum(self, record: dict):
+        return None
+
+    def eval_group(self, record: dict):
+        return record["id"]  # the headline (its row)
+
 
 SOURCE = GoldNews()

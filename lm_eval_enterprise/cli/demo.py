@@ -91,10 +91,10 @@ def run_demo(
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from lm_eval.loggers import EvaluationTracker
 
-    from .data import EMBEDDED
-    from .models import smollm2_dir
-    from .prompt_budget import model_budget
-    from .runner import evaluate, load_tasks, make_task_manager
+    from ..data import EMBEDDED
+    from ..models import smollm2_dir
+    from ..prompt_budget import model_budget
+    from ..runner import evaluate, load_tasks, make_task_manager
 
     t0 = time.time()
     model = Path(model_dir) if model_dir else smollm2_dir()
@@ -118,7 +118,7 @@ def run_demo(
         apply_chat_template=chat_template,
         fewshot_as_multiturn=chat_template,
     )
-    from .cli import save_results
+    from ..runner import save_results
 
     save_results(tracker, res, res.pop("samples"))
     rows = score_table(res)
@@ -129,9 +129,44 @@ def run_demo(
     if rate is not None:
         print(f"\nformat failures: {rate:.0%} of generated answers (mean over the generate variants)")
     try:
-        from .sharpe.api import leaderboard_markdown
+        from ..sharpe.api import leaderboard_markdown
     except ImportError:
         return 0
     print("\nSharpe score across templates (uniform baseline, ddof 1):\n")
     print(leaderboard_markdown([out_dir]))
     return 0
+
+
+def _demo(args) -> int:
+    return run_demo(
+        limit=args.limit, out_dir=args.output_path, model_dir=args.model_dir, chat_template=not args.no_chat_template
+    )
+
+
+def register(sub) -> None:
+    """The ``demo`` parser on the top-level subparsers ``sub``."""
+    from .common import add_option, positive_int
+
+    p = sub.add_parser("demo", help="offline demo with SmolLM2-135M-Instruct on the embedded fixture data")
+    p.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        metavar="<n>",
+        help="documents per task variant (default: the demo's setting)",
+    )
+    p.add_argument("--output_path", "-o", default="demo_out", metavar="<path>")
+    add_option(
+        p,
+        "--model_dir",
+        "--model-dir",
+        default=None,
+        metavar="<dir>",
+        help="use this HF model folder instead of SmolLM2",
+    )
+    p.add_argument(
+        "--no_chat_template",
+        action="store_true",
+        help="prompt the instruct model without its chat template (as plain completion)",
+    )
+    p.set_defaults(handler=_demo)
