@@ -40,8 +40,7 @@ def _files(d: Path) -> dict[str, Path]:
 @pytest.mark.parametrize("ds", DATASETS)
 def test_dataset_folder_holds_every_part(ds):
     d = D.dataset_dir(ds)
-    parts = ("source.py", "templates.py", "population.py", "README.md", "make_fixture.py", f"test_{ds}.py")
-    for part in (*parts, "fixture/MANIFEST.json"):
+    for part in ("source.py", "templates.py", "README.md", "make_fixture.py", f"test_{ds}.py", "fixture/MANIFEST.json"):
         assert (d / part).is_file(), f"{ds}: {part} missing"
     assert list(d.glob("ent_*__t*.yaml")), f"{ds}: no generated task YAML (make tasks)"
     assert D.fixture_dir(ds) == d / "fixture" and D.get_source(ds).id == ds
