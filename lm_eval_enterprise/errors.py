@@ -18,6 +18,11 @@ def warn_once(logger: logging.Logger, msg: str, *args) -> None:
         logger.warning(text)
 
 
+def forget_warnings() -> None:
+    """Let :func:`warn_once` log every text again (``data.clear_caches``: a fresh load says what it found)."""
+    _WARNED.clear()
+
+
 class DataError(RuntimeError):
     """A dataset cannot be loaded; the message is one line naming the dataset, the file and the problem."""
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, warn_once
+from ..errors import DataError, forget_warnings, warn_once
 from ..fewshot import helm_balanced
 from ..hooks import QUESTION_FIELD
 from ..leakage import drop_fewshot_duplicates
@@ -215,11 +215,12 @@ def loaded_task_metadata(
 
 
 def clear_caches() -> None:
-    """Forget the in-process caches (conversions, ``datasets`` objects, metadata, the limited-run notices already
-    logged); the on-disk cache stays."""
+    """Forget the in-process caches (conversions, ``datasets`` objects, metadata, the warnings and limited-run
+    notices already logged); the on-disk cache stays."""
     _converted.cache_clear()
     _dataset_dict.cache_clear()
     _TASK_METADATA.clear()
     _DEDUP_FACTS.clear()
     _ORDER_FACTS.clear()
     forget_notices()
+    forget_warnings()
