@@ -34,6 +34,8 @@ import random
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from . import families
+
 
 class CellPlanError(ValueError):
     """An impossible or malformed plan request (one line)."""
@@ -196,9 +198,6 @@ def plan_cells(
 
 
 # ============================================================================================ lm-eval tasks
-RANKING_FAMILIES = ("ranking", "ranking_generate")
-
-
 def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit: int | None = None) -> CellPlan:
     """Plan lm-eval leaf tasks (name → Task): grouped by ``metadata.variant_group``; documents are the tasks'
     ``eval_docs`` (the first ``limit`` when given); ranking families are planned per query (``doc["qid"]``)."""
@@ -218,7 +217,7 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
         if limit is not None:
             ds = ds[:limit]
         keys = [str(d.get("id", i)) if isinstance(d, dict) else str(i) for i, d in enumerate(ds)]
-        if meta.get("task_family") in RANKING_FAMILIES:
+        if families.uses_query_units(meta.get("task_family")):
             keys = [f"{d.get('qid')}|{d.get('cand_index')}" for d in ds]
             all_docs = task.eval_docs
             if (

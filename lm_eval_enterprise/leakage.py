@@ -19,7 +19,8 @@ nothing leaks into a prompt; the duplicates are counted, not removed, and the pu
 HELM's sumo_claims test set) stays intact. Running such a task with ``--num_fewshot`` > 0 can show a shot that
 equals the evaluated item; the metadata count says how many items are exposed.
 
-The prompt input is what the templates show of an item, per task type (:data:`PROMPT_INPUT_FIELDS`):
+The prompt input is what the templates show of an item, per task family (``prompt_inputs`` of its record in
+:mod:`lm_eval_enterprise.families`):
 classification ``text`` (+ ``target``, the aspect a fiqa_sa sentence is judged on; absent elsewhere), NER and KPI
 ``text``, multiple choice ``question`` + ``choices``, numeric QA ``context`` + ``question``, summarization
 ``document``. Values are compared exactly as stored (no case or whitespace folding: "byte-identical"); a record
@@ -41,20 +42,14 @@ import json
 import logging
 from typing import Any
 
+from . import families
 from .errors import warn_once
 
 log = logging.getLogger("lm_eval_enterprise.data")
 
-# task type → the record fields that make up an item's prompt input (None: the step does not apply)
-PROMPT_INPUT_FIELDS: dict[str, tuple[str, ...] | None] = {
-    "classification": ("text", "target"),
-    "ner": ("text",),
-    "kpi": ("text",),
-    "mc": ("question", "choices"),
-    "numeric": ("context", "question"),
-    "summarization": ("document",),
-    "ranking": None,
-}
+# task family → the record fields that make up an item's prompt input (None: the step does not apply); read from
+# the family registry (lm_eval_enterprise.families, ``Family.prompt_inputs``)
+PROMPT_INPUT_FIELDS: dict[str, tuple[str, ...] | None] = {n: f.prompt_inputs for n, f in families.FAMILIES.items()}
 ZERO_SHOT_NOTE = (
     "not removed: the dataset is evaluated with 0 shots, so no pool item is shown; with --num_fewshot "
     "> 0, eval_fewshot_pool_duplicates items could meet themselves as a shot"
@@ -94,12 +89,10 @@ def drop_fewshot_duplicates(
     ``eval_split``, ``fewshot_source_split``); ``eval_split`` overrides the evaluated split (e.g. a fallback to
     validation when test is unlabelled); ``where`` (the data folder) is named in the log line. Order is kept;
     the input dict is not modified. Raises ``ValueError`` for a task type without a prompt-input definition."""
-    if src.task_type not in PROMPT_INPUT_FIELDS:
-        raise ValueError(
-            f"[{src.id}] no prompt-input definition for task type {src.task_type!r} "
-            f"(add it to lm_eval_enterprise.leakage.PROMPT_INPUT_FIELDS)"
-        )
-    fields = PROMPT_INPUT_FIELDS[src.task_type]
+    try:
+        fields = families.get(src.task_type).prompt_inputs
+    except families.UnknownFamily as exc:
+        raise ValueError(f"[{src.id}] no prompt-input definition: {exc}") from None
     ev = eval_split or src.eval_split
     if fields is None:
         return splits, {"fewshot_dedup_fields": None, "fewshot_dedup_note": RANKING_EXCLUSION}

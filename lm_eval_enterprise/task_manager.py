@@ -22,7 +22,7 @@ from lm_eval.api.metrics import unweighted_mean_stderr
 from lm_eval.config.group import AggMetricConfig
 from lm_eval.tasks import TaskManager
 
-from .templating import AGGREGATE_KEY, MEAN_OVER_DATASETS, PRIMARY_FILTER, SCORE_METRIC
+from .configkeys import AGGREGATE_KEY, MEAN_OVER_DATASETS, PRIMARY_FILTER, SCORE_METRIC
 
 log = logging.getLogger(__name__)
 

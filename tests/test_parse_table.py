@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_enterprise import TASK_DIR, hooks
+from lm_eval_enterprise import TASK_DIR, families, hooks
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import load_records
 from lm_eval_enterprise.templating import all_specs, answer_filter, output_field
@@ -108,7 +108,7 @@ def test_reading_table(table_id, tid):
     tpl = next(t for t in spec.templates if t.id == tid)
     flt = answer_filter(spec, tpl)
     doc = _doc(spec)
-    reader = hooks.FAMILY_READER[spec.family]
+    reader = families.get(spec.family).reader
     if reader == "label":
         rows = label_table(spec, doc, output_field(tpl))
         got = [(c, str(flt.read(c, doc))) for c, _ in rows]

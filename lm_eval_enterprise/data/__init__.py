@@ -49,7 +49,7 @@ from .download import RemoteFile, download_url, exc_line, fetch_json, manual_hin
 from .fixtures import fixture_dir, generator_main, is_fixture_dir, write_manifest
 from .folder import PRESPLIT_FILES, convert_folder, inspect_folder
 from .hub import HFParquetSource, download_hf_parquet, snapshot
-from .load import FEWSHOT_POOL_MAX, clear_caches, load_checked, load_records, load_task_dataset, loaded_task_metadata
+from .load import FEWSHOT_POOL_MAX, clear_caches, load_checked, load_records, load_task_data, load_task_dataset
 from .locate import COMPLETE_MARKER, data_folder, data_hint, has_data, prepare, resolve_data_dir
 from .parquet import HF_CONVERTED_REVISION, hf_class_names, hf_parquet_split, local_parquet_files, read_parquet_rows
 from .readers import read_json, read_jsonl, read_jsonl_lines
@@ -100,7 +100,7 @@ __all__ = [
     "load_checked",
     "load_records",
     "load_task_dataset",
-    "loaded_task_metadata",
+    "load_task_data",
     "local_parquet_files",
     "manual_hint",
     "map_rows",

@@ -40,12 +40,20 @@ def load_checked(
     dataset: str, subtask: str | None = None, data_root: str | None = None, download: bool = True
 ) -> tuple[dict[str, list[dict]], DataReport]:
     """:func:`load_records` plus the :class:`DataReport` of the data folder (counts, hashes, eval split)."""
+    out, report, _ = _load(dataset, subtask, data_root, download)
+    return out, report
+
+
+def _load(
+    dataset: str, subtask: str | None, data_root: str | None, download: bool
+) -> tuple[dict[str, list[dict]], DataReport, dict[str, Any]]:
+    """:func:`load_checked` plus the facts of the [LEAK] few-shot de-duplication (:mod:`lm_eval_enterprise.leakage`)."""
     src = get_source(dataset)
     d = resolve_data_dir(src, data_root, download=download)
     converted, report = _converted(dataset, str(d), _dir_mtime(d))
     splits = src.select(converted, subtask)
     eval_split = report.eval_split
-    splits, _DEDUP_FACTS[(dataset, subtask, data_root)] = drop_fewshot_duplicates(src, splits, d, eval_split)  # [LEAK]
+    splits, dedup_facts = drop_fewshot_duplicates(src, splits, d, eval_split)  # [LEAK]
     if eval_split not in splits or not splits[eval_split]:
         raise DataError(dataset, d, f"evaluation split '{eval_split}' is empty or missing")
     out = {name: [src.finalize(r) for r in recs] for name, recs in splits.items()}
@@ -60,7 +68,7 @@ def load_checked(
         else helm_balanced(pool, src.fewshot_key, min(len(pool), FEWSHOT_POOL_MAX))
     )
     out["fewshot"] = [src.fewshot_transform(r) for r in ordered]
-    return out, report
+    return out, report, dedup_facts
 
 
 def load_records(
@@ -72,17 +80,14 @@ def load_records(
 
 
 @lru_cache(maxsize=256)
-def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
+def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None) -> tuple[Any, dict[str, Any]]:
+    """(``datasets.DatasetDict``, the data facts for the task metadata), cached per process: the data report
+    (counts, verified?, sha256 of every file, eval split) + [LEAK] facts + the Source's own facts."""
     import datasets
 
-    recs, report = load_checked(dataset, subtask, data_root)
-    # the data report (counts, verified?, sha256 of every file, eval split) + [LEAK] facts + the Source's own facts
-    _TASK_METADATA[(dataset, subtask, data_root)] = {
-        **report.metadata(),
-        **_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
-        **get_source(dataset).task_metadata(recs),
-    }
-    return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()})
+    recs, report, dedup_facts = _load(dataset, subtask, data_root, True)
+    facts = {**report.metadata(), **dedup_facts, **get_source(dataset).task_metadata(recs)}
+    return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()}), facts
 
 
 def _from_records(records: list[dict]):
@@ -98,10 +103,6 @@ def _from_records(records: list[dict]):
     return datasets.Dataset(pa.Table.from_pylist(records), fingerprint=digest)
 
 
-_TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → report + Source facts of the cached data
-_DEDUP_FACTS: dict[tuple, dict] = {}  # same key → facts of the last [LEAK] few-shot de-duplication (leakage.py)
-
-
 def _dataset_key(dataset_id: str | None, subtask_id: str | None, data_root: str | None) -> tuple:
     return dataset_id, subtask_id or None, str(data_root) if data_root else None
 
@@ -114,26 +115,26 @@ def load_task_dataset(
     lm-eval calls it as ``loader(**metadata, **dataset_kwargs)`` (so these keys must differ from the metadata
     keys ``dataset``/``subtask``); ``data_root`` may come from ``--metadata``.
     Returns a ``datasets.DatasetDict`` with the dataset's splits and ``fewshot``. Cached per process, so the
-    five-plus template variants of a dataset share one conversion. The facts :meth:`Source.task_metadata`
-    computed from the data are kept for :func:`loaded_task_metadata`.
+    five-plus template variants of a dataset share one conversion. :func:`load_task_data` returns the data facts
+    with it.
     """
+    return load_task_data(dataset_id, subtask_id, data_root)[0]
+
+
+def load_task_data(
+    dataset_id: str | None = None, subtask_id: str | None = None, data_root: str | None = None, **_metadata: Any
+) -> tuple[Any, dict[str, Any]]:
+    """:func:`load_task_dataset` (same arguments) and the facts computed from the data for the task metadata (the
+    data report, the [LEAK] facts and :meth:`Source.task_metadata`, a fresh dict). The task class
+    (:class:`lm_eval_enterprise.task.EnterpriseTask`) merges them into the task's metadata right after loading, so
+    they reach ``results["configs"][task]["metadata"]``."""
     if not dataset_id:
         raise DataError("?", None, "task YAML has no dataset_kwargs.dataset_id")
-    return _dataset_dict(*_dataset_key(dataset_id, subtask_id, data_root))
-
-
-def loaded_task_metadata(
-    dataset_id: str | None = None, subtask_id: str | None = None, data_root: str | None = None, **_metadata: Any
-) -> dict:
-    """The :meth:`Source.task_metadata` facts of the data :func:`load_task_dataset` loaded for the same arguments
-    (``{}`` if none). The task class (:class:`lm_eval_enterprise.task.EnterpriseTask`) merges them into the task's
-    metadata right after loading, so they reach ``results["configs"][task]["metadata"]``."""
-    return dict(_TASK_METADATA.get(_dataset_key(dataset_id, subtask_id, data_root)) or {})
+    dataset_dict, facts = _dataset_dict(*_dataset_key(dataset_id, subtask_id, data_root))
+    return dataset_dict, dict(facts)
 
 
 def clear_caches() -> None:
     """Forget the in-process caches (conversions, ``datasets`` objects, metadata); the on-disk cache stays."""
     _converted.cache_clear()
     _dataset_dict.cache_clear()
-    _TASK_METADATA.clear()
-    _DEDUP_FACTS.clear()

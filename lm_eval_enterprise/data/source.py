@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .. import families
 from ..errors import DataError
 from .checks import MANIFEST, CountCheck, Rows, as_rows, check_count, manifest_rows
 from .download import RemoteFile, download_url
@@ -27,7 +28,7 @@ MC_LETTERS = "ABCDEFGHIJ"  # option letters of multiple-choice records ([ACC]: A
 
 def mc_fields(record: dict) -> dict:
     """The fields the ``multiple_choice`` task family needs, added to a multiple-choice record
-    ``{id, question, choices, answer}`` (docs/conventions.md#records; ``Source.task_type == "mc"``):
+    ``{id, question, choices, answer}`` (docs/conventions.md#records; a Source whose family has ``records="choices"``):
 
     * ``label_names`` = the option letters ``["A", …]`` (one per choice): the ``AnswerFilter`` verbaliser set;
     * ``answer_letter`` = the letter of ``answer`` (0-based index into ``choices``): compared with the filtered
@@ -65,7 +66,7 @@ class Source:
 
     id: str = ""
     domain: str = ""
-    task_type: str = ""  # classification | ner | kpi | ranking | numeric | summarization | mc
+    task_type: str = ""  # the task family (a record of lm_eval_enterprise.families), e.g. classification_weighted
     files: tuple[RemoteFile, ...] = ()  # the source layout: what download() fetches
     # per split after the recipe: verified(n, evidence) — counted on a genuine file, a mismatch is an error — or
     # unverified(n | None, evidence) — a mismatch is a warning (lm_eval_enterprise.data.checks); every split declared
@@ -139,11 +140,12 @@ class Source:
 
     def finalize(self, record: dict) -> dict:
         """Add the fields every task of this type needs (label set, positive label)."""
-        if self.task_type == "classification":
+        kind = families.get(self.task_type, f"task_type of {self.id}").records
+        if kind == "labels":
             record = {**record, "label_names": list(self.labels)}
             if self.positive_label is not None:
                 record["positive_label"] = self.positive_label
-        elif self.task_type == "mc":
+        elif kind == "choices":
             record = mc_fields(record)
         return record
 
@@ -155,7 +157,7 @@ class Source:
         """Facts computed from the loaded data that results must record (e.g. finer139's top-10 tag list).
 
         ``splits`` is :func:`load_records`' output. The task class merges the returned dict (via
-        :func:`loaded_task_metadata`) into the ``metadata`` of the lm-eval task that loads the data, so it lands in
+        :func:`load_task_data`) into the ``metadata`` of the lm-eval task that loads the data, so it lands in
         ``results["configs"][task]["metadata"]`` and runs on different data are told apart. Default: nothing.
         """
         return {}

@@ -100,7 +100,7 @@ def split_sample(sample: list[dict], test_size: int) -> dict[str, list[dict]]:
 class RedditClimate(Source):
     id = "reddit_climate"
     domain = "climate"
-    task_type = "classification"
+    task_type = "classification_weighted"
     files = (RemoteFile(ZIP_NAME, ZIP_URL),)
     expected_rows = {  # fixed by the recipe; they hold if the genuine CSV has >= 2,000 eligible comments
         "test": unverified(TEST_SIZE, "recipe sample size; genuine CSV not counted"),
