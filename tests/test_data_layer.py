@@ -34,7 +34,7 @@ class FakeSource(Source):
 
     id = FAKE
     domain = "finance"
-    task_type = "classification"
+    task_type = "classification_weighted"
     files = (RemoteFile("raw.csv", "https://example.invalid/fake/raw.csv"),)
     expected_rows = {"train": D.verified(4, "fake: counted"), "test": D.verified(6, "fake: counted")}
     labels = ("Yes", "No")
