@@ -72,3 +72,18 @@ def test_importing_every_sharpe_module_loads_no_lm_eval_module():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
     assert len(mods) > 20
+
+
+def test_a_run_imports_no_templates_py_and_no_generator():
+    """What the budget planner needs from sibling templates is in the generated metadata, the zero-shot fact of
+    [LEAK] in the generated base YAML: building and running tasks imports no dataset's ``templates.py`` (nor the
+    YAML generator)."""
+    code = (
+        "import json, sys\n"
+        "from lm_eval_enterprise.testing import run_oracle\n"
+        "res = run_oracle(['ent_sumo_claims__t2', 'ent_kpi_edgar__t1'], 'embedded')\n"
+        "assert res['configs']['ent_kpi_edgar__t1']['metadata']['prompt_budget']\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.endswith('.templates') or m.endswith('.templating'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
