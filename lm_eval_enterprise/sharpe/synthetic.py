@@ -204,19 +204,21 @@ def write_run(
 
 
 # ------------------------------------------------------------------------------------------------ generators
+# the label set of a synthetic classification task, by the family's primary metric (binary: the first is positive)
 LABELS = {
-    "classification_weighted": ["positive", "neutral", "negative"],
-    "classification_macro": ["T1001", "T1002", "T1003", "T1004"],
-    "classification_binary": ["relevant", "irrelevant"],
+    "weighted_f1": ["positive", "neutral", "negative"],
+    "macro_f1": ["T1001", "T1002", "T1003", "T1004"],
+    "binary_f1": ["relevant", "irrelevant"],
 }
 ENTITY_TYPES = ["person", "organization", "location", "miscellaneous"]
 WORDS = "alpha beta gamma delta revenue profit bank court climate network".split()
 
 
 def _labels_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
-    labels = LABELS[family]
+    primary = families.get(family).primary
+    labels = LABELS[primary]
     doc = {"id": f"d{i}", "text": f"document {i}", "label": rng.choice(labels), "label_names": labels}
-    if len(labels) == 2:  # a binary family: the first label is the positive class
+    if primary == "binary_f1":
         doc["positive_label"] = labels[0]
     return doc
 
