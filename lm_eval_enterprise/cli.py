@@ -12,7 +12,8 @@ commands:
   list       datasets, domains and their task groups
   prepare    make datasets ready ahead of time (--dataset ID / --domain D / --all): with a data root
              (--data_root DIR or $LM_EVAL_ENTERPRISE_DATA) check DIR/<id>/ or download into it, else into the
-             cache; offline (HF_HUB_OFFLINE / HF_DATASETS_OFFLINE) nothing is downloaded
+             cache; offline (HF_HUB_OFFLINE / HF_DATASETS_OFFLINE) nothing is downloaded; --dataset ID --from
+             PATH imports a file or folder obtained elsewhere instead and checks it like a download
   verify     load every dataset present (--data_root DIR, $LM_EVAL_ENTERPRISE_DATA or the cache) and print one
              line each: rows per split, expected, verified?, sha256, OK / warning / error
   demo       the offline demo: SmolLM2-135M-Instruct (with its chat template) on the embedded fixture data
@@ -404,9 +405,29 @@ def _set_data_root(args: argparse.Namespace) -> None:
         os.environ[ENV_DATA] = args.data_root
 
 
+def _prepare_from(args: argparse.Namespace) -> int:
+    """``prepare --dataset ID --from PATH``: import and check (:func:`lm_eval_enterprise.data.import_from`)."""
+    from .data import DataError, get_source, import_from
+
+    if not args.dataset or len(set(args.dataset)) != 1 or args.domain or args.all:
+        args.parser.error("--from imports one dataset: give exactly one --dataset ID")
+    src = get_source(args.dataset[0])
+    _set_data_root(args)
+    try:
+        d = import_from(src, args.from_path, force=args.force)
+    except DataError as exc:
+        return fail(str(exc))
+    print(
+        f"{src.id}: imported {args.from_path} into {d} (checked like a download; sha256 and rows in {d}/.imported.json)"
+    )
+    return 0
+
+
 def _prepare(args: argparse.Namespace) -> int:
     from .data import DataError, prepare
 
+    if args.from_path is not None:
+        return _prepare_from(args)
     sources = _selected_sources(args)
     _set_data_root(args)
     failed = 0
@@ -541,7 +562,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_list)
     p = sub.add_parser("prepare", help="make datasets ready: check the data root's folders or download")
     _selection_options(p, with_all=True)
-    p.add_argument("--force", action="store_true", help="download again even if present")
+    p.add_argument("--force", action="store_true", help="download (or import) again even if present")
+    p.add_argument(
+        "--from",
+        dest="from_path",
+        default=None,
+        metavar="<path>",
+        help="import this file or folder (obtained elsewhere) for the one --dataset instead of downloading; "
+        "checked exactly like a download",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(handler=_prepare, needs_arguments=True)
     p = sub.add_parser("verify", help="check every dataset present: counts, verified?, sha256, labels")

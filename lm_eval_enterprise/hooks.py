@@ -232,7 +232,7 @@ def multiple_choice(doc: dict, results: Sequence[Any]) -> dict:
     """[ACC] on a generated letter: correct iff the [PARSE] reading equals ``doc["answer_letter"]``.
 
     The record needs ``answer_letter`` and ``label_names`` = the option letters (``data.mc_fields``, added for every
-    ``task_type = "mc"`` source); the filter reads the letter with the label rule (``(B)``, ``B.``, ``Answer: B``,
+    ``multiple_choice`` source); the filter reads the letter with the label rule (``(B)``, ``B.``, ``Answer: B``,
     ``**B**`` → B). A wrong letter is wrong; no letter is wrong and a format failure.
     """
     pred = _answer(results)

@@ -393,8 +393,8 @@ def test_prepare_offline_never_tries_the_network(tmp_path, monkeypatch):
     assert str(e.value) == (
         f"[gold_news] {tmp_path / 'gold_news'}: offline (HF_DATASETS_OFFLINE): nothing is "
         "downloaded; put the source files ['finalDataset_0208.csv'] (or pre-split "
-        f"test.jsonl/train.jsonl/valid.jsonl) into {tmp_path / 'gold_news'}, or unset "
-        "HF_DATASETS_OFFLINE to download"
+        f"test.jsonl/train.jsonl/valid.jsonl) into {tmp_path / 'gold_news'}, or import them with "
+        "`lm-eval-enterprise prepare --dataset gold_news --from PATH`, or unset HF_DATASETS_OFFLINE to download"
     )
     assert "LM_EVAL_ENTERPRISE_DATA" not in str(e.value)  # never "set the variable" that is set
     with pytest.raises(
@@ -426,7 +426,9 @@ def test_download_failure_hint_names_the_data_root(tmp_path, monkeypatch):
     monkeypatch.setenv(D.ENV_DATA, str(tmp_path))
     with pytest.raises(DataError) as e:
         D.download_url((tmp_path / "missing.bin").as_uri(), tmp_path / "x" / "f.bin", "ds", progress=False)
-    assert str(e.value).endswith(f"obtain the source files by hand and put them into {tmp_path / 'ds'}/")
+    assert str(e.value).endswith(
+        f"run `lm-eval-enterprise prepare --dataset ds --from PATH`, or put them into {tmp_path / 'ds'}/"
+    )
     assert "point $LM_EVAL_ENTERPRISE_DATA" not in str(e.value)
 
 

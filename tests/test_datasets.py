@@ -49,8 +49,15 @@ def test_dataset_folder_holds_every_part(ds):
 @pytest.mark.parametrize("ds", DATASETS)
 def test_readme_documents_source_license_fixture_templates_deviations_and_verification(ds):
     text = (D.dataset_dir(ds) / "README.md").read_text(encoding="utf-8")
-    for heading in ("## Templates", "## Verified against genuine files", "## Citation", "## Changelog"):
+    for heading in (
+        "## How to obtain the data / what can fail",
+        "## Templates",
+        "## Verified against genuine files",
+        "## Citation",
+        "## Changelog",
+    ):
         assert f"\n{heading}" in text, f"{ds}: README lacks {heading!r}"
+    assert f"prepare --dataset {ds} --from PATH" in text, f"{ds}: README does not give the prepare --from route"
     assert re.search(r"^## .*(Deviation|Decision)", text, re.M), f"{ds}: README documents no deviations"
     for row in ("Source", "License", "Fixture"):
         assert re.search(rf"^\| {row} \|", text, re.M), f"{ds}: README table lacks the {row} row"

@@ -172,8 +172,9 @@ def test_missing_split_and_download_failure_are_one_line_errors(online, tmp_path
             fetch=FakeHub(CONVERTED, fail=ConnectionError("no route\nmore")),
         )
     assert str(e.value).startswith(
-        "[x] hf://datasets/r/x@main/transcript-sentiment: download failed "
-        "(ConnectionError: no route); obtain the source files by hand"
+        "[x] hf://datasets/r/x@main/transcript-sentiment: download failed: unreachable host: no connection "
+        "(ConnectionError: no route); obtain the files elsewhere and run "
+        "`lm-eval-enterprise prepare --dataset x --from PATH`"
     )
     assert "\n" not in str(e.value) and "x/transcript-sentiment" in str(e.value)
 

@@ -15,7 +15,8 @@ format. Everything shared is in this package, one job per module:
 ``checks``          the load-time checks: counts (verified/unverified), gold labels, UTF-8, sha256, the report
 ``folder``          one data folder → converted, checked splits + :class:`DataReport` (source or pre-split layout)
 ``diskcache``       the on-disk cache of converted splits (keyed by file hashes and loader code version)
-``locate``          where a dataset's folder is (:func:`resolve_data_dir`) and getting it there (:func:`prepare`)
+``locate``          where a dataset's folder is (:func:`resolve_data_dir`) and getting it there (:func:`prepare`,
+                    or :func:`import_from` a file/folder obtained elsewhere: ``prepare --from``)
 ``load``            splits for lm-eval: subtask, [LEAK], task-type fields, [BAL] ``fewshot`` split,
                     :func:`load_task_dataset` (the ``custom_dataset`` hook of every task YAML)
 ==================  ==============================================================================================
@@ -45,12 +46,30 @@ from .checks import (
     verified,
 )
 from .config import EMBEDDED, ENV_CACHE, ENV_DATA, OFFLINE_VARS, cache_root, is_offline
-from .download import RemoteFile, download_url, exc_line, fetch_json, manual_hint
+from .download import (
+    RemoteFile,
+    download_failure,
+    download_url,
+    exc_line,
+    failure_reason,
+    fetch_json,
+    from_route,
+    manual_hint,
+)
 from .fixtures import fixture_dir, generator_main, is_fixture_dir, write_manifest
 from .folder import PRESPLIT_FILES, convert_folder, inspect_folder
 from .hub import HFParquetSource, download_hf_parquet, snapshot
 from .load import FEWSHOT_POOL_MAX, clear_caches, load_checked, load_records, load_task_data, load_task_dataset
-from .locate import COMPLETE_MARKER, data_folder, data_hint, has_data, prepare, resolve_data_dir
+from .locate import (
+    COMPLETE_MARKER,
+    IMPORT_RECORD,
+    data_folder,
+    data_hint,
+    has_data,
+    import_from,
+    prepare,
+    resolve_data_dir,
+)
 from .parquet import HF_CONVERTED_REVISION, hf_class_names, hf_parquet_split, local_parquet_files, read_parquet_rows
 from .readers import read_json, read_jsonl, read_jsonl_lines
 from .source import MC_LETTERS, Source, map_rows, mc_fields, require_columns, require_text
@@ -63,6 +82,7 @@ __all__ = [
     "ENV_DATA",
     "FEWSHOT_POOL_MAX",
     "HF_CONVERTED_REVISION",
+    "IMPORT_RECORD",
     "MANIFEST",
     "MC_LETTERS",
     "OFFLINE_VARS",
@@ -82,17 +102,21 @@ __all__ = [
     "data_folder",
     "data_hint",
     "dataset_dir",
+    "download_failure",
     "download_hf_parquet",
     "download_url",
     "exc_line",
+    "failure_reason",
     "fetch_json",
     "fixture_dir",
     "folder_hashes",
+    "from_route",
     "generator_main",
     "get_source",
     "has_data",
     "hf_class_names",
     "hf_parquet_split",
+    "import_from",
     "inspect_folder",
     "is_fixture_dir",
     "is_offline",

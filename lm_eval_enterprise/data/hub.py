@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import DataError
 from .config import ENV_DATA, is_offline, offline_flags
-from .download import RemoteFile, exc_line, manual_hint
+from .download import RemoteFile, download_failure, from_route
 from .parquet import SPLIT_PATTERNS, hf_class_names, local_parquet_files, read_parquet_rows
 from .source import Source
 
@@ -43,12 +43,13 @@ def snapshot(
     revision: str | None = None,
     prefix: str = "",
     fetch: Fetch | None = None,
+    note: str = "",
 ) -> None:
     """Download the files of a hub dataset repo matching ``patterns`` into ``dest`` (repo-relative paths).
 
     Offline (:func:`~lm_eval_enterprise.data.config.is_offline`) nothing is asked from the hub; offline or a failed
-    download is one :class:`DataError` line saying where to put the files by hand. ``fetch`` replaces
-    ``huggingface_hub.snapshot_download`` (tests).
+    download is one :class:`DataError` line (:func:`~lm_eval_enterprise.data.download.download_failure`: the reason,
+    ``note``, the ``prepare --from`` route). ``fetch`` replaces ``huggingface_hub.snapshot_download`` (tests).
     """
     where = hf_where(repo_id, revision, prefix)
     if is_offline():
@@ -56,7 +57,7 @@ def snapshot(
             dataset,
             where,
             f"cannot download from the hub: offline ({', '.join(offline_flags())}); run "
-            f"with internet, or put the files in ${ENV_DATA}/{dataset}/ by hand",
+            f"with internet, or {from_route(dataset)}, or put the files in ${ENV_DATA}/{dataset}/ by hand",
         )
     if fetch is None:
         from huggingface_hub import snapshot_download as fetch
@@ -64,10 +65,8 @@ def snapshot(
         fetch(
             repo_id=repo_id, repo_type="dataset", revision=revision, allow_patterns=list(patterns), local_dir=str(dest)
         )
-    except Exception as exc:  # network / auth / missing revision: all one actionable line
-        raise DataError(
-            dataset, where, f"download failed ({exc_line(exc)}); {manual_hint(dataset, prefix.strip('/'))}"
-        ) from exc
+    except Exception as exc:  # network / auth / gated / missing revision or file: one actionable line
+        raise download_failure(dataset, where, exc, repo_id=repo_id, path=prefix.strip("/"), note=note) from exc
 
 
 def download_hf_parquet(
@@ -80,6 +79,7 @@ def download_hf_parquet(
     splits: Iterable[str] = ("train", "test"),
     optional: Iterable[str] = (),
     fetch: Fetch | None = None,
+    note: str = "",
 ) -> dict[str, list[Path]]:
     """Download the parquet shards of ``splits`` (each required) and of ``optional`` splits (when the repo has
     them) under ``prefix``; returns split → local files (shard order). A required split without files → one
@@ -93,6 +93,7 @@ def download_hf_parquet(
         revision=revision,
         prefix=prefix,
         fetch=fetch,
+        note=note,
     )
     found = local_parquet_files(dest, prefix)
     missing = [s for s in splits if not found.get(s)]
@@ -134,7 +135,13 @@ class HFParquetSource(Source):
 
     def download(self, dest: Path, progress: bool = True) -> None:
         download_hf_parquet(
-            self.hf_repo, dest, dataset=self.id, revision=self.hf_revision, prefix=self.hf_prefix, splits=self.hf_splits
+            self.hf_repo,
+            dest,
+            dataset=self.id,
+            revision=self.hf_revision,
+            prefix=self.hf_prefix,
+            splits=self.hf_splits,
+            note=self.download_note,
         )
 
     def has_source_layout(self, d: Path) -> bool:

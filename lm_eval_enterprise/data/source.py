@@ -68,6 +68,8 @@ class Source:
     domain: str = ""
     task_type: str = ""  # the task family (a record of lm_eval_enterprise.families), e.g. classification_weighted
     files: tuple[RemoteFile, ...] = ()  # the source layout: what download() fetches
+    # a known fact about the source added to every download failure (a host gone for good, a gated repository)
+    download_note: str = ""
     # per split after the recipe: verified(n, evidence) — counted on a genuine file, a mismatch is an error — or
     # unverified(n | None, evidence) — a mismatch is a warning (lm_eval_enterprise.data.checks); every split declared
     expected_rows: dict[str, Rows] = {}
@@ -87,7 +89,7 @@ class Source:
     def download(self, dest: Path, progress: bool = True) -> None:
         """Fetch the source layout into ``dest`` (default: every :attr:`files` URL)."""
         for f in self.files:
-            download_url(f.url, dest / f.name, self.id, f.sha256, progress)
+            download_url(f.url, dest / f.name, self.id, f.sha256, progress, note=self.download_note)
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
         raise NotImplementedError

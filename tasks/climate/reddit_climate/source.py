@@ -30,6 +30,12 @@ from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, map
 
 ZIP_NAME = "the-reddit-climate-change-dataset-comments.csv.zip"
 ZIP_URL = f"https://exports.socialgrep.com/download/public/{ZIP_NAME}"
+# every download fails: reported to every user of the export link (README, How to obtain the data)
+UNREACHABLE_NOTE = (
+    "SocialGrep's export host (exports.socialgrep.com) has been unreachable (no DNS) since 2025 and no mirror of "
+    f"the comments file is known, so this download cannot work: obtain {ZIP_NAME} (or its CSV, re-zipped) from a "
+    "copy made earlier (e.g. Kaggle's re-upload of the SocialGrep dataset)"
+)
 COLUMNS = (
     "type",
     "id",
@@ -102,6 +108,7 @@ class RedditClimate(Source):
     domain = "climate"
     task_type = "classification_weighted"
     files = (RemoteFile(ZIP_NAME, ZIP_URL),)
+    download_note = UNREACHABLE_NOTE
     expected_rows = {  # fixed by the recipe; they hold if the genuine CSV has >= 2,000 eligible comments
         "test": unverified(TEST_SIZE, "recipe sample size; genuine CSV not counted"),
         "train": unverified(SAMPLE_SIZE - TEST_SIZE, "recipe sample size; genuine CSV not counted"),

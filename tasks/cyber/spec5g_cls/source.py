@@ -55,8 +55,9 @@ def gdown_fetch(
     provide the file by hand.
     """
     by_hand = (
-        f"download {file_name} from {DRIVE_FOLDER_URL} by hand and put it in "
-        f"$LM_EVAL_ENTERPRISE_DATA/{dataset}/ (or pass --metadata '{{\"data_root\": DIR}}' with DIR/{dataset}/)"
+        f"download {file_name} from {DRIVE_FOLDER_URL} by hand and run `lm-eval-enterprise prepare --dataset "
+        f"{dataset} --from PATH`, or put it in $LM_EVAL_ENTERPRISE_DATA/{dataset}/ (or pass --metadata "
+        f"'{{\"data_root\": DIR}}' with DIR/{dataset}/)"
     )
     try:
         import gdown  # optional dependency: Google Drive client
@@ -120,6 +121,8 @@ class SPEC5GDriveSource(Source):
     """Base of the two SPEC5G datasets: one CSV of the Drive folder, seeded 15 % test split."""
 
     csv_name: str = ""
+    # other names the same file is published under (publishers disagree), accepted in this order after csv_name
+    csv_aliases: tuple[str, ...] = ()
     csv_columns: tuple[str, ...] = ()
     fewshot_source_split = "train"
 
@@ -127,8 +130,27 @@ class SPEC5GDriveSource(Source):
     def files(self) -> tuple[RemoteFile, ...]:  # type: ignore[override]
         return (RemoteFile(self.csv_name, DRIVE_FOLDER_URL),)
 
+    def csv_path(self, d: Path) -> Path:
+        """The data file of folder ``d``: ``csv_name``, else the first of ``csv_aliases`` present."""
+        return next((d / n for n in (self.csv_name, *self.csv_aliases) if (d / n).is_file()), d / self.csv_name)
+
+    def has_source_layout(self, d: Path) -> bool:
+        return self.csv_path(d).is_file()
+
     def download(self, dest: Path, progress: bool = True) -> None:
-        gdown_fetch(self.csv_name, dest, self.id, progress)
+        """``csv_name`` from the Drive folder; when the folder does not list it, each of ``csv_aliases`` in turn
+        (a failure of the last is reported as the failure of ``csv_name``)."""
+        names = (self.csv_name, *self.csv_aliases)
+        first: DataError | None = None
+        for i, name in enumerate(names):
+            try:
+                gdown_fetch(name, dest, self.id, progress)
+                return
+            except DataError as exc:
+                first = first or exc
+                if i + 1 == len(names) or "not listed in the Drive folder" not in exc.problem:
+                    raise first from None
+                log.warning("[%s] %s not in the Drive folder; trying %s", self.id, name, names[i + 1])
 
     def to_record(self, row: dict, where: str) -> dict | None:
         raise NotImplementedError
@@ -140,7 +162,7 @@ class SPEC5GDriveSource(Source):
         return map_rows(rows, fn, self.id, split)
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
-        path = raw_dir / self.csv_name
+        path = self.csv_path(raw_dir)
         df = read_csv(path, self.id, self.csv_columns)
         pool, test = seeded_split(df)
         out = {}

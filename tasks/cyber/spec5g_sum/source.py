@@ -1,9 +1,11 @@
 """spec5g_sum — SPEC5G summarization "5GSum" (Karim et al., AACL 2023).
 
-Source layout: ``simplification_dataset.csv`` from the SPEC5G Google Drive folder, columns ``Paragraph`` (3GPP
-specification text) → ``Simplification`` (plain-language summary). The download (optional ``gdown`` client, or
-the file placed by hand), the CSV reader and the seeded split are shared with spec5g_cls
-(:class:`~lm_eval_enterprise.tasks.cyber.spec5g_cls.source.SPEC5GDriveSource`).
+Source layout: one CSV from the SPEC5G Google Drive folder, columns ``Paragraph`` (3GPP specification text) →
+``Simplification`` (plain-language summary). The authors disagree on its name: their notebook (GitHub
+``Imtiazkarimik23/SPEC5G``) reads ``summarizationdataset.csv``, their README names ``simplification_dataset.csv``;
+both are accepted (the notebook's name first, :attr:`csv_aliases`), downloaded and read alike. The download
+(optional ``gdown`` client, or the file imported with ``prepare --from`` / placed by hand), the CSV reader and the
+seeded split are shared with spec5g_cls (:class:`~lm_eval_enterprise.tasks.cyber.spec5g_cls.source.SPEC5GDriveSource`).
 
 Split: ``test = df.sample(frac=0.15, random_state=0)`` on the whole file (evaluated in that order); the rest is the
 (unused at 0 shots) pool. Records ``{id: row index, document: Paragraph, summary: Simplification}``, both
@@ -17,7 +19,8 @@ from lm_eval_enterprise.tasks.cyber.spec5g_cls.source import SPEC5GDriveSource
 from lm_eval_enterprise.data import unverified
 from lm_eval_enterprise.text import collapse_ws
 
-CSV_NAME = "simplification_dataset.csv"
+CSV_NAME = "summarizationdataset.csv"  # the authors' notebook
+CSV_ALIASES = ("simplification_dataset.csv",)  # the authors' README
 DOCUMENT, SUMMARY = "Paragraph", "Simplification"
 
 
@@ -30,10 +33,13 @@ class Spec5GSum(SPEC5GDriveSource):
     domain = "cyber"
     task_type = "summarization"
     csv_name = CSV_NAME
+    csv_aliases = CSV_ALIASES
     csv_columns = (DOCUMENT, SUMMARY)
     expected_rows = {
-        "train": unverified(None, "no published size for simplification_dataset.csv"),
-        "test": unverified(None, "no published size for simplification_dataset.csv (seeded 15 %)"),
+        "train": unverified(None, "no published size for summarizationdataset.csv / simplification_dataset.csv"),
+        "test": unverified(
+            None, "no published size for summarizationdataset.csv / simplification_dataset.csv (seeded 15 %)"
+        ),
     }
 
     def to_record(self, row: dict, where: str) -> dict | None:

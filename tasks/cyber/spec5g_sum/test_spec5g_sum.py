@@ -1,4 +1,4 @@
-"""spec5g_sum: simplification_dataset.csv loader (fixture), seeded 15 % split, empty-row drop, shared SPEC5G Drive
+"""spec5g_sum: summarizationdataset.csv / simplification_dataset.csv loader (fixture), seeded 15 % split, empty-row drop, shared SPEC5G Drive
 download, errors, templates, 0-shot end to end (no real sample exists for SPEC5G: the fixture is used)."""
 
 import sys
@@ -26,7 +26,7 @@ EMPTY_ROWS = (17, 40)  # fixture rows with an empty Simplification / Paragraph
 
 
 def _csv_rows():
-    return csv_rows(FIX / S.CSV_NAME)
+    return csv_rows(FIX / "simplification_dataset.csv")  # the fixture uses the README's name (an alias)
 
 
 def test_convert_fixture_is_the_seeded_split_with_empty_rows_dropped():
@@ -67,16 +67,17 @@ def test_download_is_the_shared_spec5g_code(tmp_path, monkeypatch):
         (calls.append(id), Path(output).write_text("x"))[1] and output
     )
     monkeypatch.setitem(sys.modules, "gdown", fake)
-    SRC.download(tmp_path, progress=False)
-    assert calls == [CLS.DRIVE_FOLDER_ID, "id-sum"] and (tmp_path / S.CSV_NAME).read_text() == "x"
+    SRC.download(tmp_path, progress=False)  # the notebook's name is not in the folder: the README's name is fetched
+    assert calls == [CLS.DRIVE_FOLDER_ID, CLS.DRIVE_FOLDER_ID, "id-sum"]
+    assert (tmp_path / "simplification_dataset.csv").read_text() == "x" and SRC.has_source_layout(tmp_path)
     monkeypatch.setitem(sys.modules, "gdown", None)
-    with pytest.raises(DataError, match=r"^\[spec5g_sum\] .*optional package gdown.*simplification_dataset\.csv"):
+    with pytest.raises(DataError, match=r"^\[spec5g_sum\] .*optional package gdown.*summarizationdataset\.csv"):
         SRC.download(tmp_path, progress=False)
 
 
 def test_bad_csv_is_one_line_error(tmp_path):  # a count that does not match its MANIFEST: tests/test_datasets.py
     (tmp_path / S.CSV_NAME).write_text("Paragraph,Summary\na,b\n")
-    with pytest.raises(DataError, match=r"simplification_dataset\.csv: missing columns \['Simplification'\]"):
+    with pytest.raises(DataError, match=r"summarizationdataset\.csv: missing columns \['Simplification'\]"):
         SRC.convert(tmp_path)
 
 

@@ -134,25 +134,22 @@ def test_wrong_row_count_and_missing_name_are_one_line_errors(tmp_path):
         SRC.convert(d)
 
 
-def test_kept_count_is_unverified_so_a_mismatch_is_a_warning(tmp_path, monkeypatch, caplog):
+def test_kept_count_is_verified_so_a_mismatch_is_an_error(tmp_path, monkeypatch):
+    """2,687 kept sentences were recounted on the genuine file: a folder keeping another number is rejected."""
     d = tmp_path / "tram"
     shutil.copytree(FIX, d)
     (d / "MANIFEST.json").unlink()
     monkeypatch.setattr(S, "RAW_EXPECTED", S.verified(61, "test: the fixture's 61 sentences"))
+    assert S.KEPT_EXPECTED.verified and S.KEPT_EXPECTED.n == 2687
+    with pytest.raises(DataError) as e:
+        load_checked("tram", data_root=str(tmp_path))
+    assert str(e.value) == (
+        f"[tram] {d / S.DATA_FILE}: 56 kept sentences, expected 2,687 ({S.KEPT_EXPECTED.evidence}); the source "
+        "files are incomplete or changed"
+    )
+    monkeypatch.setattr(S, "KEPT_EXPECTED", S.verified(56, "test: the fixture's 56 kept sentences"))
     splits, report = load_checked("tram", data_root=str(tmp_path))
-    assert len(splits["test"]) == 18  # loaded, not rejected
-    kept = report.metadata()["row_counts"]["kept_sentences"]
-    assert kept == {
-        "rows": 56,
-        "expected": 2687,
-        "verified": False,
-        "evidence": S.KEPT_EXPECTED.evidence,
-        "status": "warning",
-        "message": kept["message"],
-    }
-    assert "56 kept sentences, expected 2,687 (unverified count:" in kept["message"]
-    assert any("56 kept sentences" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
-    assert report.metadata()["row_counts"]["raw_sentences"]["status"] == "ok"
+    assert len(splits["test"]) == 18 and report.metadata()["row_counts"]["kept_sentences"]["status"] == "ok"
 
 
 def test_presplit_uses_a_stix_bundle_beside_the_rows(tmp_path):

@@ -115,9 +115,9 @@ class ConvFinQA(Source):
     domain = "finance"
     task_type = "numeric"
     files = (RemoteFile(ZIP_NAME, ZIP_URL),)
-    expected_rows = {  # "≈" sizes of a secondary description; data.zip never counted by us
-        "train": unverified(11104, "approximate size (secondary description); data.zip not counted"),
-        "valid": unverified(1490, "approximate size (secondary description); data.zip not counted"),
+    expected_rows = {  # turns stated by the ConvFinQA README; data.zip never counted by us
+        "train": unverified(11104, "ConvFinQA README: train 11,104 turns; data.zip not counted"),
+        "valid": unverified(1490, "ConvFinQA README: dev 1,490 turns; data.zip not counted"),
     }
     eval_split = "valid"
     fewshot_source_split = "train"

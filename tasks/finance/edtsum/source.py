@@ -26,6 +26,14 @@ from lm_eval_enterprise.splits import helm_ten_percent
 from lm_eval_enterprise.text import truncate_words
 
 HF_REPO = "TheFinAI/flare-edtsum"
+# A named revision, not a commit: no commit sha of the repo could be confirmed from public sources (README, How to
+# obtain the data); the sha256 of every downloaded file is recorded in the task metadata instead.
+HF_REVISION = "main"
+GATED_NOTE = (
+    f"{HF_REPO} is gated: accept its terms (contact sharing, non-commercial use) at "
+    f"https://huggingface.co/datasets/{HF_REPO} while logged in, then log in here with a token (`hf auth login` or "
+    "$HF_TOKEN)"
+)
 COLUMNS = ("id", "query", "answer", "text")
 EVAL_MAX_WORDS = 1024
 FEWSHOT_MAX_WORDS = 512
@@ -50,13 +58,22 @@ class EDTSum(HFParquetSource):
     domain = "finance"
     task_type = "summarization"
     hf_repo = HF_REPO
-    hf_revision = None  # main: the upload commit could not be looked up offline (README, Deviations); pin it here
+    hf_revision = HF_REVISION
+    download_note = GATED_NOTE
     hf_prefix = "data"
     hf_splits = ("test",)
     hf_layout_hint = "{prefix}{split}-*.parquet"
     expected_rows = {  # HELM's 10 % rule on the 2,000 test rows FinBen states; the genuine parquet not counted
-        "train": unverified(200, "10 % of the 2,000 rows FinBen states; genuine parquet not counted"),
-        "test": unverified(1800, "90 % of the 2,000 rows FinBen states; genuine parquet not counted"),
+        "train": unverified(
+            200,
+            "10 % of the 2,000 test rows FinBen states (a third-party ingest of "
+            "data/test-00000-of-00001-f8ea79e581c9134b.parquet expects 2,000 too); genuine parquet not counted here",
+        ),
+        "test": unverified(
+            1800,
+            "90 % of the 2,000 test rows FinBen states (a third-party ingest of "
+            "data/test-00000-of-00001-f8ea79e581c9134b.parquet expects 2,000 too); genuine parquet not counted here",
+        ),
     }
 
     def download(self, dest: Path, progress: bool = True) -> None:
@@ -69,6 +86,7 @@ class EDTSum(HFParquetSource):
             prefix=self.hf_prefix,
             splits=self.hf_splits,
             optional=POOL_SPLITS,
+            note=self.download_note,
         )
 
     def _records(self, raw_dir: Path, split: str) -> list[dict]:

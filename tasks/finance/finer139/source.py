@@ -51,6 +51,7 @@ from lm_eval_enterprise.data import (
     HFParquetSource,
     RemoteFile,
     check_count,
+    download_failure,
     exc_line,
     is_offline,
     local_parquet_files,
@@ -62,6 +63,8 @@ from lm_eval_enterprise.fewshot import top_k_labels
 log = logging.getLogger("lm_eval_enterprise.finer139")
 
 HF_REPO = "nlpaueb/finer-139"
+# the files as published: a named revision, not a commit (no commit sha of the repo could be confirmed; README)
+HF_MAIN = "main"
 CONFIG = "finer-139"
 TOP_K = 10
 N_EVAL = 1000
@@ -69,7 +72,7 @@ SEED = 0
 LABEL_NAMES_FILE = "label_names.json"
 ZIP_NAME = "finer139.zip"
 INFOS_NAME = "dataset_infos.json"
-HUB_URL = "https://huggingface.co/datasets/{repo}/resolve/main/{name}"
+HUB_URL = "https://huggingface.co/datasets/{repo}/resolve/{revision}/{name}"
 SPLITS = ("train", "test")  # read; the published validation.jsonl is unused
 # sentences before filtering: from the dataset card, not counted on the genuine files (a mismatch is a warning)
 RAW_ROWS = {"train": 900_384, "test": 108_378}
@@ -452,7 +455,9 @@ class Finer139(HFParquetSource):
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG
     hf_splits = SPLITS
-    files = tuple(RemoteFile(name, HUB_URL.format(repo=HF_REPO, name=name)) for name in (ZIP_NAME, INFOS_NAME))
+    files = tuple(
+        RemoteFile(name, HUB_URL.format(repo=HF_REPO, revision=HF_MAIN, name=name)) for name in (ZIP_NAME, INFOS_NAME)
+    )
     expected_rows = {
         "test": unverified(N_EVAL, "recipe sample size (1,000 kept test sentences); genuine files not counted"),
         "train": unverified(None, "kept train sentences (top-10 filter): no published count"),
@@ -507,13 +512,11 @@ class Finer139(HFParquetSource):
             api = HfApi()
         for f in self.files:
             try:
-                api.hf_hub_download(repo_id=self.hf_repo, filename=f.name, repo_type="dataset", local_dir=str(dest))
+                api.hf_hub_download(
+                    repo_id=self.hf_repo, filename=f.name, repo_type="dataset", revision=HF_MAIN, local_dir=str(dest)
+                )
             except Exception as exc:  # network / auth / missing file: one actionable line
-                raise DataError(
-                    self.id,
-                    f"{where}/{f.name}",
-                    f"download failed ({exc_line(exc)}); download {f.url} by hand into ${ENV_DATA}/{self.id}/",
-                ) from exc
+                raise download_failure(self.id, f"{where}/{f.name}", exc, repo_id=self.hf_repo) from exc
 
     # -- conversion -----------------------------------------------------------------------------------------
     def infos(self, d: Path) -> tuple[list[str] | None, dict[str, int], Path | None]:
@@ -617,7 +620,10 @@ class Finer139(HFParquetSource):
         """Sentences per split before filtering, through the shared count check: the card's sizes are unverified
         (warning on mismatch); a fixture's ``MANIFEST.json`` ``raw_rows`` are its own exact counts."""
         expected = {
-            k: unverified(v, "dataset card size, not counted on the genuine files") for k, v in RAW_ROWS.items()
+            k: unverified(
+                v, "sizes of a card derived from FiNER-139 (900,384 / 108,378); not counted on the genuine files"
+            )
+            for k, v in RAW_ROWS.items()
         }
         manifest = raw_dir / MANIFEST
         if manifest.exists():

@@ -429,8 +429,8 @@ def test_download_fetches_the_published_zip_and_infos(tmp_path, monkeypatch):
     SRC.download(tmp_path, api=api)
     # hf_hub_download of the main branch's two files (no parquet listing, no converted revision)
     assert api.calls == [
-        ("nlpaueb/finer-139", "finer139.zip", "dataset", None),
-        ("nlpaueb/finer-139", "dataset_infos.json", "dataset", None),
+        ("nlpaueb/finer-139", "finer139.zip", "dataset", "main"),
+        ("nlpaueb/finer-139", "dataset_infos.json", "dataset", "main"),
     ]
     assert [f.name for f in SRC.files] == ["finer139.zip", "dataset_infos.json"]
     assert SRC.files[0].url == "https://huggingface.co/datasets/nlpaueb/finer-139/resolve/main/finer139.zip"
@@ -443,7 +443,8 @@ def test_download_failure_and_offline_are_one_line_errors(tmp_path, monkeypatch)
     with pytest.raises(
         DataError,
         match=r"^\[finer139\] hf://datasets/nlpaueb/finer-139/dataset_infos.json: download "
-        r"failed \(OSError: 404 Client Error: Entry Not Found\); download https://",
+        r"failed: HTTP 404: the file or repository is missing at that address \(OSError: 404 Client Error: Entry "
+        r"Not Found\); obtain the files elsewhere and run `lm-eval-enterprise prepare --dataset finer139 --from",
     ):
         SRC.download(tmp_path, api=FakeHub(fail="dataset_infos.json"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -41,8 +41,8 @@ class BillSum(HFParquetSource):
     hf_splits = ("train", "test")  # ca_test is not evaluated (spec) and not downloaded
     hf_layout_hint = "{prefix}{split}-*.parquet"
     expected_rows = {
-        "train": unverified(18949, "split size stated by the hub card; genuine parquet not counted"),
-        "test": unverified(3269, "split size stated by the hub card; genuine parquet not counted"),
+        "train": unverified(18949, "BillSum card: train 18,949 (test 3,269, ca_test 1,237); parquet not counted"),
+        "test": unverified(3269, "BillSum card: test 3,269 (train 18,949, ca_test 1,237); parquet not counted"),
     }
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:

@@ -1,11 +1,15 @@
 """casehold — CaseHOLD (Zheng et al. 2021), HF ``casehold/casehold`` config ``all`` (HELM ``casehold_scenario.py``).
 
-Source layout: the hub's auto-converted parquet files of the script-based dataset (revision ``refs/convert/parquet``),
-config ``all``: ``all/{train,validation,test}/*.parquet`` (listed with the hub API; shard names are not hard-coded).
-Columns ``example_id``, ``citing_prompt`` (contains ``<HOLDING>``), ``holding_0`` … ``holding_4``, ``label`` (the
-string ``"0"``–``"4"``; a ClassLabel int is accepted too and mapped through the file's class names). The raw CSV
-files of the repo name their columns by position (``Unnamed: 0``, ``"0"`` … ``"11"``, per the original loading
-script: 0 = citing_prompt, 1–5 = holdings, 6–10 similarity scores, 11 = label); rows with those names are read too.
+Source layout, either of two (README, How to obtain the data):
+
+* the hub's auto-converted parquet files of the script-based dataset (revision ``refs/convert/parquet``, whose
+  presence is unconfirmed), config ``all``: ``all/{train,validation,test}/*.parquet`` (shard names not hard-coded).
+  Columns ``example_id``, ``citing_prompt`` (contains ``<HOLDING>``), ``holding_0`` … ``holding_4``, ``label`` (the
+  string ``"0"``–``"4"``; a ClassLabel int is accepted too and mapped through the file's class names);
+* the repo's raw CSV files ``data/all/{train,dev,test}.csv`` (revision ``main``), the download's fallback when the
+  parquet branch is unavailable. Their header names the columns by position (``""``, ``"0"`` … ``"11"``; pandas
+  reads the first as ``Unnamed: 0``), per the original loading script: the unnamed column = example id, 0 =
+  citing_prompt, 1–5 = holdings, 6–10 similarity scores, 11 = label. ``dev`` is the validation split.
 
 Records (multiple-choice schema, as HELM builds its instances): ``{id: f"id{example_id}", question: citing_prompt,
 choices: [holding_0 … holding_4], answer: int(label)}``; the data layer adds ``label_names`` (A–E),
@@ -16,30 +20,46 @@ Unlabelled test split: a label that is empty, null or ``-1`` (how unlabelled rel
 None``. When *every* test row is unlabelled, the data layer evaluates on ``validation`` instead (``eval_fallback``)
 and records it (``evaluated_split``, ``data_notes`` in the task metadata); the task YAMLs read the split ``eval``,
 which the data layer fills with the evaluated split. A test split that is only partly unlabelled is an error.
-Row counts: all unverified (the sizes may be LexGLUE's), so a mismatch is a warning, recorded in the metadata.
+Row counts: no per-split size of this config is published (45,000 / 3,900 / 3,600 are LexGLUE's ``case_hold``,
+a different release); the paper's total of 53,137 questions is checked over all splits, unverified (a warning).
 """
 
 from __future__ import annotations
 
+import csv
+import logging
+import sys
 from pathlib import Path
 
 from lm_eval_enterprise.data import (
     HF_CONVERTED_REVISION,
+    MANIFEST,
     MC_LETTERS,
     DataError,
     HFParquetSource,
+    check_count,
     require_columns,
     require_text,
+    snapshot,
     unverified,
 )
+from lm_eval_enterprise.data.hub import hf_where
+
+log = logging.getLogger("lm_eval_enterprise.data")
 
 HF_REPO = "casehold/casehold"
 CONFIG = "all"
+# the raw CSV fallback: a named revision (no commit sha of the repo could be confirmed; README)
+CSV_REVISION = "main"
+CSV_DIR = "data/all"
+CSV_FILES = {"train": "train.csv", "valid": "dev.csv", "test": "test.csv"}  # split → file of CSV_DIR
+TOTAL = 53137  # CaseHOLD paper (Zheng et al. 2021): 53,137 multiple-choice questions
 N_OPTIONS = 5
 HOLDINGS = tuple(f"holding_{i}" for i in range(N_OPTIONS))
 COLUMNS = ("example_id", "citing_prompt", *HOLDINGS, "label")
 
 
+INDEX_COLUMNS = ("", "Unnamed: 0")  # the raw CSV's unnamed first column: as written, and as pandas names it
 POSITIONAL = {
     "Unnamed: 0": "example_id",
     "0": "citing_prompt",
@@ -77,6 +97,8 @@ def answer_index(value, where: str, class_names: list[str] | None = None) -> int
 
 def to_record(row: dict, where: str, class_names: list[str] | None = None) -> dict:
     """One CaseHOLD row → ``{id: f"id{example_id}", question, choices, answer}`` (``answer`` None: unlabelled)."""
+    if "citing_prompt" not in row and "Unnamed: 0" not in row and "" in row:
+        row = {("Unnamed: 0" if k == "" else k): v for k, v in row.items()}
     if "citing_prompt" not in row and all(k in row for k in POSITIONAL):
         row = {POSITIONAL.get(k, k): v for k, v in row.items()}
     require_columns(row, COLUMNS, "casehold", where)
@@ -110,22 +132,84 @@ class CaseHold(HFParquetSource):
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG
     hf_splits = ("train", "validation", "test")
-    # unverified: LexGLUE case_hold's sizes; casehold/casehold "all" may be 42.5k / 5.31k / 5.31k instead
+    # no per-split size of casehold/casehold "all" is published; the paper's total is checked in convert()
     expected_rows = {
-        s: unverified(n, "LexGLUE case_hold sizes (casehold/casehold may differ); genuine files not counted")
-        for s, n in (("train", 45000), ("valid", 3900), ("test", 3600))
+        s: unverified(
+            None,
+            "no published size of this split of casehold/casehold 'all' (45,000 / 3,900 / 3,600 are LexGLUE "
+            "case_hold's, coastalcph/lex_glue README); the total is checked against the paper's 53,137",
+        )
+        for s in ("train", "valid", "test")
     }
     eval_fallback = "valid"  # the hub's validation split, evaluated when the test split carries no labels
     n_options = N_OPTIONS
 
+    def download(self, dest: Path, progress: bool = True) -> None:
+        """The parquet branch; when it cannot be had (missing revision or files), the raw CSVs of ``main``."""
+        try:
+            super().download(dest, progress)
+        except DataError as parquet_failure:
+            try:
+                snapshot(self.hf_repo, dest, dataset=self.id, patterns=[f"{CSV_DIR}/*.csv"], revision=CSV_REVISION)
+            except DataError:
+                raise parquet_failure from None
+            if not self.has_csv_layout(dest):
+                raise DataError(
+                    self.id,
+                    hf_where(self.hf_repo, CSV_REVISION, CSV_DIR),
+                    f"{parquet_failure.problem}; the raw CSV fallback found no {sorted(CSV_FILES.values())} either",
+                ) from parquet_failure
+            log.warning("[%s] parquet branch unavailable; using the raw CSVs %s/*.csv", self.id, CSV_DIR)
+
+    def has_csv_layout(self, d: Path) -> bool:
+        return all((d / CSV_DIR / name).is_file() for name in CSV_FILES.values())
+
+    def has_source_layout(self, d: Path) -> bool:
+        return super().has_source_layout(d) or self.has_csv_layout(d)
+
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
-        """Every shard of train / validation (→ ``valid``) / test, rows in shard order."""
-        return {
-            "valid" if split == "validation" else split: self.parquet_records(
-                raw_dir, split, to_record, file_columns, class_label="label"
-            )
-            for split in self.hf_splits
-        }
+        """Every shard of train / validation (→ ``valid``) / test, rows in shard order — or, without parquet files,
+        the raw CSVs (``dev`` → ``valid``); then the paper's total over all splits (unverified)."""
+        if super().has_source_layout(raw_dir):
+            out = {
+                "valid" if split == "validation" else split: self.parquet_records(
+                    raw_dir, split, to_record, file_columns, class_label="label"
+                )
+                for split in self.hf_splits
+            }
+        else:
+            out = {split: self.csv_records(raw_dir / CSV_DIR / name) for split, name in CSV_FILES.items()}
+        if not (raw_dir / MANIFEST).exists():  # a MANIFEST.json folder declares its own (per-split) counts
+            self.check_total(out, raw_dir)
+        return out
+
+    def check_total(self, out: dict[str, list[dict]], raw_dir: Path) -> None:
+        check_count(
+            self.id,
+            "all splits",
+            sum(len(v) for v in out.values()),
+            unverified(TOTAL, "CaseHOLD paper: 53,137 questions in all; genuine files not counted"),
+            raw_dir,
+            subject=f"all splits hold {sum(len(v) for v in out.values()):,} questions",
+        )
+
+    def csv_records(self, path: Path) -> list[dict]:
+        """Rows of one raw CSV (positional header) through :func:`to_record`, ``where`` = ``<file>:row <i>``."""
+        csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # long citing prompts
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                reader = csv.DictReader(f)
+                lacking = [c for c in POSITIONAL if c != "Unnamed: 0" and c not in (reader.fieldnames or [])]
+                if lacking or not any(c in (reader.fieldnames or []) for c in INDEX_COLUMNS):
+                    raise DataError(
+                        self.id,
+                        path,
+                        f"not the positional CaseHOLD header: needs an unnamed first column and "
+                        f"{[c for c in POSITIONAL if c != 'Unnamed: 0']} (has {reader.fieldnames})",
+                    )
+                return [to_record(row, f"{path}:row {i}") for i, row in enumerate(reader)]
+        except csv.Error as exc:
+            raise DataError(self.id, path, f"not a readable CSV ({exc})") from exc
 
     def convert_presplit(self, rows: dict[str, list[dict]], data_dir: Path) -> dict[str, list[dict]]:
         """``train``/``valid``/``test.jsonl`` holding the source rows (same columns, e.g. exported with ``datasets``)."""

@@ -10,9 +10,19 @@ import pytest
 from lm_eval_enterprise.tasks.legal.casehold import source as S
 from lm_eval_enterprise.tasks.legal.casehold.templates import TASKS, TEMPLATES
 
+from conftest import FakeHub
 from lm_eval_enterprise import hooks
 from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.data import DataError, Source, fixture_dir, get_source, load_checked, load_records, mc_fields
+from lm_eval_enterprise.data import (
+    DataError,
+    Source,
+    fixture_dir,
+    get_source,
+    load_checked,
+    load_records,
+    local_parquet_files,
+    mc_fields,
+)
 from lm_eval_enterprise.fewshot import helm_balanced
 from lm_eval_enterprise.templating import answer_filter
 from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores
@@ -135,20 +145,89 @@ def test_several_shards_are_read_in_shard_order(tmp_path):
 
 
 def test_unverified_counts_warn_and_are_recorded(tmp_path, caplog):
+    """No per-split size of casehold/casehold 'all' is published (45,000 / 3,900 / 3,600 are LexGLUE's): the splits
+    are counted and recorded; the paper's 53,137 questions are compared over all splits, unverified (a warning)."""
     d = tmp_path / "casehold"
     shutil.copytree(FIX, d)
-    (d / "MANIFEST.json").unlink()  # now the declared counts apply: 45,000 / 3,900 / 3,600, all unverified
+    (d / "MANIFEST.json").unlink()  # now the declared counts apply
     recs, report = load_checked("casehold", data_root=str(tmp_path))
     assert len(recs["test"]) == 8 and recs["eval"] == recs["test"]  # loaded: never an error
     counts = report.metadata()["row_counts"]
     assert {s: (c["rows"], c["expected"], c["verified"], c["status"]) for s, c in counts.items()} == {
-        "train": (4, 45000, False, "warning"),
-        "valid": (3, 3900, False, "warning"),
-        "test": (8, 3600, False, "warning"),
+        "all splits": (15, 53137, False, "warning"),
+        "train": (4, None, False, "ok"),
+        "valid": (3, None, False, "ok"),
+        "test": (8, None, False, "ok"),
     }
-    assert "split 'train' has 4 rows after conversion, expected 45,000 (unverified count:" in counts["train"]["message"]
+    assert "LexGLUE" in counts["train"]["evidence"] and "45,000" in counts["train"]["evidence"]
+    assert counts["all splits"]["message"].startswith(
+        "all splits hold 15 questions, expected 53,137 (unverified count: CaseHOLD paper"
+    )
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert sum("rows after conversion" in m for m in warned) == 3
+    assert sum("all splits hold 15 questions" in m for m in warned) == 1
+
+
+def _csv_layout(d: Path, splits: dict[str, list[dict]]) -> None:
+    """The repo's raw ``data/all/{train,dev,test}.csv`` (positional header: "", "0" … "11") written from records."""
+    import csv
+
+    (d / S.CSV_DIR).mkdir(parents=True)
+    for split, name in S.CSV_FILES.items():
+        with open(d / S.CSV_DIR / name, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["", *[str(i) for i in range(12)]])
+            for r in splits[split]:
+                ex = r["id"][2:]
+                w.writerow([ex, r["question"], *r["choices"], *["0.5"] * 5, str(r["answer"])])
+
+
+def test_raw_csv_layout_is_read_like_the_parquet_files(tmp_path):
+    """Without the parquet branch, the raw CSVs (columns "", "0" … "11", dev = validation) give the same records."""
+    parquet = S.SOURCE.convert(FIX)
+    d = tmp_path / "casehold"
+    _csv_layout(d, parquet)
+    assert S.SOURCE.has_source_layout(d) and not local_parquet_files(d, "all")
+    assert S.SOURCE.convert(d) == parquet
+    (d / S.CSV_DIR / "dev.csv").write_text('"","0","1"\n1,a,b\n', encoding="utf-8")
+    with pytest.raises(DataError) as e:
+        S.SOURCE.convert(d)
+    assert str(e.value).startswith(f"[casehold] {d / S.CSV_DIR / 'dev.csv'}: not the positional CaseHOLD header")
+
+
+def test_download_falls_back_to_the_raw_csvs(tmp_path, monkeypatch):
+    """The parquet revision is missing on the hub (RevisionNotFoundError): the raw CSVs of main are fetched."""
+    import httpx2
+    import huggingface_hub
+    from huggingface_hub.errors import RevisionNotFoundError
+
+    d = tmp_path / "src"
+    _csv_layout(d, S.SOURCE.convert(FIX))
+    csvs = {f"{S.CSV_DIR}/{n}": (d / S.CSV_DIR / n).read_bytes() for n in S.CSV_FILES.values()}
+    calls = []
+
+    def hub(*, repo_id, revision=None, allow_patterns=None, local_dir=None, **_):
+        calls.append((repo_id, revision, list(allow_patterns)))
+        if revision == S.HF_CONVERTED_REVISION:
+            response = httpx2.Response(404, request=httpx2.Request("GET", "https://huggingface.co/x"))
+            raise RevisionNotFoundError("Invalid rev id: refs/convert/parquet", response=response)
+        return FakeHub(csvs)(repo_id=repo_id, revision=revision, allow_patterns=allow_patterns, local_dir=local_dir)
+
+    for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "LM_EVAL_ENTERPRISE_OFFLINE"):
+        monkeypatch.delenv(v, raising=False)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", hub)
+    (tmp_path / "cache").mkdir()
+    out = tmp_path / "dl"
+    S.SOURCE.download(out, progress=False)
+    assert [c[:2] for c in calls] == [("casehold/casehold", "refs/convert/parquet"), ("casehold/casehold", "main")]
+    assert calls[1][2] == ["data/all/*.csv"] and S.SOURCE.has_csv_layout(out)
+    # both fail: the parquet failure is the one line, with its reason and the prepare --from route
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", FakeHub({}, fail=ConnectionError("no route")))
+    with pytest.raises(DataError) as e:
+        S.SOURCE.download(tmp_path / "dl2", progress=False)
+    assert str(e.value).startswith(
+        "[casehold] hf://datasets/casehold/casehold@refs/convert/parquet/all: download failed: unreachable host"
+    )
+    assert "prepare --dataset casehold --from PATH" in str(e.value) and "\n" not in str(e.value)
 
 
 def _unlabelled_test(tmp_path, labels) -> Path:

@@ -4,7 +4,10 @@ Source layout (two origins, see README Source row):
 
 * test: the hub's auto-converted parquet files of the script-based HF dataset ``nguha/legalbench`` (revision
   ``refs/convert/parquet``), config ``unfair_tos``: ``unfair_tos/test/*.parquet`` (listed with the hub API, shard
-  names not hard-coded), columns ``text``, ``answer``, ``index``; 3,813 rows;
+  names not hard-coded), columns ``text``, ``answer``, ``index``; 3,813 rows stated — or, when the hub cannot be
+  had (the download's fallback, or a user's own copy), ``test.tsv`` of GitHub ``HazyResearch/legalbench``
+  ``tasks/unfair_tos/test.tsv`` (same commit and columns as train.tsv), which has 3,841 rows. The two releases
+  differ by 28 rows; each layout is checked against its own count (both unverified: README, How to obtain);
 * train: ``train.tsv`` of GitHub ``HazyResearch/legalbench`` ``tasks/unfair_tos/train.tsv`` (pinned commit),
   tab-separated with a header ``text, answer, index``; 9 rows, one per class = the few-shot pool.
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 from pathlib import Path
 
 from lm_eval_enterprise.data import (
@@ -34,11 +38,20 @@ from lm_eval_enterprise.data import (
 )
 from lm_eval_enterprise.text import norm
 
+log = logging.getLogger("lm_eval_enterprise.data")
+
 HF_REPO = "nguha/legalbench"
 CONFIG = "unfair_tos"
 GITHUB_COMMIT = "ce482446b8eac4403b6db2c17223af4514bb24e3"
 TRAIN_TSV = "train.tsv"
-TRAIN_URL = f"https://raw.githubusercontent.com/HazyResearch/legalbench/{GITHUB_COMMIT}/tasks/unfair_tos/{TRAIN_TSV}"
+TEST_TSV = "test.tsv"
+GITHUB_RAW = f"https://raw.githubusercontent.com/HazyResearch/legalbench/{GITHUB_COMMIT}/tasks/unfair_tos"
+TRAIN_URL = f"{GITHUB_RAW}/{TRAIN_TSV}"
+TEST_URL = f"{GITHUB_RAW}/{TEST_TSV}"
+TEST_ROWS = {  # the test split's count in each of the two layouts (README, How to obtain the data)
+    "parquet": unverified(3813, "size stated for the hub's test split (refs/convert/parquet); not counted here"),
+    "tsv": unverified(3841, "rows reported for LegalBench GitHub tasks/unfair_tos/test.tsv; not counted here"),
+}
 COLUMNS = ("text", "answer", "index")
 LABELS = (
     "Arbitration",
@@ -117,7 +130,7 @@ class UnfairTos(HFParquetSource):
     train_file = RemoteFile(TRAIN_TSV, TRAIN_URL)
     expected_rows = {
         "train": verified(9, "counted on the genuine LegalBench train.tsv (9 rows)"),
-        "test": unverified(3813, "size stated for the hub test split; genuine parquet not counted"),
+        "test": TEST_ROWS["parquet"],  # the GitHub test.tsv layout: TEST_ROWS["tsv"] (expected_for)
     }
     labels = LABELS
 
@@ -126,18 +139,37 @@ class UnfairTos(HFParquetSource):
         return super().files + (self.train_file,)
 
     def download(self, dest: Path, progress: bool = True) -> None:
-        super().download(dest, progress)
+        """The hub's test parquet, or — when the hub cannot be had — GitHub's test.tsv; then GitHub's train.tsv."""
+        try:
+            super().download(dest, progress)
+        except DataError as hub_failure:
+            log.warning("[%s] %s; trying GitHub's %s instead", self.id, hub_failure.problem, TEST_TSV)
+            download_url(TEST_URL, dest / TEST_TSV, self.id, progress=progress)
         download_url(self.train_file.url, dest / self.train_file.name, self.id, progress=progress)
 
+    def tsv_test(self, d: Path) -> bool:
+        """The folder holds GitHub's test.tsv and no hub parquet (the parquet wins when both are there)."""
+        return not super().has_source_layout(d) and (d / TEST_TSV).is_file()
+
     def has_source_layout(self, d: Path) -> bool:
-        return super().has_source_layout(d) and (d / TRAIN_TSV).is_file()
+        return (super().has_source_layout(d) or (d / TEST_TSV).is_file()) and (d / TRAIN_TSV).is_file()
+
+    def expected_for(self, data_dir: Path) -> dict:
+        expected = super().expected_for(data_dir)
+        if self.tsv_test(data_dir) and expected.get("test") is TEST_ROWS["parquet"]:
+            expected = {**expected, "test": TEST_ROWS["tsv"]}
+        return expected
 
     def convert(self, raw_dir: Path) -> dict[str, list[dict]]:
-        test = self.parquet_records(raw_dir, "test", lambda r, where: to_record(r, "test", where), COLUMNS)
+        if self.tsv_test(raw_dir):
+            path = raw_dir / TEST_TSV
+            test = [to_record(r, "test", f"{path}:line {i + 2}") for i, r in enumerate(read_tsv(path))]
+        else:
+            test = self.parquet_records(raw_dir, "test", lambda r, where: to_record(r, "test", where), COLUMNS)
         tsv = raw_dir / TRAIN_TSV
         # line n + 2: the header is line 1 (rows with quoted newlines would shift this; none in LegalBench)
         train = [to_record(r, "train", f"{tsv}:line {i + 2}") for i, r in enumerate(read_tsv(tsv))]
-        _check_unique(test, raw_dir / self.hf_prefix)
+        _check_unique(test, raw_dir / (TEST_TSV if self.tsv_test(raw_dir) else self.hf_prefix))
         _check_unique(train, tsv)
         return {"train": train, "test": test}
 
