@@ -4,6 +4,7 @@
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,10 @@ OFFLINE = {
 }
 for _name, _value in OFFLINE.items():
     os.environ.setdefault(_name, _value)
-OFFLINE_ENV = {**os.environ, **OFFLINE}  # for the CLI subprocesses tests start: offline whatever the caller set
+# for the CLI subprocesses tests start: offline whatever the caller set, and run's answer cache (README: "Long runs")
+# in the temp folder, never the user's
+TEST_REQUEST_CACHE = Path(tempfile.gettempdir()) / "lm-eval-enterprise-test-requests"
+OFFLINE_ENV = {**os.environ, **OFFLINE, "LM_EVAL_ENTERPRISE_REQUEST_CACHE": str(TEST_REQUEST_CACHE)}
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / "shared" / "data"
 
@@ -37,6 +41,15 @@ def sample_rows(dataset: str, split: str) -> list[dict]:
         return [json.loads(line) for line in f]
 
 
+def file_ordered(records: list[dict], ids: list, key: str = "id") -> list[dict]:
+    """An evaluated split's ``records`` (which the data layer serves in its seeded fair order, docs/data.md#evaluation-order;
+    ``tests/test_eval_order.py`` checks that order) put back in the order of ``ids``, the file's: both must hold the
+    same ids, each once. For tests of a loader's mapping row for row."""
+    by_id = {str(r[key]): r for r in records}
+    assert len(by_id) == len(records) and sorted(by_id) == sorted(str(i) for i in ids), "not the same records"
+    return [by_id[str(i)] for i in ids]
+
+
 def sample_records(dataset: str) -> dict:
     """A real sample loaded by the data layer (its pre-split layout; the data root is the samples' folder)."""
     from lm_eval_enterprise.data import load_records
@@ -46,26 +59,34 @@ def sample_records(dataset: str) -> dict:
 
 def assert_summary_sample_loads_row_for_row(dataset: str, counts: dict[str, int], id_field: str) -> dict:
     """A summarization sample (HELM-ordered rows: the original columns plus the ``document`` / ``summary`` HELM
-    makes of them) loads row for row: per split ``counts[split]`` records in the file's order, each with
-    ``id == str(row[id_field])`` and the row's ``document`` and ``summary``. Returns the loaded records."""
+    makes of them) loads row for row: per split ``counts[split]`` records, the file's rows (the evaluated split in
+    the data layer's fair order, the others in the file's order), each with ``id == str(row[id_field])`` and the
+    row's ``document`` and ``summary``. Returns the loaded records."""
     recs = sample_records(dataset)
     for split, n in counts.items():
         rows = sample_rows(dataset, split)
         assert len(recs[split]) == len(rows) == n, (dataset, split, len(recs[split]), len(rows))
-        assert [r["id"] for r in recs[split]] == [str(r[id_field]) for r in rows], (dataset, split)
-        for rec, row in zip(recs[split], rows):
-            assert (rec["document"], rec["summary"]) == (row["document"], row["summary"]), (dataset, rec["id"])
+        # the same (id, document, summary) rows, each once (ids may repeat: sumo_claims has several articles per
+        # claim); the evaluated split is served in the fair order, the others in the file's
+        loaded = [(r["id"], r["document"], r["summary"]) for r in recs[split]]
+        expected = [(str(row[id_field]), row["document"], row["summary"]) for row in rows]
+        assert sorted(loaded) == sorted(expected), (dataset, split)
+        if split != "test":
+            assert loaded == expected, (dataset, split)
     return recs
 
 
 def run_summary_sample(tiny_model_dir, dataset: str, tasks: list[str]) -> tuple[dict, dict]:
     """A 0-shot summarization dataset's real sample through ``tasks`` with the tiny model (first 2 documents): the
-    ROUGE scores are unit shares at 0 shots (``assert_tiny_run``) and every task's first document is the sample's
-    first test row, its target that row's summary. Returns lm-eval's results and that row."""
+    ROUGE scores are unit shares at 0 shots (``assert_tiny_run``) and every task's first document is the first test
+    row of the data layer's fair order, its target that row's summary. Returns lm-eval's results and that row."""
     from lm_eval_enterprise.testing import SUMMARIZATION_SCORES, assert_tiny_run, run_hf_model
 
     res = run_hf_model(tiny_model_dir, tasks, shared_sample(dataset).parent)
-    first = sample_rows(dataset, "test")[0]
+    rec = sample_records(dataset)["test"][0]
+    first = next(
+        r for r in sample_rows(dataset, "test") if (r["document"], r["summary"]) == (rec["document"], rec["summary"])
+    )
     assert_tiny_run(res, tasks, SUMMARIZATION_SCORES, num_fewshot=0)
     for t in tasks:
         assert res["samples"][t][0]["target"] == first["summary"], t
@@ -83,6 +104,7 @@ def tiny_model_dir(tmp_path_factory):
 def _isolated_cache(tmp_path, monkeypatch):
     # never touch the user's cache; a test that needs data passes data_root explicitly
     monkeypatch.setenv("LM_EVAL_ENTERPRISE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LM_EVAL_ENTERPRISE_REQUEST_CACHE", str(tmp_path / "requests"))
     monkeypatch.delenv("LM_EVAL_ENTERPRISE_DATA", raising=False)
 
 
@@ -140,11 +162,9 @@ def table_specs() -> dict:
 
 
 def e2e_tasks(table_id: str) -> tuple[str, str]:
-    """The two variants every table runs end to end with the tiny model: its first and its last template (of its
-    first subtask)."""
-    spec = table_specs()[table_id]
-    _, group = spec.variant_groups()[0]
-    return f"{group}__{spec.templates[0].id}", f"{group}__{spec.templates[-1].id}"
+    """The two variants every table runs end to end with the tiny model: its first and its last template."""
+    names = table_specs()[table_id].task_names()
+    return names[0], names[-1]
 
 
 E2E_MAX_GEN_TOKS = 16  # generation bound of the tiny-model runs (a random model rarely emits a stop sequence)

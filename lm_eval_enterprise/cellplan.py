@@ -22,6 +22,10 @@ per-document shot plans and prompts are identical to those of a full run. lm-eva
 ``simple_evaluate(samples={"task": [doc indices]})``; its evaluator maps logged ``doc_id`` back through the index
 list in position order, so the lists are sorted (as returned here) and never empty.
 
+Documents are indexed in the task's ``eval_docs`` order, the seeded fair order the data layer serves every
+evaluated split in (:mod:`lm_eval_enterprise.data.order`), so ``--limit N`` plans over the same first N documents
+``--limit`` alone evaluates: a fair sample, not the top of the file.
+
 ``lm-eval-enterprise run --cell_budget F [--cell_seed S] [--limit N]`` (``cli._run``) builds the tasks once,
 plans them with :func:`plan_for_tasks`, writes the plan into their metadata (:func:`record_plan`) and hands lm-eval
 the same Task objects with the plan's ``samples``.
@@ -219,16 +223,7 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
         keys = [str(d.get("id", i)) if isinstance(d, dict) else str(i) for i, d in enumerate(ds)]
         if families.uses_query_units(meta.get("task_family")):
             keys = [f"{d.get('qid')}|{d.get('cand_index')}" for d in ds]
-            all_docs = task.eval_docs
-            if (
-                limit is not None
-                and 0 < limit < len(all_docs)
-                and all_docs[limit - 1].get("qid") == all_docs[limit].get("qid")
-            ):
-                raise CellPlanError(
-                    f"task {name}: --limit {limit} cuts a query in two (ranking datasets keep whole "
-                    "queries; use a multiple of the candidates per query)"
-                )
+            _refuse_cut_query(name, task, limit)
             unit_keys = [d.get("qid") for d in ds]
             if any(q is None for q in unit_keys):
                 raise CellPlanError(f"task {name}: ranking documents without 'qid'")
@@ -244,6 +239,51 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
     if not docs:
         raise CellPlanError("--cell_budget: no tasks to plan")
     return plan_cells(docs, templates, budget, seed, units)
+
+
+def _sample_size(task, limit: int | float) -> int:
+    """Documents lm-eval evaluates under ``--limit`` (a share below 1 of the documents, else a count)."""
+    n_docs = len(task.eval_docs)
+    return int(math.ceil(n_docs * limit)) if limit < 1.0 else min(int(limit), n_docs)
+
+
+def whole_queries(task, n: int) -> int:
+    """``n``, or when the first ``n`` documents of a ranking task end inside a query, ``n`` rounded up to the end
+    of that query."""
+    docs = task.eval_docs
+    if not families.uses_query_units((task.config.metadata or {}).get("task_family")) or not 0 < n < len(docs):
+        return n
+    whole, qid = n, docs[n - 1].get("qid")
+    while whole < len(docs) and docs[whole].get("qid") == qid:
+        whole += 1
+    return whole
+
+
+def _refuse_cut_query(name: str, task, limit: int | None) -> None:
+    """``CellPlanError`` if ``--limit`` ends inside a query of a ranking task (a cell plan takes whole queries)."""
+    if limit is not None and whole_queries(task, _sample_size(task, limit)) != _sample_size(task, limit):
+        raise CellPlanError(
+            f"task {name}: --limit {limit:g} cuts a query in two (ranking datasets keep whole queries of "
+            f"{(task.config.metadata or {}).get('candidates_per_query', '?')} candidates; use --limit "
+            f"{whole_queries(task, _sample_size(task, limit))})"
+        )
+
+
+def whole_query_samples(leaves: Mapping[str, object], limit: int | float) -> tuple[dict[str, list[int]], list[str]]:
+    """``--limit`` as per-task document lists when it would cut a query of a ranking task of ``leaves`` (name →
+    lm-eval Task): every task keeps its first ``limit`` documents, a cut ranking task up to the end of the query
+    (its RR@10 / nDCG@10 would otherwise rank part of the candidates). Returns ``({}, [])`` when nothing is cut,
+    else the samples for lm-eval's ``samples`` and one message per rounded task."""
+    samples, notes = {}, []
+    for name in sorted(leaves):
+        n = _sample_size(leaves[name], limit)
+        whole = whole_queries(leaves[name], n)
+        samples[name] = list(range(whole))
+        if whole != n:
+            notes.append(
+                f"task {name}: --limit {limit:g} would cut a query: its first {whole} documents (whole queries)"
+            )
+    return (samples, notes) if notes else ({}, [])
 
 
 def record_plan(leaves: Mapping[str, object], plan: CellPlan) -> None:

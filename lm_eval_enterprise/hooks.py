@@ -27,6 +27,10 @@ from . import families
 from . import metrics as M
 from .answers import ParsedAnswer, helm_label
 
+# the document field naming its question in a dataset made of questions (gold_news: documents = headline ×
+# question, see lm_eval_enterprise.data.load); corpus metrics of such a task are means over questions ([QMEAN])
+QUESTION_FIELD = "question_id"
+
 # The per-family tables, read from the family registry (kept under these names for existing callers)
 FAMILY_METRICS: dict[str, dict[str, tuple[str, bool]]] = families.metric_tables()
 # the HELM reading as a secondary metric of the template that is HELM's prompt ("helm" in its axes)
@@ -60,6 +64,8 @@ def _classification(doc: dict, results: Sequence[Any]) -> tuple[str, str, dict]:
 def classification_weighted(doc: dict, results: Sequence[Any]) -> dict:
     gold, pred, common = _classification(doc, results)
     item = {"gold": gold, "pred": pred, "labels": list(doc["label_names"])}
+    if QUESTION_FIELD in doc:  # a document of a dataset made of questions: its corpus metrics average per question
+        item[QUESTION_FIELD] = doc[QUESTION_FIELD]
     return {"weighted_f1": item, **common, "weighted_precision": item, "weighted_recall": item}
 
 
@@ -73,16 +79,25 @@ def classification_binary(doc: dict, results: Sequence[Any]) -> dict:
     return {"binary_f1": {"gold": gold, "pred": pred, "positive": doc["positive_label"]}, **common}
 
 
-def agg_weighted_f1(items: Sequence[dict]) -> float:
+def _weighted_f1(items: Sequence[dict]) -> float:
     return M.weighted_f1([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))
 
 
+def _weighted_pr(items: Sequence[dict]) -> tuple[float, float]:
+    return M.weighted_precision_recall([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))
+
+
+def agg_weighted_f1(items: Sequence[dict]) -> float:
+    """[WF1] of the items; for documents that are (item, question) pairs the mean over questions ([QMEAN])."""
+    return M.mean_over_questions(items, _weighted_f1, QUESTION_FIELD)
+
+
 def agg_weighted_precision(items: Sequence[dict]) -> float:
-    return M.weighted_precision_recall([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))[0]
+    return M.mean_over_questions(items, lambda g: _weighted_pr(g)[0], QUESTION_FIELD)
 
 
 def agg_weighted_recall(items: Sequence[dict]) -> float:
-    return M.weighted_precision_recall([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))[1]
+    return M.mean_over_questions(items, lambda g: _weighted_pr(g)[1], QUESTION_FIELD)
 
 
 def agg_macro_f1(items: Sequence[dict]) -> float:

@@ -66,8 +66,13 @@ def classification_f1(
     g = norm(gold), p = norm(prediction); y_true[i, j] = [g_i == L_j], y_pred[i, j] = [p_i == L_j]. A prediction
     equal to no label is an all-zero row: a false negative for the gold class, a false positive for nothing.
     Per class: F1_j = 2·TP_j / (2·TP_j + FP_j + FN_j) (0 when undefined); support n_j = #gold of class j.
-    weighted = Σ_j n_j·F1_j / Σ_j n_j;  macro = (1/|L|)·Σ_j F1_j over every label in L (unsupported labels count).
-    Equals scikit-learn ``f1_score(y_true, y_pred, average=..., zero_division=0)`` on the indicator matrices.
+    weighted = Σ_j n_j·F1_j / Σ_j n_j;  macro = (1/|G|)·Σ_{j∈G} F1_j over the classes present in the gold answers,
+    G = {j : n_j > 0} (HELM fits its label binarizer on the gold references). A class of L absent from the gold
+    answers is not averaged (a perfect model scores 1.0 on any subset); a prediction of such a class still costs
+    the gold class of that item a false negative. On a split holding every class of L (every full run of our
+    datasets) this is the mean over L. weighted F1 is unaffected (an absent class has weight n_j = 0).
+    Equals scikit-learn ``f1_score(y_true, y_pred, average=..., zero_division=0)`` on the indicator matrices
+    (macro: restricted to the columns of G, ``labels=G``).
     """
     _require(golds, f"{average}_f1")
     if len(golds) != len(preds):
@@ -77,6 +82,9 @@ def classification_f1(
     from sklearn.metrics import f1_score
 
     y_true, y_pred = _indicators(golds, preds, labels)
+    if average == "macro":
+        present = y_true.sum(axis=0) > 0  # G: the classes with gold support
+        y_true, y_pred = y_true[:, present], y_pred[:, present]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return float(f1_score(y_true, y_pred, average=average, zero_division=0))
@@ -88,7 +96,9 @@ def weighted_f1(golds, preds, labels) -> float:
 
 
 def macro_f1(golds, preds, labels) -> float:
-    """[MF1]: see :func:`classification_f1` (``average="macro"``)."""
+    """[MF1]: (1/|G|)·Σ_{j∈G} F1_j over the classes G of ``labels`` present in ``golds`` (HELM fits its label
+    binarizer on the gold references), so classes absent from a ``--limit`` subset do not punish a perfect model;
+    see :func:`classification_f1` (``average="macro"``)."""
     return classification_f1(golds, preds, labels, "macro")
 
 
@@ -106,6 +116,26 @@ def weighted_precision_recall(golds: Sequence[str], preds: Sequence[str], labels
         warnings.simplefilter("ignore")
         p, r, _, _ = precision_recall_fscore_support(y_true, y_pred, average="weighted", zero_division=0)
     return float(p), float(r)
+
+
+def mean_over_questions(items: Sequence[Mapping], score, key: str = "question_id") -> float:
+    """[QMEAN] the score of a task whose documents are (item, question) pairs: ``score`` (a corpus metric of a list
+    of items) computed separately on the items of each question (``item[key]``), then the unweighted mean over
+    the questions present. Items without ``key`` (a dataset without questions) are scored as one corpus.
+
+    Example: questions a (golds Yes, No; preds Yes, Yes) and b (golds Yes, Yes; preds Yes, No) with weighted F1:
+    a = 0.5·(2/3) + 0.5·0 = 1/3, b = 1.0·(2/3) = 2/3 (only Yes has support), mean = 0.5.
+    Raises :class:`MetricInputError` for no items or a mix of items with and without ``key``."""
+    _require(items, "mean_over_questions")
+    has = [key in i for i in items]
+    if not any(has):
+        return float(score(items))
+    if not all(has):
+        raise MetricInputError(f"mean_over_questions: {has.count(False)} of {len(items)} items lack {key!r}")
+    groups: dict[str, list] = {}
+    for i in items:
+        groups.setdefault(str(i[key]), []).append(i)
+    return float(statistics.fmean(score(g) for g in groups.values()))
 
 
 def binary_f1(golds: Sequence[str], preds: Sequence[str], positive: str) -> float:

@@ -214,10 +214,26 @@ class BudgetSettings:
         return out
 
 
+def context_tokens_value(raw) -> int | None:
+    """``max_context_tokens`` as given in the metadata: a whole number of tokens, or None for none/empty (no
+    budget); ``ValueError`` naming the value otherwise."""
+    if raw in (None, "", "none", "None"):
+        return None
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"max_context_tokens={raw!r} is not a whole number of tokens (or none)") from None
+
+
+def check_budget_metadata(meta: dict) -> None:
+    """``ValueError`` if the run metadata's ``max_context_tokens`` is no number (a usage error of ``run``)."""
+    if "max_context_tokens" in meta:
+        context_tokens_value(meta["max_context_tokens"])
+
+
 def _budget_from_metadata(meta: dict) -> tuple[int | None, str]:
     if "max_context_tokens" in meta:
-        raw = meta["max_context_tokens"]
-        budget = int(raw) if raw not in (None, "", "none", "None") else None
+        budget = context_tokens_value(meta["max_context_tokens"])
         if budget is None or budget <= 0:
             return None, "off"
         return budget, str(meta.get("context_budget_source") or "metadata")
@@ -317,8 +333,8 @@ class TemplateText:
 
 def sibling_templates(config) -> list[TemplateText]:
     """Every template variant of the dataset table of a task ``config``: the task's own template first, then the
-    others of its table in table order, as rendered into the generated YAMLs (subtask variables filled), from the
-    generated metadata ``budget_templates`` (:data:`TEMPLATES_KEY`). A template whose text equals the own one is
+    others of its table in table order, as written into the generated YAMLs, from the generated
+    metadata ``budget_templates`` (:data:`TEMPLATES_KEY`). A template whose text equals the own one is
     not repeated. Returns only the task's own template when the metadata has no such list (e.g. a hand-written
     YAML)."""
     meta = config.metadata if isinstance(config.metadata, dict) else {}
@@ -392,13 +408,13 @@ class PromptBudget:
         self._cut = _import_dotted(self.settings.truncate_fn) if self.settings.truncate_fn else truncate_words
         meta = task.config.metadata if isinstance(task.config.metadata, dict) else {}
         self._table = (
-            (meta.get("domain"), meta.get("dataset"), meta.get("subtask"), tuple(sorted(t.id for t in self.templates)))
+            (meta.get("domain"), meta.get("dataset"), tuple(sorted(t.id for t in self.templates)))
             if len(self.templates) > 1
             else (task.config.task,)
         )
         self._shot_cache: dict[tuple, int] = {}
         self._instruction_cache: dict[str, int] = {}
-        self._pool_keys: dict[int, str] = {}
+        self._pool_keys: dict[tuple, str] = {}
         self._records: dict[str, Outcome] = {}
         self._totals: Counter = Counter()
         self._bound_by: Counter = Counter()
@@ -532,11 +548,12 @@ class PromptBudget:
         return pool
 
     def _pool_key(self, n: int) -> str:
-        if n not in self._pool_keys:
-            sampler = getattr(self.task, "sampler", None)
+        sampler = getattr(self.task, "sampler", None)
+        key = (id(sampler), n)  # the task's current sampler (one per question for a dataset made of questions)
+        if key not in self._pool_keys:
             head = list(sampler.df)[: n + 1] if sampler is not None else []
-            self._pool_keys[n] = hashlib.sha1("".join(doc_key(d) for d in head).encode()).hexdigest()
-        return self._pool_keys[n]
+            self._pool_keys[key] = hashlib.sha1("".join(doc_key(d) for d in head).encode()).hexdigest()
+        return self._pool_keys[key]
 
     def _shot_tokens(self, template: TemplateText, shot: dict) -> int:
         """Tokens of ``shot`` rendered with ``template``'s ``doc_to_text`` (target and delimiters: the task's,

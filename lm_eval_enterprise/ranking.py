@@ -174,6 +174,7 @@ class RankingSource(Source):
     :meth:`select` flattens them into pair documents; shots get [TRUNC] to :data:`SHOT_WORDS` words."""
 
     task_type = "ranking"
+    eval_unit = "query"  # the evaluation order keeps a query's candidates together (Source.eval_group)
     labels = (YES, NO)
     shot_words = SHOT_WORDS
 

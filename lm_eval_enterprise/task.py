@@ -10,12 +10,17 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
   helps). The prompt itself is lm-eval's own ``fewshot_context`` with that many ``first_n`` shots, so a prompt that
   fits is byte-identical to lm-eval's.
 * ``process_results``: adds the per-document ``shots_used`` / ``prompt_cut`` of the budget and ``score`` (the
-  primary metric's item under the common name every group aggregates; see :mod:`lm_eval_enterprise.templating`).
+  primary metric's item under the common name every group aggregates; see :mod:`lm_eval_enterprise.templating`),
+  and for a dataset made of questions (gold_news) the item again under ``<primary>_<question>``, the question's
+  own score.
+* shots of a dataset made of questions: each document's from its own question's pool (``_use_question_pool``).
 * ``download``: calls the ``custom_dataset`` loader as lm-eval does (same arguments), without lm-eval's advice to
   pass kwargs through ``--metadata``, which it logs as a 2-line warning for every task with a ``custom_dataset``
   (130 lines in the demo; our README documents the ``--metadata`` keys). Then merges the facts the loader computed
   from the data (returned with it by :func:`lm_eval_enterprise.data.load_task_data`, e.g. the label list actually
   used, row counts) into the task's ``metadata``, so they are written to ``results["configs"][task]["metadata"]``.
+* ``build_all_requests``: with ``--limit``, a classification task whose evaluated documents lack
+  gold classes of the label set says so once in the log and in its metadata (``eval_subset``), then lm-eval's own.
 * ``doc_to_text`` / ``doc_to_target`` / ``doc_to_choice`` / ``resolve_field``: Jinja prompts rendered with a
   compiled-template cache (:mod:`lm_eval_enterprise.speedups`; same output, version-guarded, falls back to
   lm-eval's own rendering).
@@ -28,7 +33,8 @@ from typing import Any
 
 from lm_eval.api.task import ConfigurableTask
 
-from . import speedups
+from . import families, speedups
+from .hooks import QUESTION_FIELD
 from .prompt_budget import PromptBudget
 
 
@@ -37,6 +43,7 @@ class EnterpriseTask(ConfigurableTask):
 
     def __init__(self, config: dict | None = None, **kwargs: Any) -> None:
         self._budget: PromptBudget | None = None
+        self._question_samplers: dict | None = None  # question → first_n sampler (datasets made of questions)
         config = {k: v for k, v in (config or {}).items() if k != "class"}  # the YAML key that selected us
         super().__init__(config=config, **kwargs)
 
@@ -54,6 +61,29 @@ class EnterpriseTask(ConfigurableTask):
             super().download(dataset_kwargs, **kwargs)
         if facts and isinstance(self.config.metadata, dict):
             self.config.metadata.update(facts)
+
+    # -- a limited run: the gold classes it lacks ----------------------------------------------------------------
+    def build_all_requests(self, *, limit: int | None = None, **kwargs: Any) -> None:
+        self._note_subset(limit)
+        super().build_all_requests(limit=limit, **kwargs)
+
+    def _note_subset(self, limit: int | None) -> None:
+        """With ``--limit N`` (the first N documents of the fair order; a sparse plan with ``--limit`` plans over
+        the same N), a classification task whose evaluated documents lack gold classes of its label set says so once
+        in the log and in its metadata (``eval_subset``; :func:`lm_eval_enterprise.data.order.subset_notice`)."""
+        meta = self.config.metadata
+        if limit is None or not isinstance(meta, dict):
+            return
+        fam = families.find(meta.get("task_family"))
+        if fam is None or fam.records != "labels":  # the classification families: gold classes of a label set
+            return
+        docs = self.eval_docs
+        if not 0 < limit < len(docs):
+            return
+        from .data.order import subset_notice
+
+        chosen = [docs[i] for i in range(int(limit))]
+        meta.update(subset_notice(meta.get("dataset", self.config.task), chosen, chosen[0]["label_names"], len(docs)))
 
     # -- the context budget ----------------------------------------------------------------------------------
     @property
@@ -84,6 +114,7 @@ class EnterpriseTask(ConfigurableTask):
                 gen_prefix=gen_prefix,
             )
 
+        self._use_question_pool(doc)
         return self.budget.build(
             doc,
             int(num_fewshot or 0),
@@ -92,6 +123,23 @@ class EnterpriseTask(ConfigurableTask):
             chat=bool(apply_chat_template and chat_template),
         )
 
+    def _use_question_pool(self, doc: dict) -> None:
+        """A document of a dataset made of questions (``question_id``, see :func:`lm_eval_enterprise.data.load
+        ._all_questions`) takes its shots from its own question's [BAL]-ordered pool: the task's sampler is the
+        ``first_n`` sampler of that question's records of the ``fewshot`` split (built once per question), so its
+        prompt is the one the question alone gives. Other documents keep lm-eval's sampler."""
+        question = doc.get(QUESTION_FIELD)
+        if question is None or not hasattr(self, "sampler"):
+            return
+        if self._question_samplers is None:
+            pools: dict[str, list[dict]] = {}
+            for shot in self.sampler.df:
+                pools.setdefault(shot.get(QUESTION_FIELD), []).append(shot)
+            self._question_samplers = {q: type(self.sampler)(docs, rnd=None) for q, docs in pools.items()}
+        if question not in self._question_samplers:
+            raise ValueError(f"[{self.config.task}] the few-shot split has no examples of question {question!r}")
+        self.sampler = self._question_samplers[question]
+
     def process_results(self, doc: dict, results):
         out = super().process_results(doc, results)
         if not isinstance(out, dict):
@@ -99,6 +147,9 @@ class EnterpriseTask(ConfigurableTask):
         primary = (self.config.metadata or {}).get("primary_metric")
         if primary in out and "score" in self.aggregation():  # declared by the generated metric_list
             out = {**out, "score": out[primary]}
+        per_question = f"{primary}_{doc.get(QUESTION_FIELD)}"
+        if primary in out and per_question in self.aggregation():  # the question's own score (generated list)
+            out = {**out, per_question: out[primary]}
         rec = self._budget.outcome(doc) if self._budget is not None else None
         if rec is not None:
             reports = {"shots_used": float(rec.shots_used), "prompt_cut": float(rec.cut)}

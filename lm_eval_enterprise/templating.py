@@ -11,10 +11,16 @@ For a dataset ``<id>`` (task family: a record of :mod:`lm_eval_enterprise.famili
   (:class:`lm_eval_enterprise.task.EnterpriseTask`: context budget, data facts in the metadata), data hook, splits,
   few-shot, output type, generation, ``process_results`` and ``metric_list`` (with the budget's ``shots_used`` /
   ``prompt_cut``);
-* ``<task>__t<k>.yaml`` — one short file per (subtask,) template: ``include`` + prompt + answer filter + metadata;
-* ``_<group>.yaml`` — the dataset group (all variants; for datasets with subtasks, one group per subtask and a
-  dataset group of those), aggregating the primary metric and ``score`` as the unweighted mean over variants;
+* ``<task>__t<k>.yaml`` — one short file per template: ``include`` + prompt + answer filter + metadata;
+* ``_<group>.yaml`` — the dataset group (its five variants), aggregating the primary metric and ``score`` as the
+  unweighted mean over variants;
 * ``_enterprise_<domain>.yaml`` / ``_enterprise.yaml`` — the domain groups and the top group.
+
+A dataset made of questions (gold_news: nine yes/no questions per headline) is one task per template too: its
+documents are item × question (:mod:`lm_eval_enterprise.data.load`), its templates name the question through a
+document field (``{{fragment}}``), its corpus metrics are the mean over questions ([QMEAN],
+:func:`lm_eval_enterprise.metrics.mean_over_questions`) and each question's own score is an extra metric
+``<primary>_<question>`` (:attr:`DatasetTasks.questions`).
 
 Every variant reports ``score``: its primary metric under another name (same aggregation; every primary metric is
 higher-is-better, which :func:`base_config` checks), with the filter ``answer`` for every task — the ``[PARSE]``
@@ -22,17 +28,11 @@ reading of generate tasks, lm-eval's default ``take_first`` for log-likelihood o
 key ``score,answer`` exists in every task (a group whose metric/filter key matches no task drops its row). So
 lm-eval's own tables aggregate one comparable number at every level:
 
-* dataset and subtask groups: unweighted mean over the variants (gold_news: over its 45 variants = the mean of
-  its nine subtask means, every subtask having the same templates) — computed by lm-eval itself;
-* domain groups and ``enterprise``: unweighted mean over **datasets** (as the Sharpe tool's domain rows).
-  lm-eval 0.4.13 averages a group over its leaf tasks (``lm_eval/api/group.py`` ``Group.aggregate``), so a
-  dataset with more variants would weigh more (gold_news: 45 variants, 9× any other dataset). These groups are
-  marked with :data:`MEAN_OVER_DATASETS` in their metadata, and
-  :class:`lm_eval_enterprise.task_manager.EnterpriseTaskManager` (``lm-eval-enterprise run``, the demo) computes
-  them over datasets. Their YAML also declares lm-eval's own aggregation only where lm-eval's mean over leaf tasks
-  *is* the mean over datasets (every dataset below has the same number of variants), so plain ``lm_eval`` never
-  shows a differently weighted number under the same name; elsewhere (finance and ``enterprise``, because of
-  gold_news) plain ``lm_eval`` leaves the row empty.
+* dataset groups: unweighted mean over the variants — computed by lm-eval itself;
+* domain groups and ``enterprise``: unweighted mean over **datasets** (as the Sharpe tool's domain rows), also
+  computed by lm-eval itself: lm-eval 0.4.13 averages a group over its leaf tasks (``lm_eval/api/group.py``
+  ``Group.aggregate``), and every dataset contributes the same number of leaves (one per template; the generator
+  refuses tables with different counts, :func:`generate`), so the mean over leaves is the mean over datasets.
 """
 
 from __future__ import annotations
@@ -41,19 +41,20 @@ import importlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from string import Template as _StrTemplate
 from typing import Any
 
 import yaml
 
 from . import families
-from .configkeys import AGGREGATE_KEY, MEAN_OVER_DATASETS, PRIMARY_FILTER, SCORE_METRIC, TEMPLATES_KEY
+from .configkeys import PRIMARY_FILTER, SCORE_METRIC, TEMPLATES_KEY
 from .data.tasktree import domains
 from .filters import TEXT_FORMAT, AnswerFilter, check_format_regex
 from .prompt_budget import BUDGET_METRICS
 
 TASK_PREFIX = "ent_"
-VERSION = 1.2  # 1.1: [PARSE] reading shared by all templates, format_adherence, *_helm, budget; 1.2: score, one filter
+# 1.1: [PARSE] reading shared by all templates, format_adherence, *_helm, budget; 1.2: score, one filter;
+# 1.3: a dataset made of questions is one task per template (gold_news: mean over questions), plain group means
+VERSION = 1.3
 TASK_CLASS = "lm_eval_enterprise.task.EnterpriseTask"
 # the long input field the context budget may cut ([TRUNC]), first one a template uses
 LONG_FIELDS = ("document", "passage", "context", "text", "question")
@@ -66,7 +67,7 @@ MAX_REPEATED_WORDING_CHARS = 1500
 
 @dataclass(frozen=True)
 class Template:
-    """One instruction template. ``$name`` placeholders are filled from the subtask's variables.
+    """One instruction template (Jinja over the document's fields, e.g. gold_news' ``{{fragment}}``).
 
     ``description``: instruction block (rendered before the shots; ``""`` for none), ``doc_to_text``: Jinja
     prompt of one item ending with the output noun and ``:`` (that field name is a [PARSE] lead-in of the whole
@@ -101,7 +102,8 @@ class DatasetTasks:
     until: tuple[str, ...] = ("\n",)
     max_gen_toks: int = 5
     aliases: dict[str, str] = field(default_factory=dict)  # extra answer strings of the label reader → label
-    subtasks: dict[str, dict[str, str]] = field(default_factory=dict)  # name → template variables
+    # a dataset made of questions (documents = item × question): the questions, each reported as <primary>_<question>
+    questions: tuple[str, ...] = ()
     task_name: str | None = None  # default ent_<dataset>
     extra_metadata: dict[str, Any] = field(default_factory=dict)
     fewshot_split: str = "fewshot"
@@ -128,14 +130,8 @@ class DatasetTasks:
     def base_name(self) -> str:
         return self.task_name or f"{TASK_PREFIX}{self.table_id}"
 
-    def variant_groups(self) -> list[tuple[str | None, str]]:
-        """(subtask, group name) pairs: one per subtask, or one for the whole dataset."""
-        if self.subtasks:
-            return [(s, f"{self.base_name}_{s}") for s in self.subtasks]
-        return [(None, self.base_name)]
-
     def task_names(self) -> list[str]:
-        return [f"{g}__{t.id}" for _, g in self.variant_groups() for t in self.templates]
+        return [f"{self.base_name}__{t.id}" for t in self.templates]
 
     @property
     def context_truncate_field(self) -> str:
@@ -193,10 +189,6 @@ _Dumper.add_representer(str, _str_presenter)
 
 def dump(obj: Any) -> str:
     return yaml.dump(obj, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
-
-
-def _fill(text: str, variables: dict[str, str]) -> str:
-    return _StrTemplate(text).safe_substitute(variables)
 
 
 def _metric_list(metrics: dict[str, tuple[str, bool]]) -> list[dict[str, Any]]:
@@ -264,6 +256,14 @@ def score_metric(spec: DatasetTasks) -> dict[str, tuple[str, bool]]:
     return {SCORE_METRIC: (agg, True)}
 
 
+def question_metrics(spec: DatasetTasks) -> dict[str, tuple[str, bool]]:
+    """``{"<primary>_<question>": (the primary metric's aggregation, True)}`` per question of a dataset made of
+    questions: each question's own score (the task class adds the item under that name for the question's
+    documents only), next to the primary metric, their mean ([QMEAN])."""
+    agg, _ = score_metric(spec)[SCORE_METRIC]
+    return {f"{spec.primary_metric}_{q}": (agg, True) for q in spec.questions}
+
+
 # log-likelihood tasks: lm-eval's default pipeline (take_first), named like the generate tasks' reading
 TAKE_FIRST_FILTER = [{"name": PRIMARY_FILTER, "filter": [{"function": "take_first"}]}]
 
@@ -293,23 +293,23 @@ def base_config(spec: DatasetTasks) -> dict[str, Any]:
     else:
         cfg["filter_list"] = TAKE_FIRST_FILTER
     cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}")
-    cfg["metric_list"] = _metric_list({**metrics, **spec.extra_metrics, **score_metric(spec), **BUDGET_METRICS})
+    cfg["metric_list"] = _metric_list(
+        {**metrics, **spec.extra_metrics, **score_metric(spec), **question_metrics(spec), **BUDGET_METRICS}
+    )
     cfg["metadata"] = {"version": VERSION}
     return cfg
 
 
-def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Template) -> dict[str, Any]:
-    variables = dict(spec.subtasks.get(subtask, {})) if subtask else {}
+def variant_config(spec: DatasetTasks, tpl: Template) -> dict[str, Any]:
+    group = spec.base_name
     cfg: dict[str, Any] = {
         "include": f"_{spec.table_id}_template_yaml",
         "task": f"{group}__{tpl.id}",
         "task_alias": f"{group.removeprefix(TASK_PREFIX)} {tpl.id}",
     }
-    if subtask:
-        cfg["dataset_kwargs"] = {"dataset_id": spec.dataset, "subtask_id": subtask}
     if tpl.description:
-        cfg["description"] = _fill(tpl.description, variables)
-    cfg["doc_to_text"] = _fill(tpl.doc_to_text, variables)
+        cfg["description"] = tpl.description
+    cfg["doc_to_text"] = tpl.doc_to_text
     if spec.output_type == "multiple_choice":
         cfg["doc_to_choice"] = list(tpl.choices or ())
     else:
@@ -323,6 +323,7 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
                 **families.get(spec.family).metrics,
                 **spec.extra_metrics,
                 **score_metric(spec),
+                **question_metrics(spec),
                 **BUDGET_METRICS,
                 **families.get(spec.family).helm_metrics,
             }
@@ -330,8 +331,6 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
     meta: dict[str, Any] = {"version": VERSION, "dataset": spec.table_id, "domain": spec.domain}
     if spec.variant:
         meta["source_dataset"] = spec.dataset
-    if subtask:
-        meta["subtask"] = subtask
     meta.update(
         {
             "variant_group": group,
@@ -351,22 +350,17 @@ def variant_config(spec: DatasetTasks, subtask: str | None, group: str, tpl: Tem
     meta["context_truncate_field"] = spec.context_truncate_field
     if spec.truncate_fn:
         meta["context_truncate_fn"] = spec.truncate_fn
-    meta[TEMPLATES_KEY] = sibling_texts(spec, variables, tpl)
+    meta[TEMPLATES_KEY] = sibling_texts(spec, tpl)
     meta.update(spec.extra_metadata)
     cfg["metadata"] = meta
     return cfg
 
 
-def sibling_texts(spec: DatasetTasks, variables: dict[str, str], own: Template) -> list[dict[str, str]]:
-    """The other templates of the table as this variant's YAML would render them (subtask variables filled), in
-    table order: what the context budget plans the shared shot count over
+def sibling_texts(spec: DatasetTasks, own: Template) -> list[dict[str, str]]:
+    """The other templates of the table as their variants' YAMLs have them, in table order: what the context budget plans the shared shot count over
     (:func:`lm_eval_enterprise.prompt_budget.sibling_templates`), so the run never imports ``templates.py``."""
     return [
-        {
-            "id": t.id,
-            "description": _fill(t.description, variables) if t.description else "",
-            "doc_to_text": _fill(t.doc_to_text, variables),
-        }
+        {"id": t.id, "description": t.description or "", "doc_to_text": t.doc_to_text}
         for t in spec.templates
         if t.id != own.id
     ]
@@ -380,29 +374,14 @@ def _aggregate(*metrics: str) -> list[dict[str, Any]]:
     ]
 
 
-def variant_count(spec: DatasetTasks) -> int:
-    """Leaf tasks of the dataset group (templates × subtasks)."""
-    return len(spec.variant_groups()) * len(spec.templates)
-
-
-def group_configs(spec: DatasetTasks) -> dict[str, dict[str, Any]]:
-    agg = _aggregate(spec.primary_metric, SCORE_METRIC)
-    out = {}
-    for _, group in spec.variant_groups():
-        out[group] = {
-            "group": group,
-            "task": [f"{group}__{t.id}" for t in spec.templates],
-            "aggregate_metric_list": agg,
-            "metadata": {"version": VERSION},
-        }
-    if spec.subtasks:
-        out[spec.base_name] = {
-            "group": spec.base_name,
-            "task": [g for _, g in spec.variant_groups()],
-            "aggregate_metric_list": agg,
-            "metadata": {"version": VERSION},
-        }
-    return out
+def group_config(spec: DatasetTasks) -> dict[str, Any]:
+    """The dataset group: its template variants, primary metric and ``score`` averaged over them."""
+    return {
+        "group": spec.base_name,
+        "task": spec.task_names(),
+        "aggregate_metric_list": _aggregate(spec.primary_metric, SCORE_METRIC),
+        "metadata": {"version": VERSION},
+    }
 
 
 HEADER = "# Generated by `make tasks` (lm_eval_enterprise.templating) from templates.py. Do not edit by hand.\n"
@@ -412,24 +391,18 @@ def render(spec: DatasetTasks) -> dict[str, str]:
     """File name → content for every generated file of a dataset (checked by :func:`check_repeated_wording`)."""
     check_repeated_wording(spec)
     files = {f"_{spec.table_id}_template_yaml": HEADER + dump(base_config(spec))}
-    for subtask, group in spec.variant_groups():
-        for tpl in spec.templates:
-            files[f"{group}__{tpl.id}.yaml"] = HEADER + dump(variant_config(spec, subtask, group, tpl))
-    for group, cfg in group_configs(spec).items():
-        files[f"_{group}.yaml"] = HEADER + dump(cfg)
+    for tpl in spec.templates:
+        files[f"{spec.base_name}__{tpl.id}.yaml"] = HEADER + dump(variant_config(spec, tpl))
+    files[f"_{spec.base_name}.yaml"] = HEADER + dump(group_config(spec))
     return files
 
 
-def datasets_group(name: str, members: list[str], variant_counts: set[int]) -> str:
-    """A domain group (members: dataset groups) or ``enterprise`` (members: domain groups): ``score`` is the
-    unweighted mean over the datasets below (:data:`MEAN_OVER_DATASETS`, computed by
-    :class:`lm_eval_enterprise.task_manager.EnterpriseTaskManager`); lm-eval's own aggregation (a mean over leaf
-    tasks) is declared only when it gives the same number: every dataset below has the same number of variants
-    (``variant_counts``)."""
-    cfg: dict[str, Any] = {"group": name, "task": members}
-    if len(variant_counts) == 1:
-        cfg["aggregate_metric_list"] = _aggregate(SCORE_METRIC)
-    cfg["metadata"] = {"version": VERSION, AGGREGATE_KEY: MEAN_OVER_DATASETS}
+def datasets_group(name: str, members: list[str]) -> str:
+    """A domain group (members: dataset groups) or ``enterprise`` (members: domain groups): ``score`` is lm-eval's
+    unweighted mean over the leaf tasks below, i.e. over the datasets below, each contributing the same number of
+    variants (checked by :func:`generate`)."""
+    cfg: dict[str, Any] = {"group": name, "task": members, "aggregate_metric_list": _aggregate(SCORE_METRIC)}
+    cfg["metadata"] = {"version": VERSION}
     return HEADER.replace("templates.py", "the dataset folders") + dump(cfg)
 
 
@@ -470,22 +443,26 @@ def generate(task_root: Path, write: bool = True) -> dict[Path, str]:
     """
     out: dict[Path, str] = {}
     domain_groups = []
-    all_counts: set[int] = set()
+    counts: dict[int, list[str]] = {}  # variants per dataset → datasets: one count, or the means weigh datasets
     for domain in domains(task_root):
         ddir = task_root / domain
-        groups, counts = [], set()
+        groups = []
         for tfile in sorted(ddir.glob("*/templates.py")):
             for spec in load_specs(task_root, domain, tfile.parent.name):
                 for name, text in render(spec).items():
                     out[tfile.parent / name] = text
                 if spec.in_domain_group:
                     groups.append(spec.base_name)
-                    counts.add(variant_count(spec))
+                    counts.setdefault(len(spec.templates), []).append(spec.base_name)
         if groups:
-            out[ddir / f"_enterprise_{domain}.yaml"] = datasets_group(f"enterprise_{domain}", groups, counts)
+            out[ddir / f"_enterprise_{domain}.yaml"] = datasets_group(f"enterprise_{domain}", groups)
             domain_groups.append(f"enterprise_{domain}")
-            all_counts |= counts
-    out[task_root / "_enterprise.yaml"] = datasets_group("enterprise", domain_groups, all_counts)
+    if len(counts) > 1:
+        raise ValueError(
+            "every dataset in the domain groups needs the same number of templates (lm-eval averages a group over "
+            f"its leaf tasks, so the means would weigh datasets unequally); got {counts}"
+        )
+    out[task_root / "_enterprise.yaml"] = datasets_group("enterprise", domain_groups)
     if write:
         for path, text in out.items():
             path.write_text(text)

@@ -45,7 +45,7 @@ def main() -> int:
     from lm_eval.tasks import TaskManager
 
     from lm_eval_enterprise import TASK_DIR
-    from lm_eval_enterprise.data import DataError, get_source
+    from lm_eval_enterprise.data import DataError
     from lm_eval_enterprise.models import smollm2_dir
 
     class Recorder(LM):
@@ -76,10 +76,7 @@ def main() -> int:
         tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata=meta)
         groups: dict[str, list[str]] = {}
         for name in tm.all_subtasks:
-            if name.startswith(f"ent_{ds}") and name.rsplit("__", 1)[0] in (
-                f"ent_{ds}",
-                *(f"ent_{ds}_{s}" for s in get_source(ds).subtasks),
-            ):
+            if name.startswith(f"ent_{ds}") and name.rsplit("__", 1)[0] == f"ent_{ds}":
                 groups.setdefault(name.rsplit("__", 1)[0], []).append(name)
         for group, names in groups.items():
             t0 = time.time()
@@ -87,7 +84,7 @@ def main() -> int:
                 res = lm_eval.simple_evaluate(
                     model=Recorder(), tasks=names, task_manager=tm, log_samples=True, bootstrap_iters=0
                 )
-            except DataError as exc:  # e.g. a subtask the sample has no labels for
+            except DataError as exc:  # e.g. data the sample does not have
                 print(f"| {group.removeprefix('ent_')} | not loaded: {exc.problem} | | | | | | |")
                 continue
             dt = time.time() - t0

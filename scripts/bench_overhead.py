@@ -6,7 +6,7 @@ subclass that answers every request with a constant string instantly), so the wa
 overhead: task building, data loading, prompt/request construction, filters, ``process_results`` and
 aggregation.
 
-* ours:    ``ent_gold_news_direction_up__t1`` (custom_dataset loader + [BAL] fewshot split, AnswerFilter ([PARSE]
+* ours:    ``ent_gold_news__t1`` (custom_dataset loader + [BAL] fewshot split, AnswerFilter ([PARSE]
            reading + format adherence), ``hooks.classification_weighted_helm``, corpus-level weighted F1 via
            scikit-learn);
 * minimal: a task written to a temp folder with ``dataset_path: json`` + ``data_files`` holding the SAME eval docs
@@ -55,7 +55,7 @@ from lm_eval_enterprise import TASK_DIR  # noqa: E402
 from lm_eval_enterprise import data as D  # noqa: E402
 
 DATASET, SUBTASK = "gold_news", "direction_up"
-OUR_TASK = "ent_gold_news_direction_up__t1"
+OUR_TASK = "ent_gold_news__t1"
 MIN_TASK = "bench_minimal_jsonl"
 GOAL = 1.2
 

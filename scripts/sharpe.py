@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from lm_eval_enterprise.sharpe.cli import main  # noqa: E402
+from lm_eval_enterprise.cli.sharpe import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -10,6 +10,7 @@ from lm_eval.tasks._yaml_loader import load_yaml
 
 from conftest import OFFLINE_ENV
 from lm_eval_enterprise import TASK_DIR, cli
+from lm_eval_enterprise.cli import run as cli_run
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -48,9 +49,10 @@ def test_list(capsys):
 # ============================================================================================ run: argv handling
 @pytest.fixture
 def captured_run(monkeypatch):
-    """Record what ``run`` would evaluate: our task manager replaced by a recorder of its arguments and our
-    ``_evaluate`` by a recorder of the config (no task index, no model)."""
-    from lm_eval_enterprise import task_manager
+    """Record what ``run`` would evaluate: lm-eval's task manager (which ``runner.make_task_manager`` builds)
+    replaced by a recorder of its arguments and our ``_evaluate`` by a recorder of the config (no task index, no
+    model)."""
+    import lm_eval.tasks
 
     calls = {}
 
@@ -61,8 +63,8 @@ def captured_run(monkeypatch):
         def match_tasks(self, names):
             return list(names)
 
-    monkeypatch.setattr(task_manager, "EnterpriseTaskManager", RecordingTaskManager)
-    monkeypatch.setattr(cli, "_evaluate", lambda cfg, tm, cells=None: calls.update(cfg=cfg))
+    monkeypatch.setattr(lm_eval.tasks, "TaskManager", RecordingTaskManager)
+    monkeypatch.setattr(cli_run, "_evaluate", lambda cfg, tm, cells=None: calls.update(cfg=cfg) or 0)
     return calls
 
 
@@ -112,13 +114,13 @@ def test_resolve_tasks_names_globs_files_and_missing(tmp_path):
     from lm_eval.tasks import TaskManager
 
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False)
-    got = cli._resolve_tasks(tm, ["ent_tram__t1,ent_tram__t2", "ent_tram__t1"])
+    got = cli_run._resolve_tasks(tm, ["ent_tram__t1,ent_tram__t2", "ent_tram__t1"])
     assert got == ["ent_tram__t1", "ent_tram__t2"]
-    assert cli._resolve_tasks(tm, "ent_iotspotter__t*") == [f"ent_iotspotter__t{i}" for i in range(1, 6)]
+    assert cli_run._resolve_tasks(tm, "ent_iotspotter__t*") == [f"ent_iotspotter__t{i}" for i in range(1, 6)]
     (tmp_path / "mine.yaml").write_text("task: mine\ndataset_path: x\n")
-    assert cli._resolve_tasks(tm, [str(tmp_path / "mine.yaml")]) == [{"task": "mine", "dataset_path": "x"}]
+    assert cli_run._resolve_tasks(tm, [str(tmp_path / "mine.yaml")]) == [{"task": "mine", "dataset_path": "x"}]
     with pytest.raises(LookupError, match="tasks not found: no_such_task"):
-        cli._resolve_tasks(tm, ["ent_tram__t1", "no_such_task"])
+        cli_run._resolve_tasks(tm, ["ent_tram__t1", "no_such_task"])
 
 
 # ============================================================================================ acceptance runs

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from lm_eval_enterprise import __version__, cli
+from lm_eval_enterprise.cli import data as cli_data
+from lm_eval_enterprise.cli import run as cli_run
 
 BIN = Path(sys.executable).parent
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -189,9 +191,9 @@ def test_commands_without_needed_arguments_print_their_help():
 def test_lm_eval_flag_spelling_everywhere_with_hidden_old_aliases():
     """Every option of every subcommand is spelled as lm-eval's (no dash inside a flag name); dashed spellings
     are still accepted but not shown."""
-    from lm_eval_enterprise.sharpe.cli import build_parser as sharpe_parser
+    from lm_eval_enterprise.cli.sharpe import build_parser as sharpe_parser
 
-    parsers = {"run": cli.run_parser(), "sharpe": sharpe_parser()}
+    parsers = {"run": cli_run.run_parser(), "sharpe": sharpe_parser()}
     for name, sub in cli.build_parser()._subparsers._group_actions[0].choices.items():
         parsers.setdefault(name, sub)
     for name, parser in parsers.items():
@@ -245,7 +247,7 @@ def test_a_systemexit_message_is_one_error_line_and_exit_1(monkeypatch):
     def give_up(args):
         raise SystemExit("the library gave up")
 
-    monkeypatch.setattr(cli, "_tasks_dir", give_up)
+    monkeypatch.setattr(cli_data, "_tasks_dir", give_up)
     rc, out, err = _main(["tasks-dir"])
     assert (rc, out, err) == (1, "", "error: the library gave up\n")
     rc, out, _ = _main(["tasks-dir", "--help"])

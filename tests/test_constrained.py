@@ -117,7 +117,7 @@ def _yaml_regex(task):
 
 
 def test_task_format_reads_the_task_yaml():
-    for task in ["ent_gold_news_direction_up__t1", "ent_fiqa_sa__t4", "ent_insurance_qa_gen__t2"]:
+    for task in ["ent_gold_news__t1", "ent_fiqa_sa__t4", "ent_insurance_qa_gen__t2"]:
         assert task_format(task) == _yaml_regex(task)
     with pytest.raises(ConstraintError, match="ent_fiqa_qa__t1"):
         task_format("ent_fiqa_qa__t1")  # a log-likelihood task has no answer format
@@ -136,7 +136,7 @@ def _instance(task, doc, gen_kwargs):
 def test_add_constraints_rewrites_each_request():
     shared = {"until": ["\n"], "max_gen_toks": 5}  # lm-eval hands every request of a task the same dict
     reqs = [
-        _instance("ent_gold_news_direction_up__t1", {"label_names": ["Yes", "No"]}, shared),
+        _instance("ent_gold_news__t1", {"label_names": ["Yes", "No"]}, shared),
         _instance("ent_fiqa_sa__t2", {"label_names": ["positive", "neutral", "negative"]}, shared),
     ]
     add_constraints(reqs)

@@ -217,7 +217,7 @@ def test_counts_and_hashes_reach_the_task_metadata_and_results(tmp_path):
     from lm_eval_enterprise.testing import ConstantLM
 
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
-    task = "ent_gold_news_direction_up__t1"
+    task = "ent_gold_news__t1"
     res = lm_eval.simple_evaluate(model=ConstantLM("Yes"), tasks=[task], task_manager=tm, limit=2, bootstrap_iters=0)
     meta = res["configs"][task]["metadata"]
     files = C.folder_hashes(fixture_dir("gold_news"))
@@ -264,8 +264,8 @@ def test_gold_label_outside_the_label_set_is_found_at_load_presplit(tmp_path):
     D.clear_caches()
     tm = make_task_manager(data_root=tmp_path)
     with pytest.raises(DataError) as e:  # lm-eval builds the task → the loader fails, no model run
-        load_tasks(tm, ["ent_gold_news_direction_down__t1"])
-    assert str(e.value) == expected  # every subtask: the whole file is checked
+        load_tasks(tm, ["ent_gold_news__t1"])
+    assert str(e.value) == expected  # every question: the whole file is checked
 
 
 def test_gold_label_outside_the_label_set_source_layout(tmp_path):
@@ -486,8 +486,11 @@ def test_cli_verify_conversion_error_and_nothing_present(tmp_path, capsys):
     assert cli.main(["verify", "--data-root", str(tmp_path), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert f"fiqa_sa  ERROR: [fiqa_sa] {d / 'test.jsonl'}:1: invalid JSON line" in out
+    (tmp_path / "empty").mkdir()  # a folder without dataset folders: a failed check (a missing one: usage, #20)
     assert cli.main(["verify", "--data-root", str(tmp_path / "empty"), "--quiet"]) == 1
     assert "no dataset folder to verify" in capsys.readouterr().err
+    assert cli.main(["verify", "--data-root", str(tmp_path / "missing"), "--quiet"]) == 2
+    assert "--data_root: " in capsys.readouterr().err
 
 
 # ============================================================================================ every dataset

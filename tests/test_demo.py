@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lm_eval_enterprise import demo
+from lm_eval_enterprise.cli import demo
 from lm_eval_enterprise.models import build_tiny_model
 
 
@@ -51,3 +51,11 @@ def test_demo_prompts_through_the_chat_template(chat_model, tmp_path, monkeypatc
     continuations = [a["arg_1"] for a in ll["arguments"].values()]
     # lm-eval's chat default for log-likelihood tasks: no target delimiter before the answer
     assert sorted(continuations) == (["No", "Yes"] if chat else [" No", " Yes"])
+
+
+def test_demo_runs_whole_headlines_and_whole_queries():
+    """``limit`` items per variant: n documents, n whole headlines of gold_news (one document per question),
+    a ranking task's whole query."""
+    assert demo._demo_docs({}, 4) == 4
+    assert demo._demo_docs({"questions": ["a", "b", "c"]}, 4) == 12
+    assert demo._demo_docs({"candidates_per_query": 20}, 4) == 20

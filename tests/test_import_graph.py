@@ -12,20 +12,6 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "lm_eval_enterprise"
 
-# The one cycle left on purpose: cli.py is both the entry point and the helper library the other commands import
-# (add_option, fail, EXIT_USAGE, save_results). It goes with the CLI split (issue 18 item 3: one module per command
-# and a small module of shared parser helpers); remove this exception then.
-KNOWN_CYCLES = {
-    frozenset(
-        {
-            "lm_eval_enterprise.cli",
-            "lm_eval_enterprise.demo",
-            "lm_eval_enterprise.sharpe.cli",
-            "lm_eval_enterprise.sharpe.sparse_cli",
-        }
-    )
-}
-
 
 def modules(root: Path = PACKAGE_DIR) -> dict[str, Path]:
     out = {}
@@ -134,7 +120,6 @@ def test_imports_are_resolved_at_any_depth_and_relative(tmp_path):
     assert cycles(graph) == [frozenset({"pkg.sub.x", "pkg.y"})]
 
 
-def test_the_package_has_no_import_cycle_but_the_known_cli_one():
-    found = set(cycles(import_graph()))
-    unexpected = found - KNOWN_CYCLES
-    assert not unexpected, "import cycles: " + "; ".join(" <-> ".join(sorted(c)) for c in unexpected)
+def test_the_package_has_no_import_cycle():
+    found = cycles(import_graph())
+    assert not found, "import cycles: " + "; ".join(" <-> ".join(sorted(c)) for c in found)

@@ -63,13 +63,30 @@ def test_labels_without_support():
     labels = ["a", "b", "c"]
     golds, preds = ["a", "a", "b"], ["a", "c", "b"]
     # a: TP 1, FP 0, FN 1 → 2/3, n 2;  b: TP 1 → 1, n 1;  c (no gold support): TP 0, FP 1 → 0, n 0
-    # weighted = (2·2/3 + 1·1 + 0·0)/3 = (4/3 + 1)/3 = 7/9;  macro = (2/3 + 1 + 0)/3 = 5/9
+    # weighted = (2·2/3 + 1·1 + 0·0)/3 = (4/3 + 1)/3 = 7/9
+    # macro over the gold classes G = {a, b} ([MF1]): c is predicted but absent from gold, so it is not averaged;
+    # its false positive is item 2's false negative for a: (2/3 + 1)/2 = 5/6
     assert M.weighted_f1(golds, preds, labels) == approx(7 / 9)
-    assert M.macro_f1(golds, preds, labels) == approx(5 / 9)
-    # a fourth label never gold and never predicted still counts in the macro mean with F1 0 ([MF1]):
-    # macro = (2/3 + 1 + 0 + 0)/4 = 5/12; weighted unchanged (weight 0)
-    assert M.macro_f1(golds, preds, labels + ["d"]) == approx(5 / 12)
+    assert M.macro_f1(golds, preds, labels) == approx(5 / 6)
+    # a fourth label never gold and never predicted changes neither: macro still (2/3 + 1)/2, weighted 7/9
+    assert M.macro_f1(golds, preds, labels + ["d"]) == approx(5 / 6)
     assert M.weighted_f1(golds, preds, labels + ["d"]) == approx(7 / 9)
+
+
+def test_macro_f1_averages_over_gold_classes_only():
+    labels = ["a", "b", "c", "d"]
+    # a perfect model on a subset lacking c and d: every gold class has F1 1 → 1.0 (over L it would be 2/4)
+    assert M.macro_f1(["a", "b", "a"], ["a", "b", "a"], labels) == approx(1.0)
+    # a gold class never predicted counts 0: golds [a, a, b, c], preds [a, a, b, a]
+    # a: TP 2, FP 1 (item 4), FN 0 → 4/5;  b: TP 1 → 1;  c: TP 0, FN 1 → 0;  d: absent from gold, not averaged
+    # macro = (4/5 + 1 + 0)/3 = 0.6;  weighted = (2·4/5 + 1·1 + 1·0)/4 = 2.6/4 = 0.65
+    golds, preds = ["a", "a", "b", "c"], ["a", "a", "b", "a"]
+    assert M.macro_f1(golds, preds, labels) == approx(0.6)
+    assert M.weighted_f1(golds, preds, labels) == approx(0.65)
+    # a predicted class absent from gold (d): golds [a, b], preds [d, b] → a: FN 1 → 0; b: 1 → macro 1/2
+    assert M.macro_f1(["a", "b"], ["d", "b"], labels) == approx(0.5)
+    # every class of L present: the mean over L, as before (the hand-worked WF1 example above)
+    assert M.macro_f1(WF1_GOLD, WF1_PRED, SENT) == approx((0.4 + 2 / 3 + 2 / 3) / 3)
 
 
 def test_classification_f1_normalises_labels_and_golds():
@@ -476,3 +493,54 @@ def test_weighted_precision_recall_hand_worked():
 
     with pytest.raises(MetricInputError):
         weighted_precision_recall([], [], ["pos"])
+
+
+# ---------------------------------------------------------------------------------------------------- [QMEAN]
+def _q(question, gold, pred):
+    return {"gold": gold, "pred": pred, "labels": ["Yes", "No"], "question_id": question}
+
+
+def test_mean_over_questions_of_weighted_f1_by_hand():
+    """A gold_news task's weighted F1: [WF1] per question, then the unweighted mean over the questions.
+
+    q1: gold Yes, No, No; pred Yes, Yes, No.  Yes: TP 1, FP 1, FN 0 → F1 2/3 (support 1); No: TP 1, FN 1, FP 0 →
+        F1 2/3 (support 2); weighted = 2/3.
+    q2 (a single class in the gold answers): gold Yes, Yes; pred Yes, [invalid]. Yes: TP 1, FN 1 → F1 2/3
+        (support 2); No has no support (weight 0) → weighted = 2/3.
+    q3 (single class too): gold No, No; pred No, No → No: F1 1 (support 2), Yes unsupported → 1.0.
+    mean = (2/3 + 2/3 + 1) / 3 = 7/9. Pooled over all 7 documents (the wrong rule) it would differ:
+    Yes: TP 2, FP 1, FN 1 → 2/3 (support 3); No: TP 3, FP 0, FN 1 → 6/7 (support 4) → (3·2/3 + 4·6/7)/7 = 38/49."""
+    items = [
+        _q("q1", "Yes", "Yes"),
+        _q("q1", "No", "Yes"),
+        _q("q1", "No", "No"),
+        _q("q2", "Yes", "Yes"),
+        _q("q2", "Yes", INVALID),
+        _q("q3", "No", "No"),
+        _q("q3", "No", "No"),
+    ]
+    assert H.agg_weighted_f1(items) == pytest.approx(7 / 9)
+    assert H.agg_weighted_f1([i for i in items if i["question_id"] == "q2"]) == pytest.approx(2 / 3)
+    pooled = [{k: v for k, v in i.items() if k != "question_id"} for i in items]
+    assert H.agg_weighted_f1(pooled) == pytest.approx(38 / 49)  # without questions: one corpus, as before
+    # precision / recall follow the same rule: q1 P = (1/2·1 + 1·2)/3 = 5/6, R = (1·1 + 1/2·2)/3 = 2/3;
+    # q2 P = 1, R = 1/2; q3 P = R = 1 → P = (5/6 + 1 + 1)/3 = 17/18, R = (2/3 + 1/2 + 1)/3 = 13/18
+    assert H.agg_weighted_precision(items) == pytest.approx(17 / 18)
+    assert H.agg_weighted_recall(items) == pytest.approx(13 / 18)
+
+
+def test_mean_over_questions_refuses_mixed_or_empty_items():
+    with pytest.raises(MetricInputError, match="no items"):
+        M.mean_over_questions([], H._weighted_f1)
+    with pytest.raises(MetricInputError, match="1 of 2 items lack 'question_id'"):
+        M.mean_over_questions([_q("q1", "Yes", "Yes"), {"gold": "No", "pred": "No", "labels": ["Yes", "No"]}], len)
+
+
+def test_gold_news_documents_report_their_question():
+    doc = {"label": "Yes", "label_names": ["Yes", "No"], "question_id": "direction_up"}
+    out = H.classification_weighted_helm(doc, [" Yes"])
+    assert out["weighted_f1"]["question_id"] == "direction_up" == out["weighted_f1_helm"]["question_id"]
+    assert (
+        "question_id"
+        not in H.classification_weighted({"label": "No", "label_names": ["Yes", "No"]}, ["No"])["weighted_f1"]
+    )

@@ -191,3 +191,18 @@ def test_constant_answer_on_generation_ranking_follows_the_tie_rule(constant_yes
     if dataset in FIXTURE_TIES:  # the same numbers as the log-likelihood variants' garbage model
         scores = FIXTURE_TIES[dataset][1]
         assert {m: row[f"{m},{filt}"] for m in scores} == pytest.approx(scores, abs=1e-6)
+
+
+def test_gold_scores_one_on_every_question(oracle):
+    """A dataset made of questions (gold_news): the gold answer scores 1.0 on each question's own metric and on
+    the HELM reading (their means), in every template."""
+    checked = 0
+    for task in ALL_TASKS:
+        row, metric, filt = _primary(oracle, task)
+        meta = oracle["configs"][task]["metadata"]
+        for q in meta.get("questions", []):
+            assert row[f"{metric}_{q},{filt}"] == pytest.approx(1.0), (task, q)
+            checked += 1
+        for helm in meta.get("helm_metrics", []):
+            assert row[f"{helm},{filt}"] == pytest.approx(1.0), (task, helm)
+    assert checked == (45 if any(s.dataset == "gold_news" for s in SPECS) else 0)

@@ -119,7 +119,7 @@ def test_model_budget_reads_hf_and_vllm_models(tiny_model_dir, caplog):
 
 
 def test_cli_merges_the_model_budget_under_user_metadata(tiny_model_dir):
-    from lm_eval_enterprise.cli import _with_model_budget
+    from lm_eval_enterprise.cli.run import _with_model_budget
 
     m = str(tiny_model_dir)
     got = _with_model_budget("hf", {"pretrained": m}, {"data_root": "d"})

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from lm_eval_enterprise import hooks
+from lm_eval_enterprise.cli import sharpe as cli
 from lm_eval_enterprise.filters import ParsedAnswer
 from lm_eval_enterprise.sharpe import baselines as BL
-from lm_eval_enterprise.sharpe import cli
 from lm_eval_enterprise.sharpe.api import aggregate
 from lm_eval_enterprise.sharpe.export import hub_model_id
 from lm_eval_enterprise.sharpe.io import SharpeInputError

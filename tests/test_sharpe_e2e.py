@@ -15,18 +15,15 @@ from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
 
 from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.cli import save_results
+from lm_eval_enterprise.cli import sharpe as cli
 from lm_eval_enterprise.models import build_tiny_model
-from lm_eval_enterprise.runner import evaluate
-from lm_eval_enterprise.sharpe import cli
+from lm_eval_enterprise.runner import evaluate, save_results
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown
 from lm_eval_enterprise.testing import OracleLM, build_tasks
 
-SUBTASKS = ("direction_up", "price_or_not")
-
 
 def _tasks(templates):
-    return [f"ent_gold_news_{s}__t{k}" for s in SUBTASKS for k in templates]
+    return [f"ent_gold_news__t{k}" for k in templates]
 
 
 def _save(res, out_dir):
@@ -47,7 +44,7 @@ SLICE_OTHERS = ("ent_kpi_edgar", "ent_fiqa_qa", "ent_convfinqa", "ent_legal_summ
 
 
 def _slice_tasks():
-    """gold_news (2 subtasks) plus the other datasets of the demo slice that exist, templates t1..t3."""
+    """gold_news (documents = headline × question) plus the other datasets of the demo slice that exist, templates t1..t3."""
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False)
     others = [f"{g}__t{k}" for g in SLICE_OTHERS for k in (1, 2, 3) if f"{g}__t{k}" in tm.all_tasks]
     return _tasks((1, 2, 3)) + others
@@ -96,7 +93,7 @@ def oracle_runs(tmp_path_factory):
     names = _tasks((1, 2, 3, 4, 5))
     _, tasks = build_tasks(names, "embedded")
     for seed in (0, 1):
-        _evaluate(NoisyOracle(tasks, seed), names, out, limit=20, model_args=f"pretrained=noisy-oracle-{seed}")
+        _evaluate(NoisyOracle(tasks, seed), names, out, limit=36, model_args=f"pretrained=noisy-oracle-{seed}")
     return out
 
 
@@ -111,7 +108,8 @@ def test_tiny_models_aggregate(tiny_runs, tmp_path, capsys):
         assert r["baseline"]["value"] is not None
         assert 0 <= r["mean"] <= 1 and r["sharpe_status"] in ("ok", "inf", "-inf", "undefined")
         if r["group"] == "ent_gold_news":
-            assert r["n_docs"] == 4 and r["subtasks"] == list(sorted(SUBTASKS)) and r["key_source"] == "id"
+            # the first headline's first four questions: four (headline, question) documents, keyed by doc.id
+            assert r["n_docs"] == 4 and not r.get("subtasks") and r["key_source"] == "id"
             assert r["baseline"]["method"] == "uniform" and set(r["format_failure"]) == {"t1", "t2", "t3"}
         if r["group"] == "ent_fiqa_qa":
             assert r["key_source"] == "qid" and r["n_docs"] == 1 and r["format_failure"] is None
@@ -134,27 +132,39 @@ def test_tiny_models_aggregate(tiny_runs, tmp_path, capsys):
 
 
 def test_noisy_oracles_recompute_lm_eval_exactly(oracle_runs):
+    """μ per template of gold_news = the mean over its questions of each question's weighted F1, exactly lm-eval's
+    number; the baseline is the mean over questions of each question's uniform baseline."""
+    from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES
+
+    from lm_eval_enterprise.sharpe import baselines as BL
+
     res = aggregate([oracle_runs], bootstrap=300, progress=False)
     assert res["models"] == ["noisy-oracle-0", "noisy-oracle-1"]
     assert not [m for m in res["messages"] if "recompute" in m], res["messages"]
     for model in res["models"]:
         sanitized = model.replace("/", "__")
         results = json.loads(next((oracle_runs / sanitized).glob("results_*.json")).read_text())
-        for sub in SUBTASKS:
-            (rec,) = [
-                r
-                for r in res["records"]
-                if r["model"] == model
-                and r["level"] == "variant_group"
-                and r["group"] == f"ent_gold_news_{sub}"
-                and r["scoring_mode"] == "strict"
-            ]
-            for t, s in rec["template_scores"].items():
-                assert s == pytest.approx(
-                    results["results"][f"ent_gold_news_{sub}__{t}"]["weighted_f1,answer"], abs=1e-12
-                )
-                ff = results["results"][f"ent_gold_news_{sub}__{t}"]["format_failure,answer"]
-                assert rec["format_failure"][t] == pytest.approx(ff)
+        samples = [
+            json.loads(x) for x in next((oracle_runs / sanitized).glob("samples_ent_gold_news__t1_*.jsonl")).open()
+        ]
+        (rec,) = [
+            r
+            for r in res["records"]
+            if r["model"] == model and r["group"] == "ent_gold_news" and r["scoring_mode"] == "strict"
+        ]
+        assert rec["level"] == "dataset" and rec["n_docs"] == 36  # 4 headlines × 9 questions
+        for t, s in rec["template_scores"].items():
+            row = results["results"][f"ent_gold_news__{t}"]
+            assert s == pytest.approx(row["weighted_f1,answer"], abs=1e-12)
+            per_q = [row[f"weighted_f1_{q},answer"] for q in CATEGORIES]
+            assert s == pytest.approx(sum(per_q) / 9, abs=1e-12)
+            assert rec["format_failure"][t] == pytest.approx(row["format_failure,answer"])
+        counts = {}
+        for x in samples:
+            c = counts.setdefault(x["doc"]["question_id"], [0, 0])
+            c[0 if x["doc"]["label"] == "Yes" else 1] += 1
+        expected = sum(BL.uniform_f1(c, "weighted") for c in counts.values()) / 9
+        assert rec["baseline"]["value"] == pytest.approx(expected) and "9 questions" in rec["baseline"]["note"]
         (row,) = [
             r
             for r in res["records"]
@@ -172,3 +182,25 @@ def test_noisy_oracles_recompute_lm_eval_exactly(oracle_runs):
         assert any(v > 0 for v in row["format_failure"].values())  # the "???" answers are format failures
     md = leaderboard_markdown([str(oracle_runs)])
     assert "noisy-oracle-0" in md and "ent_gold_news" in md
+
+
+def test_sparse_estimator_splits_gold_news_by_question(oracle_runs):
+    """The sparse estimator (``sharpe.sparse_io``) on a run where every cell is observed: one cell matrix per
+    question (documents = that question's headlines), s_t = mean over the nine questions — the full tool's and
+    lm-eval's number."""
+    from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES
+
+    from lm_eval_enterprise.sharpe.sparse_io import aggregate_sparse
+
+    est = aggregate_sparse([str(oracle_runs)], bootstrap=0)
+    full = aggregate([oracle_runs], bootstrap=0, progress=False)
+    assert len(est["records"]) == 2
+    for rec in est["records"]:
+        assert sorted(rec["questions"]) == sorted(CATEGORIES) and rec["cells_observed"] == rec["cells_total"]
+        (f,) = [
+            r
+            for r in full["records"]
+            if r["model"] == rec["model"] and r["group"] == "ent_gold_news" and r["scoring_mode"] == "strict"
+        ]
+        assert rec["scores"] == pytest.approx(f["template_scores"], abs=1e-12)
+        assert rec["mean"] == pytest.approx(f["mean"], abs=1e-12)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from lm_eval_enterprise import hooks
-from lm_eval_enterprise.sharpe import cli
+from lm_eval_enterprise.cli import sharpe as cli
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown, write_outputs
 from lm_eval_enterprise.sharpe.io import SharpeInputError
 from lm_eval_enterprise.sharpe.report import SCALARS, markdown, to_json

@@ -4,7 +4,7 @@ timestamp) is named with the reason; the CLI's exit codes follow lm-eval's (1 fa
 
 import pytest
 
-from lm_eval_enterprise.sharpe import cli
+from lm_eval_enterprise.cli import sharpe as cli
 from lm_eval_enterprise.sharpe.api import aggregate
 from lm_eval_enterprise.sharpe.io import SharpeInputError
 from lm_eval_enterprise.sharpe.synthetic import choice_task as mc_task

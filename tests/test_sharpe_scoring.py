@@ -124,3 +124,27 @@ def test_malformed_values_raise():
         build_doc_scorer("agg_weighted_f1", [0.5, 0.2], "weighted_f1")
     with pytest.raises(ScoringError, match="not a function"):
         build_doc_scorer("agg_does_not_exist", [{"x": 1}], "m")
+
+
+def test_documents_made_of_questions_score_the_mean_over_questions_on_every_resample():
+    """gold_news documents are (headline, question): the fast scorer equals the hook ([QMEAN]: weighted F1 per
+    question, then the mean over the questions present) on the full data and on bootstrap resamples, including a
+    question with a single gold class and resamples that drop a question entirely."""
+    rng = np.random.default_rng(11)
+    labels = ["Yes", "No"]
+    items = []
+    for i in range(40):
+        q = f"q{i % 4}"
+        gold = "Yes" if q == "q3" else str(rng.choice(labels))  # q3: a single class in the gold answers
+        pred = str(rng.choice(labels + ["[invalid]"]))
+        items.append({"gold": gold, "pred": pred, "labels": labels, "question_id": q})
+    sc = build_doc_scorer("agg_weighted_f1", items, "weighted_f1")
+    assert sc.score() == pytest.approx(hooks.agg_weighted_f1(items), abs=1e-12)
+    w = np.stack([np.bincount(rng.integers(0, 40, 40), minlength=40) for _ in range(6)]).astype(float)
+    w[0, [i for i in range(40) if i % 4 == 2]] = 0  # question q2 absent from this resample
+    got = sc.scores(w)
+    for b in range(len(w)):
+        rep = [it for it, n in zip(items, w[b].astype(int)) for _ in range(n)]
+        assert got[b] == pytest.approx(hooks.agg_weighted_f1(rep), abs=1e-12)
+    pooled = [{k: v for k, v in it.items() if k != "question_id"} for it in items]
+    assert sc.score() != pytest.approx(hooks.agg_weighted_f1(pooled))  # not the pooled corpus F1

@@ -322,8 +322,8 @@ def test_unsupported_metric_is_an_error(tmp_path):
 
 # ============================================================================================ `sharpe` detects them
 def test_sharpe_detects_sparse_runs_and_reports_estimates(tmp_path, capsys):
-    from lm_eval_enterprise.sharpe.cli import main as sharpe_main
-    from lm_eval_enterprise.sharpe.sparse_cli import sparse_inputs
+    from lm_eval_enterprise.cli.sharpe import main as sharpe_main
+    from lm_eval_enterprise.sharpe.sparse_io import sparse_inputs
 
     _sparse_run(tmp_path / "sparse", "classification_weighted", 40)
     S.write_run(tmp_path / "full", "m", _tasks("classification_weighted", 40))
@@ -355,7 +355,7 @@ def test_sharpe_detects_sparse_runs_and_reports_estimates(tmp_path, capsys):
 
 
 def test_budget_one_is_a_full_run(tmp_path):
-    from lm_eval_enterprise.sharpe.sparse_cli import sparse_inputs
+    from lm_eval_enterprise.sharpe.sparse_io import sparse_inputs
 
     _sparse_run(tmp_path, "classification_weighted", 10, budget=1.0)
     assert sparse_inputs([tmp_path]) is False

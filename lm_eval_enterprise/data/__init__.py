@@ -71,7 +71,7 @@ from .locate import (
     resolve_data_dir,
 )
 from .parquet import HF_CONVERTED_REVISION, hf_class_names, hf_parquet_split, local_parquet_files, read_parquet_rows
-from .readers import read_json, read_jsonl, read_jsonl_lines
+from .readers import read_json, read_jsonl, read_jsonl_lines, read_text_utf8
 from .source import MC_LETTERS, Source, map_rows, mc_fields, require_columns, require_text
 from .tasktree import dataset_dir, get_source, iter_sources, registry
 
@@ -133,6 +133,7 @@ __all__ = [
     "read_json",
     "read_jsonl",
     "read_jsonl_lines",
+    "read_text_utf8",
     "read_parquet_rows",
     "registry",
     "require_columns",

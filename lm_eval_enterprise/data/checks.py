@@ -21,6 +21,10 @@
   report); a partly unlabelled split is an error naming the first unlabelled row.
 * **Text encoding.** A conversion stopped by bytes that are not UTF-8 is re-reported as one line naming the file
   and line (:func:`utf8_error`).
+* **Splits a run needs.** The evaluated split and the few-shot pool must hold rows (:func:`require_splits`), checked
+  by every run's loader and by ``verify`` alike.
+* **Repeated ids.** Record ids repeated within a split are kept but counted in the results metadata
+  (:func:`repeated_ids`) and logged: a warning, or information for a Source that documents them.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import families
-from ..errors import DataError
+from ..errors import DataError, warn_once
 
 log = logging.getLogger("lm_eval_enterprise.data")
 
@@ -430,6 +434,40 @@ BINARY_SUFFIXES = frozenset(
         ".safetensors",
     }
 )
+
+
+def require_splits(src: Any, d: Path, splits: dict[str, list], eval_split: str) -> None:
+    """One :class:`DataError` line if the evaluated split or the few-shot pool split is missing or empty: checked
+    by the loader of every run and by ``verify``, so both refuse the same folders."""
+    for role, split in (("evaluation", eval_split), ("few-shot pool", src.fewshot_source_split)):
+        if not splits.get(split):
+            raise DataError(src.id, d, f"{role} split '{split}' is empty or missing")
+
+
+def repeated_ids(dataset: str, splits: dict[str, list[dict]], quirk: str | None = None) -> dict[str, Any]:
+    """Record ids that occur more than once within a split: ``{"repeated_ids": {split: {"ids": n, "rows": m,
+    "first": [...]}}}`` for the results metadata (empty when none), logged once as a warning — or, when the Source
+    documents them (``quirk``: e.g. the genuine fiqa_sa files), as information naming that note. Such rows are
+    kept (they are the data as published) but never silently: the Sharpe tool then pairs by content hash."""
+    found: dict[str, dict[str, Any]] = {}
+    for split, recs in splits.items():
+        if split in ("fewshot", "eval"):  # derived views of other splits
+            continue
+        counts: dict[Any, int] = {}
+        for rec in recs:
+            if rec.get("id") is not None:
+                counts[rec["id"]] = counts.get(rec["id"], 0) + 1
+        dup = [k for k, n in counts.items() if n > 1]
+        if dup:
+            found[split] = {"ids": len(dup), "rows": sum(counts[k] for k in dup), "first": dup[:3]}
+    if not found:
+        return {}
+    text = "; ".join(f"{s}: {f['ids']} ids on {f['rows']} rows (e.g. {f['first']})" for s, f in found.items())
+    if quirk:
+        log.info("[%s] repeated record ids (%s): %s", dataset, quirk, text)
+    else:
+        warn_once(log, "[%s] repeated record ids, kept and counted in the metadata (repeated_ids): %s", dataset, text)
+    return {"repeated_ids": found}
 
 
 def describe_decode_error(exc: UnicodeDecodeError) -> str:

@@ -32,10 +32,28 @@ def read_jsonl(path: Path, dataset: str) -> list[dict]:
     return read_jsonl_lines(path, dataset)[0]
 
 
+def read_text_utf8(path: Path, dataset: str, problem: str = "cannot read") -> str:
+    """The text of ``path``; bytes that are not UTF-8 are one :class:`DataError` naming ``file:line`` and the
+    column (as :func:`read_jsonl_lines` does), a file that cannot be read one ``problem (reason)`` line."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(dataset, path, f"{problem} ({exc})") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        line = raw.count(b"\n", 0, exc.start) + 1
+        at = UnicodeDecodeError(exc.encoding, raw[line_start : exc.end], exc.start - line_start, exc.end - line_start,
+                                exc.reason)  # fmt: skip
+        raise DataError(dataset, f"{path}:{line}", f"not UTF-8 text: {describe_decode_error(at)}") from exc
+
+
 def read_json(path: Path, dataset: str, problem: str):
     """The parsed JSON file at ``path``; a file that cannot be read or parsed is one :class:`DataError`
-    ``problem (reason)`` naming the file."""
+    ``problem (reason)`` naming the file (bytes that are not UTF-8: naming the line, :func:`read_text_utf8`)."""
+    text = read_text_utf8(path, dataset, problem)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        return json.loads(text)
+    except ValueError as exc:
         raise DataError(dataset, path, f"{problem} ({exc})") from exc

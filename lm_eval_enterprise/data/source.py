@@ -75,7 +75,8 @@ class Source:
     expected_rows: dict[str, Rows] = {}
     labels: tuple[str, ...] = ()  # classification label set (canonical spelling, spec order)
     positive_label: str | None = None  # binary F1 tasks
-    subtasks: tuple[str, ...] = ()  # datasets made of several tasks (gold_news)
+    # datasets made of several questions about each item (gold_news): one task, documents = item × question
+    subtasks: tuple[str, ...] = ()
     eval_split: str = "test"
     # split evaluated instead when every record of eval_split lacks a gold answer (e.g. an unlabelled test release);
     # the task YAML of such a dataset reads the split "eval", which the data layer fills with the chosen one
@@ -105,9 +106,15 @@ class Source:
         self, rows: dict[str, list[dict]], data_dir: Path, convert: Callable[[dict, str], dict | None]
     ) -> dict[str, list[dict]]:
         """Every split's rows of the pre-split layout through ``convert(row, where)`` (``where``:
-        ``<data_dir>/<split>.jsonl``, for its error messages), with :func:`map_rows`."""
+        ``<data_dir>/<split>.jsonl:<n>``, the row's number in the file as :meth:`check_presplit_rows` names it, so a
+        bad gold label, a missing column or a NaN is named with its line), with :func:`map_rows`."""
         return {
-            split: map_rows(rs, lambda r, s=split: convert(r, f"{data_dir}/{s}.jsonl"), self.id, split)
+            split: map_rows(
+                list(enumerate(rs, 1)),
+                lambda item, s=split: convert(item[1], f"{data_dir}/{s}.jsonl:{item[0]}"),
+                self.id,
+                split,
+            )
             for split, rs in rows.items()
         }
 
@@ -140,6 +147,10 @@ class Source:
             raise DataError(self.id, None, f"unknown subtask {subtask!r} (dataset has none)")
         return splits
 
+    def subtasks_present(self, splits: dict[str, list[dict]]) -> tuple[str, ...]:
+        """The :attr:`subtasks` this copy of the data (converted splits) has labels for (default: all)."""
+        return self.subtasks
+
     def finalize(self, record: dict) -> dict:
         """Add the fields every task of this type needs (label set, positive label)."""
         kind = families.get(self.task_type, f"task_type of {self.id}").records
@@ -150,6 +161,23 @@ class Source:
         elif kind == "choices":
             record = mc_fields(record)
         return record
+
+    # what one unit of the evaluation order is, for the task metadata (``eval_order.unit``)
+    eval_unit: str = "document"
+
+    def eval_stratum(self, record: dict) -> Any:
+        """The gold label that stratifies the evaluation order (:mod:`lm_eval_enterprise.data.order`): the class
+        label of a record of a labelled family (``Family.records == "labels"``: the classification families),
+        ``None`` (no stratification: a seeded shuffle) otherwise. Override for a dataset whose documents carry
+        another gold key (the value must be hashable)."""
+        fam = families.find(self.task_type)
+        return record.get("label") if fam is not None and fam.records == "labels" else None
+
+    def eval_group(self, record: dict) -> Any:
+        """The unit of the evaluation order a record belongs to (records with the same key stay together, in their
+        order): records of a family whose unit is the query (ranking) are grouped by ``qid``; ``None`` — every other
+        record is a unit of its own."""
+        return record.get("qid") if families.uses_query_units(self.task_type) else None
 
     def fewshot_transform(self, record: dict) -> dict:
         """Applied to few-shot examples only (e.g. shorter truncation of long documents in shots)."""

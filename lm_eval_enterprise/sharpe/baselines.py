@@ -299,6 +299,8 @@ class LabelInfo:
     kind: str  # "classification" | "choice" | "ranking" | "none"
     labels: list[str] | None = None  # label order (classification)
     gold_counts: list[int] | None = None
+    # a dataset made of questions (gold_news): the gold counts of each question; its F1 is the mean over questions
+    question_counts: list[list[int]] | None = None
     positive: int | None = None  # binary F1 positive class index
     n_options: int | None = None  # multiple choice
     queries: list[tuple[int, int]] | None = None  # ranking: (C, R) per query
@@ -351,6 +353,8 @@ def compute(
     if metric in ZERO_METRICS or (fam is not None and fam.zero_baseline and metric != "format_failure"):
         return Baseline(0.0, "zero", note="no-information generator scores 0 (docs/sharpe.md#generation-baseline)")
     f1_avg = {"agg_weighted_f1": "weighted", "agg_macro_f1": "macro", "agg_binary_f1": "binary"}.get(agg)
+    if f1_avg and info.question_counts:
+        return _question_baseline(f1_avg, info, method, seed)
     if f1_avg or (metric == "accuracy" and info.kind == "classification"):
         return _classification_baseline(f1_avg, info, method, seed)
     if metric == "accuracy" and info.kind == "choice":
@@ -390,6 +394,21 @@ def _classification_baseline(f1_avg: str | None, info: LabelInfo, method: str, s
         v, se = simulated_uniform(gold, k, f1_avg, info.positive, seed=seed)
         return Baseline(v, "simulated", se=se)
     return Baseline(uniform_f1(counts, f1_avg, info.positive), "uniform")
+
+
+def _question_baseline(f1_avg: str, info: LabelInfo, method: str, seed: int) -> Baseline:
+    """[QMEAN] the baseline of a metric that is the mean over questions: each question's own baseline (its gold
+    counts), then their mean; a simulated one's Monte-Carlo error is sqrt(Σ se²)/n."""
+    from dataclasses import replace
+
+    bs = [
+        _classification_baseline(f1_avg, replace(info, gold_counts=c, question_counts=None), method, seed)
+        for c in info.question_counts or []
+    ]
+    if not bs or any(b.value is None for b in bs):
+        return Baseline(None, "unavailable", note="a question's gold label counts are unknown")
+    se = math.sqrt(sum(b.se**2 for b in bs)) / len(bs) if all(b.se is not None for b in bs) else None
+    return Baseline(float(np.mean([b.value for b in bs])), bs[0].method, se=se, note=f"mean over {len(bs)} questions")
 
 
 def _choice_baseline(info: LabelInfo, method: str, seed: int) -> Baseline:

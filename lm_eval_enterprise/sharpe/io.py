@@ -164,8 +164,22 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+# lm-eval's EvaluationTracker: OUT/<model>/results_<date_id>.json, or for an --output_path ending in .json
+# (OUT/name.json) OUT/name_<date_id>.json; date_id = datetime.now().isoformat() with ':' replaced by '-'
+_DATE_ID = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?"
+_RESULTS_NAME = re.compile(rf"^(?!samples_)(?P<stem>.+)_(?P<ts>{_DATE_ID})\.json$")
+
+
+def results_timestamp(path: Path) -> str | None:
+    """The ``<date_id>`` of a results file lm-eval named (``results_<ts>.json`` or ``<stem>_<ts>.json``), else
+    None."""
+    m = _RESULTS_NAME.match(path.name)
+    return m.group("ts") if m else None
+
+
 def find_results_files(paths: Sequence[str | os.PathLike]) -> list[Path]:
-    """Every ``results_*.json`` under the given folders (recursively) or given directly."""
+    """Every lm-eval results file (``results_<ts>.json``, or ``<name>_<ts>.json`` from an ``--output_path`` ending
+    in ``.json``) under the given folders (recursively) or given directly."""
     if not paths:
         raise SharpeInputError("no input paths given")
     files: list[Path] = []
@@ -173,13 +187,17 @@ def find_results_files(paths: Sequence[str | os.PathLike]) -> list[Path]:
         if not p.exists():
             raise SharpeInputError(f"{p}: no such file or folder")
         if p.is_file():
-            if not (p.name.startswith("results_") and p.suffix == ".json"):
-                raise SharpeInputError(f"{p}: not an lm-eval results file (results_<timestamp>.json)")
+            if not (p.name.startswith("results_") and p.suffix == ".json") and results_timestamp(p) is None:
+                raise SharpeInputError(
+                    f"{p}: not an lm-eval results file (results_<timestamp>.json or <name>_<timestamp>.json)"
+                )
             files.append(p)
         else:
-            files.extend(sorted(p.rglob("results_*.json")))
+            files.extend(f for f in sorted(p.rglob("*.json")) if results_timestamp(f) or f.name.startswith("results_"))
     if not files:
-        raise SharpeInputError(f"no results_*.json found under {', '.join(map(str, paths))}")
+        raise SharpeInputError(
+            f"no results_*.json (or <name>_<timestamp>.json) found under {', '.join(map(str, paths))}"
+        )
     return sorted(set(files))
 
 
@@ -196,7 +214,7 @@ def read_results_file(path: Path) -> ResultsFile:
         raise SharpeInputError(f"{path}: not an lm-eval results file (no 'results' object)")
     if not isinstance(data.get("configs"), dict):
         raise SharpeInputError(f"{path}: no 'configs' object (task metadata); written by lm-eval ≥ 0.4?")
-    ts = path.stem[len("results_") :] if path.stem.startswith("results_") else path.stem
+    ts = results_timestamp(path) or (path.stem[len("results_") :] if path.stem.startswith("results_") else path.stem)
     return ResultsFile(path, ts, data, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 

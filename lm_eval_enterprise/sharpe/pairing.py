@@ -132,3 +132,25 @@ def pair(g: Group, opts: Options, messages: list[str]) -> None:
             if (q, c) in common:
                 by_q[q].append((c, i))
         g.lines[(m, t)] = [[i for _, i in sorted(by_q[q])] for q in qids]
+    _flag_cut_queries(g, messages)
+
+
+def _flag_cut_queries(g: Group, messages: list[str]) -> None:
+    """Flag ``cut_queries``: queries scored over fewer candidates than the task's ``candidates_per_query`` (a
+    ``--limit`` that ended inside a query, as plain ``lm_eval`` allows): their RR@k / nDCG@k rank part of the
+    candidates only."""
+    runs = [r for by_t in g.runs.values() for r in by_t.values()]
+    expected = next((r.meta.get("candidates_per_query") for r in runs if r.meta.get("candidates_per_query")), None)
+    if not expected:
+        return
+    cut = sorted(
+        {q for (m, t), per_q in g.lines.items() for q, lines in zip(g.keys, per_q) if len(lines) < int(expected)},
+        key=natural_key,
+    )
+    if cut:
+        g.flags["cut_queries"] = {"queries": cut, "candidates_per_query": int(expected)}
+        messages.append(
+            f"group {g.name}: {len(cut)} quer{'y' if len(cut) == 1 else 'ies'} scored over fewer than their "
+            f"{expected} candidates ({', '.join(cut[:3])}{', ...' if len(cut) > 3 else ''}: a --limit that cuts "
+            "a query; flag cut_queries)"
+        )

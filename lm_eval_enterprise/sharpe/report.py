@@ -26,6 +26,7 @@ ROW_FLAGS = (
     "excluded_templates",
     "missing_subtasks",
     "grouped_by_name",
+    "cut_queries",
 )
 HIDDEN_FLAGS = ("negated_metric",)
 

@@ -214,16 +214,51 @@ def classification_scorer(items: Sequence[dict], average: str) -> Scorer:
         correct = ((g == p) & (p >= 0) & valid).astype(float)
 
     def finalize(s: np.ndarray) -> np.ndarray:
-        f1 = _class_f1(s[:, :k], s[:, k : 2 * k], s[:, 2 * k :])
-        if average == "binary":
-            return f1[:, 0]
-        if average == "macro":
-            return f1.mean(1)
-        support = s[:, k : 2 * k]
-        tot = support.sum(1)
-        return np.where(tot > 0, (f1 * support).sum(1) / np.where(tot > 0, tot, 1), 0.0)
+        return _f1_from_sums(s, k, average)
 
+    questions = [it.get(hooks.QUESTION_FIELD) if isinstance(it, dict) else None for it in items]
+    if any(q is not None for q in questions):  # documents = item × question: mean over questions ([QMEAN])
+        return _per_question_scorer(feats, questions, finalize, correct)
     return Scorer(feats, finalize, correct, False, "correct")
+
+
+def _f1_from_sums(s: np.ndarray, k: int, average: str) -> np.ndarray:
+    """[WF1]/[MF1]/[BF1] from summed (TP, gold, pred) indicator columns (k labels each), one row per resample."""
+    f1 = _class_f1(s[:, :k], s[:, k : 2 * k], s[:, 2 * k :])
+    if average == "binary":
+        return f1[:, 0]
+    if average == "macro":
+        return f1.mean(1)
+    support = s[:, k : 2 * k]
+    tot = support.sum(1)
+    return np.where(tot > 0, (f1 * support).sum(1) / np.where(tot > 0, tot, 1), 0.0)
+
+
+def _per_question_scorer(feats: np.ndarray, questions: list, finalize, correct: np.ndarray) -> Scorer:
+    """The corpus metric of each question (``finalize`` on that question's summed features), then the mean over
+    the questions present in the resample — :func:`lm_eval_enterprise.metrics.mean_over_questions` as sums:
+    question q's documents carry their features (and a document count) in block q of the feature row."""
+    if any(q is None for q in questions):
+        raise ScoringError(f"{questions.count(None)} of {len(questions)} items lack {hooks.QUESTION_FIELD!r}")
+    names = list(dict.fromkeys(str(q) for q in questions))
+    col = {q: j for j, q in enumerate(names)}
+    n, f = feats.shape
+    width = f + 1
+    block = np.zeros((n, len(names) * width))
+    for i, q in enumerate(questions):
+        j = col[str(q)] * width
+        block[i, j : j + f] = feats[i]
+        block[i, j + f] = 1.0
+
+    def mean_over_questions(s: np.ndarray) -> np.ndarray:
+        per = s.reshape(s.shape[0], len(names), width)
+        present = per[:, :, f] > 0
+        scores = finalize(per[:, :, :f].reshape(-1, f)).reshape(s.shape[0], len(names))
+        n_present = present.sum(1)
+        total = np.where(present, scores, 0.0).sum(1)
+        return np.where(n_present > 0, total / np.where(n_present > 0, n_present, 1), np.nan)
+
+    return Scorer(block, mean_over_questions, correct, False, "correct")
 
 
 @lru_cache(maxsize=200_000)

@@ -23,6 +23,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import __version__, families
+from ..hooks import QUESTION_FIELD
 from . import baselines as BL
 from .grouping import MetricSpec
 from .io import (
@@ -71,6 +72,7 @@ class SparseGroup:
     baseline: BL.Baseline
     plan: dict = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
+    question: str | None = None  # a dataset made of questions: this question's documents of the variant group
 
 
 def layout_for(agg: str, n_features: int) -> tuple:
@@ -99,7 +101,9 @@ def _doc_keys(tab: SampleTable, unit: str, path) -> list:
 
 def _group_cells(
     model: str, name: str, runs: dict[str, TaskRun], metric: str | None, method: str, seed: int
-) -> SparseGroup:
+) -> list[SparseGroup]:
+    """The cell matrix of one model × variant group; for a dataset made of questions (gold_news: documents =
+    headline × question) one per question, whose per-template scores the row averages ([QMEAN])."""
     tids = sorted(runs, key=natural_key)
     first = runs[tids[0]]
     family = first.family
@@ -131,6 +135,40 @@ def _group_cells(
             for i, (q, c) in enumerate(keys[t]):
                 by_q[q].append((c, i))
             lines[t] = {q: [i for _, i in sorted(v)] for q, v in by_q.items()}
+    ctx = (model, name, runs, tids, tables, metric, agg, unit, family, method, seed)
+    questions = _doc_questions(tables, lines, metric) if unit == "doc" else {}
+    if not questions:
+        g = _cells(ctx, lines)
+        _check_plan(g, runs, tids)
+        return [g]
+    out = []
+    for q in dict.fromkeys(questions[k] for k in sorted(questions, key=natural_key)):
+        g = _cells(ctx, {t: {k: i for k, i in ls.items() if questions[k] == q} for t, ls in lines.items()}, q)
+        out.append(g)
+    _check_plan(out[0], runs, tids, len(questions))
+    for g in out[1:]:
+        g.plan = out[0].plan
+    return out
+
+
+def _doc_questions(tables: dict, lines: dict, metric: str) -> dict:
+    """document key → its question (``question_id`` of the metric's sample item), or {} without questions."""
+    out = {}
+    for t, ls in lines.items():
+        vals = tables[t].values[metric]
+        for k, i in ls.items():
+            q = vals[i].get(QUESTION_FIELD) if isinstance(vals[i], dict) else None
+            if q is not None:
+                out[k] = str(q)
+    if out and len(out) != len(set().union(*(set(ls) for ls in lines.values()))):
+        raise SharpeInputError(f"some documents of the group carry a {QUESTION_FIELD} and others none")
+    return out
+
+
+def _cells(ctx: tuple, lines: dict, question: str | None = None) -> SparseGroup:
+    """The :class:`SparseGroup` of the documents in ``lines`` (template → document key → sample line)."""
+    model, name, runs, tids, tables, metric, agg, unit, family, method, seed = ctx
+    first = runs[tids[0]]
     docs = sorted(set().union(*(set(v) for v in lines.values())), key=natural_key)
     pos = {k: j for j, k in enumerate(docs)}
     feats, mask, correct, finalize, width = None, np.zeros((len(tids), len(docs)), bool), None, None, None
@@ -140,7 +178,10 @@ def _group_cells(
         vals = tab.values[metric]
         try:
             if unit == "doc":
-                sc = build_doc_scorer(agg, [vals[lines[t][k]] for k in ks], metric)
+                items = [vals[lines[t][k]] for k in ks]
+                if question is not None:  # one question's documents: its own corpus metric
+                    items = [{f: v for f, v in it.items() if f != QUESTION_FIELD} for it in items]
+                sc = build_doc_scorer(agg, items, metric)
             else:
                 sc = build_query_scorer(agg, [[vals[i] for i in lines[t][k]] for k in ks], metric)
         except ScoringError as exc:
@@ -171,13 +212,13 @@ def _group_cells(
         finalize,
         layout,
         correct=correct if layout[0] == "classification" else None,
-        name=f"{model} / {name}",
+        name=f"{model} / {name}" + (f" / {question}" if question else ""),
         metric=metric,
     )
     baseline = _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method, seed)
-    g = SparseGroup(model, name, first.dataset, first.domain, first.subtask, family, metric, cm, baseline)
-    _check_plan(g, runs, tids)
-    return g
+    return SparseGroup(
+        model, name, first.dataset, first.domain, first.subtask, family, metric, cm, baseline, question=question
+    )
 
 
 def _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method, seed) -> BL.Baseline:
@@ -205,7 +246,8 @@ def _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method
     return BL.compute(metric, family, agg, info, method, seed)
 
 
-def _check_plan(g: SparseGroup, runs: dict[str, TaskRun], tids: list[str]) -> None:
+def _check_plan(g: SparseGroup, runs: dict[str, TaskRun], tids: list[str], n_units: int | None = None) -> None:
+    """The recorded cell plan against the run (``n_units``: the group's documents, default those of ``g``)."""
     meta = runs[tids[0]].meta
     if "cell_budget" not in meta:
         if not g.cells.mask.all():
@@ -227,9 +269,10 @@ def _check_plan(g: SparseGroup, runs: dict[str, TaskRun], tids: list[str]) -> No
         if want is not None and got is not None and want != got:
             g.messages.append(f"{g.cells.name}: {task} planned {want} documents, {got} evaluated")
     design = g.plan["design"] or {}
-    if design.get("units") is not None and design["units"] != len(g.cells.docs):
+    n_units = len(g.cells.docs) if n_units is None else n_units
+    if design.get("units") is not None and design["units"] != n_units:
         g.messages.append(
-            f"{g.cells.name}: the plan covers {design['units']} units but {len(g.cells.docs)} were "
+            f"{g.cells.name}: the plan covers {design['units']} units but {n_units} were "
             "logged (a template was not run or the run was cut short)"
         )
 
@@ -259,9 +302,9 @@ def read_sparse(
         if len(rs) < 2:
             messages.append(f"group {name}, model {model}: a single template; skipped")
             continue
-        g = _group_cells(model, name, rs, metric, baseline, seed)
-        messages.extend(g.messages)
-        groups.append(g)
+        for g in _group_cells(model, name, rs, metric, baseline, seed):
+            messages.extend(g.messages)
+            groups.append(g)
     if not groups:
         raise SharpeInputError("no variant group with at least two templates")
     return groups, messages
@@ -287,7 +330,8 @@ def aggregate_sparse(
     model_names: str | None = None,
     keep_boot: bool = False,
 ) -> dict:
-    """Estimates per model × dataset row (subtask groups of a dataset: s_t = mean over subtasks).
+    """Estimates per model × dataset row (subtask groups of a dataset, or the questions of a dataset made of
+    questions: s_t = mean over them).
     Returns a JSON-ready dict: ``records`` (see :meth:`.sparse.RowEstimate.as_dict`, plus model, dataset, domain,
     metric, baseline method, plan) and ``messages``."""
     groups, messages = read_sparse(paths, metric, baseline, seed, run, model_names=model_names)
@@ -324,6 +368,7 @@ def aggregate_sparse(
             "domain": gs[0].domain,
             "metric": gs[0].metric,
             "subtasks": [g.subtask for g in gs] if gs[0].subtask else None,
+            **({"questions": [g.question for g in gs]} if gs[0].question else {}),
             "baseline_method": method,
             "plan": gs[0].plan,
             "ddof": ddof,
@@ -340,3 +385,62 @@ def aggregate_sparse(
     if keep_boot:
         out["_estimates"] = estimates
     return out
+
+
+def _fmt(v, digits: int = 3) -> str:
+    return "–" if v is None else f"{v:.{digits}f}"
+
+
+def _ci(ci) -> str:
+    return "" if not ci else f" [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def sparse_markdown(result: dict) -> str:
+    recs = result["records"]
+    shares = sorted({round(r["share"], 4) for r in recs})
+    lines = [
+        "ESTIMATES from a sparse design (model-based plug-in; observed cells kept, missing cells imputed by a "
+        "template + document effect model) — share of (template, document) cells observed: "
+        + ", ".join(f"{s:.1%}" for s in shares),
+        "",
+        "| dataset | model | cells | mean μ [95% CI] | std σ [95% CI] | Sharpe [95% CI] | per template "
+        "(naive: observed cells only) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in recs:
+        ci = r.get("ci") or {}
+        sh = _fmt(r["sharpe"], 2) if r["sharpe"] is not None else r["sharpe_status"]
+        sh_ci = "" if not ci.get("sharpe") else f" [{ci['sharpe'][0]:.2f}, {ci['sharpe'][1]:.2f}]"
+        per = ", ".join(f"{t} {_fmt(r['scores'][t])} ({_fmt(r['naive_scores'][t])})" for t in r["templates"])
+        lines.append(
+            f"| {r['name']} ({r['metric']}) | {r['model']} | "
+            f"{r['cells_observed']}/{r['cells_total']} ({r['share']:.0%}) | "
+            f"{_fmt(r['mean'])}{_ci(ci.get('mean'))} | {_fmt(r['std'])}{_ci(ci.get('std'))} | "
+            f"{sh}{sh_ci} | {per} |"
+        )
+    lines.append("")
+    lines.append(
+        f"baseline b: {', '.join(sorted({str(r['baseline_method']) for r in recs}))}; ddof "
+        f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the cell model refitted"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def sparse_inputs(paths: Sequence[str]) -> bool:
+    """Do the inputs hold a sparse run, i.e. a results file with a task whose metadata records ``cell_budget`` < 1?
+    Unreadable inputs answer False (the full tool then reports them as it always did)."""
+    try:
+        files = find_results_files(paths)
+    except SharpeInputError:
+        return False
+    for p in files:
+        try:
+            rf = read_results_file(p)
+        except SharpeInputError:
+            continue
+        for cfg in rf.data["configs"].values():
+            meta = cfg.get("metadata") if isinstance(cfg, dict) else None
+            budget = meta.get("cell_budget") if isinstance(meta, dict) else None
+            if isinstance(budget, (int, float)) and budget < 1:
+                return True
+    return False

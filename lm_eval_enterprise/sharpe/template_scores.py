@@ -151,7 +151,28 @@ def _classification_info(tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInf
     positive = None
     if isinstance(first, dict) and "positive" in first:
         positive = index.get(norm(first["positive"]))
-    return BL.LabelInfo("classification", labels=list(labels), gold_counts=counts, positive=positive)
+    return BL.LabelInfo(
+        "classification",
+        labels=list(labels),
+        gold_counts=counts,
+        question_counts=_question_counts(tab, idx, spec, golds, index),
+        positive=positive,
+    )
+
+
+def _question_counts(tab: SampleTable, idx, spec: MetricSpec, golds: list, index: dict) -> list[list[int]] | None:
+    """Gold counts per question of a dataset made of questions (items with ``question_id``), else None."""
+    from ..hooks import QUESTION_FIELD
+    from ..text import norm
+
+    values = tab.values.get(spec.name)
+    questions = [values[i].get(QUESTION_FIELD) if values and isinstance(values[i], dict) else None for i in idx]
+    if all(q is None for q in questions):
+        return None
+    per: dict[str, list[int]] = {}
+    for q, x in zip(questions, golds):
+        per.setdefault(str(q), [0] * len(index))[index[norm(x)]] += 1
+    return list(per.values())
 
 
 def _ranking_info(tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInfo:

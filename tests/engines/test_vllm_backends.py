@@ -3,7 +3,7 @@
 One session runs SmolLM2-135M-Instruct (fp32, greedy) on the embedded fixture data through
 
 * ``hf`` (the reference), ``vllm`` (in-process engine) and ``local-completions`` (a ``vllm serve`` the session
-  starts on 127.0.0.1 and stops by its own PID) on two datasets × 5 templates: ``ent_gold_news_direction_up``
+  starts on 127.0.0.1 and stops by its own PID) on two datasets × 5 templates: ``ent_gold_news``
   (generation, yes/no) and ``ent_insurance_qa`` (log-likelihood ranking, prompt log-probs over HTTP);
 * ``hf`` with the chat template and ``local-chat-completions`` on the generation-based ranking variants
   ``ent_insurance_qa_gen`` (what chat-only backends run);
@@ -31,7 +31,7 @@ pytest_plugins = ["engine_support"]  # the session fixtures (smollm2, task_manag
 pytest.importorskip("vllm", reason="vLLM is not installed: run `make test-vllm` (own environment)")
 pytestmark = pytest.mark.vllm
 
-GEN_TASK = "ent_gold_news_direction_up"  # 5 templates, generate_until (yes/no)
+GEN_TASK = "ent_gold_news"  # 5 templates, generate_until (yes/no questions about a headline)
 LL_TASK = "ent_insurance_qa"  # 5 templates, loglikelihood (multiple_choice over No/Yes)
 CHAT_TASK = "ent_insurance_qa_gen"  # 5 templates, generate_until; what chat-only backends run
 LIMIT = 2  # documents per template

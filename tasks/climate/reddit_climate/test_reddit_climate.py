@@ -153,9 +153,9 @@ def test_multiline_quoted_body_is_parsed_from_the_stream():
 def test_fixture_loads_with_balanced_shots_and_label_names():
     recs = load_records("reddit_climate", data_root="embedded")
     # every fixture comment is distinct, so no test comment equals a pool comment and [LEAK] removes none of the 12;
-    # the sample of 24 is sorted by id, the first 12 are the test split
+    # the sample of 24 is sorted by id, the first 12 are the test split (served in the fair order)
     assert {k: len(v) for k, v in recs.items()} == {"test": 12, "train": 12, "fewshot": 12}
-    assert [r["id"] for r in recs["test"]] == [
+    assert sorted(r["id"] for r in recs["test"]) == [
         "is44we8",
         "is458m6",
         "is45ku4",
@@ -183,7 +183,7 @@ def test_spec_sizes_without_manifest_override(tmp_path):
     _write_zip(tmp_path / "reddit_climate", rows)
     recs = load_records("reddit_climate", data_root=str(tmp_path))  # 2,000 / 1,000 checked exactly
     assert len(recs["test"]) == len(recs["train"]) == 1000
-    ids = [r["id"] for r in recs["test"] + recs["train"]]
+    ids = sorted(r["id"] for r in recs["test"]) + [r["id"] for r in recs["train"]]  # test: served in the fair order
     assert ids == sorted(ids) and len(set(ids)) == 2000
 
 
@@ -218,7 +218,7 @@ def test_presplit_rows_use_the_same_row_code(tmp_path):
     (d / "test.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     (d / "train.jsonl").write_text("\n".join(json.dumps(_row(i + 10, f"pool {TEN}", "0.3")) for i in range(2)))
     recs = load_records("reddit_climate", data_root=str(tmp_path))
-    assert [(r["id"], r["label"]) for r in recs["test"]] == [("c00001", "positive"), ("c00002", "negative")]
+    assert sorted((r["id"], r["label"]) for r in recs["test"]) == [("c00001", "positive"), ("c00002", "negative")]
 
 
 def test_binary_weighted_f1_hand_worked():

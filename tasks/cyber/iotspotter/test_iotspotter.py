@@ -8,7 +8,7 @@ import pytest
 from lm_eval_enterprise.tasks.cyber.iotspotter import source as S
 from lm_eval_enterprise.tasks.cyber.iotspotter.templates import TASKS
 
-from conftest import shared_sample
+from conftest import file_ordered, shared_sample
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
@@ -66,14 +66,15 @@ def test_real_sample_presplit():
     assert "kr.co.aepel.smartlantern" not in {r["id"] for r in recs["test"]}
     assert sum(r["label"] == "iot" for r in recs["test"]) == 116
     assert sum(r["label"] == "iot" for r in recs["train"]) == 54
-    assert recs["test"][0]["id"] == "me.skean.medionled" and recs["test"][0]["label"] == "iot"
-    assert recs["test"][0]["text"].startswith("light control lights controlled via mobile app")
+    first = next(r for r in recs["test"] if r["id"] == "me.skean.medionled")  # the file's first test row
+    assert first["label"] == "iot" and first["text"].startswith("light control lights controlled via mobile app")
     assert recs["train"][0]["id"] == "com.kraftwerk9.sharprc"
     for split in ("train", "test"):
         raw = [json.loads(x) for x in (d / f"{split}.jsonl").open()]
         raw = [r for r in raw if r["pkg_name"] != "kr.co.aepel.smartlantern"]
         assert len(raw) == len(recs[split])
-        for r, rec in zip(raw, recs[split]):  # the label comes from the source 0/1 kept in label_id
+        ordered = file_ordered(recs[split], [r["pkg_name"] for r in raw]) if split == "test" else recs[split]
+        for r, rec in zip(raw, ordered):  # the label comes from the source 0/1 kept in label_id
             assert (rec["id"], rec["text"], rec["label"]) == (r["pkg_name"], r["description"], r["label"])
             assert rec["label"] == ("iot" if r["label_id"] == 1 else "non-iot")
 
@@ -142,6 +143,7 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
     sample = res["samples"]["ent_iotspotter__t1"][0]
     prompt = sample["arguments"][0][0]
     assert prompt.startswith("Based on its Google Play description, is the following app an IoT")
-    assert prompt.endswith("\nAnswer:") and "Description: light control lights controlled via mobile app" in prompt
+    first = load_records("iotspotter", data_root=str(d.parent))["test"][0]  # the first of the fair order
+    assert prompt.endswith("\nAnswer:") and f"Description: {' '.join(first['text'].split()[:8])}" in prompt
     assert prompt.count("\nAnswer:") == sample["shots_used"] + 1  # the shots the budget kept + the eval item
     assert budget["min_shots_used"] <= sample["shots_used"] <= 14

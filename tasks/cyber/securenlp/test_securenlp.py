@@ -8,7 +8,7 @@ import pytest
 from lm_eval_enterprise.tasks.cyber.securenlp import source as S
 from lm_eval_enterprise.tasks.cyber.securenlp.templates import TASKS
 
-from conftest import sample_records, sample_rows, shared_sample
+from conftest import file_ordered, sample_records, sample_rows, shared_sample
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
 from lm_eval_enterprise.templating import answer_filter
@@ -115,14 +115,14 @@ def test_real_sample_presplit():
     recs = sample_records("securenlp")
     assert (len(recs["test"]), len(recs["train"])) == (300, 100)
     assert sum(r["label"] == "relevant" for r in recs["test"]) == 36  # SOURCE.md: 36 relevant / 264 irrelevant
-    first = recs["test"][0]
-    assert first["id"] == "GDATA_TooHash_CaseStudy_102014_EN_v1.tokens:55" and first["label"] == "irrelevant"
+    first = next(r for r in recs["test"] if r["id"] == "GDATA_TooHash_CaseStudy_102014_EN_v1.tokens:55")  # file row 1
+    assert first["label"] == "irrelevant"
     assert first["text"].startswith("The main difference between the two malware variants")
     assert first["label_names"] == ["relevant", "irrelevant"] and first["positive_label"] == "relevant"
     for split in ("train", "test"):
-        for raw, rec in zip(
-            sample_rows("securenlp", split), recs[split]
-        ):  # labels derived from the tags, as the sample has
+        rows = sample_rows("securenlp", split)
+        ids = [f"{r['file']}:{r['sent_idx']}" for r in rows]
+        for raw, rec in zip(rows, file_ordered(recs[split], ids)):  # labels derived from the tags, as the sample has
             assert rec["id"] == f"{raw['file']}:{raw['sent_idx']}"
             assert (rec["text"], rec["label"]) == (raw["text"], raw["label"])
     assert recs["train"][0]["id"] == "Korplug_Afghanistan_Tajikistan.tokens:29"
@@ -237,7 +237,5 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
     prompt = res["samples"]["ent_securenlp__t1"][0]["arguments"][0][0]
     assert prompt.startswith("Is the following sentence from a malware report relevant")
     assert prompt.count("\nAnswer:") == 6  # 5 shots + the eval item
-    assert prompt.endswith(
-        "Sentence: The main difference between the two malware variants is the handling of the "
-        "payload ( component three ) .\nAnswer:"
-    )
+    first = sample_records("securenlp")["test"][0]  # the first document of the fair order
+    assert prompt.endswith(f"Sentence: {first['text']}\nAnswer:")

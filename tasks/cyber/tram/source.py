@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from lm_eval_enterprise.data import (
     unverified,
     verified,
 )
+from lm_eval_enterprise.errors import warn_once
 from lm_eval_enterprise.fewshot import top_k_labels
 
 log = logging.getLogger("lm_eval_enterprise.tram")
@@ -137,10 +139,28 @@ def technique_names(ids: list[str], names: dict[str, str], where: Any) -> list[s
 
 
 # ------------------------------------------------------------------------------------------------ records
+TECHNIQUE_ID = re.compile(r"T\d{4}(?:\.\d{3})?")  # ATT&CK technique / sub-technique id
+
+
 def check_row(row: Any, where: str) -> dict:
+    """A row ``{text: str, label: technique id, doc_title}``; an id that is empty, padded or not ``Txxxx[.yyy]``
+    is one :class:`DataError` line — never dropped as if it were a technique outside the top 9."""
     if not isinstance(row, dict) or not isinstance(row.get("text"), str) or not isinstance(row.get("label"), str):
         raise DataError("tram", where, "row is not {text: str, label: str, doc_title}")
+    if not TECHNIQUE_ID.fullmatch(row["label"]):
+        raise DataError("tram", where, f"technique id {row['label']!r} is not an ATT&CK id (Txxxx or Txxxx.yyy)")
     return row
+
+
+def report_unknown_ids(rows: list[dict], names: dict[str, str], where: Any, place: str = "item") -> None:
+    """Well-formed ids the ATT&CK bundle does not know (``T9999``): counted and logged with their rows (a warning;
+    such rows are outside the top 9 unless frequent, when the missing name is an error of :func:`technique_names`)."""
+    unknown = [(i, r["label"]) for i, r in enumerate(rows) if r["label"] not in names]
+    if unknown:
+        shown = ", ".join(f"{place} {i} {tid!r}" for i, tid in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+        warn_once(
+            log, "[tram] %s: %d rows with a technique id not in the ATT&CK bundle (%s)", where, len(unknown), shown
+        )
 
 
 def to_record(index: int, row: dict, names: dict[str, str], label_names: list[str]) -> dict:
@@ -170,12 +190,13 @@ class Tram(Source):
         rows = read_json(path, self.id, "cannot read the JSON list")
         if not isinstance(rows, list):
             raise DataError(self.id, path, "not a JSON list of sentences")
+        names = load_stix_names(raw_dir / STIX_FILE)
         rows = [check_row(r, f"{path}:item {i}") for i, r in enumerate(rows)]
+        report_unknown_ids(rows, names, path)
         test_idx, train_idx = split_indices(len(rows))  # 1. split before filtering
         top = top_k_labels(Counter(r["label"] for r in rows), TOP_K)  # 2. top-9 over the whole file
         if len(top) < TOP_K:
             raise DataError(self.id, path, f"only {len(top)} technique IDs; top-{TOP_K} needs more")
-        names = load_stix_names(raw_dir / STIX_FILE)
         label_names = technique_names(top, names, raw_dir / STIX_FILE)  # 3. ATT&CK names, rank order
         keep = set(top)
         out = {
@@ -218,7 +239,7 @@ class Tram(Source):
 
         def row(split: str):
             def fn(r: dict) -> dict | None:
-                where = f"{data_dir}/{split}.jsonl: {r.get('orig_index')}"
+                where = f"{data_dir}/{split}.jsonl: orig_index {r.get('orig_index')}"
                 check_row(r, where)
                 if r["label"] not in keep:
                     return None
@@ -228,6 +249,10 @@ class Tram(Source):
 
             return fn
 
+        if stix.exists():  # without the bundle only the ids' form can be checked
+            for split, rs in rows.items():
+                checked = [check_row(r, f"{data_dir}/{split}.jsonl: orig_index {r.get('orig_index')}") for r in rs]
+                report_unknown_ids(checked, names, data_dir / f"{split}.jsonl", "row")
         return {split: map_rows(rs, row(split), self.id, split) for split, rs in rows.items()}
 
     def finalize(self, record: dict) -> dict:

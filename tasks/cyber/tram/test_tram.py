@@ -9,7 +9,7 @@ import pytest
 from lm_eval_enterprise.tasks.cyber.tram import source as S
 from lm_eval_enterprise.tasks.cyber.tram.templates import TASKS
 
-from conftest import sample_records, sample_rows, shared_sample
+from conftest import file_ordered, sample_records, sample_rows, shared_sample
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_checked, load_records
 from lm_eval_enterprise.fewshot import top_k_labels
@@ -46,11 +46,12 @@ def test_real_sample_presplit_keeps_the_spec_top9():
     recs = sample_records("tram")
     for split in ("train", "test"):
         kept = [r for r in raw[split] if r["label"] in S.SPEC_TOP9]  # the top-9 filter, in sample order
-        assert [r["id"] for r in recs[split]] == [str(r["orig_index"]) for r in kept]
-        assert [r["technique_id"] for r in recs[split]] == [r["label"] for r in kept]
-        assert [r["text"] for r in recs[split]] == [r["text"] for r in kept]
+        ordered = file_ordered(recs[split], [r["orig_index"] for r in kept]) if split == "test" else recs[split]
+        assert [r["id"] for r in ordered] == [str(r["orig_index"]) for r in kept]
+        assert [r["technique_id"] for r in ordered] == [r["label"] for r in kept]
+        assert [r["text"] for r in ordered] == [r["text"] for r in kept]
     assert (len(recs["test"]), len(recs["train"])) == (164, 49)
-    first = recs["test"][0]
+    first = next(r for r in recs["test"] if r["id"] == "1041")  # the first kept test row of the sample
     assert (first["id"], first["technique_id"], first["label"]) == ("1041", "T1027", "Obfuscated Files or Information")
     assert first["text"] == "consistently cleaned up evidence of their intrusion after\ngaining access to a system"
     assert first["label_names"] == NAMES9 and first["label_list"] == ", ".join(NAMES9)
@@ -206,9 +207,12 @@ def test_templates_accept_gold_names_and_reject_garbage():
     ]
 
 
-def test_macro_f1_counts_all_nine_labels():
-    # 2 items, both correct, of 2 classes: the other 7 labels have no support and F1 = 0 -> macro = 2/9
-    assert M.macro_f1(NAMES9[:2], NAMES9[:2], NAMES9) == pytest.approx(2 / 9)
+def test_macro_f1_averages_over_the_gold_names():
+    # 2 items, both correct, of 2 classes: the other 7 labels have no gold support and are not averaged ([MF1],
+    # as HELM) -> macro = (1 + 1)/2 = 1 (over all nine it would be 2/9: a perfect model punished by the subset)
+    assert M.macro_f1(NAMES9[:2], NAMES9[:2], NAMES9) == pytest.approx(1.0)
+    # a third name predicted but absent from gold: item 2's gold name gets a false negative -> (1 + 0)/2
+    assert M.macro_f1(NAMES9[:2], [NAMES9[0], NAMES9[2]], NAMES9) == pytest.approx(0.5)
     golds = [NAMES9[i % 9] for i in range(18)]
     assert M.macro_f1(golds, golds, NAMES9) == 1.0
     preds = list(golds)
@@ -233,7 +237,41 @@ def test_end_to_end_tiny_model_on_real_sample(tiny_model_dir):
         "Classify the following sentence from a cyber threat report by the MITRE ATT&CK technique "
         "it describes. Possible labels: " + ", ".join(NAMES9) + ".\n\nSentence: "
     )
-    assert prompt.endswith(
-        "Sentence: consistently cleaned up evidence of their intrusion after\ngaining access to a system\nLabel:"
-    )
+    first = sample_records("tram")["test"][0]  # the first document of the fair order
+    assert prompt.endswith(f"Sentence: {first['text']}\nLabel:")
     assert prompt.count("\nLabel:") == sample["shots_used"] + 1
+
+
+@pytest.mark.parametrize("bad", ["T1027 ", "", "t1027", "T10270"])
+def test_malformed_technique_ids_are_one_line_errors_naming_the_row(tmp_path, bad):
+    """Issue 20: an empty, padded or malformed id is refused (it used to be dropped as an other technique)."""
+    d = tmp_path / "tram"
+    shutil.copytree(FIX, d)
+    rows = json.loads((d / "single_label.json").read_text())
+    rows[3]["label"] = bad
+    (d / "single_label.json").write_text(json.dumps(rows))
+    with pytest.raises(DataError, match=rf"single_label.json:item 3: technique id {bad!r} is not an ATT&CK id"):
+        SRC.convert(d)
+    pre = tmp_path / "pre" / "tram"
+    shutil.copytree(shared_sample("tram"), pre)
+    lines = (pre / "test.jsonl").read_text().splitlines()
+    row = json.loads(lines[0])
+    row["label"] = bad
+    (pre / "test.jsonl").write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
+    with pytest.raises(DataError, match=rf"test.jsonl: orig_index {row['orig_index']}: technique id {bad!r}"):
+        load_records("tram", data_root=str(tmp_path / "pre"))
+
+
+def test_ids_unknown_to_the_attack_bundle_are_counted_and_reported(tmp_path, caplog):
+    """A well-formed id the bundle does not know (T9999), outside the top 9: kept out as before, but counted and
+    logged with its item (documented in the README's deviations)."""
+    d = tmp_path / "tram"
+    shutil.copytree(FIX, d)
+    rows = json.loads((d / "single_label.json").read_text())
+    top = set(top_k_labels(Counter(r["label"] for r in rows), 9))
+    i = next(i for i, r in enumerate(rows) if r["label"] not in top)
+    rows[i]["label"] = "T9999"
+    (d / "single_label.json").write_text(json.dumps(rows))
+    with caplog.at_level("WARNING"):
+        SRC.convert(d)
+    assert f"1 rows with a technique id not in the ATT&CK bundle (item {i} 'T9999')" in caplog.text

@@ -12,7 +12,7 @@ from lm_eval_enterprise.tasks.finance.credit_risk_ner.source import (
 )
 from lm_eval_enterprise.tasks.finance.credit_risk_ner.templates import TASKS
 
-from conftest import shared_sample
+from conftest import file_ordered, shared_sample
 from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
@@ -77,11 +77,12 @@ def test_real_sample_presplit():
     assert (len(recs["train"]), len(recs["test"])) == (100, 300)
     names = {"PER": "person", "ORG": "organization", "LOC": "location", "MISC": "miscellaneous"}
     for split in ("train", "test"):
-        for raw, rec in zip(rows[split], recs[split]):
+        ordered = file_ordered(recs[split], [r["id"] for r in rows[split]]) if split == "test" else recs[split]
+        for raw, rec in zip(rows[split], ordered):
             assert rec["id"] == raw["id"] and rec["text"] == raw["text"]
             assert rec["entities"] == [{**e, "type": names[e["type"]]} for e in raw["entities"]]
-    assert recs["test"][0]["id"] == "FIN3.txt:0"
-    assert recs["test"][0]["target"].startswith("Silicium de Provence SAS (organization), Evergreen Solar Inc")
+    first = next(r for r in recs["test"] if r["id"] == "FIN3.txt:0")  # the file's first test sentence
+    assert first["target"].startswith("Silicium de Provence SAS (organization), Evergreen Solar Inc")
     assert sum(r["target"] == "None" for r in recs["test"]) == 300 - 98  # 98 sample sentences have entities
 
 

@@ -127,8 +127,6 @@ def test_end_to_end_fixture_tiny_model(tiny_eval):
     assert_unit_scores(res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"))
     prompt = res["samples"]["ent_fiqa_sa__t1"][0]["arguments"][0][0]
     assert prompt.startswith("Answer with one of: positive, neutral, negative.\n\n")
-    assert prompt.endswith(
-        "AstraZeneca wins approval for new cancer drug in the United States\n"
-        "Question: what is the sentiment on AstraZeneca?\nAnswer:"
-    )
+    first = load_records("fiqa_sa", data_root="embedded")["test"][0]  # the first document of the fair order
+    assert prompt.endswith(f"{first['text']}\nQuestion: what is the sentiment on {first['target']}?\nAnswer:")
     assert prompt.count("\nQuestion: what is the sentiment on ") == 6  # 5 [BAL] shots + the eval item

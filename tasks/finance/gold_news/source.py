@@ -2,7 +2,9 @@
 
 Source layout: ``finalDataset_0208.csv`` from the Kaggle dataset ``daittan/gold-commodity-news-and-dimensions``
 (the download is a zip; Kaggle may require credentials, so a user-supplied CSV in the data folder works too).
-Nine independent yes/no subtasks, one per label column; HELM split: ``random.seed(0)``, 10 % of rows → train.
+Nine independent yes/no questions (``subtasks``), one per label column; one task asks all nine about each headline
+(documents = headline × question, :mod:`lm_eval_enterprise.data.load`). HELM split: ``random.seed(0)``, 10 % of
+rows → train.
 """
 
 from __future__ import annotations
@@ -120,6 +122,12 @@ class GoldNews(Source):
 
         return {split: map_rows(rs, row, self.id, split) for split, rs in rows.items()}
 
+    def subtasks_present(self, splits: dict[str, list[dict]]) -> tuple[str, ...]:
+        """The questions every record of every split has a label for (the shared sample has 4 of the 9)."""
+        have = [set(r["labels"]) for recs in splits.values() for r in recs]
+        common = set.intersection(*have) if have else set()
+        return tuple(q for q in CATEGORIES if q in common)
+
     def select(self, splits: dict[str, list[dict]], subtask: str | None) -> dict[str, list[dict]]:
         subtask = ALIASES.get(subtask, subtask)
         if subtask not in CATEGORIES:
@@ -133,8 +141,22 @@ class GoldNews(Source):
                     f"split '{split}' has no labels for subtask {subtask!r} "
                     f"(this copy of the data has {sorted(recs[0]['labels'])})",
                 )
-            out[split] = [{"id": r["id"], "text": r["text"], "label": r["labels"][subtask]} for r in recs]
+            fragment = CATEGORIES[subtask][1]  # the question's wording in every template ({{fragment}})
+            out[split] = [
+                {"id": r["id"], "text": r["text"], "label": r["labels"][subtask], "fragment": fragment} for r in recs
+            ]
         return out
+
+    # the evaluation order (docs/data.md#evaluation-order): the nine questions are asked about the same headlines and
+    # the dataset row pairs them by headline, so every question gets the same seeded shuffle of the headlines (no
+    # per-question stratification, which would give each question different headlines under --limit)
+    eval_unit = "headline"
+
+    def eval_stratum(self, record: dict):
+        return None
+
+    def eval_group(self, record: dict):
+        return record["id"]  # the headline (its row)
 
 
 SOURCE = GoldNews()

@@ -77,8 +77,9 @@ def test_convert_fixture_hub_parquet_layout():
 def test_load_records_adds_mc_fields_and_balanced_two_shots():
     recs = load_records("casehold", data_root="embedded")
     t0 = recs["test"][0]
-    assert (t0["label_names"], t0["answer_letter"], t0["n_options"]) == (LETTERS, "E", 5)
-    assert [r["answer_letter"] for r in recs["test"]] == ["E", "A", "C", "A", "B", "A", "E", "C"]
+    assert (t0["label_names"], t0["n_options"]) == (LETTERS, 5)
+    # the fixture's test letters in file order E A C A B A E C; the evaluated split is served in the fair order
+    assert sorted(r["answer_letter"] for r in recs["test"]) == sorted(["E", "A", "C", "A", "B", "A", "E", "C"])
     for r in recs["test"] + recs["train"]:
         assert r["answer_letter"] == LETTERS[r["answer"]] and r["n_options"] == len(r["choices"]) == 5
     shots = recs["fewshot"][:2]

@@ -30,7 +30,7 @@ from lm_eval_enterprise.data import (
     HFParquetSource,
     RemoteFile,
     download_url,
-    map_rows,
+    read_text_utf8,
     require_columns,
     require_text,
     unverified,
@@ -99,10 +99,7 @@ def to_record(row: dict, split: str, where: str) -> dict:
 
 def read_tsv(path: Path) -> list[dict]:
     """Rows of LegalBench's ``train.tsv`` (tab-separated, header line, csv quoting as ``pandas.read_csv``)."""
-    try:
-        content = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError("unfair_tos", path, f"cannot read ({type(exc).__name__})") from exc
+    content = read_text_utf8(path, "unfair_tos")
     reader = csv.DictReader(io.StringIO(content, newline=""), delimiter="\t")
     header = reader.fieldnames or []
     lacking = [c for c in COLUMNS if c not in header]
@@ -177,8 +174,8 @@ class UnfairTos(HFParquetSource):
         """``train.jsonl``/``test.jsonl`` holding LegalBench rows (``text``, ``answer``, ``index``; extra fields such
         as the sample's ``label`` copy are ignored)."""
         out = {}
-        for split, rs in rows.items():
-            out[split] = map_rows(rs, lambda r, s=split: to_record(r, s, f"{data_dir}/{s}.jsonl"), self.id, split)
+        for split, rs in rows.items():  # errors name the file and line (map_presplit)
+            out |= self.map_presplit({split: rs}, data_dir, lambda r, where, s=split: to_record(r, s, where))
             _check_unique(out[split], data_dir / f"{split}.jsonl")
         return out
 

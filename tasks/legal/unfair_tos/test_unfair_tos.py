@@ -105,13 +105,19 @@ def test_presplit_real_train_sample_with_synthetic_test(tmp_path):
     assert sorted(r["label"] for r in train) == sorted(SPEC_LABELS)  # all 9 classes, once each
     assert [r["text"] for r in train] == [r["text"] for r in raw]
     assert [r["label"] for r in recs["fewshot"][:5]] == BAL_SHOT_LABELS  # the same order as on the fixture
-    assert [r["label"] for r in recs["test"]] == ["Unilateral termination", "Choice of law", "Other"]
+    # the synthetic test file's labels (Unilateral termination, Choice of law, Other), served in the fair order
+    assert sorted(r["label"] for r in recs["test"]) == ["Choice of law", "Other", "Unilateral termination"]
 
 
-def test_presplit_bad_answer_names_the_file(tmp_path):
+def test_presplit_bad_answer_names_the_file_and_line(tmp_path):
     d = _sample_dir(tmp_path)
-    _jsonl(d / "test.jsonl", [dict(SYNTH_TEST[0], answer="Privacy")])
-    with pytest.raises(DataError, match=r"^\[unfair_tos\] .*test.jsonl: answer 'Privacy' is not one of"):
+    _jsonl(d / "test.jsonl", [SYNTH_TEST[0], dict(SYNTH_TEST[0], answer="Maybe")])
+    with pytest.raises(DataError, match=r"^\[unfair_tos\] .*test.jsonl:2: answer 'Maybe' is not one of"):
+        load_records("unfair_tos", data_root=str(tmp_path))
+    row = dict(SYNTH_TEST[0])
+    del row["answer"]
+    _jsonl(d / "test.jsonl", [SYNTH_TEST[0], row])
+    with pytest.raises(DataError, match=r"test.jsonl:2: row lacks columns \['answer'\]"):
         load_records("unfair_tos", data_root=str(tmp_path))
 
 
@@ -281,11 +287,12 @@ def test_end_to_end_real_train_sample_tiny_model(tmp_path, tiny_model_dir):
     tasks = ["ent_unfair_tos__t1", "ent_unfair_tos__t4"]
     res = run_hf_model(tiny_model_dir, tasks, tmp_path)
     assert_unit_scores(res, tasks, ("weighted_f1,answer", "accuracy,answer", "format_failure,answer"))
+    first = load_records("unfair_tos", data_root=str(tmp_path))["test"][0]  # the first document of the fair order
     for t in tasks:
         sample = res["samples"][t][0]
         prompt = sample["arguments"][0][0]
         assert prompt.count("Clause:" if t.endswith("t1") else "Input:") == 6  # 5 [BAL] shots + the eval item
-        assert SYNTH_TEST[0]["text"] in prompt and sample["target"] == "Unilateral termination"
+        assert first["text"] in prompt and sample["target"] == first["label"]
     t1 = res["samples"][tasks[0]][0]["arguments"][0][0]
     assert t1.startswith("Classify the clause from a terms-of-service document")
     assert "Clause: last updated date" not in t1  # "Other" (train-0) is not among the 5 [BAL] shots

@@ -27,6 +27,15 @@ def _available(names: list[str], task_manager) -> list[str]:
     return [n for n in names if n in task_manager.all_groups or n in task_manager.all_tasks]
 
 
+def _demo_docs(meta: dict, n: int) -> int:
+    """Documents the demo runs per variant: ``n`` items — whole queries for ranking tasks (one document per (query,
+    candidate): ``metadata.candidates_per_query``), whole headlines for gold_news (one document per (headline,
+    question): ``n`` × its questions)."""
+    if "candidates_per_query" in meta:
+        return int(meta["candidates_per_query"])
+    return n * len(meta.get("questions") or [None])
+
+
 def score_table(results: dict) -> list[tuple[str, str, str, float, float | None]]:
     """(variant_group, template_id, metric, score, format_failure) for every task variant in a results dict."""
     rows = []
@@ -82,10 +91,10 @@ def run_demo(
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from lm_eval.loggers import EvaluationTracker
 
-    from .data import EMBEDDED
-    from .models import smollm2_dir
-    from .prompt_budget import model_budget
-    from .runner import evaluate, load_tasks, make_task_manager
+    from ..data import EMBEDDED
+    from ..models import smollm2_dir
+    from ..prompt_budget import model_budget
+    from ..runner import evaluate, load_tasks, make_task_manager
 
     t0 = time.time()
     model = Path(model_dir) if model_dir else smollm2_dir()
@@ -95,11 +104,7 @@ def run_demo(
     tm = make_task_manager(metadata={**model_budget("hf", model_args), "data_root": EMBEDDED})
     tasks = load_tasks(tm, _available(SLICE, tm))  # built once: the sample lists below read them, lm-eval runs them
     n = limit or DEFAULT_LIMIT
-    # ranking tasks have one doc per (query, candidate): run whole queries (metadata.candidates_per_query docs each)
-    samples = {
-        name: list(range((task.config.metadata or {}).get("candidates_per_query", n)))
-        for name, task in tasks.leaves.items()
-    }
+    samples = {name: list(range(_demo_docs(task.config.metadata or {}, n))) for name, task in tasks.leaves.items()}
     tracker = EvaluationTracker(output_path=out_dir)
     res = evaluate(
         "hf",
@@ -113,7 +118,7 @@ def run_demo(
         apply_chat_template=chat_template,
         fewshot_as_multiturn=chat_template,
     )
-    from .cli import save_results
+    from ..runner import save_results
 
     save_results(tracker, res, res.pop("samples"))
     rows = score_table(res)
@@ -124,9 +129,44 @@ def run_demo(
     if rate is not None:
         print(f"\nformat failures: {rate:.0%} of generated answers (mean over the generate variants)")
     try:
-        from .sharpe.api import leaderboard_markdown
+        from ..sharpe.api import leaderboard_markdown
     except ImportError:
         return 0
     print("\nSharpe score across templates (uniform baseline, ddof 1):\n")
     print(leaderboard_markdown([out_dir]))
     return 0
+
+
+def _demo(args) -> int:
+    return run_demo(
+        limit=args.limit, out_dir=args.output_path, model_dir=args.model_dir, chat_template=not args.no_chat_template
+    )
+
+
+def register(sub) -> None:
+    """The ``demo`` parser on the top-level subparsers ``sub``."""
+    from .common import add_option, positive_int
+
+    p = sub.add_parser("demo", help="offline demo with SmolLM2-135M-Instruct on the embedded fixture data")
+    p.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        metavar="<n>",
+        help="documents per task variant (default: the demo's setting)",
+    )
+    p.add_argument("--output_path", "-o", default="demo_out", metavar="<path>")
+    add_option(
+        p,
+        "--model_dir",
+        "--model-dir",
+        default=None,
+        metavar="<dir>",
+        help="use this HF model folder instead of SmolLM2",
+    )
+    p.add_argument(
+        "--no_chat_template",
+        action="store_true",
+        help="prompt the instruct model without its chat template (as plain completion)",
+    )
+    p.set_defaults(handler=_demo)

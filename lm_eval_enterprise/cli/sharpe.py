@@ -11,13 +11,16 @@ Flags are spelled as lm-eval's (underscores); the older dashed spellings still w
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .io import DEFAULT_VARIANT_PATTERN, SharpeInputError, SharpeUsageError
-from .options import Options
-from .outputs import FORMATS
+from ..sharpe.io import DEFAULT_VARIANT_PATTERN, SharpeInputError, SharpeUsageError
+from ..sharpe.options import Options
+from ..sharpe.outputs import FORMATS
+from ..sharpe.sparse import SparseError
+from .common import EXIT_USAGE, add_option, fail
 
 EPILOG = """examples:
   lm-eval-enterprise sharpe out/                          # print the Sharpe leaderboard
@@ -27,9 +30,15 @@ EPILOG = """examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from ..cli import add_option
+def resamples(text: str) -> int:
+    """argparse type of ``--bootstrap``: a whole number of resamples, 0 (none) or more."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: the number of resamples must be 0 (none) or more")
+    return value
 
+
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="lm-eval-enterprise sharpe",
         description=__doc__,
@@ -90,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="both",
         help="strict = format failures count as wrong (primary); parsed_only = parsed outputs only",
     )
-    ap.add_argument("--bootstrap", type=int, default=2000, metavar="B", help="bootstrap resamples (0 = none)")
+    ap.add_argument("--bootstrap", type=resamples, default=2000, metavar="B", help="bootstrap resamples (0 = none)")
     ap.add_argument("--seed", type=int, default=0)
     add_option(
         ap,
@@ -168,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         args = parser.parse_args(argv)
-        from .sparse_cli import run_sparse, sparse_inputs  # a --cell_budget run: estimates (sparse.py)
+        from ..sharpe.sparse_io import sparse_inputs  # a --cell_budget run: estimates (sparse.py)
 
         if sparse_inputs(args.paths):
             return run_sparse(args)
@@ -208,8 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(str(exc))
     except SystemExit as exc:  # --help (0) or a usage error (2: usage line + one error line)
         return exc.code if isinstance(exc.code, int) else 2
+    from ..sharpe.outputs import write_all
     from .engine import aggregate
-    from .outputs import write_all
     from .report import markdown
 
     try:
@@ -239,5 +248,86 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+# options of `sharpe` the estimator does not implement: (attribute, value meaning "not used", flag)
+UNSUPPORTED = (
+    ("bootstrap_templates", False, "--bootstrap_templates"),
+    ("exclude_template", [], "--exclude_template"),
+    ("compare", None, "--compare"),
+    ("generation_baseline", "zero", "--generation_baseline"),
+    ("compare_decoding", False, "--compare_decoding"),
+)
+
+
+def _unsupported(args: argparse.Namespace) -> str | None:
+    """The first option of ``sharpe`` given that the estimator does not implement (as an error text), else None."""
+    what = "estimates from a --cell_budget run"
+    for attr, unused, flag in UNSUPPORTED:
+        if getattr(args, attr, unused) not in (unused, None, [], False):
+            return f"{flag} is not supported for {what}"
+    metrics = getattr(args, "metrics", None) or []
+    if len(metrics) > 1:
+        return f"{what}: one --metric at a time"
+    if metrics and "," in metrics[0]:
+        return f"{what}: --metric NAME,FILTER is not supported (the primary filter is read)"
+    if getattr(args, "scoring", "both") == "parsed_only":
+        return f"{what}: --scoring parsed_only is not supported (strict scoring only)"
+    if str(args.baseline).startswith("table:"):
+        return f"{what}: --baseline table:PATH is not supported (uniform, majority, none, simulated)"
+    return None
+
+
+def run_sparse(args: argparse.Namespace) -> int:
+    """Estimates for parsed ``sharpe`` arguments (see the module docstring); prints the Markdown table (unless
+    ``--quiet``) and with ``--output_path DIR`` writes ``DIR/sparse_estimates.json`` and ``DIR/sparse_estimates.md``."""
+    from ..sharpe.sparse_io import aggregate_sparse, sparse_markdown
+
+    problem = _unsupported(args)
+    if problem:
+        return fail(problem, EXIT_USAGE)
+    metrics = getattr(args, "metrics", None) or []
+    metric = metrics[0] if metrics else None
+    floor = args.sigma_floor
+    if floor not in ("off", "binomial"):
+        try:
+            floor = float(floor)
+        except ValueError:
+            return fail(f"--sigma_floor must be off, binomial or a number, not {floor!r}", EXIT_USAGE)
+    try:
+        result = aggregate_sparse(
+            args.paths,
+            metric=metric,
+            baseline=args.baseline,
+            ddof=args.ddof,
+            alpha=args.alpha,
+            sigma_floor=floor,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            run=args.run,
+            model_names=args.model_names,
+        )
+    except (SharpeInputError, SparseError) as exc:
+        return fail(str(exc))  # unusable inputs: 1
+    for m in result["messages"]:
+        print(f"warning: {m}", file=sys.stderr)
+    text = sparse_markdown(result)
+    if args.output_path:
+        out = Path(args.output_path)
+        if out.exists() and not out.is_dir():
+            return fail(f"argument --output_path: {out} exists and is not a folder", EXIT_USAGE)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, body in (
+            ("sparse_estimates.json", json.dumps(result, indent=1, allow_nan=False)),
+            ("sparse_estimates.md", text),
+        ):
+            (out / name).write_text(body, encoding="utf-8")
+            print(f"wrote {name}: {out / name}", file=sys.stderr)
+    if not getattr(args, "quiet", False):
+        print(text, end="")
+    return 0
+
+
+def sparse_main(argv: Sequence[str] | None = None) -> int:
+    """``lm-eval-enterprise sharpe-sparse`` (hidden alias): ``sharpe``'s arguments, always estimated."""
+    ap = build_parser()
+    ap.prog = "lm-eval-enterprise sharpe-sparse"
+    return run_sparse(ap.parse_args(list(sys.argv[1:] if argv is None else argv)))
