@@ -142,6 +142,7 @@ def test_unfair_tos_train_clauses_inside_the_test_file_are_removed(tmp_path):
     recs = load_records("unfair_tos", data_root=str(tmp_path))
     assert [r["id"] for r in recs["test"]] == ["test-100", "test-101", "test-102"]  # the 9 repeats are gone
     facts = load._load("unfair_tos", None, str(tmp_path), False)[2]
+    assert facts.pop("eval_order")["method"].startswith("stratified by gold label")  # the load's other fact
     assert facts == {
         "fewshot_dedup_fields": ["text", "target"],
         "eval_rows_before_dedup": 12,
