@@ -47,7 +47,7 @@ import yaml
 
 from . import families
 from .configkeys import PRIMARY_FILTER, SCORE_METRIC, TEMPLATES_KEY
-from .data.tasktree import domains
+from .data.tasktree import dataset_dir, domains, folder_package
 from .filters import TEXT_FORMAT, AnswerFilter, check_format_regex
 from .prompt_budget import BUDGET_METRICS
 
@@ -406,17 +406,18 @@ def datasets_group(name: str, members: list[str]) -> str:
     return HEADER.replace("templates.py", "the dataset folders") + dump(cfg)
 
 
-def load_spec(task_root: Path, domain: str, dataset: str) -> DatasetTasks:
+def load_spec(task_root: Path | None, domain: str, dataset: str) -> DatasetTasks:
     """The (first) template table of a dataset folder; see :func:`load_specs` for folders with several."""
     return load_specs(task_root, domain, dataset)[0]
 
 
-def load_specs(task_root: Path, domain: str, dataset: str) -> list[DatasetTasks]:
-    """Every template table of a dataset folder: ``templates.py`` exports ``TASKS``, one :class:`DatasetTasks`
-    or a list of them (e.g. the log-probability and the generation-based tables of a ranking dataset; the
-    extra tables set ``variant`` so their file, group and task names differ)."""
-    del task_root
-    tasks = importlib.import_module(f"lm_eval_enterprise.tasks.{domain}.{dataset}.templates").TASKS
+def load_specs(task_root: Path | None, domain: str, dataset: str) -> list[DatasetTasks]:
+    """Every template table of the dataset folder ``<task_root>/<domain>/<dataset>`` (``task_root`` ``None``: the
+    registered dataset ``dataset``, under any task root): ``templates.py`` exports ``TASKS``, one
+    :class:`DatasetTasks` or a list of them (e.g. the log-probability and the generation-based tables of a ranking
+    dataset; the extra tables set ``variant`` so their file, group and task names differ)."""
+    folder = dataset_dir(dataset) if task_root is None else Path(task_root) / domain / dataset
+    tasks = importlib.import_module(f"{folder_package(folder)}.templates").TASKS
     specs = list(tasks) if isinstance(tasks, (list, tuple)) else [tasks]
     names = [s.table_id for s in specs]
     if not specs or len(set(names)) != len(names):
@@ -436,21 +437,24 @@ def all_specs(task_root: Path) -> list[tuple[str, DatasetTasks]]:
     return out
 
 
-def generate(task_root: Path, write: bool = True) -> dict[Path, str]:
-    """Render every dataset's files plus domain and top-level groups; write them unless ``write=False``.
+def _dataset_files(task_root: Path, tfile: Path, out: dict[Path, str]) -> list[DatasetTasks]:
+    """Render the tables of the dataset folder holding ``tfile`` into ``out``; returns the tables."""
+    specs = load_specs(task_root, tfile.parent.parent.name, tfile.parent.name)
+    for spec in specs:
+        for name, text in render(spec).items():
+            out[tfile.parent / name] = text
+    return specs
 
-    Returns path → content; stale generated YAMLs (a removed template) are deleted when writing.
-    """
-    out: dict[Path, str] = {}
+
+def _with_groups(task_root: Path, out: dict[Path, str]) -> None:
+    """The package's tree into ``out``: every dataset's files, the domain groups and ``enterprise``."""
     domain_groups = []
     counts: dict[int, list[str]] = {}  # variants per dataset → datasets: one count, or the means weigh datasets
     for domain in domains(task_root):
         ddir = task_root / domain
         groups = []
         for tfile in sorted(ddir.glob("*/templates.py")):
-            for spec in load_specs(task_root, domain, tfile.parent.name):
-                for name, text in render(spec).items():
-                    out[tfile.parent / name] = text
+            for spec in _dataset_files(task_root, tfile, out):
                 if spec.in_domain_group:
                     groups.append(spec.base_name)
                     counts.setdefault(len(spec.templates), []).append(spec.base_name)
@@ -463,6 +467,21 @@ def generate(task_root: Path, write: bool = True) -> dict[Path, str]:
             f"its leaf tasks, so the means would weigh datasets unequally); got {counts}"
         )
     out[task_root / "_enterprise.yaml"] = datasets_group("enterprise", domain_groups)
+
+
+def generate(task_root: Path, write: bool = True, *, groups: bool = True) -> dict[Path, str]:
+    """Render every dataset's files plus (``groups``) the domain and top-level groups; write them unless
+    ``write=False``. ``groups=False`` is for a task root outside the package (a user's own datasets, in any domain
+    folder): only the dataset files, whose groups ``ent_<id>`` do not clash with the package's domain groups.
+
+    Returns path → content; stale generated YAMLs (a removed template) are deleted when writing.
+    """
+    out: dict[Path, str] = {}
+    if groups:
+        _with_groups(task_root, out)
+    else:
+        for tfile in sorted(task_root.glob("*/*/templates.py")):
+            _dataset_files(task_root, tfile, out)
     if write:
         for path, text in out.items():
             path.write_text(text)

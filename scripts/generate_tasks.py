@@ -2,6 +2,8 @@
 """Regenerate every task YAML from the dataset folders' templates.py (``make tasks``).
 
 ``--check`` writes nothing and exits 1 listing the files that differ (used by the test suite).
+``--root DIR`` generates a task root outside the package (your own dataset folders ``DIR/<domain>/<id>/``,
+docs/adding.md): only their dataset files, no domain or ``enterprise`` groups.
 """
 
 import argparse
@@ -12,12 +14,15 @@ from lm_eval_enterprise import task_dir
 from lm_eval_enterprise.templating import generate
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--check", action="store_true", help="only report files that are out of date")
-    args = ap.parse_args()
-    root = Path(task_dir())
-    files = generate(root, write=not args.check)
+    ap.add_argument("--root", type=Path, help="a task root outside the package (default: the package's task tree)")
+    args = ap.parse_args(argv)
+    root = Path(task_dir()) if args.root is None else args.root
+    if args.root is not None and not any(root.glob("*/*/templates.py")):
+        ap.error(f"--root {root}: no dataset folder <domain>/<id>/templates.py in it")
+    files = generate(root, write=not args.check, groups=args.root is None)
     if args.check:
         stale = [str(p) for p, text in files.items() if not p.exists() or p.read_text() != text]
         for p in stale:

@@ -30,8 +30,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from ..errors import DataError
 from . import data, demo
-from .common import EXIT_FAILURE, version_string
+from .common import EXIT_FAILURE, fail, version_string
 from .run import EXIT_INTERRUPTED
 
 
@@ -89,3 +90,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.code or 0
         print(f"error: {exc.code}", file=sys.stderr)  # SystemExit("message"): a failed run
         return EXIT_FAILURE
+    except DataError as exc:  # e.g. a task root of $LM_EVAL_ENTERPRISE_TASK_PATH that is no folder
+        return fail(str(exc))

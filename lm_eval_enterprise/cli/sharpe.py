@@ -217,9 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(str(exc))
     except SystemExit as exc:  # --help (0) or a usage error (2: usage line + one error line)
         return exc.code if isinstance(exc.code, int) else 2
+    from ..sharpe.engine import aggregate
     from ..sharpe.outputs import write_all
-    from .engine import aggregate
-    from .report import markdown
+    from ..sharpe.report import markdown
 
     try:
         result = aggregate(args.paths, opts, argv=argv)

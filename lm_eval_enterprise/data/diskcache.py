@@ -8,8 +8,9 @@ An entry is the output of :func:`lm_eval_enterprise.data.folder.inspect_folder` 
 * the sha256 of every file of the data folder (the same hashes the report records, themselves cached by path,
   size and mtime), so any change to the data — a file edited, added or removed, a ``MANIFEST.json`` — misses;
 * the folder's resolved path (the report and its messages name it);
-* :func:`code_version`: the sha256 of every Python file of the package and of the task tree (tests excluded), so
-  any change to a loader or to the shared code a conversion may call misses too;
+* :func:`code_version`: the sha256 of every Python file of the package and of the task roots (the package's tree
+  and ``$LM_EVAL_ENTERPRISE_TASK_PATH``'s folders; tests excluded), so any change to a loader or to the shared code
+  a conversion may call misses too;
 * :data:`FORMAT`, bumped if the entry layout changes.
 
 Only successful conversions are stored (a problem raises before). Writing is atomic; the entries of older
@@ -33,7 +34,7 @@ from typing import Any
 
 from .checks import combined_sha256
 from .config import cache_root
-from .tasktree import task_root
+from .tasktree import task_roots
 
 log = logging.getLogger("lm_eval_enterprise.data")
 
@@ -54,11 +55,15 @@ def _code_files(root: Path) -> list[Path]:
     )
 
 
-@lru_cache(maxsize=1)
 def code_version() -> str:
-    """sha256 over the relative path and bytes of every ``*.py`` of the package and the task tree, tests excluded."""
+    """sha256 over the relative path and bytes of every ``*.py`` of the package and the task roots, tests excluded."""
+    return _code_version(task_roots())
+
+
+@lru_cache(maxsize=8)
+def _code_version(roots: tuple[Path, ...]) -> str:
     digest = hashlib.sha256()
-    for root in (Path(__file__).resolve().parents[1], task_root().resolve()):
+    for root in (Path(__file__).resolve().parents[1], *roots):
         for p in _code_files(root):
             digest.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     return digest.hexdigest()

@@ -20,15 +20,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..errors import DataError
 from .checks import MANIFEST
-from .tasktree import dataset_dir, registry, task_root
+from .tasktree import dataset_dir, dataset_folders, registry
 
 FIXTURE_FOLDER = "fixture"
 GENERATOR = "make_fixture"
 
 
 def fixture_dir(dataset: str) -> Path:
-    """``tasks/<domain>/<id>/fixture/`` of a registered dataset."""
+    """``<root>/<domain>/<id>/fixture/`` of a registered dataset."""
     return dataset_dir(dataset) / FIXTURE_FOLDER
 
 
@@ -36,10 +37,8 @@ def is_fixture_dir(d: str | Path) -> bool:
     """True when ``d`` is the embedded fixture folder of a dataset (scores on it are toy scores)."""
     try:
         p = Path(d).resolve()
-        return (
-            p.name == FIXTURE_FOLDER and p.parent.parent.parent == task_root().resolve() and p.parent.name in registry()
-        )
-    except OSError:
+        return p.name == FIXTURE_FOLDER and dataset_folders().get(p.parent.name) == p.parent
+    except (OSError, DataError):
         return False
 
 
