@@ -201,7 +201,7 @@ def test_tram_gold_answers_score_one_at_limit_8_and_the_missing_class_is_said_on
 
 def test_oracle_scores_one_on_every_variant_at_limit_20_on_the_real_samples():
     """Every real sample with an evaluation split (unfair_tos' sample holds only its train file); gold_news' sample
-    holds four of its nine questions, which its one task per template asks."""
+    holds labels for four of its nine questions, which its one task per template asks."""
     root = shared_sample("tram").parent
     datasets = sorted(p.name for p in root.iterdir() if (p / "test.jsonl").exists())
     names = [f"ent_{d}" for d in datasets]
