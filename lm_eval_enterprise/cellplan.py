@@ -38,6 +38,8 @@ import random
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from . import families
+
 
 class CellPlanError(ValueError):
     """An impossible or malformed plan request (one line)."""
@@ -209,9 +211,6 @@ def plan_cells(
 
 
 # ============================================================================================ lm-eval tasks
-RANKING_FAMILIES = ("ranking", "ranking_generate")
-
-
 def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit: int | None = None) -> CellPlan:
     """Plan lm-eval leaf tasks (name → Task): grouped by ``metadata.variant_group``; documents are the tasks'
     ``eval_docs`` (the first ``limit`` when given); ranking families are planned per query (``doc["qid"]``)."""
@@ -231,7 +230,7 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
         if limit is not None:
             ds = ds[:limit]
         keys = [str(d.get("id", i)) if isinstance(d, dict) else str(i) for i, d in enumerate(ds)]
-        if meta.get("task_family") in RANKING_FAMILIES:
+        if families.uses_query_units(meta.get("task_family")):
             keys = [f"{d.get('qid')}|{d.get('cand_index')}" for d in ds]
             _refuse_cut_query(name, task, limit)
             unit_keys = [d.get("qid") for d in ds]
@@ -261,7 +260,7 @@ def whole_queries(task, n: int) -> int:
     """``n``, or when the first ``n`` documents of a ranking task end inside a query, ``n`` rounded up to the end
     of that query."""
     docs = task.eval_docs
-    if (task.config.metadata or {}).get("task_family") not in RANKING_FAMILIES or not 0 < n < len(docs):
+    if not families.uses_query_units((task.config.metadata or {}).get("task_family")) or not 0 < n < len(docs):
         return n
     whole, qid = n, docs[n - 1].get("qid")
     while whole < len(docs) and docs[whole].get("qid") == qid:

@@ -38,7 +38,7 @@ Two things are computed from the completion, cut at the stop sequence and stripp
 * **format adherence** — 1 iff the completion fully matches the template's own answer regex (the exact format
   the template asks for, Sakai et al. 2024), reported as ``format_adherence``; it never changes the score.
 
-The filter returns :class:`ParsedAnswer` strings: the reading, carrying the completion and the adherence flag
+The filter returns :class:`~lm_eval_enterprise.answers.ParsedAnswer` strings: the reading, carrying the completion and the adherence flag
 for :mod:`lm_eval_enterprise.hooks` (logged samples show the plain reading).
 
 **Format regexes** (``Template.regex``, also in the task metadata ``answer_regex``) are written for
@@ -59,6 +59,7 @@ from typing import Any
 from lm_eval.api.filter import Filter
 
 from . import metrics as M
+from .answers import ParsedAnswer, helm_label  # noqa: F401  (helm_label: read here by templates' tests)
 from .metrics import INVALID
 from .text import cut_at_stop, norm
 
@@ -93,37 +94,6 @@ GENERIC_PHRASES = (
     "the sentiment is",
     "the correct option is",
 )
-
-
-class ParsedAnswer(str):
-    """The reading of one completion (a label, the completion itself, or :data:`INVALID`), as a ``str``.
-
-    ``completion``: the completion cut at the stop sequence and stripped; ``adherent``: it fully matches the
-    template's format regex.
-    """
-
-    completion: str
-    adherent: bool
-
-    def __new__(cls, value: str, completion: str, adherent: bool):
-        obj = super().__new__(cls, value)
-        obj.completion = completion
-        obj.adherent = bool(adherent)
-        return obj
-
-    def __reduce__(self):  # pickling (multi-process gathers of logged samples)
-        return (ParsedAnswer, (str(self), self.completion, self.adherent))
-
-    @classmethod
-    def of(cls, value: Any) -> ParsedAnswer:
-        """``value`` as a ParsedAnswer. A plain string did not pass through :class:`AnswerFilter` (test doubles,
-        synthetic runs): it stands for a completion that is exactly that answer, adherent iff it is readable;
-        anything that is not a string is a format failure."""
-        if isinstance(value, ParsedAnswer):
-            return value
-        if not isinstance(value, str):
-            return cls(INVALID, "", False)
-        return cls(value, "" if value == INVALID else value, value != INVALID)
 
 
 def _words(text: str) -> str:
@@ -180,13 +150,6 @@ def read_label(
     return by_norm[norm(m.group(0))] if m else None
 
 
-def helm_label(completion: str, labels: Sequence[str]) -> str:
-    """HELM's classification rule: the label whose [NORM] equals the [NORM] of the whole (stop-cut, stripped)
-    completion, else :data:`INVALID`."""
-    key = norm(completion)
-    return next((lab for lab in labels if norm(lab) == key), INVALID) if completion else INVALID
-
-
 _YES_NO = re.compile(r"\b(?:yes|no)\b", re.I)
 _WORD_CHAR = re.compile(r"[^\W_]")
 
@@ -198,9 +161,7 @@ def readable(reader: str, text: str, doc: Mapping[str, Any]) -> bool:
     if _WORD_CHAR.search(text) is None:
         return False
     if reader == "entity":
-        from .hooks import entity_type_table
-
-        return M.parse_entities(text, entity_type_table(doc["entity_types"])) is not None
+        return M.parse_entities(text, M.entity_type_table(doc["entity_types"])) is not None
     if reader == "kpi":
         return M.parse_kpi(text) is not None
     if reader == "number":

@@ -7,13 +7,15 @@ Task YAMLs reference these with ``!function lm_eval_enterprise.hooks.<name>``:
   per-document metrics, plus, for generate families, ``format_failure`` (1.0 when the [PARSE] reading of
   :class:`~lm_eval_enterprise.filters.AnswerFilter` is ``[invalid]``) and ``format_adherence`` (1.0 when the
   completion fully matches the template's own answer regex; see :mod:`lm_eval_enterprise.filters`).
-* ``<family>_helm`` functions (families in :data:`HELM_METRICS`) are the ``process_results`` of a template that
+* ``<family>_helm`` functions (families with ``helm_metrics`` in their registry record) are the ``process_results`` of a template that
   is HELM's own prompt: the family's metrics plus the primary metric under HELM's reading rule
   (``<primary>_helm``), for parity with the paper's numbers.
 * ``agg_*`` functions are the corpus-level aggregations named in ``metric_list``.
 
 The metric key names returned here must match the base YAML's ``metric_list`` exactly (lm-eval aggregates
-only declared metrics); the generator in :mod:`lm_eval_enterprise.templating` writes both from one table.
+only declared metrics); the generator in :mod:`lm_eval_enterprise.templating` writes the ``metric_list`` from the
+family's record in :mod:`lm_eval_enterprise.families`, which also lists the aggregation functions defined here.
+This module imports nothing of lm-eval (the Sharpe tool recomputes scores with these functions).
 """
 
 from __future__ import annotations
@@ -21,116 +23,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import filters as F
+from . import families
 from . import metrics as M
+from .answers import ParsedAnswer, helm_label
 
 # the document field naming its question in a dataset made of questions (gold_news: documents = headline ×
 # question, see lm_eval_enterprise.data.load); corpus metrics of such a task are means over questions ([QMEAN])
 QUESTION_FIELD = "question_id"
 
-# ------------------------------------------------------------------------------------------------ per family: keys
-FAMILY_METRICS: dict[str, dict[str, tuple[str, bool]]] = {
-    # family: {metric: (aggregation function name in this module or "mean", higher_is_better)}
-    "classification_weighted": {
-        "weighted_f1": ("agg_weighted_f1", True),
-        "accuracy": ("mean", True),
-        "format_failure": ("mean", False),
-        "format_adherence": ("mean", True),
-        "weighted_precision": ("agg_weighted_precision", True),
-        "weighted_recall": ("agg_weighted_recall", True),
-    },
-    "classification_macro": {
-        "macro_f1": ("agg_macro_f1", True),
-        "accuracy": ("mean", True),
-        "format_failure": ("mean", False),
-        "format_adherence": ("mean", True),
-    },
-    "classification_binary": {
-        "binary_f1": ("agg_binary_f1", True),
-        "accuracy": ("mean", True),
-        "format_failure": ("mean", False),
-        "format_adherence": ("mean", True),
-    },
-    "entity": {
-        "entity_f1": ("agg_entity_f1", True),
-        "entity_precision": ("agg_entity_precision", True),
-        "entity_recall": ("agg_entity_recall", True),
-        "format_failure": ("mean", False),
-        "format_adherence": ("mean", True),
-    },
-    "kpi": {
-        "adjusted_macro_f1": ("agg_adjusted_macro_f1", True),
-        "word_macro_f1": ("agg_word_macro_f1", True),
-        "adjusted_macro_f1_helm": ("agg_adjusted_macro_f1_helm", True),
-        "word_macro_f1_helm": ("agg_word_macro_f1_helm", True),
-        "format_failure": ("mean", False),
-        "format_adherence": ("mean", True),
-    },
-    "ranking": {
-        "rr_at_10": ("agg_rr_at_10", True),
-        "rr_at_5": ("agg_rr_at_5", True),
-        "ndcg_at_10": ("agg_ndcg_at_10", True),
-        "yes_accuracy": ("mean", True),
-    },
-    "ranking_generate": {
-        "rr_at_10": ("agg_rr_at_10", True),
-        "rr_at_5": ("agg_rr_at_5", True),
-        "ndcg_at_10": ("agg_ndcg_at_10", True),
-        "yes_accuracy": ("mean", True),
-        "format_failure": ("mean", False),
-        "format_adherence": ("mean", True),
-    },
-    "numeric": {"accuracy": ("mean", True), "format_failure": ("mean", False), "format_adherence": ("mean", True)},
-    "summarization": {
-        "rouge_l": ("mean", True),
-        "rouge_1": ("mean", True),
-        "rouge_2": ("mean", True),
-        "format_failure": ("mean", False),
-        "format_adherence": ("mean", True),
-    },
-    "multiple_choice": {
-        "accuracy": ("mean", True),
-        "format_failure": ("mean", False),
-        "format_adherence": ("mean", True),
-    },
-}
+# The per-family tables, read from the family registry (kept under these names for existing callers)
+FAMILY_METRICS: dict[str, dict[str, tuple[str, bool]]] = families.metric_tables()
+# the HELM reading as a secondary metric of the template that is HELM's prompt ("helm" in its axes)
+HELM_METRICS: dict[str, dict[str, tuple[str, bool]]] = families.helm_tables()
 
 
-# The HELM reading as a secondary metric of the template that is HELM's prompt ("helm" in its axes): metric →
-# (aggregation, higher_is_better), added to that variant's metric_list with process_results ``<family>_helm``.
-HELM_METRICS: dict[str, dict[str, tuple[str, bool]]] = {
-    "classification_weighted": {"weighted_f1_helm": ("agg_weighted_f1", True)},
-    "classification_macro": {"macro_f1_helm": ("agg_macro_f1", True)},
-    "classification_binary": {"binary_f1_helm": ("agg_binary_f1", True)},
-    "multiple_choice": {"accuracy_helm": ("mean", True)},
-}
-
-# the [PARSE] reader of each generate family (lm_eval_enterprise.filters.READERS)
-FAMILY_READER: dict[str, str] = {
-    "classification_weighted": "label",
-    "classification_macro": "label",
-    "classification_binary": "label",
-    "multiple_choice": "label",
-    "ranking_generate": "label",
-    "entity": "entity",
-    "kpi": "kpi",
-    "numeric": "number",
-    "summarization": "text",
-}
-
-
-def _answer(results: Sequence[Any]) -> F.ParsedAnswer:
+def _answer(results: Sequence[Any]) -> ParsedAnswer:
     value = results[0]
     if isinstance(value, (list, tuple)):  # no take_first in the pipeline
         value = value[0]
-    return F.ParsedAnswer.of(value)
+    return ParsedAnswer.of(value)
 
 
 def _failure(pred: str) -> float:
     return float(pred == M.INVALID)
 
 
-def _format(pred: F.ParsedAnswer) -> dict[str, float]:
+def _format(pred: ParsedAnswer) -> dict[str, float]:
     """``format_failure`` (the reading is [invalid]) and ``format_adherence`` (the completion is in the template's
     exact answer format) of one document."""
     return {"format_failure": _failure(pred), "format_adherence": float(pred.adherent)}
@@ -329,7 +247,7 @@ def multiple_choice(doc: dict, results: Sequence[Any]) -> dict:
     """[ACC] on a generated letter: correct iff the [PARSE] reading equals ``doc["answer_letter"]``.
 
     The record needs ``answer_letter`` and ``label_names`` = the option letters (``data.mc_fields``, added for every
-    ``task_type = "mc"`` source); the filter reads the letter with the label rule (``(B)``, ``B.``, ``Answer: B``,
+    ``multiple_choice`` source); the filter reads the letter with the label rule (``(B)``, ``B.``, ``Answer: B``,
     ``**B**`` → B). A wrong letter is wrong; no letter is wrong and a format failure.
     """
     pred = _answer(results)
@@ -343,7 +261,7 @@ def _helm_classification(family_fn, primary: str):
 
     def process_results(doc: dict, results: Sequence[Any]) -> dict:
         out = family_fn(doc, results)
-        helm_pred = F.helm_label(_answer(results).completion, doc["label_names"])
+        helm_pred = helm_label(_answer(results).completion, doc["label_names"])
         out[f"{primary}_helm"] = {**out[primary], "pred": helm_pred}
         return out
 

@@ -14,12 +14,14 @@ facts for the task metadata:
 * ``eval_removed_fewshot_duplicates`` — records removed (the same number, except at 0 shots).
 
 **Zero-shot datasets keep their evaluation split** (:data:`ZERO_SHOT_NOTE`): when the dataset's template table
-(``tasks/<domain>/<id>/templates.py``, ``TASKS.num_fewshot``) configures 0 shots, no pool item is ever shown, so
+(``tasks/<domain>/<id>/templates.py``, ``TASKS.num_fewshot``, as generated into ``_<id>_template_yaml``) configures
+0 shots, no pool item is ever shown, so
 nothing leaks into a prompt; the duplicates are counted, not removed, and the published evaluation set (e.g.
 HELM's sumo_claims test set) stays intact. Running such a task with ``--num_fewshot`` > 0 can show a shot that
 equals the evaluated item; the metadata count says how many items are exposed.
 
-The prompt input is what the templates show of an item, per task type (:data:`PROMPT_INPUT_FIELDS`):
+The prompt input is what the templates show of an item, per task family (``prompt_inputs`` of its record in
+:mod:`lm_eval_enterprise.families`):
 classification ``text`` (+ ``target``, the aspect a fiqa_sa sentence is judged on; absent elsewhere), NER and KPI
 ``text``, multiple choice ``question`` + ``choices``, numeric QA ``context`` + ``question``, summarization
 ``document``. Values are compared exactly as stored (no case or whitespace folding: "byte-identical"); a record
@@ -36,25 +38,23 @@ a few-shot pool that lacks the majority class) is documented in its README.
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
+import sys
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+import yaml
+
+from . import families
 from .errors import warn_once
 
 log = logging.getLogger("lm_eval_enterprise.data")
 
-# task type → the record fields that make up an item's prompt input (None: the step does not apply)
-PROMPT_INPUT_FIELDS: dict[str, tuple[str, ...] | None] = {
-    "classification": ("text", "target"),
-    "ner": ("text",),
-    "kpi": ("text",),
-    "mc": ("question", "choices"),
-    "numeric": ("context", "question"),
-    "summarization": ("document",),
-    "ranking": None,
-}
+# task family → the record fields that make up an item's prompt input (None: the step does not apply); read from
+# the family registry (lm_eval_enterprise.families, ``Family.prompt_inputs``)
+PROMPT_INPUT_FIELDS: dict[str, tuple[str, ...] | None] = {n: f.prompt_inputs for n, f in families.FAMILIES.items()}
 ZERO_SHOT_NOTE = (
     "not removed: the dataset is evaluated with 0 shots, so no pool item is shown; with --num_fewshot "
     "> 0, eval_fewshot_pool_duplicates items could meet themselves as a shot"
@@ -72,18 +72,28 @@ def prompt_input(record: dict, fields: tuple[str, ...]) -> str:
     return json.dumps([record.get(f) for f in fields], ensure_ascii=False, sort_keys=True)
 
 
-def configured_shots(src: Any) -> int | None:
-    """``num_fewshot`` of the template table beside the dataset's ``source.py`` (``None``: no such table, e.g. a
-    ``Source`` defined elsewhere)."""
-    package = type(src).__module__.rpartition(".")[0]
-    if not package:
-        return None
-    try:
-        tables = importlib.import_module(f"{package}.templates")
-    except ImportError:
-        return None
-    shots = getattr(getattr(tables, "TASKS", None), "num_fewshot", None)
+class _GeneratedYaml(yaml.SafeLoader):
+    """Reads a generated task YAML as data: ``!function`` references stay strings (nothing is imported)."""
+
+
+_GeneratedYaml.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+@lru_cache(maxsize=128)
+def _generated_shots(path: str) -> int | None:
+    with open(path, encoding="utf-8") as fh:
+        shots = (yaml.load(fh, Loader=_GeneratedYaml) or {}).get("num_fewshot")  # noqa: S506 (safe loader)
     return shots if isinstance(shots, int) else None
+
+
+def configured_shots(src: Any) -> int | None:
+    """``num_fewshot`` of the dataset's template table, read from its generated base configuration
+    (``_<id>_template_yaml`` beside the dataset's ``source.py``, written by ``make tasks``; no ``templates.py`` is
+    imported at run time). ``None``: no such file, e.g. a ``Source`` defined elsewhere."""
+    module = sys.modules.get(type(src).__module__)
+    folder = Path(module.__file__).parent if getattr(module, "__file__", None) else None
+    base = folder / f"_{src.id}_template_yaml" if folder else None
+    return _generated_shots(str(base)) if base is not None and base.is_file() else None
 
 
 def drop_fewshot_duplicates(
@@ -94,12 +104,10 @@ def drop_fewshot_duplicates(
     ``eval_split``, ``fewshot_source_split``); ``eval_split`` overrides the evaluated split (e.g. a fallback to
     validation when test is unlabelled); ``where`` (the data folder) is named in the log line. Order is kept;
     the input dict is not modified. Raises ``ValueError`` for a task type without a prompt-input definition."""
-    if src.task_type not in PROMPT_INPUT_FIELDS:
-        raise ValueError(
-            f"[{src.id}] no prompt-input definition for task type {src.task_type!r} "
-            f"(add it to lm_eval_enterprise.leakage.PROMPT_INPUT_FIELDS)"
-        )
-    fields = PROMPT_INPUT_FIELDS[src.task_type]
+    try:
+        fields = families.get(src.task_type).prompt_inputs
+    except families.UnknownFamily as exc:
+        raise ValueError(f"[{src.id}] no prompt-input definition: {exc}") from None
     ev = eval_split or src.eval_split
     if fields is None:
         return splits, {"fewshot_dedup_fields": None, "fewshot_dedup_note": RANKING_EXCLUSION}

@@ -48,7 +48,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .hooks import FAMILY_READER
+from . import families
 from .templating import (
     HEADER,
     VERSION,
@@ -146,7 +146,7 @@ def _body(tpl: Template) -> str:
 def answer_leads(spec: DatasetTasks) -> list[str]:
     """Answer leads of a dataset: the core set's output fields, then the reader's generic ones (case-insensitive
     union, in that order)."""
-    reader = FAMILY_READER.get(spec.family) if spec.output_type == "generate_until" else None
+    reader = families.get(spec.family).reader if spec.output_type == "generate_until" else None
     out: list[str] = []
     for lead in [*answer_lead_ins(spec), *GENERIC_LEADS[reader]]:
         if lead.lower() not in {x.lower() for x in out}:
@@ -186,7 +186,7 @@ def _description(spec: DatasetTasks, wording: str, persona: str, labels: str | N
 
 def axes_of(spec: DatasetTasks, wordings: list[str]) -> dict[str, list]:
     """The declared axes of a dataset's grammar: axis → its values (in a fixed order)."""
-    label_reader = spec.output_type == "generate_until" and FAMILY_READER.get(spec.family) == "label"
+    label_reader = spec.output_type == "generate_until" and families.get(spec.family).reader == "label"
     return {
         "wording": list(range(len(wordings))),
         "persona": list(PERSONAS),

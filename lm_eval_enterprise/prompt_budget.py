@@ -66,6 +66,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .configkeys import TEMPLATES_KEY
 from .text import truncate_words
 
 log = logging.getLogger("lm_eval_enterprise.prompt_budget")
@@ -77,6 +78,7 @@ DEFAULT_CHAT_OVERHEAD = 8  # tokens per chat message (role markers, separators)
 DEFAULT_TRUNCATE_FIELD = "text"
 # the per-document reports, as metric_list entries: name → (aggregation, higher_is_better)
 BUDGET_METRICS: dict[str, tuple[str, bool]] = {"shots_used": ("mean", True), "prompt_cut": ("mean", False)}
+
 HF_BACKENDS = ("hf", "hf-auto", "huggingface")
 VLLM_BACKENDS = ("vllm",)
 
@@ -330,38 +332,20 @@ class TemplateText:
 
 
 def sibling_templates(config) -> list[TemplateText]:
-    """Every template variant of the dataset table of a task ``config`` (the task's own template first, then the
-    others of its ``templates.py`` in table order), as written into the generated YAMLs.
-
-    Found from the generated config: ``metadata.domain``, ``metadata.dataset`` (the table id) and
-    ``dataset_kwargs.dataset_id``. Returns only the task's own template when it has no such table (e.g. a
-    hand-written YAML) or the table cannot be imported (logged)."""
+    """Every template variant of the dataset table of a task ``config``: the task's own template first, then the
+    others of its table in table order, as written into the generated YAMLs, from the generated
+    metadata ``budget_templates`` (:data:`TEMPLATES_KEY`). A template whose text equals the own one is
+    not repeated. Returns only the task's own template when the metadata has no such list (e.g. a hand-written
+    YAML)."""
     meta = config.metadata if isinstance(config.metadata, dict) else {}
     own = TemplateText(str(meta.get("template_id", "own")), config.description or "", config.doc_to_text)
     if not isinstance(own.doc_to_text, str):
         return [own]
-    dataset_id = (config.dataset_kwargs or {}).get("dataset_id")
-    domain, table = meta.get("domain"), meta.get("dataset")
-    if not (dataset_id and domain and table):
-        return [own]
-    try:
-        from .templating import load_specs
-
-        spec = next(s for s in load_specs(None, domain, dataset_id) if s.table_id == table)
-    except Exception as exc:  # noqa: BLE001 — plan from the own template, but say so
-        log.warning(
-            "[%s] template table %s/%s not found (%s); shots planned from this template only",
-            config.task,
-            domain,
-            table,
-            exc,
-        )
-        return [own]
     out = [own]
-    for tpl in spec.templates:
-        t = TemplateText(tpl.id, tpl.description or "", tpl.doc_to_text)
-        if (t.description, t.doc_to_text) != (own.description, own.doc_to_text):
-            out.append(t)
+    for t in meta.get(TEMPLATES_KEY) or ():
+        sib = TemplateText(str(t["id"]), t.get("description") or "", t["doc_to_text"])
+        if (sib.description, sib.doc_to_text) != (own.description, own.doc_to_text):
+            out.append(sib)
     return out
 
 

@@ -17,8 +17,8 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
 * ``download``: calls the ``custom_dataset`` loader as lm-eval does (same arguments), without lm-eval's advice to
   pass kwargs through ``--metadata``, which it logs as a 2-line warning for every task with a ``custom_dataset``
   (130 lines in the demo; our README documents the ``--metadata`` keys). Then merges the facts the loader computed
-  from the data (:func:`lm_eval_enterprise.data.loaded_task_metadata`, e.g. the label list actually used, row
-  counts) into the task's ``metadata``, so they are written to ``results["configs"][task]["metadata"]``.
+  from the data (returned with it by :func:`lm_eval_enterprise.data.load_task_data`, e.g. the label list actually
+  used, row counts) into the task's ``metadata``, so they are written to ``results["configs"][task]["metadata"]``.
 * ``build_all_requests``: with ``--limit``, a classification task whose evaluated documents lack
   gold classes of the label set says so once in the log and in its metadata (``eval_subset``), then lm-eval's own.
 * ``doc_to_text`` / ``doc_to_target`` / ``doc_to_choice`` / ``resolve_field``: Jinja prompts rendered with a
@@ -33,7 +33,7 @@ from typing import Any
 
 from lm_eval.api.task import ConfigurableTask
 
-from . import speedups
+from . import families, speedups
 from .hooks import QUESTION_FIELD
 from .prompt_budget import PromptBudget
 
@@ -49,15 +49,16 @@ class EnterpriseTask(ConfigurableTask):
 
     # -- data facts into the results metadata -----------------------------------------------------------------
     def download(self, dataset_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        if callable(self.config.custom_dataset):  # lm-eval 0.4.13's call, minus its per-task warning
-            self.dataset = self.config.custom_dataset(
-                **(self.config.metadata or {}), **(self.config.dataset_kwargs or {})
-            )
+        from .data import load_task_data, load_task_dataset
+
+        facts: dict[str, Any] = {}
+        loader = self.config.custom_dataset
+        if loader is load_task_dataset:  # our loader: the data and the facts computed from it, returned together
+            self.dataset, facts = load_task_data(**(self.config.metadata or {}), **(self.config.dataset_kwargs or {}))
+        elif callable(loader):  # lm-eval 0.4.13's call, minus its per-task warning
+            self.dataset = loader(**(self.config.metadata or {}), **(self.config.dataset_kwargs or {}))
         else:
             super().download(dataset_kwargs, **kwargs)
-        from .data import loaded_task_metadata
-
-        facts = loaded_task_metadata(**{**(self.config.metadata or {}), **(self.config.dataset_kwargs or {})})
         if facts and isinstance(self.config.metadata, dict):
             self.config.metadata.update(facts)
 
@@ -73,7 +74,8 @@ class EnterpriseTask(ConfigurableTask):
         meta = self.config.metadata
         if limit is None or not isinstance(meta, dict):
             return
-        if not str(meta.get("task_family", "")).startswith("classification"):
+        fam = families.find(meta.get("task_family"))
+        if fam is None or fam.records != "labels":  # the classification families: gold classes of a label set
             return
         docs = self.eval_docs
         if not 0 < limit < len(docs):

@@ -5,7 +5,7 @@ Why generated: lm-eval's ``include:`` merges shallowly, so every variant must re
 and ``tests/test_templating.py::test_generated_yamls_are_current`` fails when a checked-in YAML differs from
 what the table produces (regenerate with ``make tasks``).
 
-For a dataset ``<id>`` (task family from :data:`lm_eval_enterprise.hooks.FAMILY_METRICS`) the generator writes:
+For a dataset ``<id>`` (task family: a record of :mod:`lm_eval_enterprise.families`) the generator writes:
 
 * ``_<id>_template_yaml`` — the base (no ``.yaml`` suffix, so lm-eval does not index it): the task class
   (:class:`lm_eval_enterprise.task.EnterpriseTask`: context budget, data facts in the metadata), data hook, splits,
@@ -45,14 +45,13 @@ from typing import Any
 
 import yaml
 
-from .data.tasktree import dataset_dir, folder_package
+from . import families
+from .configkeys import PRIMARY_FILTER, SCORE_METRIC, TEMPLATES_KEY
+from .data.tasktree import dataset_dir, domains, folder_package
 from .filters import TEXT_FORMAT, AnswerFilter, check_format_regex
-from .hooks import FAMILY_METRICS, FAMILY_READER, HELM_METRICS
 from .prompt_budget import BUDGET_METRICS
 
 TASK_PREFIX = "ent_"
-PRIMARY_FILTER = "answer"  # the filter of every task's metrics, generate and log-likelihood alike
-SCORE_METRIC = "score"  # every variant's primary metric under one common name (module docstring)
 # 1.1: [PARSE] reading shared by all templates, format_adherence, *_helm, budget; 1.2: score, one filter;
 # 1.3: a dataset made of questions is one task per template (gold_news: mean over questions), plain group means
 VERSION = 1.3
@@ -94,7 +93,7 @@ class DatasetTasks:
 
     dataset: str
     domain: str
-    family: str  # key of FAMILY_METRICS
+    family: str  # a family of lm_eval_enterprise.families
     primary_metric: str
     templates: list[Template]
     num_fewshot: int
@@ -219,14 +218,14 @@ def answer_lead_ins(spec: DatasetTasks) -> list[str]:
 
 def is_helm(spec: DatasetTasks, tpl: Template) -> bool:
     """The template is HELM's own prompt and the family has a HELM reading rule to report."""
-    return "helm" in tpl.axes and spec.family in HELM_METRICS and spec.output_type == "generate_until"
+    return "helm" in tpl.axes and bool(families.get(spec.family).helm_metrics) and spec.output_type == "generate_until"
 
 
 def filter_kwargs(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | None = None) -> dict[str, Any]:
     """Arguments of :class:`lm_eval_enterprise.filters.AnswerFilter` for one template (as written to its YAML).
     ``reading``: the table whose lead-ins the reader accepts (default ``spec``; a template population is read with
     its core table's rule, :mod:`lm_eval_enterprise.population`)."""
-    reader = FAMILY_READER[spec.family]
+    reader = families.get(spec.family).reader
     kw: dict[str, Any] = {
         "reader": reader,
         "format_regex": check_format_regex(tpl.regex),
@@ -247,7 +246,7 @@ def answer_filter(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | Non
 def score_metric(spec: DatasetTasks) -> dict[str, tuple[str, bool]]:
     """``{"score": (the primary metric's aggregation, True)}``; the primary metric must be higher-is-better (all
     are: F1s, accuracy, RR@10, ROUGE-L), so ``score`` has one direction at every group level."""
-    metrics = {**FAMILY_METRICS[spec.family], **spec.extra_metrics}
+    metrics = {**families.get(spec.family).metrics, **spec.extra_metrics}
     if spec.primary_metric not in metrics:
         raise ValueError(f"{spec.dataset}: primary metric {spec.primary_metric} not produced by {spec.family}")
     agg, higher_is_better = metrics[spec.primary_metric]
@@ -272,7 +271,7 @@ TAKE_FIRST_FILTER = [{"name": PRIMARY_FILTER, "filter": [{"function": "take_firs
 
 
 def base_config(spec: DatasetTasks) -> dict[str, Any]:
-    metrics = FAMILY_METRICS[spec.family]
+    metrics = families.get(spec.family).metrics
     cfg: dict[str, Any] = {
         "class": _Function(TASK_CLASS),
         "custom_dataset": _Function("lm_eval_enterprise.data.load_task_dataset"),
@@ -323,12 +322,12 @@ def variant_config(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | No
         cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}_helm")
         cfg["metric_list"] = _metric_list(
             {
-                **FAMILY_METRICS[spec.family],
+                **families.get(spec.family).metrics,
                 **spec.extra_metrics,
                 **score_metric(spec),
                 **question_metrics(spec),
                 **BUDGET_METRICS,
-                **HELM_METRICS[spec.family],
+                **families.get(spec.family).helm_metrics,
             }
         )
     meta: dict[str, Any] = {"version": VERSION, "dataset": spec.table_id, "domain": spec.domain}
@@ -345,17 +344,28 @@ def variant_config(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | No
     )
     if spec.output_type != "multiple_choice":
         meta["answer_regex"] = tpl.regex
-        meta["answer_reader"] = FAMILY_READER[spec.family]
+        meta["answer_reader"] = families.get(spec.family).reader
     if helm:
-        meta["helm_metrics"] = list(HELM_METRICS[spec.family])
+        meta["helm_metrics"] = list(families.get(spec.family).helm_metrics)
     if tpl.axes:
         meta["template_axes"] = list(tpl.axes)
     meta["context_truncate_field"] = spec.context_truncate_field
     if spec.truncate_fn:
         meta["context_truncate_fn"] = spec.truncate_fn
+    meta[TEMPLATES_KEY] = sibling_texts(spec, tpl)
     meta.update(spec.extra_metadata)
     cfg["metadata"] = meta
     return cfg
+
+
+def sibling_texts(spec: DatasetTasks, own: Template) -> list[dict[str, str]]:
+    """The other templates of the table as their variants' YAMLs have them, in table order: what the context budget plans the shared shot count over
+    (:func:`lm_eval_enterprise.prompt_budget.sibling_templates`), so the run never imports ``templates.py``."""
+    return [
+        {"id": t.id, "description": t.description or "", "doc_to_text": t.doc_to_text}
+        for t in spec.templates
+        if t.id != own.id
+    ]
 
 
 def _aggregate(*metrics: str) -> list[dict[str, Any]]:
@@ -420,13 +430,10 @@ def load_specs(task_root: Path | None, domain: str, dataset: str) -> list[Datase
     return specs
 
 
-DOMAINS = ("finance", "legal", "climate", "cyber")  # the domains of the package's own task tree
-
-
 def all_specs(task_root: Path) -> list[tuple[str, DatasetTasks]]:
     """(domain, spec) of every dataset folder with a templates.py, in domain then folder order."""
     out = []
-    for domain in DOMAINS:
+    for domain in domains(task_root):
         for tfile in sorted((task_root / domain).glob("*/templates.py")):
             out.extend((domain, spec) for spec in load_specs(task_root, domain, tfile.parent.name))
     return out
@@ -445,7 +452,7 @@ def _with_groups(task_root: Path, out: dict[Path, str]) -> None:
     """The package's tree into ``out``: every dataset's files, the domain groups and ``enterprise``."""
     domain_groups = []
     counts: dict[int, list[str]] = {}  # variants per dataset → datasets: one count, or the means weigh datasets
-    for domain in DOMAINS:
+    for domain in domains(task_root):
         ddir = task_root / domain
         groups = []
         for tfile in sorted(ddir.glob("*/templates.py")):

@@ -5,7 +5,7 @@ For each dataset (each subtask of a dataset with subtasks) this loads the data e
 evaluated split and the few-shot pool:
 
 * eval rows (after [LEAK]) and the rows [LEAK] removed, read from the loaded task metadata
-  (:func:`lm_eval_enterprise.data.loaded_task_metadata`: ``eval_rows_before_dedup``,
+  (:func:`lm_eval_enterprise.data.load_task_data`: ``eval_rows_before_dedup``,
   ``eval_fewshot_pool_duplicates``, ``eval_removed_fewshot_duplicates``; a 0-shot dataset counts, does not remove);
 * near-duplicates that remain: evaluated items whose prompt input (the [LEAK] fields,
   :data:`lm_eval_enterprise.leakage.PROMPT_INPUT_FIELDS`) equals a pool item's after [NORM] (case, whitespace,
@@ -42,14 +42,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lm_eval_enterprise import metrics
+from lm_eval_enterprise import families, metrics
 from lm_eval_enterprise.data import (
     EMBEDDED,
     DataError,
     get_source,
     load_checked,
-    load_task_dataset,
-    loaded_task_metadata,
+    load_task_data,
     registry,
 )
 from lm_eval_enterprise.leakage import PROMPT_INPUT_FIELDS
@@ -126,12 +125,14 @@ def _distinct_queries(recs: list[dict]) -> list[dict]:
 
 
 def gold_distribution(task_type: str, recs: list[dict]) -> Counter:
-    """Counts of the gold answers of ``recs`` (see the module docstring for what is counted per task type)."""
-    if task_type in ("classification", "ranking"):
+    """Counts of the gold answers of ``recs`` (see the module docstring for what is counted per task family; by
+    the family's gold check, lm_eval_enterprise.families)."""
+    gold = families.get(task_type).gold
+    if gold in ("label", "ranking"):
         return Counter(str(r["label"]) for r in recs)
-    if task_type == "mc":
+    if gold == "choice":
         return Counter(r["answer_letter"] for r in recs)
-    if task_type in ("ner", "kpi"):
+    if gold == "entities":
         return Counter(e["type"] for r in recs for e in r["entities"])
     return Counter()
 
@@ -181,13 +182,14 @@ def class_labels(src, recs: list[dict]) -> list[str]:
 
 def constant_predictor(src, metric: str, recs: list[dict]) -> tuple[str, float, float | None, str]:
     """(what the constant predictor answers, its score, the cross-check value or None, a note)."""
-    t = src.task_type
-    if t == "classification":
+    fam = families.get(src.task_type)
+    t = fam.reader if fam.gold == "entities" else fam.gold  # entity / kpi share the gold check, not the metric
+    if t == "label":
         label, score, cross = constant_classification(
             [str(r["label"]) for r in recs], class_labels(src, recs), metric, src.positive_label
         )
         return f"always '{label}'", score, cross, ""
-    if t == "mc":
+    if t == "choice":
         letters = sorted({letter for r in recs for letter in r["label_names"]})
         scores = [
             (sum(metrics.exact_match(r["answer_letter"], x) for r in recs) / len(recs), -i, x)
@@ -198,22 +200,22 @@ def constant_predictor(src, metric: str, recs: list[dict]) -> tuple[str, float, 
         return f"always '{letter}'", score, baselines.majority_share(list(counts.values())), ""
     if t == "ranking":
         return "same score for every candidate (tie rule)", constant_ranking_rr(recs), None, f"RR@{RR_K}"
-    if t == "ner":
+    if t == "entity":
         golds = [[(e["text"], e["type"]) for e in r["entities"]] for r in recs]
         f1 = metrics.entity_prf(golds, [[] for _ in recs])["f1"]
         return "no entity", f1, None, "0 by definition: no predicted entity, no true positive"
     if t == "kpi":
         f1 = metrics.kpi_adjusted_f1([r["target"] for r in recs], ["" for _ in recs])[metric]
         return "no entity", f1, None, "0 by definition: no predicted entity, no true positive"
-    if t == "numeric":
+    if t == "answer":
         golds = [str(r["answer"]) for r in recs]
         top = Counter(golds).most_common(1)[0][0]
         acc = sum(metrics.float_equivalence(g, top) for g in golds) / len(golds)
         return "an uninformed generator", 0.0, None, f"always answering the most frequent gold '{top}': {acc:.4f}"
-    if t == "summarization":
+    if t == "summary":
         score = baselines.lead_baseline([r["document"] for r in recs], [r["summary"] for r in recs], LEAD_K, "rouge_l")
         return f"lead-{LEAD_K} (first {LEAD_K} sentences)", score, None, ""
-    raise ValueError(f"[{src.id}] no constant-predictor rule for task type {t!r}")
+    raise ValueError(f"[{src.id}] no constant-predictor rule for task family {src.task_type!r}")
 
 
 # ------------------------------------------------------------------------------------------------ measuring
@@ -234,8 +236,7 @@ def measure(dataset: str, subtask: str | None = None, data_root: str | None = No
     src = get_source(dataset)
     spec = task_spec(dataset)
     recs, report = load_checked(dataset, subtask, data_root, download=False)
-    load_task_dataset(dataset, subtask, data_root)
-    meta = loaded_task_metadata(dataset, subtask, data_root)
+    meta = load_task_data(dataset, subtask, data_root)[1]
     ev = report.eval_split
     eval_recs, pool = recs[ev], recs[src.fewshot_source_split]
     f = Facts(dataset, subtask, what, ev, len(eval_recs), len(pool), metric=spec.primary_metric)
@@ -252,7 +253,7 @@ def measure(dataset: str, subtask: str | None = None, data_root: str | None = No
         if f.leak_found != f.leak_removed:
             f.note = "0-shot: pool duplicates counted, not removed"
     dist = gold_distribution(src.task_type, eval_recs)
-    if src.task_type == "classification":
+    if families.get(src.task_type).gold == "label":
         dist = Counter({lab: dist.get(lab, 0) for lab in class_labels(src, eval_recs)})
     f.distribution = dict(sorted(dist.items(), key=lambda kv: (-kv[1], kv[0])))
     if dist:

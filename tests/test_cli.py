@@ -38,7 +38,7 @@ def test_list(capsys):
     assert cli.main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     gold = [ln for ln in lines if " gold_news " in ln]
-    assert gold and gold[0].split() == ["finance", "gold_news", "classification", "group", "ent_gold_news"]
+    assert gold and gold[0].split() == ["finance", "gold_news", "classification_weighted", "group", "ent_gold_news"]
     # one line per dataset folder that has a source.py
     n_sources = len(list(Path(TASK_DIR).glob("*/*/source.py")))
     assert len(lines) == n_sources

@@ -34,7 +34,7 @@ class FakeSource(Source):
 
     id = FAKE
     domain = "finance"
-    task_type = "classification"
+    task_type = "classification_weighted"
     files = (RemoteFile("raw.csv", "https://example.invalid/fake/raw.csv"),)
     expected_rows = {"train": D.verified(4, "fake: counted"), "test": D.verified(6, "fake: counted")}
     labels = ("Yes", "No")
@@ -234,7 +234,7 @@ def test_real_fixture_manifest_gold_news():
     out = D.load_records("gold_news", "direction_up", data_root="embedded")
     manifest = json.loads((fixture_dir("gold_news") / D.MANIFEST).read_text())
     # no test headline of the fixture equals a pool headline: [LEAK] removes nothing, every split has its count
-    facts = load._DEDUP_FACTS[("gold_news", "direction_up", "embedded")]
+    facts = load._load("gold_news", "direction_up", "embedded", False)[2]
     assert (facts["eval_rows_before_dedup"], facts["eval_removed_fewshot_duplicates"]) == (54, 0)
     assert {s: len(out[s]) for s in manifest["expected_rows"]} == manifest["expected_rows"] == {"train": 6, "test": 54}
     assert set(out["test"][0]) >= {"id", "text", "label", "label_names"}
@@ -564,7 +564,7 @@ def test_dataset_without_patching_datasets_equals_from_list_on_every_fixture():
     assert arrow_dataset.generate_fingerprint is original  # datasets' own function untouched
 
 
-def test_loaded_task_metadata_reaches_the_results_through_the_task_class(fake, tmp_path, monkeypatch):
+def test_load_task_data_facts_reach_the_results_through_the_task_class(fake, tmp_path, monkeypatch):
     import lm_eval
     from lm_eval.tasks import TaskManager
 
@@ -572,11 +572,13 @@ def test_loaded_task_metadata_reaches_the_results_through_the_task_class(fake, t
 
     monkeypatch.setattr(FakeSource, "task_metadata", lambda self, splits: {"n_test_rows": len(splits["test"])})
     root = str(_source_layout(tmp_path / "data"))
-    D.load_task_dataset(dataset_id=FAKE, data_root=root)
-    facts = D.loaded_task_metadata(dataset_id=FAKE, data_root=root, version=1.0)
+    dataset_dict, facts = D.load_task_data(dataset_id=FAKE, data_root=root, version=1.0)
+    assert dataset_dict is D.load_task_dataset(dataset_id=FAKE, data_root=root)  # the same cached load
     # the Source's own facts, next to the data report (counts, hashes) and the [LEAK] counts
     assert facts["n_test_rows"] == 6 and {"row_counts", "source_sha256", "eval_rows_before_dedup"} <= set(facts)
-    assert D.loaded_task_metadata(dataset_id=FAKE, data_root=root + "/other") == {}  # keyed like the loader
+    facts["n_test_rows"] = -1  # a fresh dict: the cached facts stay as loaded
+    assert D.load_task_data(dataset_id=FAKE, data_root=root)[1]["n_test_rows"] == 6
+    facts["n_test_rows"] = 6
     tdir = tmp_path / "tasks"
     tdir.mkdir()
     (tdir / "fake_task.yaml").write_text(

@@ -285,32 +285,32 @@ def test_gold_label_outside_the_label_set_source_layout(tmp_path):
 
 def test_gold_problem_per_task_type():
     gp = C.gold_problem
-    assert gp("classification", {"label": "Yes"}, ("Yes", "No")) is None
-    assert gp("classification", {"label": "yes"}, ("Yes", "No")) == (
+    assert gp("classification_weighted", {"label": "Yes"}, ("Yes", "No")) is None
+    assert gp("classification_weighted", {"label": "yes"}, ("Yes", "No")) == (
         "invalid",
         "gold label 'yes' is not one of ['Yes', 'No']",
     )
-    assert gp("classification", {"label": "T1027", "label_names": ["A", "B"]}, ()) == (
+    assert gp("classification_weighted", {"label": "T1027", "label_names": ["A", "B"]}, ()) == (
         "invalid",
         "gold label 'T1027' is not one of ['A', 'B']",
     )  # the record's own label set wins
-    assert gp("classification", {"label": None}, ("Yes", "No"))[0] == "missing"
-    assert gp("classification", {"text": "x"}, ("Yes", "No")) == ("missing", "no gold label")
-    assert gp("mc", {"choices": ["a", "b"], "answer": 1}) is None
-    assert gp("mc", {"choices": ["a", "b"], "answer": 2}) == (
+    assert gp("classification_weighted", {"label": None}, ("Yes", "No"))[0] == "missing"
+    assert gp("classification_weighted", {"text": "x"}, ("Yes", "No")) == ("missing", "no gold label")
+    assert gp("multiple_choice", {"choices": ["a", "b"], "answer": 1}) is None
+    assert gp("multiple_choice", {"choices": ["a", "b"], "answer": 2}) == (
         "invalid",
         "gold answer 2 is not an index of its 2 choices",
     )
-    assert gp("mc", {"choices": ["a", "b"], "answer": True})[0] == "invalid"
-    assert gp("mc", {"choices": ["a", "b"], "answer": None}) == ("missing", "no gold answer")
+    assert gp("multiple_choice", {"choices": ["a", "b"], "answer": True})[0] == "invalid"
+    assert gp("multiple_choice", {"choices": ["a", "b"], "answer": None}) == ("missing", "no gold answer")
     assert gp("ranking", {"candidates": [{"docid": "1"}, {"docid": "2"}], "relevant": ["2"]}) is None
     assert gp("ranking", {"candidates": [{"docid": "1"}], "relevant": ["9"]}) == (
         "invalid",
         "relevant document(s) ['9'] not among its candidates",
     )
     ner = {"target": "Acme (organization)", "entities": [{"type": "organization"}], "entity_types": ["person"]}
-    assert gp("ner", ner) == ("invalid", "entity type 'organization' is not one of ['person']")
-    assert gp("ner", {**ner, "entity_types": ["organization"]}) is None
+    assert gp("entity", ner) == ("invalid", "entity type 'organization' is not one of ['person']")
+    assert gp("entity", {**ner, "entity_types": ["organization"]}) is None
     assert gp("summarization", {"summary": "  "}) == ("missing", "empty reference summary")
     assert gp("numeric", {"answer": "12.5"}) is None
 

@@ -91,7 +91,7 @@ def test_fixture_loads_with_its_manifest_counts_as_toy_data_and_leaks_nothing(ds
     counted = {c.key: (c.n, c.expected.n) for c in report.checks if c.key in manifest["expected_rows"]}
     assert counted == {k: (n, n) for k, n in manifest["expected_rows"].items()}, ds
     assert report.status == "ok" and report.declared == D.MANIFEST and report.metadata()["toy_data"] is True
-    facts = load._DEDUP_FACTS[(ds, _subtask(ds), "embedded")]
+    facts = load._load(ds, _subtask(ds), "embedded", False)[2]
     if facts["fewshot_dedup_fields"] is not None:  # ranking datasets are exempt (leakage.py)
         assert facts["eval_fewshot_pool_duplicates"] == 0, f"{ds}: an evaluation item equals a pool item"
         assert facts["eval_removed_fewshot_duplicates"] == 0

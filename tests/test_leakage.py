@@ -12,7 +12,7 @@ import pytest
 from conftest import shared_sample
 from lm_eval_enterprise import leakage as L
 from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.data import get_source, load, load_records, load_task_dataset
+from lm_eval_enterprise.data import get_source, load, load_records
 
 
 class _Src:
@@ -38,7 +38,7 @@ def test_byte_identical_eval_items_are_removed_in_order_and_counted(caplog):
     ]  # removed
     splits = {"train": pool, "test": test, "valid": [_cls(20, "Gold rises.")]}
     with caplog.at_level(logging.INFO, logger="lm_eval_enterprise.data"):
-        out, facts = L.drop_fewshot_duplicates(_Src("classification"), splits, "/data/toy")
+        out, facts = L.drop_fewshot_duplicates(_Src("classification_weighted"), splits, "/data/toy")
     assert [r["id"] for r in out["test"]] == ["11", "12", "13"]
     assert out["train"] is pool and out["valid"] == splits["valid"]  # other splits untouched
     assert [r["id"] for r in splits["test"]] == ["10", "11", "12", "13", "14"]  # input not modified
@@ -58,7 +58,7 @@ def test_classification_target_is_part_of_the_input():
     # fiqa_sa: the same sentence judged on another aspect is another item
     pool = [_cls(0, "X beats estimates", target="X")]
     test = [_cls(1, "X beats estimates", target="Y"), _cls(2, "X beats estimates", target="X")]
-    out, facts = L.drop_fewshot_duplicates(_Src("classification"), {"train": pool, "test": test})
+    out, facts = L.drop_fewshot_duplicates(_Src("classification_weighted"), {"train": pool, "test": test})
     assert [r["id"] for r in out["test"]] == ["1"] and facts["eval_removed_fewshot_duplicates"] == 1
 
 
@@ -68,18 +68,18 @@ def test_multiple_choice_compares_question_and_choices():
         {"id": "1", "question": "q", "choices": ["b", "a"], "answer": 1},  # other options: another prompt
         {"id": "2", "question": "q", "choices": ["a", "b"], "answer": 1},
     ]  # same prompt -> removed
-    out, _ = L.drop_fewshot_duplicates(_Src("mc"), {"train": pool, "test": test})
+    out, _ = L.drop_fewshot_duplicates(_Src("multiple_choice"), {"train": pool, "test": test})
     assert [r["id"] for r in out["test"]] == ["1"]
 
 
 @pytest.mark.parametrize(
     "task_type,fields",
     [
-        ("ner", ["text"]),
+        ("entity", ["text"]),
         ("kpi", ["text"]),
         ("summarization", ["document"]),
         ("numeric", ["context", "question"]),
-        ("mc", ["question", "choices"]),
+        ("multiple_choice", ["question", "choices"]),
     ],
 )
 def test_compared_fields_per_task_type(task_type, fields):
@@ -97,16 +97,16 @@ def test_ranking_is_excluded_and_says_why():
 
 
 def test_unknown_task_type_or_same_split_is_a_programming_error():
-    with pytest.raises(ValueError, match=r"^\[toy\] no prompt-input definition for task type 'tabular'"):
+    with pytest.raises(ValueError, match=r"^\[toy\] no prompt-input definition: unknown task family 'tabular'"):
         L.drop_fewshot_duplicates(_Src("tabular"), {"test": []})
     with pytest.raises(ValueError, match="same split 'test'"):
-        L.drop_fewshot_duplicates(_Src("classification", pool="test"), {"test": []})
+        L.drop_fewshot_duplicates(_Src("classification_weighted", pool="test"), {"test": []})
 
 
 def test_zero_shot_datasets_count_but_keep_their_eval_split():
     src = get_source("sumo_claims")  # templates.py: num_fewshot=0 (HELM's test set stays whole)
     assert L.configured_shots(src) == 0 and L.configured_shots(get_source("tram")) == 20
-    assert L.configured_shots(_Src("classification")) is None  # no template table beside it: the step applies
+    assert L.configured_shots(_Src("classification_weighted")) is None  # no template table beside it: the step applies
     doc = {"id": "1", "document": "same article", "summary": "t"}
     splits = {"train": [doc], "test": [dict(doc, id="2"), {"id": "3", "document": "other", "summary": "u"}]}
     out, facts = L.drop_fewshot_duplicates(src, splits)
@@ -141,7 +141,9 @@ def test_unfair_tos_train_clauses_inside_the_test_file_are_removed(tmp_path):
     assert len(train) == 9 and sorted(r["answer"] for r in train) == sorted(get_source("unfair_tos").labels)
     recs = load_records("unfair_tos", data_root=str(tmp_path))
     assert [r["id"] for r in recs["test"]] == ["test-100", "test-101", "test-102"]  # the 9 repeats are gone
-    assert load._DEDUP_FACTS[("unfair_tos", None, str(tmp_path))] == {
+    facts = load._load("unfair_tos", None, str(tmp_path), False)[2]
+    assert facts.pop("eval_order")["method"].startswith("stratified by gold label")  # the load's other fact
+    assert facts == {
         "fewshot_dedup_fields": ["text", "target"],
         "eval_rows_before_dedup": 12,
         "eval_fewshot_pool_duplicates": 9,
@@ -153,8 +155,7 @@ def test_unfair_tos_train_clauses_inside_the_test_file_are_removed(tmp_path):
 
 def test_unfair_tos_facts_reach_the_task_metadata_dict(tmp_path):
     _unfair_tos_folder(tmp_path)
-    load_task_dataset(dataset_id="unfair_tos", data_root=str(tmp_path))
-    meta = load._TASK_METADATA[("unfair_tos", None, str(tmp_path))]
+    _, meta = load.load_task_data(dataset_id="unfair_tos", data_root=str(tmp_path))
     assert meta["eval_rows_before_dedup"] == 12 and meta["eval_removed_fewshot_duplicates"] == 9
 
 
@@ -188,7 +189,7 @@ def test_tram_sentence_in_both_splits_is_removed_case_variant_stays(tmp_path):
         (d / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     recs = load_records("tram", data_root=str(tmp_path))
     assert [r["id"] for r in recs["test"]] == ["4", "5"]  # "cmd /C" removed; the case variant is not byte-identical
-    facts = load._DEDUP_FACTS[("tram", None, str(tmp_path))]
+    facts = load._load("tram", None, str(tmp_path), False)[2]
     assert (facts["eval_rows_before_dedup"], facts["eval_removed_fewshot_duplicates"]) == (3, 1)
 
 
@@ -205,7 +206,7 @@ def test_tram_majority_class_baseline_by_hand():
 def test_tram_real_sample_has_no_exact_repeat_and_its_majority_baseline():
     root = str(shared_sample("tram").parent)
     recs = load_records("tram", data_root=root)
-    assert load._DEDUP_FACTS[("tram", None, root)]["eval_removed_fewshot_duplicates"] == 0  # 100-row pool sample
+    assert load._load("tram", None, root, False)[2]["eval_removed_fewshot_duplicates"] == 0  # 100-row pool sample
     golds = [r["label"] for r in recs["test"]]
     assert len(golds) == 164 and golds.count("Obfuscated Files or Information") == 43
     names = recs["test"][0]["label_names"]

@@ -78,7 +78,7 @@ def to_record(row: dict, where: str) -> dict:
 class ToyQuiz(Source):
     id = "toy_quiz"
     domain = "hr"
-    task_type = "mc"
+    task_type = "multiple_choice"
     files = (RemoteFile(FILE, "https://example.org/toy_quiz.jsonl"),)
     expected_rows = {s: unverified(None, "a toy file: not counted") for s in SPLITS}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_enterprise import TASK_DIR, hooks
+from lm_eval_enterprise import TASK_DIR, families, hooks
 from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import load_records
 from lm_eval_enterprise.templating import all_specs, answer_filter, output_field
@@ -112,7 +112,7 @@ def assert_reading_table(spec, tpl, flt, doc) -> None:
     """The reading table of one template (its filter ``flt``) on one document; also used for the template
     populations (tests/test_population.py)."""
     tid = tpl.id
-    reader = hooks.FAMILY_READER[spec.family]
+    reader = families.get(spec.family).reader
     if reader == "label":
         rows = label_table(spec, doc, output_field(tpl))
         got = [(c, str(flt.read(c, doc))) for c, _ in rows]

@@ -298,7 +298,7 @@ def test_repeated_ids_are_counted_never_hidden(caplog):
 
 
 def test_fiqa_sa_repeated_ids_reach_the_results_metadata(tmp_path, caplog):
-    from lm_eval_enterprise.data.load import _dataset_dict, loaded_task_metadata
+    from lm_eval_enterprise.data.load import load_task_data
 
     d = tmp_path / "fiqa_sa"
     d.mkdir()
@@ -314,8 +314,7 @@ def test_fiqa_sa_repeated_ids_reach_the_results_metadata(tmp_path, caplog):
         text = "".join(json.dumps({"_id": i, "sentence": s, "target": t, "score": v}) + "\n" for i, s, t, v in rs)
         (d / f"{split}.jsonl").write_text(text)
     with caplog.at_level("INFO"):
-        _dataset_dict("fiqa_sa", None, str(tmp_path))
-    meta = loaded_task_metadata(dataset_id="fiqa_sa", data_root=str(tmp_path))
+        _, meta = load_task_data(dataset_id="fiqa_sa", data_root=str(tmp_path))
     assert meta["repeated_ids"] == {
         "train": {"ids": 1, "rows": 2, "first": ["1"]},
         "test": {"ids": 1, "rows": 2, "first": ["7"]},

@@ -14,7 +14,7 @@ def _list(args: argparse.Namespace) -> int:
 
     rows = sorted(iter_sources(args.domain), key=lambda s: (s.domain, s.id))
     for src in rows:
-        print(f"{src.domain:8} {src.id:22} {src.task_type:14} group ent_{src.id}")
+        print(f"{src.domain:8} {src.id:22} {src.task_type:23} group ent_{src.id}")
     return 0
 
 
@@ -149,7 +149,7 @@ def _dataset_ids() -> list[str]:
 
 
 def _selection_options(p: argparse.ArgumentParser, with_all: bool) -> None:
-    from ..templating import DOMAINS
+    from ..data.tasktree import domains
 
     p.add_argument(
         "--dataset",
@@ -158,7 +158,7 @@ def _selection_options(p: argparse.ArgumentParser, with_all: bool) -> None:
         metavar="<id>",
         help="dataset id (repeatable; see `lm-eval-enterprise list`)",
     )
-    p.add_argument("--domain", choices=DOMAINS, help="every dataset of one domain")
+    p.add_argument("--domain", choices=domains(), help="every dataset of one domain")
     if with_all:
         p.add_argument("--all", action="store_true", help="every dataset")
     add_option(
@@ -172,12 +172,12 @@ def _selection_options(p: argparse.ArgumentParser, with_all: bool) -> None:
 
 def register(sub) -> None:
     """The parsers of ``tasks-dir``, ``list``, ``prepare`` and ``verify`` on the top-level subparsers ``sub``."""
-    from ..templating import DOMAINS
+    from ..data.tasktree import domains
 
     p = sub.add_parser("tasks-dir", help="print the task folder (for lm_eval --include_path)")
     p.set_defaults(handler=_tasks_dir)
     p = sub.add_parser("list", help="list datasets, domains and their task groups")
-    p.add_argument("--domain", choices=DOMAINS)
+    p.add_argument("--domain", choices=domains())
     p.set_defaults(handler=_list)
     p = sub.add_parser("prepare", help="make datasets ready: check the data root's folders or download")
     _selection_options(p, with_all=True)

@@ -59,7 +59,7 @@ from .download import (
 from .fixtures import fixture_dir, generator_main, is_fixture_dir, write_manifest
 from .folder import PRESPLIT_FILES, convert_folder, inspect_folder
 from .hub import HFParquetSource, download_hf_parquet, snapshot
-from .load import FEWSHOT_POOL_MAX, clear_caches, load_checked, load_records, load_task_dataset, loaded_task_metadata
+from .load import FEWSHOT_POOL_MAX, clear_caches, load_checked, load_records, load_task_data, load_task_dataset
 from .locate import (
     COMPLETE_MARKER,
     IMPORT_RECORD,
@@ -124,7 +124,7 @@ __all__ = [
     "load_checked",
     "load_records",
     "load_task_dataset",
-    "loaded_task_metadata",
+    "load_task_data",
     "local_parquet_files",
     "manual_hint",
     "map_rows",

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import families
 from ..errors import DataError, warn_once
 
 log = logging.getLogger("lm_eval_enterprise.data")
@@ -315,29 +316,15 @@ def _ranking_gold_problem(record: dict) -> tuple[str, str] | None:
     return (INVALID, f"relevant document(s) {stray[:3]} not among its candidates") if stray else None
 
 
-def gold_problem(task_type: str, record: dict, labels: Iterable[str] = ()) -> tuple[str, str] | None:
-    """What is wrong with a record's gold answer: ``(MISSING | INVALID, text)``, or ``None`` when it is usable.
+def _entities_gold_problem(record: dict) -> tuple[str, str] | None:
+    if not isinstance(record.get("target"), str):
+        return MISSING, "no gold target"
+    types = record.get("entity_types")
+    stray = [e.get("type") for e in record.get("entities") or () if types and e.get("type") not in types]
+    return (INVALID, f"entity type {stray[0]!r} is not one of {list(types)}") if stray else None
 
-    By task type: ``mc`` — ``answer`` an int index of ``choices``; ``ranking`` — every ``relevant`` docid among
-    the ``candidates``; ``ner``/``kpi`` — a string ``target`` and entity types within the record's
-    ``entity_types`` (when given); ``summarization`` — a non-empty ``summary``; ``numeric`` — a non-empty
-    ``answer``; classification (default) — ``label`` (or each value of a ``labels`` dict, one per subtask) in the
-    record's ``label_names``, else in the Source's ``labels``.
-    """
-    if task_type == "mc":
-        return _mc_gold_problem(record)
-    if task_type == "ranking":
-        return _ranking_gold_problem(record)
-    if task_type in ("ner", "kpi"):
-        if not isinstance(record.get("target"), str):
-            return MISSING, "no gold target"
-        types = record.get("entity_types")
-        stray = [e.get("type") for e in record.get("entities") or () if types and e.get("type") not in types]
-        return (INVALID, f"entity type {stray[0]!r} is not one of {list(types)}") if stray else None
-    if task_type == "summarization":
-        return (MISSING, "empty reference summary") if _missing(record.get("summary")) else None
-    if task_type == "numeric":
-        return (MISSING, "no gold answer") if _missing(record.get("answer")) else None
+
+def _label_gold_problem(record: dict, labels: Iterable[str]) -> tuple[str, str] | None:
     if "label" in record:
         values = [("", record["label"])]
     elif isinstance(record.get("labels"), dict):
@@ -352,6 +339,29 @@ def gold_problem(task_type: str, record: dict, labels: Iterable[str] = ()) -> tu
         if allowed and value not in allowed:
             return INVALID, f"gold label {value!r}{of} is not one of {allowed}"
     return None
+
+
+# the gold checks a family's record names (``Family.gold``, lm_eval_enterprise.families)
+GOLD_CHECKS: dict[str, Callable[[dict, Iterable[str]], tuple[str, str] | None]] = {
+    "choice": lambda record, labels: _mc_gold_problem(record),
+    "ranking": lambda record, labels: _ranking_gold_problem(record),
+    "entities": lambda record, labels: _entities_gold_problem(record),
+    "summary": lambda record, labels: (MISSING, "empty reference summary") if _missing(record.get("summary")) else None,
+    "answer": lambda record, labels: (MISSING, "no gold answer") if _missing(record.get("answer")) else None,
+    "label": _label_gold_problem,
+}
+
+
+def gold_problem(task_type: str, record: dict, labels: Iterable[str] = ()) -> tuple[str, str] | None:
+    """What is wrong with a record's gold answer: ``(MISSING | INVALID, text)``, or ``None`` when it is usable.
+
+    By the ``gold`` check of the task family (:mod:`lm_eval_enterprise.families`): ``choice`` — ``answer`` an int
+    index of ``choices``; ``ranking`` — every ``relevant`` docid among the ``candidates``; ``entities`` — a string
+    ``target`` and entity types within the record's ``entity_types`` (when given); ``summary`` — a non-empty
+    ``summary``; ``answer`` — a non-empty ``answer``; ``label`` — ``label`` (or each value of a ``labels`` dict, one
+    per subtask) in the record's ``label_names``, else in the Source's ``labels``.
+    """
+    return GOLD_CHECKS[families.get(task_type).gold](record, labels)
 
 
 def check_gold(
@@ -523,6 +533,9 @@ class DataReport:
     eval_split: str
     eval_note: str | None = None
     errors: list[str] = field(default_factory=list)  # count errors recorded instead of raised (verify)
+    # read from a dataset's embedded fixture folder (a few synthetic rows per dataset, for demos and tests): results
+    # and reports must never present such scores as benchmark scores
+    toy_data: bool = False
 
     @property
     def partial_note(self) -> str | None:
@@ -563,14 +576,6 @@ class DataReport:
             "evaluated_split": self.eval_split,
             "source_sha256": self.sha256,
             "source_files": dict(self.files),
-            "toy_data": _is_embedded(self.data_dir),
+            "toy_data": self.toy_data,
         }
         return out
-
-
-def _is_embedded(d: Path) -> bool:
-    """True when ``d`` is a folder of the embedded fixture data (a few synthetic rows per dataset, for demos and
-    tests): results and reports must never present such scores as benchmark scores."""
-    from .fixtures import is_fixture_dir
-
-    return is_fixture_dir(d)

@@ -13,6 +13,7 @@ from pathlib import Path
 from ..errors import DataError
 from . import diskcache
 from .checks import SAMPLE_NOTE, DataReport, check_gold, collecting, declared_copy, folder_hashes, utf8_error
+from .fixtures import is_fixture_dir
 from .readers import read_jsonl_lines
 from .source import Source
 
@@ -66,7 +67,16 @@ def inspect_folder(src: Source, d: Path, defer_errors: bool = False) -> tuple[di
             raise utf8_error(src.id, d, exc) from exc
         served, eval_split, note = check_gold(src, splits, locate, d)
     report = DataReport(
-        src.id, d, layout, declared, list(col.checks), folder_hashes(d), eval_split, note, list(col.errors)
+        src.id,
+        d,
+        layout,
+        declared,
+        list(col.checks),
+        folder_hashes(d),
+        eval_split,
+        note,
+        list(col.errors),
+        toy_data=is_fixture_dir(d),
     )
     if report.partial_note:
         log.warning("[%s] %s: %s", src.id, d, report.partial_note)

@@ -48,6 +48,15 @@ def load_checked(
 ) -> tuple[dict[str, list[dict]], DataReport]:
     """:func:`load_records` plus the :class:`DataReport` of the data folder (counts, hashes, eval split).
     A dataset made of subtasks (questions) without ``subtask``: every question, see :func:`_all_questions`."""
+    out, report, _ = _load(dataset, subtask, data_root, download)
+    return out, report
+
+
+def _load(
+    dataset: str, subtask: str | None, data_root: str | None, download: bool
+) -> tuple[dict[str, list[dict]], DataReport, dict[str, Any]]:
+    """:func:`load_checked` plus the facts of the loading for the task metadata: those of the [LEAK] few-shot
+    de-duplication (:mod:`lm_eval_enterprise.leakage`), then the evaluation order's (:mod:`.order`)."""
     src = get_source(dataset)
     if src.subtasks and not subtask:
         return _all_questions(src, data_root, download)
@@ -55,7 +64,7 @@ def load_checked(
     converted, report = _converted(dataset, str(d), _dir_mtime(d))
     splits = src.select(converted, subtask)
     eval_split = report.eval_split
-    splits, _DEDUP_FACTS[(dataset, subtask, data_root)] = drop_fewshot_duplicates(src, splits, d, eval_split)  # [LEAK]
+    splits, dedup_facts = drop_fewshot_duplicates(src, splits, d, eval_split)  # [LEAK]
     require_splits(src, d, splits, eval_split)  # per subtask, after the few-shot de-duplication
     out = {name: [src.finalize(r) for r in recs] for name, recs in splits.items()}
     if src.eval_fallback:
@@ -68,16 +77,19 @@ def load_checked(
     )
     out["fewshot"] = [src.fewshot_transform(r) for r in ordered]
     # the evaluated split in its seeded fair order (after the pool is taken: the shots never depend on it)
-    out[eval_split], _ORDER_FACTS[(dataset, subtask, data_root)] = _fair_eval_order(src, out[eval_split])
+    out[eval_split], order_facts = _fair_eval_order(src, out[eval_split])
     if src.eval_fallback:
         out["eval"] = out[eval_split]
-    return out, report
+    return out, report, {**dedup_facts, **order_facts}
 
 
-def _all_questions(src, data_root: str | None, download: bool) -> tuple[dict[str, list[dict]], DataReport]:
+def _all_questions(
+    src, data_root: str | None, download: bool
+) -> tuple[dict[str, list[dict]], DataReport, dict[str, Any]]:
     """The splits of a dataset made of questions (``Source.subtasks``, e.g. gold_news' nine yes/no questions) as
     ONE task's documents: one document per (item, question), each question's records loaded exactly as for that
-    question alone (:func:`load_checked` with the subtask: [LEAK], fields, [BAL]-ordered shots).
+    question alone (:func:`_load` with the subtask: [LEAK], fields, [BAL]-ordered shots, fair order); with the
+    loading facts of :func:`_load` for the task (:func:`_merged_facts`).
 
     * evaluation and other splits: the documents of item 1 (one per question, in ``Source.subtasks`` order), then
       item 2, …, items in the order of the question's own split (any order the data layer gives the records
@@ -107,7 +119,8 @@ def _all_questions(src, data_root: str | None, download: bool) -> tuple[dict[str
             len(present),
         )
         facts["questions_missing"] = missing
-    parts = {q: load_checked(src.id, q, data_root, download)[0] for q in present}
+    loads = {q: _load(src.id, q, data_root, download) for q in present}
+    parts = {q: loads[q][0] for q in present}
     out: dict[str, list[dict]] = {}
     for split in parts[present[0]]:
         tagged = {q: [{**r, QUESTION_FIELD: q} for r in parts[q].get(split, [])] for q in present}
@@ -120,15 +133,13 @@ def _all_questions(src, data_root: str | None, download: bool) -> tuple[dict[str
                 rank.setdefault(r["id"], len(rank))
         docs = sorted((r for q in present for r in tagged[q]), key=lambda r: rank[r["id"]])  # stable: question order
         out[split] = [{**r, "id": f"{r['id']}/{r[QUESTION_FIELD]}"} for r in docs]
-    _DEDUP_FACTS[(src.id, None, data_root)] = {**_merged_dedup_facts(src.id, present, data_root), **facts}
-    # every question's split is in the one headline order (the Source's shared key), so its facts are the task's
-    _ORDER_FACTS[(src.id, None, data_root)] = _ORDER_FACTS.get((src.id, present[0], data_root), {})
-    return out, report
+    return out, report, {**_merged_facts([loads[q][2] for q in present]), **facts}
 
 
-def _merged_dedup_facts(dataset: str, questions: list[str], data_root: str | None) -> dict[str, Any]:
-    """The [LEAK] facts of the questions' loads as one task's: counts summed, the rest from the first question."""
-    per = [_DEDUP_FACTS.get((dataset, q, data_root), {}) for q in questions]
+def _merged_facts(per: list[dict[str, Any]]) -> dict[str, Any]:
+    """The loading facts of the questions' loads as one task's: the [LEAK] counts summed, the rest from the first
+    question (its ``eval_order`` included: every question's split is in the one headline order, the Source's
+    shared key, so the first question's order facts are the task's)."""
     out = dict(per[0])
     for k, v in per[0].items():
         if isinstance(v, int) and not isinstance(v, bool):
@@ -152,19 +163,21 @@ def load_records(
 
 
 @lru_cache(maxsize=256)
-def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None):
+def _dataset_dict(dataset: str, subtask: str | None, data_root: str | None) -> tuple[Any, dict[str, Any]]:
+    """(``datasets.DatasetDict``, the data facts for the task metadata), cached per process: the data report
+    (counts, verified?, sha256 of every file, eval split) + [LEAK] facts + the evaluation order + the Source's own
+    facts + the repeated record ids (:func:`~.checks.repeated_ids`)."""
     import datasets
 
-    recs, report = load_checked(dataset, subtask, data_root)
-    # the data report (counts, verified?, sha256 of every file, eval split) + [LEAK] facts + the Source's own facts
-    _TASK_METADATA[(dataset, subtask, data_root)] = {
+    recs, report, load_facts = _load(dataset, subtask, data_root, True)
+    src = get_source(dataset)
+    facts = {
         **report.metadata(),
-        **_DEDUP_FACTS.get((dataset, subtask, data_root), {}),
-        **_ORDER_FACTS.get((dataset, subtask, data_root), {}),
-        **get_source(dataset).task_metadata(recs),
-        **repeated_ids(dataset, recs, getattr(get_source(dataset), "repeated_ids_note", None)),
+        **load_facts,
+        **src.task_metadata(recs),
+        **repeated_ids(dataset, recs, getattr(src, "repeated_ids_note", None)),
     }
-    return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()})
+    return datasets.DatasetDict({k: _from_records(v) for k, v in recs.items()}), facts
 
 
 def _from_records(records: list[dict]):
@@ -180,11 +193,6 @@ def _from_records(records: list[dict]):
     return datasets.Dataset(pa.Table.from_pylist(records), fingerprint=digest)
 
 
-_TASK_METADATA: dict[tuple, dict] = {}  # (dataset, subtask, data_root) → report + Source facts of the cached data
-_DEDUP_FACTS: dict[tuple, dict] = {}  # same key → facts of the last [LEAK] few-shot de-duplication (leakage.py)
-_ORDER_FACTS: dict[tuple, dict] = {}  # same key → the evaluation order's seed and method (order.py)
-
-
 def _dataset_key(dataset_id: str | None, subtask_id: str | None, data_root: str | None) -> tuple:
     return dataset_id, subtask_id or None, str(data_root) if data_root else None
 
@@ -197,21 +205,24 @@ def load_task_dataset(
     lm-eval calls it as ``loader(**metadata, **dataset_kwargs)`` (so these keys must differ from the metadata
     keys ``dataset``/``subtask``); ``data_root`` may come from ``--metadata``.
     Returns a ``datasets.DatasetDict`` with the dataset's splits and ``fewshot``. Cached per process, so the
-    five-plus template variants of a dataset share one conversion. The facts :meth:`Source.task_metadata`
-    computed from the data are kept for :func:`loaded_task_metadata`.
+    five-plus template variants of a dataset share one conversion. :func:`load_task_data` returns the data facts
+    with it.
     """
+    return load_task_data(dataset_id, subtask_id, data_root)[0]
+
+
+def load_task_data(
+    dataset_id: str | None = None, subtask_id: str | None = None, data_root: str | None = None, **_metadata: Any
+) -> tuple[Any, dict[str, Any]]:
+    """:func:`load_task_dataset` (same arguments) and the facts computed from the data for the task metadata (the
+    data report, the [LEAK] facts, the evaluation order, :meth:`Source.task_metadata` and the repeated ids, a fresh
+    dict). The task class
+    (:class:`lm_eval_enterprise.task.EnterpriseTask`) merges them into the task's metadata right after loading, so
+    they reach ``results["configs"][task]["metadata"]``."""
     if not dataset_id:
         raise DataError("?", None, "task YAML has no dataset_kwargs.dataset_id")
-    return _dataset_dict(*_dataset_key(dataset_id, subtask_id, data_root))
-
-
-def loaded_task_metadata(
-    dataset_id: str | None = None, subtask_id: str | None = None, data_root: str | None = None, **_metadata: Any
-) -> dict:
-    """The :meth:`Source.task_metadata` facts of the data :func:`load_task_dataset` loaded for the same arguments
-    (``{}`` if none). The task class (:class:`lm_eval_enterprise.task.EnterpriseTask`) merges them into the task's
-    metadata right after loading, so they reach ``results["configs"][task]["metadata"]``."""
-    return dict(_TASK_METADATA.get(_dataset_key(dataset_id, subtask_id, data_root)) or {})
+    dataset_dict, facts = _dataset_dict(*_dataset_key(dataset_id, subtask_id, data_root))
+    return dataset_dict, dict(facts)
 
 
 def clear_caches() -> None:
@@ -219,8 +230,5 @@ def clear_caches() -> None:
     notices already logged); the on-disk cache stays."""
     _converted.cache_clear()
     _dataset_dict.cache_clear()
-    _TASK_METADATA.clear()
-    _DEDUP_FACTS.clear()
-    _ORDER_FACTS.clear()
     forget_notices()
     forget_warnings()

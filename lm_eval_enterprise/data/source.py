@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .. import families
 from ..errors import DataError
 from .checks import MANIFEST, CountCheck, Rows, as_rows, check_count, manifest_rows
 from .download import RemoteFile, download_url
@@ -27,7 +28,7 @@ MC_LETTERS = "ABCDEFGHIJ"  # option letters of multiple-choice records ([ACC]: A
 
 def mc_fields(record: dict) -> dict:
     """The fields the ``multiple_choice`` task family needs, added to a multiple-choice record
-    ``{id, question, choices, answer}`` (docs/conventions.md#records; ``Source.task_type == "mc"``):
+    ``{id, question, choices, answer}`` (docs/conventions.md#records; a Source whose family has ``records="choices"``):
 
     * ``label_names`` = the option letters ``["A", …]`` (one per choice): the ``AnswerFilter`` verbaliser set;
     * ``answer_letter`` = the letter of ``answer`` (0-based index into ``choices``): compared with the filtered
@@ -65,7 +66,7 @@ class Source:
 
     id: str = ""
     domain: str = ""
-    task_type: str = ""  # classification | ner | kpi | ranking | numeric | summarization | mc
+    task_type: str = ""  # the task family (a record of lm_eval_enterprise.families), e.g. classification_weighted
     files: tuple[RemoteFile, ...] = ()  # the source layout: what download() fetches
     # a known fact about the source added to every download failure (a host gone for good, a gated repository)
     download_note: str = ""
@@ -152,11 +153,12 @@ class Source:
 
     def finalize(self, record: dict) -> dict:
         """Add the fields every task of this type needs (label set, positive label)."""
-        if self.task_type == "classification":
+        kind = families.get(self.task_type, f"task_type of {self.id}").records
+        if kind == "labels":
             record = {**record, "label_names": list(self.labels)}
             if self.positive_label is not None:
                 record["positive_label"] = self.positive_label
-        elif self.task_type == "mc":
+        elif kind == "choices":
             record = mc_fields(record)
         return record
 
@@ -165,14 +167,17 @@ class Source:
 
     def eval_stratum(self, record: dict) -> Any:
         """The gold label that stratifies the evaluation order (:mod:`lm_eval_enterprise.data.order`): the class
-        label of a classification record, ``None`` (no stratification: a seeded shuffle) otherwise. Override for a
-        dataset whose documents carry another gold key (the value must be hashable)."""
-        return record.get("label") if self.task_type == "classification" else None
+        label of a record of a labelled family (``Family.records == "labels"``: the classification families),
+        ``None`` (no stratification: a seeded shuffle) otherwise. Override for a dataset whose documents carry
+        another gold key (the value must be hashable)."""
+        fam = families.find(self.task_type)
+        return record.get("label") if fam is not None and fam.records == "labels" else None
 
     def eval_group(self, record: dict) -> Any:
         """The unit of the evaluation order a record belongs to (records with the same key stay together, in their
-        order): ranking records are grouped by query (``qid``); ``None`` — every other record is a unit of its own."""
-        return record.get("qid") if self.task_type == "ranking" else None
+        order): records of a family whose unit is the query (ranking) are grouped by ``qid``; ``None`` — every other
+        record is a unit of its own."""
+        return record.get("qid") if families.uses_query_units(self.task_type) else None
 
     def fewshot_transform(self, record: dict) -> dict:
         """Applied to few-shot examples only (e.g. shorter truncation of long documents in shots)."""
@@ -182,7 +187,7 @@ class Source:
         """Facts computed from the loaded data that results must record (e.g. finer139's top-10 tag list).
 
         ``splits`` is :func:`load_records`' output. The task class merges the returned dict (via
-        :func:`loaded_task_metadata`) into the ``metadata`` of the lm-eval task that loads the data, so it lands in
+        :func:`load_task_data`) into the ``metadata`` of the lm-eval task that loads the data, so it lands in
         ``results["configs"][task]["metadata"]`` and runs on different data are told apart. Default: nothing.
         """
         return {}

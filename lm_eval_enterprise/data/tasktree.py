@@ -108,6 +108,17 @@ def _unknown(dataset: str, known: Iterable[str]) -> DataError:
     )
 
 
+def domains(root: Path | None = None) -> tuple[str, ...]:
+    """The domains of the task tree ``root`` (default :func:`task_root`): its folders holding dataset folders (one
+    with ``source.py`` or ``templates.py``), in the order of the tree's ``DOMAIN_ORDER``, others after it by name."""
+    root = Path(root) if root is not None else task_root()
+    found = {
+        d.name for d in root.iterdir() if d.is_dir() and (any(d.glob("*/source.py")) or any(d.glob("*/templates.py")))
+    }
+    order = [d for d in getattr(importlib.import_module(TASK_PACKAGE), "DOMAIN_ORDER", ()) if d in found]
+    return tuple(order + sorted(found - set(order)))
+
+
 def get_source(dataset: str) -> Source:
     mods = registry()
     if dataset not in mods:

@@ -1,6 +1,6 @@
-"""Python API of the Sharpe aggregation tool.
+"""Python API of the Sharpe aggregation tool: ``aggregate``, ``leaderboard_markdown`` and ``write_outputs`` of this
+module (``lm_eval_enterprise.sharpe.api``):
 
->>> from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown, write_outputs
 >>> result = aggregate(["out/"], ddof=1, bootstrap=2000)          # dict, see docs/sharpe.md#outputs
 >>> write_outputs(result, "sharpe_out")                          # aggregate.json, CSVs, leaderboard.md, report.html, HF
 >>> print(leaderboard_markdown(["out/"]))

@@ -36,7 +36,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import hooks
+from .. import families
 
 SIMULATION_DRAWS = 10_000
 
@@ -290,7 +290,6 @@ ZERO_METRICS = {
     "mcc",
     "pearson",
 }
-ZERO_FAMILIES = {"entity", "kpi", "numeric", "summarization"}
 
 
 @dataclass
@@ -330,7 +329,7 @@ def _generation_baseline(metric: str, info: LabelInfo, generation: str) -> Basel
 def helm_base_metric(metric: str) -> str:
     """The metric a HELM-reading metric re-reads (``accuracy_helm`` → ``accuracy``); others unchanged. Both have
     the same chance level, so the baseline rules of the base metric apply."""
-    helm = {m for t in hooks.HELM_METRICS.values() for m in t}
+    helm = {m for f in families.FAMILIES.values() for m in f.helm_metrics}
     return metric[: -len("_helm")] if metric in helm else metric
 
 
@@ -350,7 +349,8 @@ def compute(
         return _generation_baseline(metric, info, generation)
     if metric == "format_failure":
         return Baseline(0.0, "zero", note="format-failure rate: baseline 0")
-    if metric in ZERO_METRICS or (family in ZERO_FAMILIES and metric != "format_failure"):
+    fam = families.find(family)
+    if metric in ZERO_METRICS or (fam is not None and fam.zero_baseline and metric != "format_failure"):
         return Baseline(0.0, "zero", note="no-information generator scores 0 (docs/sharpe.md#generation-baseline)")
     f1_avg = {"agg_weighted_f1": "weighted", "agg_macro_f1": "macro", "agg_binary_f1": "binary"}.get(agg)
     if f1_avg and info.question_counts:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import families
 from . import baselines as BL
 from .io import (
     ResultsFile,
@@ -31,7 +32,7 @@ from .io import (
     task_runs,
 )
 from .options import Options, Progress, natural_key
-from .scoring import RANKING_FAMILIES, aggregation_of, ranking_aggregation
+from .scoring import aggregation_of, ranking_aggregation
 
 
 def strict_or_note(opts: Options, messages: list[str], msg: str, strict_suffix: str, note_suffix: str) -> None:
@@ -378,7 +379,7 @@ def build_groups(
             messages.append(f"group {name}: no template is shared by all models; skipped")
             continue
         g.metrics = metric_specs([r for v in g.runs.values() for t, r in v.items() if t in common], name, opts)
-        is_rank = g.family in RANKING_FAMILIES or any(m.agg and ranking_aggregation(m.agg) for m in g.metrics)
+        is_rank = families.uses_query_units(g.family) or any(m.agg and ranking_aggregation(m.agg) for m in g.metrics)
         g.unit = "query" if is_rank else "doc"
         _check_settings(g, opts, messages)
         groups.append(g)

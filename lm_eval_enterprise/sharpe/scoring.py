@@ -1,6 +1,6 @@
 """Per-template scores recomputed from logged samples, fast enough for thousands of bootstrap resamples.
 
-Every metric of :data:`lm_eval_enterprise.hooks.FAMILY_METRICS` is a function of **sums over documents** of
+Every metric of a task family (:mod:`lm_eval_enterprise.families`) is a function of **sums over documents** of
 per-document statistics: a mean is (Σ y, Σ 1), weighted/macro/binary F1 are per-class (Σ TP, Σ gold, Σ pred),
 entity F1 is (Σ TP, Σ FP, Σ FN), KPI adjusted F1 is (Σ O_t, Σ P_t, Σ G_t) per tag and RR@k / NDCG@k are means of
 per-query values. A :class:`Scorer` therefore holds a feature matrix F (units × f) and a ``finalize`` that maps
@@ -27,11 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import hooks
+from .. import families, hooks
 from .. import metrics as M
 from ..text import norm
-
-RANKING_FAMILIES = {"ranking", "ranking_generate"}
 
 
 class ScoringError(ValueError):
@@ -267,7 +265,7 @@ def _per_question_scorer(feats: np.ndarray, questions: list, finalize, correct: 
 def _entity_counter(text: str, types: tuple[str, ...]) -> Counter | None:
     """Multiset of (phrase, type) keys of :func:`metrics.parse_entities` (cached: gold strings recur for every model
     and template; the returned Counter is only read)."""
-    ents = M.parse_entities(text, hooks.entity_type_table(list(types)))
+    ents = M.parse_entities(text, M.entity_type_table(list(types)))
     return None if ents is None else Counter(ents)
 
 
@@ -377,20 +375,21 @@ def ranking_aggregation(agg: str) -> tuple[str, int] | None:
     return None
 
 
-def _metric_tables(family: str | None) -> list[dict[str, tuple[str, bool]]]:
-    """The metric tables of a family: its ``hooks.FAMILY_METRICS`` entry and its HELM-reading metrics
-    (``hooks.HELM_METRICS``, e.g. ``weighted_f1_helm``), which the HELM-prompt template adds."""
-    return [t[family] for t in (hooks.FAMILY_METRICS, hooks.HELM_METRICS) if family and family in t]
+def _metric_tables(family: str | None) -> list[Any]:
+    """The metric tables of a family: its metrics and its HELM-reading metrics (e.g. ``weighted_f1_helm``), which
+    the HELM-prompt template adds (its record in :mod:`lm_eval_enterprise.families`)."""
+    fam = families.find(family)
+    return [] if fam is None else [fam.metrics, fam.helm_metrics]
 
 
 def aggregation_of(family: str | None, metric: str) -> str | None:
     """Aggregation name of ``metric`` (``"mean"`` or a ``hooks`` function): from the family's tables
-    (``hooks.FAMILY_METRICS``, ``hooks.HELM_METRICS``), else the unique aggregation that metric has across all
-    families, else None."""
+    (:mod:`lm_eval_enterprise.families`), else the unique aggregation that metric has across all families, else
+    None."""
     for table in _metric_tables(family):
         if metric in table:
             return table[metric][0]
-    found = {m[metric][0] for t in (hooks.FAMILY_METRICS, hooks.HELM_METRICS) for m in t.values() if metric in m}
+    found = {t[metric][0] for f in families.FAMILIES.values() for t in (f.metrics, f.helm_metrics) if metric in t}
     return found.pop() if len(found) == 1 else None
 
 

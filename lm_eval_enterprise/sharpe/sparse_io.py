@@ -22,7 +22,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .. import __version__
+from .. import __version__, families
 from ..hooks import QUESTION_FIELD
 from . import baselines as BL
 from .grouping import MetricSpec
@@ -42,7 +42,6 @@ from .io import (
 from .options import natural_key
 from .pairing import _unit_keys
 from .scoring import (
-    RANKING_FAMILIES,
     ItemScorer,
     ScoringError,
     aggregation_of,
@@ -114,7 +113,7 @@ def _group_cells(
         raise SharpeInputError(f"group {name}: no metadata.primary_metric; pass --metric NAME")
     filt = first.primary_filter
     agg = aggregation_of(family, metric) or "mean"
-    unit = "query" if family in RANKING_FAMILIES or ranking_aggregation(agg) else "doc"
+    unit = "query" if families.uses_query_units(family) or ranking_aggregation(agg) else "doc"
     tables, keys = {}, {}
     for t in tids:
         run = runs[t]

@@ -1,7 +1,7 @@
 """Synthetic lm-eval output folders for tests and the benchmark (not used by the aggregation itself).
 
 :func:`write_run` writes ``results_<ts>.json`` and ``samples_<task>_<ts>.jsonl`` in lm-eval 0.4.13's layout
-(docs/lm_eval.md#output-files) for any family of :data:`lm_eval_enterprise.hooks.FAMILY_METRICS`. Per-document metric
+(docs/lm_eval.md#output-files) for any family of :mod:`lm_eval_enterprise.families`. Per-document metric
 values come from the real ``process_results`` hooks and the results rows from the real aggregations, so the files
 are what lm-eval writes for our tasks. :func:`make_docs` / :func:`make_outputs` generate documents and model
 outputs of a chosen quality for every family.
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import hooks
+from .. import families, hooks
 from ..metrics import INVALID
 
 
@@ -44,17 +44,18 @@ class SynthTask:
     extra_metadata: dict = field(default_factory=dict)
     n_shot: int = 0
     hook: str | None = None  # process_results in hooks (default: the family's; ``<family>_helm`` adds
-    #                                     the HELM-reading metric of hooks.HELM_METRICS)
+    #                                     the HELM-reading metric of the family's record)
 
     @property
     def filter(self) -> str:
-        return "none" if self.family == "ranking" else "answer"
+        return "none" if families.get(self.family).loglikelihood else "answer"
 
     @property
     def metrics(self) -> dict[str, tuple[str, bool]]:
         """metric → (aggregation, higher_is_better) of the task's hook."""
-        extra = hooks.HELM_METRICS.get(self.family, {}) if (self.hook or "").endswith("_helm") else {}
-        return {**hooks.FAMILY_METRICS[self.family], **extra}
+        fam = families.get(self.family)
+        extra = fam.helm_metrics if (self.hook or "").endswith("_helm") else {}
+        return {**fam.metrics, **extra}
 
 
 def _hash(obj: Any) -> str:
@@ -85,7 +86,7 @@ def sample_lines(t: SynthTask, prompt_chars: int = 300) -> tuple[list[dict], dic
     lines, per_metric = [], {m: [] for m in metrics}
     pad = ("Context: " + "lorem ipsum dolor sit amet " * (prompt_chars // 27 + 1))[:prompt_chars]
     for i, (doc, out) in enumerate(zip(t.docs, t.outputs)):
-        if t.family == "ranking":
+        if families.get(t.family).loglikelihood:
             ll_no, ll_yes = out
             results = [(ll_no, False), (ll_yes, False)]
             resps = [[[str(ll_no), "False"]], [[str(ll_yes), "False"]]]
@@ -154,7 +155,7 @@ def write_run(
         results[t.task] = row
         configs[t.task] = {
             "task": t.task,
-            "output_type": "multiple_choice" if t.family == "ranking" else "generate_until",
+            "output_type": families.get(t.family).output_type,
             "num_fewshot": t.n_shot,
             "metadata": metadata_for(t) if t.metadata is None else t.metadata,
         }
@@ -203,98 +204,141 @@ def write_run(
 
 
 # ------------------------------------------------------------------------------------------------ generators
+# the label set of a synthetic classification task, by the family's primary metric (binary: the first is positive)
 LABELS = {
-    "classification_weighted": ["positive", "neutral", "negative"],
-    "classification_macro": ["T1001", "T1002", "T1003", "T1004"],
-    "classification_binary": ["relevant", "irrelevant"],
+    "weighted_f1": ["positive", "neutral", "negative"],
+    "macro_f1": ["T1001", "T1002", "T1003", "T1004"],
+    "binary_f1": ["relevant", "irrelevant"],
 }
 ENTITY_TYPES = ["person", "organization", "location", "miscellaneous"]
 WORDS = "alpha beta gamma delta revenue profit bank court climate network".split()
 
 
+def _labels_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
+    primary = families.get(family).primary
+    labels = LABELS[primary]
+    doc = {"id": f"d{i}", "text": f"document {i}", "label": rng.choice(labels), "label_names": labels}
+    if primary == "binary_f1":
+        doc["positive_label"] = labels[0]
+    return doc
+
+
+def _entity_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
+    ents = [(rng.choice(WORDS), rng.choice(ENTITY_TYPES)) for _ in range(rng.randint(0, 3))]
+    return {
+        "id": f"d{i}",
+        "text": f"sentence {i}",
+        "entity_types": ENTITY_TYPES,
+        "target": ", ".join(f"{p} ({t})" for p, t in ents) or "none",
+    }
+
+
+def _kpi_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
+    ents = [(" ".join(rng.sample(WORDS, 2)), rng.choice(["kpi", "cy", "py", "py1"])) for _ in range(2)]
+    return {"id": f"d{i}", "text": f"sentence {i}", "target": ", ".join(f"{p} [{t}]" for p, t in ents)}
+
+
+def _ranking_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
+    q, c = divmod(i, n_candidates)
+    relevant = c == (q * 7) % n_candidates or (q % 2 == 1 and c == (q * 3 + 1) % n_candidates)
+    return {
+        "qid": f"q{q}",
+        "docid": f"p{i}",
+        "question": f"question {q}",
+        "passage": f"passage {i}",
+        "cand_index": c,
+        "label": "Yes" if relevant else "No",
+    }
+
+
+def _numeric_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
+    return {"id": f"d{i}", "context": f"table {i}", "question": "how much?", "answer": str(rng.randint(1, 99))}
+
+
+def _summarization_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
+    return {"id": f"d{i}", "document": f"text {i}", "summary": " ".join(rng.sample(WORDS, 4))}
+
+
+def _choice_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
+    k = 4
+    ans = rng.randrange(k)
+    return {
+        "id": f"d{i}",
+        "question": f"q {i}",
+        "choices": [f"c{j}" for j in range(k)],
+        "answer": ans,
+        "answer_letter": "ABCD"[ans],
+    }
+
+
+def _ranking_loglikelihood_output(rng: random.Random, doc: dict, good: bool, fail: bool):
+    rel = doc["label"] == "Yes"
+    s = rng.gauss(1.0 if (rel and good) or (not rel and not good) else -1.0, 1.0)
+    return (round(-s / 2, 6), round(s / 2, 6))
+
+
+def _answer_output(gold, wrong):
+    """An output generator from the gold answer and a wrong answer drawn with ``rng`` (``fail``: [invalid])."""
+
+    def output(rng: random.Random, doc: dict, good: bool, fail: bool):
+        return INVALID if fail else gold(doc) if good else wrong(rng, doc)
+
+    return output
+
+
+# the generators a family's record names (``Family.synthetic``, lm_eval_enterprise.families): (document, output)
+GENERATORS = {
+    "labels": (
+        _labels_doc,
+        _answer_output(
+            lambda d: d["label"], lambda rng, d: rng.choice([x for x in d["label_names"] if x != d["label"]])
+        ),
+    ),
+    "entity": (_entity_doc, _answer_output(lambda d: d["target"], lambda rng, d: f"{rng.choice(WORDS)} (person)")),
+    "kpi": (_kpi_doc, _answer_output(lambda d: d["target"], lambda rng, d: f"{rng.choice(WORDS)} [kpi]")),
+    "ranking_loglikelihood": (_ranking_doc, _ranking_loglikelihood_output),
+    "ranking_generate": (
+        _ranking_doc,
+        lambda rng, d, good, fail: INVALID if fail else "Yes" if (d["label"] == "Yes") == good else "No",
+    ),
+    "numeric": (_numeric_doc, _answer_output(lambda d: d["answer"], lambda rng, d: str(int(d["answer"]) + 1))),
+    "summarization": (
+        _summarization_doc,
+        _answer_output(lambda d: d["summary"], lambda rng, d: " ".join(rng.sample(WORDS, 3))),
+    ),
+    "multiple_choice": (
+        _choice_doc,
+        _answer_output(
+            lambda d: d["answer_letter"], lambda rng, d: rng.choice([x for x in "ABCD" if x != d["answer_letter"]])
+        ),
+    ),
+}
+
+
+def _generators(family: str):
+    try:
+        return GENERATORS[families.get(family).synthetic]
+    except KeyError:
+        raise ValueError(f"unknown family {family}") from None
+
+
 def make_docs(family: str, n: int, seed: int = 0, n_candidates: int = 20) -> list[dict]:
     """``n`` documents (ranking families: ``n`` candidate docs, i.e. n // n_candidates queries)."""
     rng = random.Random(seed)
-    docs = []
-    for i in range(n):
-        if family in LABELS:
-            labels = LABELS[family]
-            doc = {"id": f"d{i}", "text": f"document {i}", "label": rng.choice(labels), "label_names": labels}
-            if family == "classification_binary":
-                doc["positive_label"] = labels[0]
-        elif family == "entity":
-            ents = [(rng.choice(WORDS), rng.choice(ENTITY_TYPES)) for _ in range(rng.randint(0, 3))]
-            doc = {
-                "id": f"d{i}",
-                "text": f"sentence {i}",
-                "entity_types": ENTITY_TYPES,
-                "target": ", ".join(f"{p} ({t})" for p, t in ents) or "none",
-            }
-        elif family == "kpi":
-            ents = [(" ".join(rng.sample(WORDS, 2)), rng.choice(["kpi", "cy", "py", "py1"])) for _ in range(2)]
-            doc = {"id": f"d{i}", "text": f"sentence {i}", "target": ", ".join(f"{p} [{t}]" for p, t in ents)}
-        elif family in ("ranking", "ranking_generate"):
-            q, c = divmod(i, n_candidates)
-            relevant = c == (q * 7) % n_candidates or (q % 2 == 1 and c == (q * 3 + 1) % n_candidates)
-            doc = {
-                "qid": f"q{q}",
-                "docid": f"p{i}",
-                "question": f"question {q}",
-                "passage": f"passage {i}",
-                "cand_index": c,
-                "label": "Yes" if relevant else "No",
-            }
-        elif family == "numeric":
-            doc = {"id": f"d{i}", "context": f"table {i}", "question": "how much?", "answer": str(rng.randint(1, 99))}
-        elif family == "summarization":
-            doc = {"id": f"d{i}", "document": f"text {i}", "summary": " ".join(rng.sample(WORDS, 4))}
-        elif family == "multiple_choice":
-            k = 4
-            ans = rng.randrange(k)
-            doc = {
-                "id": f"d{i}",
-                "question": f"q {i}",
-                "choices": [f"c{j}" for j in range(k)],
-                "answer": ans,
-                "answer_letter": "ABCD"[ans],
-            }
-        else:
-            raise ValueError(f"unknown family {family}")
-        docs.append(doc)
-    return docs
+    doc = _generators(family)[0]
+    return [doc(rng, i, family, n_candidates) for i in range(n)]
 
 
 def make_outputs(family: str, docs: list[dict], p_correct: float, p_fail: float = 0.0, seed: int = 0) -> list:
     """Model outputs: gold with probability ``p_correct``, a format failure with ``p_fail``, else a wrong answer."""
     rng = random.Random(seed)
+    output = _generators(family)[1]
     outs = []
     for doc in docs:
         u = rng.random()
         fail = u < p_fail
         good = not fail and rng.random() < p_correct
-        if family in LABELS:
-            wrong = [x for x in doc["label_names"] if x != doc["label"]]
-            outs.append(INVALID if fail else doc["label"] if good else rng.choice(wrong))
-        elif family == "entity":
-            outs.append(INVALID if fail else doc["target"] if good else f"{rng.choice(WORDS)} (person)")
-        elif family == "kpi":
-            outs.append(INVALID if fail else doc["target"] if good else f"{rng.choice(WORDS)} [kpi]")
-        elif family == "ranking":
-            rel = doc["label"] == "Yes"
-            s = rng.gauss(1.0 if (rel and good) or (not rel and not good) else -1.0, 1.0)
-            outs.append((round(-s / 2, 6), round(s / 2, 6)))
-        elif family == "ranking_generate":
-            yes = (doc["label"] == "Yes") == good
-            outs.append(INVALID if fail else "Yes" if yes else "No")
-        elif family == "numeric":
-            outs.append(INVALID if fail else doc["answer"] if good else str(int(doc["answer"]) + 1))
-        elif family == "summarization":
-            outs.append(INVALID if fail else doc["summary"] if good else " ".join(rng.sample(WORDS, 3)))
-        elif family == "multiple_choice":
-            wrong = [x for x in "ABCD" if x != doc["answer_letter"]]
-            outs.append(INVALID if fail else doc["answer_letter"] if good else rng.choice(wrong))
-        else:
-            raise ValueError(family)
+        outs.append(output(rng, doc, good, fail))
     return outs
 
 
@@ -312,7 +356,7 @@ def family_task(
     group = group or f"ent_syn_{family}"
     docs = make_docs(family, n_docs, seed)
     out_seed = zlib.crc32(repr((seed, template_id, round(p_correct, 6), round(p_fail, 6))).encode())
-    prim = next(iter(hooks.FAMILY_METRICS[family]))
+    prim = families.get(family).primary
     return SynthTask(
         task=f"{group}__{template_id}",
         family=family,
@@ -391,10 +435,11 @@ def report_scenario(out_dir: str | Path, n_docs: int = 40, toy: bool = True) -> 
     for mi, (model, quality, fail) in enumerate(REPORT_MODELS):
         tasks = []
         for di, (ds, family, domain) in enumerate(REPORT_DATASETS):
-            n = 3 * 20 if family == "ranking" else n_docs
+            loglikelihood = families.get(family).loglikelihood
+            n = 3 * 20 if loglikelihood else n_docs
             for t in range(1, 6):
                 q = min(0.95, quality + 0.05 * ((t * 3 + di + mi) % 4) - 0.04 * (t == 4))
-                f = 0.78 if (ds == "legal_summarization" and mi == 1) else (fail if family != "ranking" else 0.0)
+                f = 0.78 if (ds == "legal_summarization" and mi == 1) else (0.0 if loglikelihood else fail)
                 tasks.append(
                     family_task(
                         family, f"t{t}", n, q, f, seed=di, group=f"ent_{ds}", domain=domain, extra_metadata=dict(extra)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import families
 from . import baselines as BL
 from .grouping import Group, MetricSpec, Row
 from .io import SampleTable, SharpeInputError, TaskRun
@@ -68,7 +69,7 @@ def _scorer(g: Group, spec: MetricSpec, tab: SampleTable, idx):
         if not all(isinstance(v, (int, float)) for v in vals[:50]):
             raise SharpeInputError(
                 f"group {g.name}: unknown aggregation for metric {spec.name!r} "
-                f"(task_family {g.family!r} not in hooks.FAMILY_METRICS)"
+                f"(task_family {g.family!r} not in lm_eval_enterprise.families)"
             )
         agg = spec.agg = "mean"
     try:
@@ -199,14 +200,15 @@ def _choice_info(tab: SampleTable, idx) -> BL.LabelInfo:
 
 def label_info(g: Group, tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInfo:
     """What the baseline formulas need about the shared documents of one template."""
-    fam = g.family or ""
+    fam = families.find(g.family)
+    kind = fam.baseline if fam is not None else "none"
     if g.unit == "query":
         return _ranking_info(tab, idx, spec)
-    if fam.startswith("classification") or spec.agg in ("agg_weighted_f1", "agg_macro_f1", "agg_binary_f1"):
+    if kind == "classification" or spec.agg in ("agg_weighted_f1", "agg_macro_f1", "agg_binary_f1"):
         return _classification_info(tab, idx, spec)
-    if fam == "multiple_choice":
+    if kind == "choice":
         return _choice_info(tab, idx)
-    if fam == "summarization" or spec.name in BL.ROUGE_METRICS:
+    if kind == "generation" or spec.name in BL.ROUGE_METRICS:
         return BL.LabelInfo(
             "generation", documents=[tab.documents[i] for i in idx], references=[tab.references[i] for i in idx]
         )

@@ -106,7 +106,7 @@ def split_sample(sample: list[dict], test_size: int) -> dict[str, list[dict]]:
 class RedditClimate(Source):
     id = "reddit_climate"
     domain = "climate"
-    task_type = "classification"
+    task_type = "classification_weighted"
     files = (RemoteFile(ZIP_NAME, ZIP_URL),)
     download_note = UNREACHABLE_NOTE
     expected_rows = {  # fixed by the recipe; they hold if the genuine CSV has >= 2,000 eligible comments

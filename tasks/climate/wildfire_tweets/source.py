@@ -72,7 +72,7 @@ def split_records(records: list[dict], k: int = N_SHOTS) -> dict[str, list[dict]
 class WildfireTweets(HFParquetSource):
     id = "wildfire_tweets"
     domain = "climate"
-    task_type = "classification"
+    task_type = "classification_weighted"
     hf_repo = HF_REPO
     hf_revision = HF_COMMIT
     hf_prefix = "data"

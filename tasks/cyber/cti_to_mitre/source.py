@@ -140,7 +140,7 @@ def _rows(part) -> list[dict]:
 class CtiToMitre(Source):
     id = "cti_to_mitre"
     domain = "cyber"
-    task_type = "mc"
+    task_type = "multiple_choice"
     files = (RemoteFile(CSV_NAME, CSV_URL), RemoteFile(STIX_NAME, STIX_URL))
     expected_rows = {
         "train": unverified(None, "no published size for dataset.csv (70 % split)"),

@@ -67,7 +67,7 @@ def read_json_lines(path: Path) -> list[tuple[dict, str]]:
 class IoTSpotter(Source):
     id = "iotspotter"
     domain = "cyber"
-    task_type = "classification"
+    task_type = "classification_binary"
     files = tuple(RemoteFile(name, f"{BASE_URL}/{name}") for name in SPLIT_FILES.values())
     expected_rows = {
         "train": unverified(None, "training_set.txt: no published size, not counted"),

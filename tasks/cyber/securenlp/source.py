@@ -93,7 +93,7 @@ def sentence_record(file: str, sent_idx: int, tokens: list[str], tags: list[str]
 class SecureNLP(Source):
     id = "securenlp"
     domain = "cyber"
-    task_type = "classification"
+    task_type = "classification_binary"
     # the source layout is three folders of report files, listed at download time (see download())
     files = tuple(
         RemoteFile(

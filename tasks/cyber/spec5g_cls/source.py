@@ -199,7 +199,7 @@ def label_name(value, where: str) -> str:
 class Spec5GCls(SPEC5GDriveSource):
     id = "spec5g_cls"
     domain = "cyber"
-    task_type = "classification"
+    task_type = "classification_weighted"
     csv_name = CSV_NAME
     csv_columns = ("text", "label")
     expected_rows = {

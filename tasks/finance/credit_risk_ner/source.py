@@ -106,7 +106,7 @@ def read_conll(path: Path) -> list[tuple[list[str], list[str], int]]:
 class CreditRiskNer(Source):
     id = "credit_risk_ner"
     domain = "finance"
-    task_type = "ner"
+    task_type = "entity"
     files = (
         RemoteFile(TRAIN_FILE, f"{BASE_URL}/train/{TRAIN_FILE}"),
         RemoteFile(TEST_FILE, f"{BASE_URL}/test/{TEST_FILE}"),

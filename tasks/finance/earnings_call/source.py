@@ -83,7 +83,7 @@ def _warn_duplicate_ids(records: list[dict], split: str) -> None:
 class EarningsCall(HFParquetSource):
     id = "earnings_call"
     domain = "finance"
-    task_type = "classification"
+    task_type = "classification_weighted"
     hf_repo = HF_REPO
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG

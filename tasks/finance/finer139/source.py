@@ -450,7 +450,7 @@ def jsonl_kept_rows(
 class Finer139(HFParquetSource):
     id = "finer139"
     domain = "finance"
-    task_type = "ner"
+    task_type = "entity"
     hf_repo = HF_REPO
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG

@@ -50,7 +50,7 @@ def to_record(row: dict, where: str) -> dict:
 class FiqaSA(HFParquetSource):
     id = "fiqa_sa"
     domain = "finance"
-    task_type = "classification"
+    task_type = "classification_weighted"
     hf_repo = HF_REPO
     hf_revision = HF_COMMIT
     hf_prefix = "data"

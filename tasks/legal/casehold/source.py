@@ -127,7 +127,7 @@ def file_columns(path: Path) -> tuple[str, ...]:
 class CaseHold(HFParquetSource):
     id = "casehold"
     domain = "legal"
-    task_type = "mc"
+    task_type = "multiple_choice"
     hf_repo = HF_REPO
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG

@@ -320,9 +320,9 @@ def test_mc_fields_generic():
         mc_fields({**rec, "choices": list("abcdefghijk"), "answer": 0})
 
     class Mc(Source):
-        id, task_type = "mc_demo", "mc"
+        id, task_type = "mc_demo", "multiple_choice"
 
-    assert Mc().finalize(rec)["answer_letter"] == "C"  # every task_type "mc" source gets the fields
+    assert Mc().finalize(rec)["answer_letter"] == "C"  # every multiple_choice source gets the fields
 
 
 # ------------------------------------------------------------------------------------------------ [ACC] by hand

@@ -76,7 +76,7 @@ def case_members(zf: zipfile.ZipFile) -> dict[str, list[str]]:
 class EchrJudgment(Source):
     id = "echr_judgment"
     domain = "legal"
-    task_type = "classification"
+    task_type = "classification_weighted"
     files = (RemoteFile(ZIP_NAME, ZIP_URL),)
     expected_rows = {
         s: unverified(None, "no published count after the 600-word filter") for s in ("train", "valid", "test")

@@ -123,7 +123,7 @@ def read_sheet(path: Path, split: str) -> list[dict]:
 class LegalSentiment(Source):
     id = "legal_sentiment"
     domain = "legal"
-    task_type = "classification"
+    task_type = "classification_weighted"
     files = tuple(RemoteFile(FILES[s], URLS[s]) for s in ("train", "test"))
     expected_rows = {  # train: Label counts 282/122/172 read off the genuine train.xlsx; test: nothing published
         "train": verified(576, "Label counts 282/122/172 counted on the genuine train.xlsx"),

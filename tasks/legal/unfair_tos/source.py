@@ -119,7 +119,7 @@ def _check_unique(records: list[dict], where) -> None:
 class UnfairTos(HFParquetSource):
     id = "unfair_tos"
     domain = "legal"
-    task_type = "classification"
+    task_type = "classification_weighted"
     hf_repo = HF_REPO
     hf_revision = HF_CONVERTED_REVISION
     hf_prefix = CONFIG

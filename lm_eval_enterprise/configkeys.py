@@ -1,0 +1,12 @@
+"""Names of the generated task configuration that run-time code reads back.
+
+The generator (:mod:`lm_eval_enterprise.templating`) writes them into the task YAMLs; the task class
+(:mod:`lm_eval_enterprise.task`) and the context budget (:mod:`lm_eval_enterprise.prompt_budget`) read them.
+Both import them from here, so nothing at run time imports the generator (nor a dataset's ``templates.py``).
+"""
+
+PRIMARY_FILTER = "answer"  # the filter of every task's metrics, generate and log-likelihood alike
+SCORE_METRIC = "score"  # every variant's primary metric under one common name
+# task metadata: the other templates of the task's table as the generator rendered them (id, description,
+# doc_to_text), what the context budget plans the shared shot count over
+TEMPLATES_KEY = "budget_templates"

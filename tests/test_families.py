@@ -1,0 +1,89 @@
+"""The task-family registry (lm_eval_enterprise.families) and the Sharpe tool's independence from lm-eval."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lm_eval_enterprise import TASK_DIR, families, hooks
+from lm_eval_enterprise.data import iter_sources
+from lm_eval_enterprise.filters import READERS
+from lm_eval_enterprise.templating import all_specs
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1] / "lm_eval_enterprise"
+
+
+@pytest.mark.parametrize("name", list(families.FAMILIES))
+def test_every_family_has_its_hooks_and_aggregations(name):
+    fam = families.get(name)
+    assert fam.name == name and callable(getattr(hooks, name))
+    for table in (fam.metrics, fam.helm_metrics):
+        for metric, (agg, hib) in table.items():
+            assert agg == "mean" or callable(getattr(hooks, agg)), (name, metric)
+            assert isinstance(hib, bool)
+    if fam.helm_metrics:
+        assert callable(getattr(hooks, f"{name}_helm"))
+    assert fam.metrics[fam.primary][1] is True  # the primary metric is higher-is-better ("score")
+    assert fam.reader is None or fam.reader in READERS
+    assert fam.loglikelihood == (fam.output_type != "generate_until")
+    assert fam.units in ("doc", "query")
+
+
+def test_unknown_family_is_one_clear_error():
+    with pytest.raises(KeyError, match=r"unknown task family 'classification' \(one of classification_weighted, "):
+        families.get("classification")
+    assert families.find("classification") is None and families.find(None) is None
+
+
+def test_loaders_and_template_tables_use_the_registry_names():
+    """One name per family: a loader's task_type is a family, every table of its folder is scored as a family that
+    reads the same records (ranking and its generation-based table), and the metadata carries the table's family."""
+    by_id = {src.id: src for src in iter_sources()}
+    assert by_id and all(src.task_type in families.FAMILIES for src in by_id.values())
+    specs = all_specs(Path(TASK_DIR))
+    assert specs
+    for _, spec in specs:
+        data_family = families.get(by_id[spec.dataset].task_type)
+        assert families.get(spec.family).same_records(data_family), (spec.table_id, spec.family)
+        assert spec.family == data_family.name or spec.variant, spec.table_id
+
+
+def test_the_sharpe_tool_has_no_lm_eval_import_in_its_source():
+    hits = [
+        f"{p.name}:{i}"
+        for p in sorted((PACKAGE_DIR / "sharpe").glob("*.py"))
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if "import lm_eval" in line or "from lm_eval" in line
+    ]
+    assert hits == []
+
+
+def test_importing_every_sharpe_module_loads_no_lm_eval_module():
+    mods = sorted(f"lm_eval_enterprise.sharpe.{p.stem}" for p in (PACKAGE_DIR / "sharpe").glob("*.py"))
+    code = (
+        "import importlib, json, sys\n"
+        f"for m in {mods!r}: importlib.import_module(m)\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m == 'lm_eval' or m.startswith('lm_eval.'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    assert len(mods) > 20
+
+
+def test_a_run_imports_no_templates_py_and_no_generator():
+    """What the budget planner needs from sibling templates is in the generated metadata, the zero-shot fact of
+    [LEAK] in the generated base YAML: building and running tasks imports no dataset's ``templates.py`` (nor the
+    YAML generator)."""
+    code = (
+        "import json, sys\n"
+        "from lm_eval_enterprise.testing import run_oracle\n"
+        "res = run_oracle(['ent_sumo_claims__t2', 'ent_kpi_edgar__t1'], 'embedded')\n"
+        "assert res['configs']['ent_kpi_edgar__t1']['metadata']['prompt_budget']\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.endswith('.templates') or m.endswith('.templating'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
