@@ -80,7 +80,7 @@ def run_summary_sample(tiny_model_dir, dataset: str, tasks: list[str]) -> tuple[
     """A 0-shot summarization dataset's real sample through ``tasks`` with the tiny model (first 2 documents): the
     ROUGE scores are unit shares at 0 shots (``assert_tiny_run``) and every task's first document is the first test
     row of the data layer's fair order, its target that row's summary. Returns lm-eval's results and that row."""
-    from lm_eval_enterprise.testing import SUMMARIZATION_SCORES, assert_tiny_run, run_hf_model
+    from testkit.testing import SUMMARIZATION_SCORES, assert_tiny_run, run_hf_model
 
     res = run_hf_model(tiny_model_dir, tasks, shared_sample(dataset).parent)
     rec = sample_records(dataset)["test"][0]
@@ -95,7 +95,7 @@ def run_summary_sample(tiny_model_dir, dataset: str, tasks: list[str]) -> tuple[
 
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory):
-    from lm_eval_enterprise.models import build_tiny_model
+    from lm_eval_enterprise.harness.models import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny-llama"))
 
@@ -156,7 +156,7 @@ class FakeHub:
 def table_specs() -> dict:
     """Every template table (``templates.py`` ``TASKS``) by table id (``fiqa_qa``, ``fiqa_qa_gen``, ...)."""
     from lm_eval_enterprise import TASK_DIR
-    from lm_eval_enterprise.templating import all_specs
+    from lm_eval_enterprise.prompting.templating import all_specs
 
     return {s.table_id: s for _, s in all_specs(Path(TASK_DIR))}
 
@@ -180,7 +180,7 @@ def tiny_eval(tiny_model_dir):
     def run(tasks, data_root="embedded", limit=2, gen_kwargs=None) -> dict:
         key = (tuple(tasks), str(data_root), limit, gen_kwargs)
         if key not in cache:
-            from lm_eval_enterprise.testing import run_hf_model
+            from testkit.testing import run_hf_model
 
             cache[key] = run_hf_model(tiny_model_dir, list(tasks), data_root, limit, gen_kwargs=gen_kwargs)
         return cache[key]
@@ -192,7 +192,7 @@ def fixture_run(tiny_eval, dataset: str, tasks: list[str], keys: tuple[str, ...]
     """A dataset's own tiny-model run of ``tasks`` on its embedded fixture (``tiny_eval``: memoised, first 2
     documents), checked with ``assert_tiny_run``. Returns lm-eval's results and the fixture's records."""
     from lm_eval_enterprise.data import load_records
-    from lm_eval_enterprise.testing import assert_tiny_run
+    from testkit.testing import assert_tiny_run
 
     res = tiny_eval(tasks)
     assert_tiny_run(res, tasks, keys, num_fewshot)

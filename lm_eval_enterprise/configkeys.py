@@ -1,7 +1,7 @@
 """Names of the generated task configuration that run-time code reads back.
 
-The generator (:mod:`lm_eval_enterprise.templating`) writes them into the task YAMLs; the task class
-(:mod:`lm_eval_enterprise.task`) and the context budget (:mod:`lm_eval_enterprise.prompt_budget`) read them.
+The generator (:mod:`lm_eval_enterprise.prompting.templating`) writes them into the task YAMLs; the task class
+(:mod:`lm_eval_enterprise.harness.task`) and the context budget (:mod:`lm_eval_enterprise.prompting.budget`) read them.
 Both import them from here, so nothing at run time imports the generator (nor a dataset's ``templates.py``).
 """
 

@@ -3,14 +3,14 @@
 A task family is the kind of task a dataset table is scored as: its metrics and their aggregations, how an answer
 is read, what a record must hold. Its name is the one spelling used everywhere: a loader's ``Source.task_type``,
 the generator's ``DatasetTasks.family``, the ``task_family`` of the generated task metadata (and so of every results
-file the Sharpe tool reads) and the ``process_results`` hook ``lm_eval_enterprise.hooks.<name>``.
+file the Sharpe tool reads) and the ``process_results`` hook ``lm_eval_enterprise.scoring.hooks.<name>``.
 
 Every per-family decision reads its :class:`Family` record here — the metric lists of the generator
-(:mod:`lm_eval_enterprise.templating`), the [PARSE] reader (:mod:`lm_eval_enterprise.filters`), the [LEAK] fields
-(:mod:`lm_eval_enterprise.leakage`), the record fields the loader adds and the gold-label check
+(:mod:`lm_eval_enterprise.prompting.templating`), the [PARSE] reader (:mod:`lm_eval_enterprise.scoring.filters`), the [LEAK] fields
+(:mod:`lm_eval_enterprise.data.leakage`), the record fields the loader adds and the gold-label check
 (:mod:`lm_eval_enterprise.data`), the Sharpe tool's baselines, units and synthetic runs
 (:mod:`lm_eval_enterprise.sharpe`). No other module spells a family name as a branch. Adding a family is one record
-in :data:`FAMILIES` plus its ``process_results`` and aggregation functions in :mod:`lm_eval_enterprise.hooks`
+in :data:`FAMILIES` plus its ``process_results`` and aggregation functions in :mod:`lm_eval_enterprise.scoring.hooks`
 (docs/metrics.md); the other fields name behaviours those modules already have.
 
 This module imports nothing of lm-eval (nor of this package), so the Sharpe tool can read it.
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 Metrics = Mapping[str, tuple[str, bool]]  # metric → (aggregation: "mean" or a hooks function name, higher_is_better)
 
-# the two per-document metrics of every generate family (from the [PARSE] reading of lm_eval_enterprise.filters)
+# the two per-document metrics of every generate family (from the [PARSE] reading of lm_eval_enterprise.scoring.filters)
 FORMAT_METRICS: dict[str, tuple[str, bool]] = {"format_failure": ("mean", False), "format_adherence": ("mean", True)}
 
 
@@ -35,7 +35,7 @@ class Family:
       the first is the family's primary metric.
     * ``helm_metrics`` — the primary metric under HELM's reading rule, reported by the template that is HELM's own
       prompt (``hooks.<name>_helm``).
-    * ``reader`` — the [PARSE] reader of :class:`lm_eval_enterprise.filters.AnswerFilter` (``None``: a
+    * ``reader`` — the [PARSE] reader of :class:`lm_eval_enterprise.scoring.filters.AnswerFilter` (``None``: a
       log-likelihood family, no generation to read); ``output_type`` — lm-eval's output type.
     * ``records`` — the fields the loader adds to every record (``Source.finalize``): ``"labels"``
       (``label_names``, ``positive_label``), ``"choices"`` (the option letters, ``data.mc_fields``) or ``""``.

@@ -46,7 +46,7 @@ def main() -> int:
 
     from lm_eval_enterprise import TASK_DIR
     from lm_eval_enterprise.data import DataError
-    from lm_eval_enterprise.models import smollm2_dir
+    from lm_eval_enterprise.harness.models import smollm2_dir
 
     class Recorder(LM):
         def generate_until(self, requests, disable_tqdm=False):

@@ -2,7 +2,7 @@
 
 Runs in the vLLM environment (``make install-vllm``), which ships all three candidates as vLLM dependencies:
 xgrammar, outlines-core and lm-format-enforcer. For a few answer formats of our templates (as constraint regexes,
-:func:`lm_eval_enterprise.constrained.constraint_regex`) it measures
+:func:`lm_eval_enterprise.harness.constrained.constraint_regex`) it measures
 
 * ``setup``: one-time tokenizer preprocessing (xgrammar ``TokenizerInfo``, outlines-core ``Vocabulary``,
   lm-format-enforcer tokenizer data);
@@ -22,7 +22,7 @@ import statistics
 import time
 from importlib.metadata import version
 
-from lm_eval_enterprise.constrained import constraint_regex
+from lm_eval_enterprise.harness.constrained import constraint_regex
 
 FORMATS = [  # (name, answer format, a completion that matches the constraint)
     ("label (3)", "(positive|neutral|negative)", " neutral"),
@@ -123,7 +123,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from transformers import AutoConfig, AutoTokenizer
 
-    from lm_eval_enterprise.models import smollm2_dir
+    from lm_eval_enterprise.harness.models import smollm2_dir
 
     path = smollm2_dir()
     tok = AutoTokenizer.from_pretrained(path)

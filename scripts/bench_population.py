@@ -3,7 +3,7 @@
 1. ``--make-runs``: SmolLM2-135M-Instruct (fp32, CPU, its chat template) runs DENSELY — every template on every
    one of the first ``--docs`` test documents of the real samples — the core five and a population of ``--size``
    templates (``lm-eval-enterprise population``, seed 0) of each dataset of :data:`DATASETS`. The tasks are built
-   and scored by lm-eval (``lm_eval_enterprise.runner.evaluate``) exactly as ``lm-eval-enterprise run`` does; only
+   and scored by lm-eval (``lm_eval_enterprise.harness.runner.evaluate``) exactly as ``lm-eval-enterprise run`` does; only
    the model's generation is done here by :class:`PrefixCachedHF`, lm-eval's ``HFLM`` with greedy decoding over a
    KV cache of the prompt prefix all documents of a template share (instruction + shots), one request at a time:
    the same tokens, ~5× less CPU than padded batches on this 2-core machine. Each run is checked against lm-eval's
@@ -161,10 +161,10 @@ def make_runs(size: int, n_docs: int, out: Path, only: list[str] | None = None) 
     import torch
 
     from lm_eval_enterprise import TASK_DIR
-    from lm_eval_enterprise.models import smollm2_dir
-    from lm_eval_enterprise.population import write_population
-    from lm_eval_enterprise.prompt_budget import model_budget
-    from lm_eval_enterprise.runner import evaluate, load_tasks, make_task_manager
+    from lm_eval_enterprise.harness.models import smollm2_dir
+    from lm_eval_enterprise.harness.runner import evaluate, load_tasks, make_task_manager
+    from lm_eval_enterprise.prompting.budget import model_budget
+    from lm_eval_enterprise.prompting.population import write_population
 
     torch.set_num_threads(1)
     model = str(smollm2_dir())
@@ -283,7 +283,7 @@ def _summary(scores: np.ndarray, baseline: float) -> dict:
 
 
 def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH, only: list[str] | None = None) -> dict:
-    from lm_eval_enterprise.cellplan import design, runs_to_share
+    from lm_eval_enterprise.harness.cellplan import design, runs_to_share
     from lm_eval_enterprise.sharpe.sparse import estimate_population, naive_scores
 
     truth = json.loads(gzip.decompress(path.read_bytes()))

@@ -34,8 +34,8 @@ def build_prompts(dataset: str, limit: int | None) -> tuple[list[str], int]:
     from lm_eval.tasks import TaskManager
 
     from lm_eval_enterprise import TASK_DIR
-    from lm_eval_enterprise.runner import load_tasks
-    from lm_eval_enterprise.speedups import install
+    from lm_eval_enterprise.harness.runner import load_tasks
+    from lm_eval_enterprise.prompting.speedups import install
 
     install()
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
@@ -104,7 +104,7 @@ def main(argv=None) -> int:
         print(json.dumps(worker(args.model, args.prompts, args.worker == "on", args.repeats)))
         return 0
 
-    from lm_eval_enterprise.models import smollm2_dir
+    from lm_eval_enterprise.harness.models import smollm2_dir
 
     model = str(smollm2_dir())
     prompts, shots = build_prompts(args.dataset, args.limit)

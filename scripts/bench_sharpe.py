@@ -3,7 +3,7 @@
 
 Generates, in a temporary folder, lm-eval output folders for 10 models × 125 task variants (25 datasets × 5
 templates, a mix of every task family) × 500 documents, written with the real ``process_results`` hooks and
-aggregations (:mod:`lm_eval_enterprise.sharpe.synthetic`). Then times
+aggregations (:mod:`testkit.synthetic`). Then times
 
 1. the parse floor: reading every results and samples file and ``json.loads`` of every line (nothing else);
 2. the aggregation: :func:`lm_eval_enterprise.sharpe.engine.aggregate` with B = 1,000 bootstrap resamples (reading,
@@ -45,7 +45,7 @@ DOMAINS = ("finance", "legal", "climate", "cyber")
 
 def _write_model(args: tuple) -> int:
     out, m, n_docs, n_templates, prompt_chars = args
-    from lm_eval_enterprise.sharpe.synthetic import family_task, write_run
+    from testkit.synthetic import family_task, write_run
 
     tasks = []
     i = 0

@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lm_eval_enterprise.cellplan import design  # noqa: E402
+from lm_eval_enterprise.harness.cellplan import design  # noqa: E402
 from lm_eval_enterprise.sharpe import baselines as BL  # noqa: E402
 from lm_eval_enterprise.sharpe.sparse import CellMatrix, estimate_row, naive_scores  # noqa: E402
 from lm_eval_enterprise.sharpe.stats import sharpe  # noqa: E402
@@ -156,7 +156,7 @@ def real_cases(root: Path, metric: str | None = None):
 
 def make_runs(root: Path) -> None:
     """Full SmolLM2 runs (every template on the first N documents) of :data:`REAL_TASKS`."""
-    from lm_eval_enterprise.models import smollm2_dir
+    from lm_eval_enterprise.harness.models import smollm2_dir
 
     model = smollm2_dir()
     bin_ = Path(sys.executable).parent / "lm-eval-enterprise"

@@ -3,7 +3,7 @@
 
 ``dump OUT.json.gz [--data-root DIR]`` runs every task variant (the ``enterprise`` group plus the standalone
 groups) through lm-eval on a data root (default ``embedded``, the fixture data) with the oracle LM (gold target as
-output) and the garbage LM of :mod:`lm_eval_enterprise.testing`, and writes, per variant:
+output) and the garbage LM of :mod:`testkit.testing`, and writes, per variant:
 
 * every document (record) and every request lm-eval built for it: its ``arguments`` (the whole prompt, few-shot block included, and the
   continuation or generation kwargs), byte for byte;
@@ -13,7 +13,7 @@ output) and the garbage LM of :mod:`lm_eval_enterprise.testing`, and writes, per
 present in only one dump, prompts that differ (with the first differing character), scores that differ.
 
 Run ``dump`` on the old checkout and on the new one (each in its own environment) and ``diff`` the files. Only
-lm-eval and :mod:`lm_eval_enterprise.testing` are used, so the script runs on either side of a refactoring.
+lm-eval and :mod:`testkit.testing` are used, so the script runs on either side of a refactoring.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import math
 import sys
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # testkit/ (test doubles) beside the package
 
 
 def _jsonable(value: Any) -> Any:
@@ -44,7 +46,7 @@ def _jsonable(value: Any) -> Any:
 
 def _groups() -> list[str]:
     from lm_eval_enterprise import TASK_DIR
-    from lm_eval_enterprise.templating import all_specs
+    from lm_eval_enterprise.prompting.templating import all_specs
 
     specs = [s for _, s in all_specs(Path(TASK_DIR))]
     return ["enterprise"] + [s.base_name for s in specs if not s.in_domain_group]
@@ -53,7 +55,10 @@ def _groups() -> list[str]:
 def _run(lm_name: str, data_root: str) -> dict:
     import lm_eval
 
-    from lm_eval_enterprise import testing
+    try:  # the test doubles live beside the package (testkit/) since the package layout of #18; before, inside it
+        from testkit import testing
+    except ImportError:
+        from lm_eval_enterprise import testing
 
     groups = _groups()
     tm, built = testing.build_tasks(groups, data_root)

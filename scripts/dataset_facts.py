@@ -8,16 +8,16 @@ evaluated split and the few-shot pool:
   (:func:`lm_eval_enterprise.data.load_task_data`: ``eval_rows_before_dedup``,
   ``eval_fewshot_pool_duplicates``, ``eval_removed_fewshot_duplicates``; a 0-shot dataset counts, does not remove);
 * near-duplicates that remain: evaluated items whose prompt input (the [LEAK] fields,
-  :data:`lm_eval_enterprise.leakage.PROMPT_INPUT_FIELDS`) equals a pool item's after [NORM] (case, whitespace,
+  :data:`lm_eval_enterprise.data.leakage.PROMPT_INPUT_FIELDS`) equals a pool item's after [NORM] (case, whitespace,
   punctuation: :func:`lm_eval_enterprise.text.norm`), and evaluated items repeating an earlier evaluated item after
   [NORM]; ranking datasets compare their distinct query texts;
 * the gold distribution of the evaluated split (class labels; MC answer letters; NER / KPI entity types;
   ranking: relevant and non-relevant candidates) and its largest share;
 * the score of the best CONSTANT predictor under the dataset's primary metric, computed with the package's own
-  metric code (:mod:`lm_eval_enterprise.metrics`) on the gold answers: classification — every label of the label
+  metric code (:mod:`lm_eval_enterprise.scoring.metrics`) on the gold answers: classification — every label of the label
   set tried, the best kept (cross-checked with :func:`lm_eval_enterprise.sharpe.baselines.majority_f1` /
   ``majority_share`` when the best constant is the majority label); MC — every option letter; ranking — a model
-  that gives every candidate the same score, ranked by the tie rule of :func:`lm_eval_enterprise.metrics.rank_queries`
+  that gives every candidate the same score, ranked by the tie rule of :func:`lm_eval_enterprise.scoring.metrics.rank_queries`
   (candidate order), RR@10; NER / KPI — the empty prediction (no entity: no true positive, so F1 = 0 by
   definition, computed anyway); numeric QA — 0 for an uninformed generator, and the accuracy of always answering
   the most frequent gold number; summarization — the lead-3 summary's ROUGE-L
@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lm_eval_enterprise import families, metrics
+from lm_eval_enterprise import families
 from lm_eval_enterprise.data import (
     EMBEDDED,
     DataError,
@@ -51,7 +51,8 @@ from lm_eval_enterprise.data import (
     load_task_data,
     registry,
 )
-from lm_eval_enterprise.leakage import PROMPT_INPUT_FIELDS
+from lm_eval_enterprise.data.leakage import PROMPT_INPUT_FIELDS
+from lm_eval_enterprise.scoring import metrics
 from lm_eval_enterprise.sharpe import baselines
 from lm_eval_enterprise.text import norm
 

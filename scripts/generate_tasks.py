@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from lm_eval_enterprise import task_dir
-from lm_eval_enterprise.templating import generate
+from lm_eval_enterprise.prompting.templating import generate
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Sparse run planner (lm_eval_enterprise/cellplan.py) and its wiring into ``lm-eval-enterprise run``."""
+"""Sparse run planner (lm_eval_enterprise/harness/cellplan.py) and its wiring into ``lm-eval-enterprise run``."""
 
 import json
 import random
@@ -10,7 +10,7 @@ import pytest
 
 from conftest import OFFLINE_ENV
 from lm_eval_enterprise import cli
-from lm_eval_enterprise.cellplan import CellPlanError, design, plan_cells
+from lm_eval_enterprise.harness.cellplan import CellPlanError, design, plan_cells
 
 BIN = Path(sys.executable).parent
 ENV = OFFLINE_ENV
@@ -225,7 +225,7 @@ def test_sparse_run_builds_each_task_once(monkeypatch, tmp_path):
     and evaluated as the same object), with the real evaluator and lm-eval's dummy model."""
     from collections import Counter
 
-    from lm_eval_enterprise.task import EnterpriseTask
+    from lm_eval_enterprise.harness.task import EnterpriseTask
 
     built = Counter()
     init = EnterpriseTask.__init__

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.constrained import (
+from lm_eval_enterprise.harness.constrained import (
     CONSTRAINED,
     GEN_KWARG,
     MODELS,
@@ -155,8 +155,8 @@ def test_gold_answers_pass_their_constraint():
     """Constraining must never make the correct answer impossible: for every generate task variant, the gold
     target (as generated: after one space) fully matches the document's constraint. Formats the decoders cannot
     express are listed and must fail with the one-line reason (lookaround / inner anchor)."""
-    from lm_eval_enterprise.templating import all_specs
-    from lm_eval_enterprise.testing import build_tasks
+    from lm_eval_enterprise.prompting.templating import all_specs
+    from testkit.testing import build_tasks
 
     specs = [s for _, s in all_specs(Path(TASK_DIR)) if s.output_type == "generate_until"]
     _, tasks = build_tasks([s.base_name for s in specs], "embedded")
@@ -199,7 +199,7 @@ def test_register_models_keeps_lm_eval_builtins():
 
 
 def test_server_payload_carries_structured_outputs():
-    from lm_eval_enterprise.constrained.api_backend import (
+    from lm_eval_enterprise.harness.constrained.api_backend import (
         LocalChatCompletionsConstrained,
         LocalCompletionsConstrained,
     )
@@ -235,8 +235,8 @@ def test_server_payload_carries_structured_outputs():
 def test_constrained_twin_shares_the_loaded_backend():
     from lm_eval.models.openai_completions import LocalCompletionsAPI
 
-    from lm_eval_enterprise.constrained import constrained_twin
-    from lm_eval_enterprise.constrained.api_backend import LocalCompletionsConstrained
+    from lm_eval_enterprise.harness.constrained import constrained_twin
+    from lm_eval_enterprise.harness.constrained.api_backend import LocalCompletionsConstrained
 
     plain = object.__new__(LocalCompletionsAPI)
     plain.model, plain._max_gen_toks, plain.tokenizer = "m", 256, object()
@@ -262,7 +262,7 @@ def test_hf_constrained_names_its_missing_dependency():
 
     if find_spec("xgrammar") is not None:
         pytest.skip("xgrammar installed (vLLM environment): tests/engines covers hf-constrained")
-    from lm_eval_enterprise.constrained.hf_backend import _xgrammar
+    from lm_eval_enterprise.harness.constrained.hf_backend import _xgrammar
 
     with pytest.raises(ConstraintError, match="make install-vllm"):
         _xgrammar()

@@ -462,7 +462,7 @@ def test_load_task_dataset_through_lm_eval(fake, tmp_path):
     import lm_eval
     from lm_eval.tasks import TaskManager
 
-    from lm_eval_enterprise.testing import ConstantLM
+    from testkit.testing import ConstantLM
 
     root = str(_source_layout(tmp_path / "data"))
     tdir = tmp_path / "tasks"
@@ -568,7 +568,7 @@ def test_load_task_data_facts_reach_the_results_through_the_task_class(fake, tmp
     import lm_eval
     from lm_eval.tasks import TaskManager
 
-    from lm_eval_enterprise.testing import ConstantLM
+    from testkit.testing import ConstantLM
 
     monkeypatch.setattr(FakeSource, "task_metadata", lambda self, splits: {"n_test_rows": len(splits["test"])})
     root = str(_source_layout(tmp_path / "data"))
@@ -583,7 +583,7 @@ def test_load_task_data_facts_reach_the_results_through_the_task_class(fake, tmp
     tdir.mkdir()
     (tdir / "fake_task.yaml").write_text(
         "task: lmee_fake_facts\n"
-        "class: !function lm_eval_enterprise.task.EnterpriseTask\n"
+        "class: !function lm_eval_enterprise.harness.task.EnterpriseTask\n"
         "custom_dataset: !function lm_eval_enterprise.data.load_task_dataset\n"
         f"dataset_kwargs: {{dataset_id: {FAKE}}}\n"
         "test_split: test\nfewshot_split: fewshot\nnum_fewshot: 0\noutput_type: generate_until\n"

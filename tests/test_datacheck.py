@@ -214,7 +214,7 @@ def test_counts_and_hashes_reach_the_task_metadata_and_results(tmp_path):
     import lm_eval
     from lm_eval.tasks import TaskManager
 
-    from lm_eval_enterprise.testing import ConstantLM
+    from testkit.testing import ConstantLM
 
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
     task = "ent_gold_news__t1"
@@ -244,7 +244,7 @@ def _gold_rows(labels: list[str]) -> list[dict]:
 
 def test_gold_label_outside_the_label_set_is_found_at_load_presplit(tmp_path):
     """The issue's case: "Maybe" in gold_news — one line naming dataset, file and line, before any model runs."""
-    from lm_eval_enterprise.runner import load_tasks, make_task_manager
+    from lm_eval_enterprise.harness.runner import load_tasks, make_task_manager
 
     d = tmp_path / "gold_news"
     _jsonl(d / "train.jsonl", _gold_rows(["Yes", "No"]))

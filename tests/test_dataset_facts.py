@@ -94,7 +94,7 @@ def test_constant_ranking_follows_the_oracle_tie_rule(fixture_facts):
 
 
 def test_summarization_constant_is_the_lead3_rouge(fixture_facts):
-    from lm_eval_enterprise.metrics import rouge
+    from lm_eval_enterprise.scoring.metrics import rouge
     from lm_eval_enterprise.sharpe.baselines import lead_sentences
 
     recs = load_records("legal_summarization", data_root=EMBEDDED)["test"]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from lm_eval_enterprise.cli import demo
-from lm_eval_enterprise.models import build_tiny_model
+from lm_eval_enterprise.harness.models import build_tiny_model
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,8 @@ from collections import Counter
 import pytest
 
 from conftest import shared_sample
-from lm_eval_enterprise import hooks
-from lm_eval_enterprise.cellplan import plan_for_tasks
 from lm_eval_enterprise.data import clear_caches, fixture_dir, get_source, load_records
+from lm_eval_enterprise.data.fewshot import helm_balanced
 from lm_eval_enterprise.data.folder import convert_folder
 from lm_eval_enterprise.data.order import (
     EVAL_ORDER_SEED,
@@ -25,9 +24,10 @@ from lm_eval_enterprise.data.order import (
     interleave,
     missing_classes,
 )
-from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.runner import evaluate, load_tasks, make_task_manager
-from lm_eval_enterprise.testing import OracleLM
+from lm_eval_enterprise.harness.cellplan import plan_for_tasks
+from lm_eval_enterprise.harness.runner import evaluate, load_tasks, make_task_manager
+from lm_eval_enterprise.scoring import hooks
+from testkit.testing import OracleLM
 
 
 @pytest.fixture(autouse=True)

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_enterprise import TASK_DIR, families, hooks
+from lm_eval_enterprise import TASK_DIR, families
 from lm_eval_enterprise.data import iter_sources
-from lm_eval_enterprise.filters import READERS
-from lm_eval_enterprise.templating import all_specs
+from lm_eval_enterprise.prompting.templating import all_specs
+from lm_eval_enterprise.scoring import hooks
+from lm_eval_enterprise.scoring.filters import READERS
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "lm_eval_enterprise"
 
@@ -80,7 +81,7 @@ def test_a_run_imports_no_templates_py_and_no_generator():
     YAML generator)."""
     code = (
         "import json, sys\n"
-        "from lm_eval_enterprise.testing import run_oracle\n"
+        "from testkit.testing import run_oracle\n"
         "res = run_oracle(['ent_sumo_claims__t2', 'ent_kpi_edgar__t1'], 'embedded')\n"
         "assert res['configs']['ent_kpi_edgar__t1']['metadata']['prompt_budget']\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.endswith('.templates') or m.endswith('.templating'))))\n"

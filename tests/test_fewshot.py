@@ -1,4 +1,4 @@
-"""[BAL] class-balanced few-shot selection (lm_eval_enterprise/fewshot.py::helm_balanced)."""
+"""[BAL] class-balanced few-shot selection (lm_eval_enterprise/data/fewshot.py::helm_balanced)."""
 
 import random
 from collections import defaultdict
@@ -6,7 +6,7 @@ from itertools import cycle
 
 import pytest
 
-from lm_eval_enterprise.fewshot import helm_balanced
+from lm_eval_enterprise.data.fewshot import helm_balanced
 
 
 def _label(item):
@@ -201,7 +201,7 @@ def test_empty_pool_and_zero_k():
 
 
 def test_top_k_labels_counts_then_name():
-    from lm_eval_enterprise.fewshot import top_k_labels
+    from lm_eval_enterprise.data.fewshot import top_k_labels
 
     # counts B=5, A=3, C=3, D=1 → B first; A and C tie at 3 → by name A, C; k=3 cuts D
     assert top_k_labels({"C": 3, "B": 5, "D": 1, "A": 3}, 3) == ["B", "A", "C"]

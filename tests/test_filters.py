@@ -1,4 +1,4 @@
-"""lm_eval_enterprise/filters.py: the [PARSE] reading rule, format regexes (rendering, decoder-friendliness,
+"""lm_eval_enterprise/scoring/filters.py: the [PARSE] reading rule, format regexes (rendering, decoder-friendliness,
 adherence), the AnswerFilter in lm-eval's pipeline, and the HELM-parity process_results of hooks.py.
 
 The per-dataset table over every template is tests/test_parse_table.py."""
@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from lm_eval_enterprise import hooks
-from lm_eval_enterprise.filters import (
+from lm_eval_enterprise.scoring import hooks
+from lm_eval_enterprise.scoring.filters import (
     LINE_FORMAT,
     TEXT_FORMAT,
     AnswerFilter,
@@ -26,7 +26,7 @@ from lm_eval_enterprise.filters import (
     render_format_regex,
     words_format,
 )
-from lm_eval_enterprise.metrics import INVALID
+from lm_eval_enterprise.scoring.metrics import INVALID
 
 SENT = ["positive", "neutral", "negative"]
 LETTERS = list("ABCDE")
@@ -349,7 +349,7 @@ def _rendered_format_regexes():
     from pathlib import Path
 
     from lm_eval_enterprise import TASK_DIR
-    from lm_eval_enterprise.templating import all_specs
+    from lm_eval_enterprise.prompting.templating import all_specs
 
     doc = {
         "label_names": [

@@ -1,4 +1,4 @@
-"""[LEAK] few-shot de-duplication (lm_eval_enterprise.leakage): unit rules per task type, and the two real quirks —
+"""[LEAK] few-shot de-duplication (lm_eval_enterprise.data.leakage): unit rules per task type, and the two real quirks —
 LegalBench's unfair_tos ships its 9 train clauses inside the test file; TRAM is split by sentence, so one sentence
 can sit in train and test — reproduced on hand-made pre-split folders, through load_records and the task metadata."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_sample
-from lm_eval_enterprise import leakage as L
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import get_source, load, load_records
+from lm_eval_enterprise.data import leakage as L
+from lm_eval_enterprise.scoring import metrics as M
 
 
 class _Src:

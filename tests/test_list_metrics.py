@@ -7,9 +7,9 @@ parser; the ``*_helm`` metrics reproduce HELM's strict regex parser and formulas
 
 import pytest
 
-from lm_eval_enterprise import hooks as H
-from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.metrics import INVALID, MetricInputError
+from lm_eval_enterprise.scoring import hooks as H
+from lm_eval_enterprise.scoring import metrics as M
+from lm_eval_enterprise.scoring.metrics import INVALID, MetricInputError
 from lm_eval_enterprise.text import norm_entity
 
 approx = pytest.approx

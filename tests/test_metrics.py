@@ -1,4 +1,4 @@
-"""Metric functions (lm_eval_enterprise/metrics.py) and their lm-eval adapters (hooks.py) against
+"""Metric functions (lm_eval_enterprise/scoring/metrics.py) and their lm-eval adapters (hooks.py) against
 docs/metrics.md and docs/conventions.md. Every expected value is worked out by hand from the formula; the
 working is in the comments next to each assertion (no expected value is produced by the code under test).
 """
@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from lm_eval_enterprise import hooks as H
-from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.metrics import INVALID, MetricInputError
+from lm_eval_enterprise.scoring import hooks as H
+from lm_eval_enterprise.scoring import metrics as M
+from lm_eval_enterprise.scoring.metrics import INVALID, MetricInputError
 
 approx = pytest.approx
 
@@ -482,14 +482,14 @@ def test_norm_used_by_metrics_keeps_articles():
 
 
 def test_weighted_precision_recall_hand_worked():
-    from lm_eval_enterprise.metrics import weighted_precision_recall
+    from lm_eval_enterprise.scoring.metrics import weighted_precision_recall
 
     # golds [pos, pos, neg, neg], preds [pos, neg, neg, [invalid]] (all-zero row for the last):
     # pos: TP 1, FP 0, FN 1 → P 1,   R 1/2;  neg: TP 1, FP 1 (item 2), FN 1 (item 4) → P 1/2, R 1/2
     # supports 2 and 2 → weighted P = (2·1 + 2·0.5)/4 = 0.75; weighted R = (2·0.5 + 2·0.5)/4 = 0.5
     p, r = weighted_precision_recall(["pos", "pos", "neg", "neg"], ["pos", "neg", "neg", "[invalid]"], ["pos", "neg"])
     assert p == pytest.approx(0.75) and r == pytest.approx(0.5)
-    from lm_eval_enterprise.metrics import MetricInputError
+    from lm_eval_enterprise.scoring.metrics import MetricInputError
 
     with pytest.raises(MetricInputError):
         weighted_precision_recall([], [], ["pos"])

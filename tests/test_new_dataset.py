@@ -29,9 +29,9 @@ from conftest import OFFLINE_ENV
 from lm_eval_enterprise import cli
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.data.tasktree import ENV_TASK_PATH, folder_package
-from lm_eval_enterprise.runner import save_results
+from lm_eval_enterprise.harness.runner import save_results
 from lm_eval_enterprise.sharpe.api import aggregate
-from lm_eval_enterprise.testing import GarbageLM, OracleLM
+from testkit.testing import GarbageLM, OracleLM
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = "toy_quiz"
@@ -98,7 +98,7 @@ SOURCE = ToyQuiz()
 
 TEMPLATES_PY = r'''"""Instruction templates of toy_quiz (t1 = the reference prompt)."""
 
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 
 from .source import LETTERS
 

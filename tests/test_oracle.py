@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.runner import evaluate, load_tasks, make_task_manager
-from lm_eval_enterprise.templating import all_specs
-from lm_eval_enterprise.testing import GarbageLM, OracleLM
+from lm_eval_enterprise.harness.runner import evaluate, load_tasks, make_task_manager
+from lm_eval_enterprise.prompting.templating import all_specs
+from testkit.testing import GarbageLM, OracleLM
 
 _ONLY = [d for d in os.environ.get("ORACLE_DATASETS", "").split(",") if d]
 SPECS = [s for _, s in all_specs(Path(TASK_DIR)) if not _ONLY or s.dataset in _ONLY]

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_enterprise import TASK_DIR, families, hooks
-from lm_eval_enterprise import metrics as M
+from lm_eval_enterprise import TASK_DIR, families
 from lm_eval_enterprise.data import load_records
-from lm_eval_enterprise.templating import all_specs, answer_filter, output_field
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.prompting.templating import all_specs, answer_filter, output_field
+from lm_eval_enterprise.scoring import hooks
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import GARBAGE
 
 INVALID = M.INVALID
 SPECS = {s.table_id: s for _, s in all_specs(Path(TASK_DIR)) if s.output_type == "generate_until"}

@@ -1,4 +1,4 @@
-"""Template populations (``lm_eval_enterprise.population``): the grammar, the command and its include folder, and
+"""Template populations (``lm_eval_enterprise.prompting.population``): the grammar, the command and its include folder, and
 every population template through the answer-probe table and the oracle.
 
 Cost is bounded: the grammar checks run on all 25 datasets (pure Python); the probe table on every label-reading
@@ -15,17 +15,17 @@ from test_parse_table import _doc, assert_reading_table
 
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.cli import main
-from lm_eval_enterprise.filters import GENERIC_FIELDS, norm_field
-from lm_eval_enterprise.population import (
+from lm_eval_enterprise.harness.runner import evaluate, load_tasks, make_task_manager
+from lm_eval_enterprise.prompting.population import (
     PopulationError,
     axes_of,
     population,
     render_population,
     write_population,
 )
-from lm_eval_enterprise.runner import evaluate, load_tasks, make_task_manager
-from lm_eval_enterprise.templating import all_specs, answer_filter, answer_lead_ins, output_field
-from lm_eval_enterprise.testing import GarbageLM, OracleLM
+from lm_eval_enterprise.prompting.templating import all_specs, answer_filter, answer_lead_ins, output_field
+from lm_eval_enterprise.scoring.filters import GENERIC_FIELDS, norm_field
+from testkit.testing import GarbageLM, OracleLM
 
 SPECS = {s.dataset: s for _, s in all_specs(Path(TASK_DIR)) if not s.variant}
 SIZE, SEED = 50, 0

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from lm_eval_enterprise.cellplan import runs_to_share
+from lm_eval_enterprise.harness.cellplan import runs_to_share
 from lm_eval_enterprise.sharpe.sparse import (
     CellMatrix,
     TwoWayFit,

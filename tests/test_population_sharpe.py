@@ -9,9 +9,9 @@ from lm_eval.loggers import EvaluationTracker
 
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.cli import sharpe as cli
-from lm_eval_enterprise.population import write_population
-from lm_eval_enterprise.runner import evaluate, load_tasks, make_task_manager, save_results
-from lm_eval_enterprise.testing import OracleLM
+from lm_eval_enterprise.harness.runner import evaluate, load_tasks, make_task_manager, save_results
+from lm_eval_enterprise.prompting.population import write_population
+from testkit.testing import OracleLM
 
 
 class NoisyLabels(OracleLM):

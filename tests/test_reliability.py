@@ -1,5 +1,5 @@
 """Issue 20: nothing lost — a run that cannot save fails before it starts, a killed run resumes by rerunning it
-(the answer cache, lm_eval_enterprise/request_cache.py), bad flag values and cut ranking queries are usage errors,
+(the answer cache, lm_eval_enterprise/harness/request_cache.py), bad flag values and cut ranking queries are usage errors,
 and the Sharpe tool refuses a negative --bootstrap and reads results lm-eval wrote under an --output_path *.json."""
 
 import json
@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import OFFLINE_ENV
-from lm_eval_enterprise import cli, request_cache
+from lm_eval_enterprise import cli
 from lm_eval_enterprise.cli import run as cli_run
+from lm_eval_enterprise.harness import request_cache
 
 BIN = Path(sys.executable).parent
 DUMMY = ["run", "--model", "dummy", "--tasks", "ent_fiqa_sa", "--data_root", "embedded"]
@@ -106,7 +107,7 @@ def test_sharpe_flags_queries_cut_by_plain_lm_eval(capsys, tmp_path):
     """lm-eval's own CLI takes any --limit: a results folder with 15 of a query's 20 candidates is flagged."""
     from lm_eval.loggers import EvaluationTracker
 
-    from lm_eval_enterprise.runner import evaluate, save_results
+    from lm_eval_enterprise.harness.runner import evaluate, save_results
 
     res = evaluate("dummy", ["ent_fiqa_qa"], data_root="embedded", limit=15)
     tracker = EvaluationTracker(output_path=str(tmp_path / "out"))

@@ -1,4 +1,4 @@
-"""lm_eval_enterprise.runner: the task manager, tasks built once, and the one ``simple_evaluate`` call of the demo
+"""lm_eval_enterprise.harness.runner: the task manager, tasks built once, and the one ``simple_evaluate`` call of the demo
 and the tests."""
 
 import lm_eval
@@ -7,7 +7,7 @@ from lm_eval.api.group import Group
 from lm_eval.tasks import TaskManager
 
 from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.runner import evaluate, load_tasks, make_task_manager
+from lm_eval_enterprise.harness.runner import evaluate, load_tasks, make_task_manager
 
 
 @pytest.fixture(scope="module")

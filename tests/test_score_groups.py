@@ -14,9 +14,9 @@ from lm_eval.tasks._yaml_loader import load_yaml
 from lm_eval.utils import make_table
 
 from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.runner import evaluate, load_tasks, make_task_manager
-from lm_eval_enterprise.templating import all_specs
-from lm_eval_enterprise.testing import GarbageLM, OracleLM
+from lm_eval_enterprise.harness.runner import evaluate, load_tasks, make_task_manager
+from lm_eval_enterprise.prompting.templating import all_specs
+from testkit.testing import GarbageLM, OracleLM
 
 KEY = "score,answer"
 DOMAINS = ("finance", "legal", "climate", "cyber")

@@ -81,7 +81,7 @@ def test_binary_f1_30_70():
     assert abs(sim - exact) < 4 * se
     assert B.majority_f1([30, 70], "binary", positive=0) == 0.0
     # always-positive predictor: 2p/(1+p) with p = 0.3, checked with the project's metric
-    from lm_eval_enterprise.metrics import binary_f1
+    from lm_eval_enterprise.scoring.metrics import binary_f1
 
     golds = ["pos"] * 30 + ["neg"] * 70
     assert binary_f1(golds, ["pos"] * 100, "pos") == pytest.approx(0.461538, abs=TOL)

@@ -12,7 +12,7 @@ import pytest
 from html_page import Page
 
 from lm_eval_enterprise.sharpe.api import aggregate, write_outputs
-from lm_eval_enterprise.sharpe.synthetic import report_scenario
+from testkit.synthetic import report_scenario
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("SHARPE_BROWSER_TEST"), reason="opt-in browser test: make test-browser"

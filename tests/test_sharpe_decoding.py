@@ -9,15 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from lm_eval_enterprise import hooks
 from lm_eval_enterprise.cli import sharpe as cli
-from lm_eval_enterprise.filters import ParsedAnswer
+from lm_eval_enterprise.scoring import hooks
+from lm_eval_enterprise.scoring.filters import ParsedAnswer
 from lm_eval_enterprise.sharpe import baselines as BL
 from lm_eval_enterprise.sharpe.api import aggregate
 from lm_eval_enterprise.sharpe.export import hub_model_id
 from lm_eval_enterprise.sharpe.io import SharpeInputError
 from lm_eval_enterprise.sharpe.scoring import aggregation_of
-from lm_eval_enterprise.sharpe.synthetic import SynthTask, choice_task, write_run
+from testkit.synthetic import SynthTask, choice_task, write_run
 
 FAST = dict(bootstrap=300, progress=False)
 CONSTRAINED = {"model": "hf-constrained", "decoding": "regex_constrained", "constraint_engine": "xgrammar"}

@@ -16,10 +16,10 @@ from lm_eval.tasks import TaskManager
 
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.cli import sharpe as cli
-from lm_eval_enterprise.models import build_tiny_model
-from lm_eval_enterprise.runner import evaluate, save_results
+from lm_eval_enterprise.harness.models import build_tiny_model
+from lm_eval_enterprise.harness.runner import evaluate, save_results
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown
-from lm_eval_enterprise.testing import OracleLM, build_tasks
+from testkit.testing import OracleLM, build_tasks
 
 
 def _tasks(templates):

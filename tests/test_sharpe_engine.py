@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lm_eval_enterprise import hooks
 from lm_eval_enterprise.cli import sharpe as cli
+from lm_eval_enterprise.scoring import hooks
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown, write_outputs
 from lm_eval_enterprise.sharpe.io import SharpeInputError
 from lm_eval_enterprise.sharpe.report import SCALARS, markdown, to_json
-from lm_eval_enterprise.sharpe.synthetic import SynthTask, family_task, write_run
-from lm_eval_enterprise.sharpe.synthetic import choice_task as mc_task
-from lm_eval_enterprise.sharpe.synthetic import correct_counts as counts
+from testkit.synthetic import SynthTask, family_task, write_run
+from testkit.synthetic import choice_task as mc_task
+from testkit.synthetic import correct_counts as counts
 
 REPO = Path(__file__).resolve().parents[1]
 

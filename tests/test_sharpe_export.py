@@ -14,7 +14,7 @@ from lm_eval_enterprise.cli import sharpe as cli
 from lm_eval_enterprise.sharpe.api import aggregate, write_outputs
 from lm_eval_enterprise.sharpe.export import hub_model_id, leaderboard_sharpe, template_precision
 from lm_eval_enterprise.sharpe.io import SharpeInputError
-from lm_eval_enterprise.sharpe.synthetic import choice_task, correct_counts, write_run
+from testkit.synthetic import choice_task, correct_counts, write_run
 
 N = 30
 # per model: correct answers per template (of 30) on ent_x (3 options, b = 1/3) and ent_y (2 options, b = 1/2)

@@ -7,9 +7,9 @@ import pytest
 from lm_eval_enterprise.cli import sharpe as cli
 from lm_eval_enterprise.sharpe.api import aggregate
 from lm_eval_enterprise.sharpe.io import SharpeInputError
-from lm_eval_enterprise.sharpe.synthetic import choice_task as mc_task
-from lm_eval_enterprise.sharpe.synthetic import correct_counts as counts
-from lm_eval_enterprise.sharpe.synthetic import write_run
+from testkit.synthetic import choice_task as mc_task
+from testkit.synthetic import correct_counts as counts
+from testkit.synthetic import write_run
 
 FAST = dict(bootstrap=0, progress=False)
 OLD, NEW = "2026-01-01T00-00-00.000000", "2026-03-01T00-00-00.000000"

@@ -12,7 +12,7 @@ from html_page import Page
 from lm_eval_enterprise.sharpe.api import aggregate, write_outputs
 from lm_eval_enterprise.sharpe.html_report import markdown_to_html
 from lm_eval_enterprise.sharpe.report import markdown
-from lm_eval_enterprise.sharpe.synthetic import REPORT_MODELS, report_scenario
+from testkit.synthetic import REPORT_MODELS, report_scenario
 
 SMOL, QWEN, LOCAL = "HuggingFaceTB/SmolLM2-135M-Instruct", "Qwen/Qwen2.5-0.5B-Instruct", "local-finetune-step-0042"
 

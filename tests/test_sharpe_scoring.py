@@ -7,7 +7,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from lm_eval_enterprise import hooks
+from lm_eval_enterprise.scoring import hooks
 from lm_eval_enterprise.sharpe.scoring import (
     ItemScorer,
     ScoringError,
@@ -15,7 +15,7 @@ from lm_eval_enterprise.sharpe.scoring import (
     build_query_scorer,
     classification_scorer,
 )
-from lm_eval_enterprise.sharpe.synthetic import make_docs, make_outputs
+from testkit.synthetic import make_docs, make_outputs
 
 CASES = [(fam, m) for fam, ms in hooks.FAMILY_METRICS.items() for m in ms]
 RANKING = {"ranking", "ranking_generate"}

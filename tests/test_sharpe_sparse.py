@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from lm_eval_enterprise.cellplan import plan_cells
+from lm_eval_enterprise.harness.cellplan import plan_cells
 from lm_eval_enterprise.sharpe import synthetic as S
 from lm_eval_enterprise.sharpe.api import aggregate
 from lm_eval_enterprise.sharpe.sparse import (

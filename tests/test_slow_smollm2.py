@@ -9,8 +9,8 @@ import pytest
 
 @pytest.mark.slow
 def test_smollm2_gold_news():
-    from lm_eval_enterprise.models import smollm2_dir
-    from lm_eval_enterprise.testing import run_hf_model
+    from lm_eval_enterprise.harness.models import smollm2_dir
+    from testkit.testing import run_hf_model
 
     model = smollm2_dir()
     res = run_hf_model(model, ["ent_gold_news"], "embedded", limit=8, batch_size=4)

@@ -5,7 +5,7 @@ import jinja2
 import lm_eval.utils as lm_utils
 import pytest
 
-from lm_eval_enterprise import speedups
+from lm_eval_enterprise.prompting import speedups
 
 TEMPLATES = [
     "Headline: {{text}}\nAnswer:",

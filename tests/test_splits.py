@@ -1,10 +1,10 @@
-"""Shared split recipes (lm_eval_enterprise.splits) against the literal HELM calls."""
+"""Shared split recipes (lm_eval_enterprise.data.splits) against the literal HELM calls."""
 
 import random
 
 import pandas as pd
 
-from lm_eval_enterprise.splits import helm_ten_percent, pandas_frac_split
+from lm_eval_enterprise.data.splits import helm_ten_percent, pandas_frac_split
 
 
 def test_helm_ten_percent_equals_seeded_global_random():

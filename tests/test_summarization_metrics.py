@@ -10,11 +10,11 @@ from lm_eval_enterprise.tasks.finance.edtsum.templates import TASKS as EDTSUM
 from lm_eval_enterprise.tasks.legal.legal_summarization.templates import TASKS as LEGAL
 from pytest import approx
 
-from lm_eval_enterprise import hooks as H
-from lm_eval_enterprise import metrics as M
-from lm_eval_enterprise.metrics import INVALID
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE
+from lm_eval_enterprise.prompting.templating import answer_filter
+from lm_eval_enterprise.scoring import hooks as H
+from lm_eval_enterprise.scoring import metrics as M
+from lm_eval_enterprise.scoring.metrics import INVALID
+from testkit.testing import GARBAGE
 
 
 def _rouge_l(reference, prediction):

@@ -1,4 +1,4 @@
-"""The task class of every generated YAML (lm_eval_enterprise.task.EnterpriseTask) against lm-eval's own
+"""The task class of every generated YAML (lm_eval_enterprise.harness.task.EnterpriseTask) against lm-eval's own
 ConfigurableTask built from the same YAML: when everything fits, prompts, targets and choices are byte-identical
 for every variant of every dataset (the budget and the cached rendering change nothing)."""
 
@@ -7,9 +7,10 @@ from lm_eval.api.task import ConfigurableTask
 from lm_eval.tasks import TaskManager
 from lm_eval.tasks._yaml_loader import load_yaml
 
-from lm_eval_enterprise import TASK_DIR, speedups
-from lm_eval_enterprise.runner import load_tasks
-from lm_eval_enterprise.task import EnterpriseTask
+from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise.harness.runner import load_tasks
+from lm_eval_enterprise.harness.task import EnterpriseTask
+from lm_eval_enterprise.prompting import speedups
 
 GROUPS = ["enterprise", "ent_fiqa_qa_gen", "ent_insurance_qa_gen"]  # every variant (the _gen tables stand alone)
 DOCS_PER_VARIANT = 2

@@ -1,4 +1,4 @@
-"""Generated task YAMLs (lm_eval_enterprise/templating.py): lm-eval YAML round trip with !function tags,
+"""Generated task YAMLs (lm_eval_enterprise/prompting/templating.py): lm-eval YAML round trip with !function tags,
 checked-in files current, and shallow-``include`` safety of every variant."""
 
 import subprocess
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from lm_eval.tasks._yaml_loader import load_yaml
 
-from lm_eval_enterprise import TASK_DIR, filters, hooks
+from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise import data as D
-from lm_eval_enterprise.templating import (
+from lm_eval_enterprise.prompting.templating import (
     HEADER,
     PRIMARY_FILTER,
     VERSION,
@@ -21,6 +21,7 @@ from lm_eval_enterprise.templating import (
     output_field,
     render,
 )
+from lm_eval_enterprise.scoring import filters, hooks
 
 REPO = Path(__file__).resolve().parents[1]
 TASKS = Path(TASK_DIR)
@@ -108,7 +109,7 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
     t2 = load_yaml(files["ent_synthetic__t2.yaml"])  # not HELM's prompt: the base's family metrics only
     assert t2["process_results"] is hooks.classification_weighted and "helm_metrics" not in t2["metadata"]
     assert {m["metric"]: m["aggregation"] for m in t2["metric_list"]} == {**family_aggs, **budget}
-    from lm_eval_enterprise.task import EnterpriseTask
+    from lm_eval_enterprise.harness.task import EnterpriseTask
 
     assert cfg["class"] is EnterpriseTask  # the task class (budget, data facts); lm-eval builds it with cfg
     assert cfg["metadata"]["context_truncate_field"] == "text"  # the field TRICKY_TEXT renders
@@ -141,7 +142,7 @@ def test_round_trip_through_lm_eval_loader(tmp_path):
     assert cfg["metadata"]["note"] == "a: b" and "subtask" not in cfg["metadata"]
     # without resolving functions the tags are kept as (path-joined) strings, as `lm-eval validate` sees them
     raw = load_yaml(files["_synthetic_template_yaml"], resolve_func=False)
-    assert str(raw["process_results"]).endswith("lm_eval_enterprise.hooks.classification_weighted")
+    assert str(raw["process_results"]).endswith("lm_eval_enterprise.scoring.hooks.classification_weighted")
     # the YAML text itself: generation stop written as a real newline in double quotes (never '\n')
     base_text = files["_synthetic_template_yaml"].read_text()
     assert '- "\\n\\n"' in base_text and "'\\n" not in base_text
@@ -249,11 +250,11 @@ def test_variant_repeats_full_metadata(path):
     # declare extra per-doc report metrics after the family's own)
     family = list(hooks.FAMILY_METRICS[meta["task_family"]])
     assert [m["metric"] for m in base["metric_list"]][: len(family)] == family
-    assert str(base["process_results"]).endswith(f"lm_eval_enterprise.hooks.{meta['task_family']}")
+    assert str(base["process_results"]).endswith(f"lm_eval_enterprise.scoring.hooks.{meta['task_family']}")
     # HELM's own prompt adds HELM's reading rule (*_helm) and nothing else differs
     if "helm_metrics" in meta:
         assert "helm" in meta["template_axes"]
-        assert str(own["process_results"]).endswith(f"lm_eval_enterprise.hooks.{meta['task_family']}_helm")
+        assert str(own["process_results"]).endswith(f"lm_eval_enterprise.scoring.hooks.{meta['task_family']}_helm")
         names = [m["metric"] for m in own["metric_list"]]
         assert names == [m["metric"] for m in base["metric_list"]] + meta["helm_metrics"]
     else:
@@ -312,7 +313,7 @@ def test_task_manager_indexes_every_generated_file():
 
 
 def test_no_template_repeats_long_content_in_every_shot():
-    from lm_eval_enterprise.templating import MAX_REPEATED_WORDING_CHARS, check_repeated_wording
+    from lm_eval_enterprise.prompting.templating import MAX_REPEATED_WORDING_CHARS, check_repeated_wording
 
     def spec(doc_to_text, description="", num_fewshot=20):
         return DatasetTasks(
@@ -346,7 +347,7 @@ def test_generator_refuses_datasets_with_different_template_counts(monkeypatch):
     the domain and ``enterprise`` means would weigh datasets unequally, so the generator refuses it."""
     import dataclasses
 
-    from lm_eval_enterprise import templating
+    from lm_eval_enterprise.prompting import templating
 
     real = templating.load_specs
 

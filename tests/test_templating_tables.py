@@ -12,7 +12,15 @@ import pytest
 import yaml
 
 from lm_eval_enterprise import TASK_DIR
-from lm_eval_enterprise.templating import DatasetTasks, Template, all_specs, generate, load_spec, load_specs, render
+from lm_eval_enterprise.prompting.templating import (
+    DatasetTasks,
+    Template,
+    all_specs,
+    generate,
+    load_spec,
+    load_specs,
+    render,
+)
 
 ROOT = Path(TASK_DIR)
 TPL = [Template("t1", doc_to_text="Q: {{question}}\nA:")]

@@ -92,9 +92,9 @@ def run_demo(
     from lm_eval.loggers import EvaluationTracker
 
     from ..data import EMBEDDED
-    from ..models import smollm2_dir
-    from ..prompt_budget import model_budget
-    from ..runner import evaluate, load_tasks, make_task_manager
+    from ..harness.models import smollm2_dir
+    from ..harness.runner import evaluate, load_tasks, make_task_manager
+    from ..prompting.budget import model_budget
 
     t0 = time.time()
     model = Path(model_dir) if model_dir else smollm2_dir()
@@ -118,7 +118,7 @@ def run_demo(
         apply_chat_template=chat_template,
         fewshot_as_multiturn=chat_template,
     )
-    from ..runner import save_results
+    from ..harness.runner import save_results
 
     save_results(tracker, res, res.pop("samples"))
     rows = score_table(res)

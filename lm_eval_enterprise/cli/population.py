@@ -1,4 +1,4 @@
-"""The ``population`` command: write seeded template populations (``lm_eval_enterprise.population``) into an
+"""The ``population`` command: write seeded template populations (``lm_eval_enterprise.prompting.population``) into an
 include folder."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from .common import add_option, fail
 
 
 def _population(args: argparse.Namespace) -> int:
-    from ..population import PopulationError, write_population
+    from ..prompting.population import PopulationError, write_population
     from .data import _dataset_ids
 
     ids = _dataset_ids() if args.all else sorted(set(args.dataset or []))

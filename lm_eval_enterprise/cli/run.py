@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..runner import check_output_path, save_results, tracker_files
+from ..harness.runner import check_output_path, save_results, tracker_files
 from .common import add_option, fail
 
 # ------------------------------------------------------------------------------------------------ run
@@ -71,7 +71,7 @@ def run_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="<share>",
         help="sparse run: evaluate only this seeded share (0, 1] of each dataset's (template, document) "
-        "cells, every template and document covered (lm_eval_enterprise.cellplan); `sharpe` then "
+        "cells, every template and document covered (lm_eval_enterprise.harness.cellplan); `sharpe` then "
         "reports estimates",
     )
     add_option(
@@ -105,12 +105,12 @@ def run_parser() -> argparse.ArgumentParser:
 
 def run(argv: list[str]) -> int:
     """lm-eval's ``run`` through its public pieces: lm-eval's own argument parser and ``EvaluatorConfig``, then
-    ``simple_evaluate`` with the ``TaskManager`` we build (:func:`lm_eval_enterprise.runner.make_task_manager`: our
+    ``simple_evaluate`` with the ``TaskManager`` we build (:func:`lm_eval_enterprise.harness.runner.make_task_manager`: our
     task folder on the include path, lm-eval's built-in index only with ``--include_defaults``) and the model's
     context budget in the task metadata. The argv is parsed once; the tasks are built once (:func:`_evaluate`)."""
     from .. import TASK_DIR
-    from ..cellplan import CellPlanError
     from ..data import EMBEDDED, DataError
+    from ..harness.cellplan import CellPlanError
 
     parser = run_parser()
     if not argv:  # as `lm-eval run`
@@ -130,8 +130,8 @@ def run(argv: list[str]) -> int:
     from lm_eval.config.evaluate_config import EvaluatorConfig
     from lm_eval.utils import setup_logging
 
-    from ..constrained import register_models
-    from ..runner import make_task_manager
+    from ..harness.constrained import register_models
+    from ..harness.runner import make_task_manager
 
     setup_logging()
     register_models()  # --model hf-constrained / vllm-constrained / local-(chat-)completions-constrained
@@ -171,7 +171,7 @@ def run(argv: list[str]) -> int:
 def _check_values(parser: argparse.ArgumentParser, cfg) -> None:
     """Usage errors found before any model is loaded: ``--metadata max_context_tokens`` that is no number, an
     ``--output_path`` that could not be written."""
-    from ..prompt_budget import check_budget_metadata
+    from ..prompting.budget import check_budget_metadata
 
     try:
         check_budget_metadata(cfg.metadata or {})
@@ -188,10 +188,10 @@ EXIT_INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C (SIGINT
 
 
 def _request_cache(cfg, clear: bool):
-    """Turn on lm-eval's answer cache for this model identity (:mod:`lm_eval_enterprise.request_cache`): the
+    """Turn on lm-eval's answer cache for this model identity (:mod:`lm_eval_enterprise.harness.request_cache`): the
     folder is ``--use_cache`` if given, else the default; ``cfg.use_cache`` becomes the identity's file prefix.
     Prints one line: the file and how many answers it already holds. Returns the cache file."""
-    from .. import request_cache as rc
+    from ..harness import request_cache as rc
 
     identity = rc.model_identity(
         cfg.model,
@@ -216,7 +216,7 @@ def _interrupted(cache, argv: list[str]) -> int:
     import shlex
     import time
 
-    from .. import request_cache as rc
+    from ..harness import request_cache as rc
 
     if cache is None:
         print("\ninterrupted: nothing kept (--no_cache)", file=sys.stderr)
@@ -233,14 +233,14 @@ def _interrupted(cache, argv: list[str]) -> int:
 
 
 def _cell_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict | None:
-    """``--cell_budget F [--cell_seed S]`` (a sparse run, :mod:`lm_eval_enterprise.cellplan`): the plan's
+    """``--cell_budget F [--cell_seed S]`` (a sparse run, :mod:`lm_eval_enterprise.harness.cellplan`): the plan's
     arguments for ``plan_for_tasks`` (budget, seed, limit), taken out of ``args``; None without ``--cell_budget``.
     Usage errors: a seed without a budget, a budget outside (0, 1], ``--samples`` (a second selection),
     ``--cache_requests`` (lm-eval's request cache is keyed without the sample selection, so cached requests of
     other documents would be scored against the plan's), no ``--tasks``, a ``--limit`` that is not a whole number.
     ``--limit N`` restricts the plan to the first N documents and is not passed on (lm-eval takes either a limit
     or a sample selection)."""
-    from ..cellplan import CellPlanError, check_budget
+    from ..harness.cellplan import CellPlanError, check_budget
 
     budget = vars(args).pop("cell_budget", None)
     seed = vars(args).pop("cell_seed", None)
@@ -271,7 +271,7 @@ def _cell_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 def _with_model_budget(model: str, model_args: dict, metadata: dict) -> dict:
     """``metadata`` plus the context budget read from an ``hf`` / ``vllm`` model (``prompt_budget.model_budget``);
     what the user gave in ``--metadata`` wins (a given ``max_context_tokens`` keeps its source ``metadata``)."""
-    from ..prompt_budget import model_budget
+    from ..prompting.budget import model_budget
 
     if "max_context_tokens" in metadata and "context_tokenizer" in metadata:
         return metadata
@@ -317,8 +317,8 @@ def _evaluate(cfg, task_manager, cells: dict | None = None) -> int:
     from lm_eval.loggers import EvaluationTracker, TrackioLogger, WandbLogger
     from lm_eval.utils import handle_non_serializable, make_table
 
-    from ..cellplan import plan_for_tasks, record_plan, whole_query_samples
-    from ..runner import load_tasks
+    from ..harness.cellplan import plan_for_tasks, record_plan, whole_query_samples
+    from ..harness.runner import load_tasks
 
     tasks = load_tasks(task_manager, cfg.tasks)
     if cells is None and cfg.limit is not None:  # a limit never cuts a ranking query: rounded up to whole queries

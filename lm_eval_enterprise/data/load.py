@@ -2,8 +2,8 @@
 
 :func:`load_checked` = the data folder (:mod:`~lm_eval_enterprise.data.locate`) → converted and checked splits
 (:mod:`~lm_eval_enterprise.data.folder`, through the on-disk cache) → one subtask → [LEAK] removal of evaluation
-items equal to a pool item (:mod:`lm_eval_enterprise.leakage`) → the fields of the task type
-(:meth:`Source.finalize`) → the [BAL]-ordered ``fewshot`` split (:mod:`lm_eval_enterprise.fewshot`) → the
+items equal to a pool item (:mod:`lm_eval_enterprise.data.leakage`) → the fields of the task type
+(:meth:`Source.finalize`) → the [BAL]-ordered ``fewshot`` split (:mod:`lm_eval_enterprise.data.fewshot`) → the
 evaluated split in its seeded fair order (:mod:`lm_eval_enterprise.data.order`: every prefix a fair sample for
 ``--limit``; stratified by gold label where there is one, a ranking query's candidates kept together). Conversions
 and ``datasets`` objects are also cached in memory per process, so the five-plus template variants of a dataset
@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, forget_warnings, warn_once
-from ..fewshot import helm_balanced
-from ..hooks import QUESTION_FIELD
-from ..leakage import drop_fewshot_duplicates
+from ..scoring.hooks import QUESTION_FIELD
 from .checks import DataReport, repeated_ids, require_splits
+from .fewshot import helm_balanced
 from .folder import convert_folder
+from .leakage import drop_fewshot_duplicates
 from .locate import resolve_data_dir
 from .order import EVAL_ORDER_SEED, fair_order, forget_notices, order_metadata
 from .tasktree import get_source
@@ -56,7 +56,7 @@ def _load(
     dataset: str, subtask: str | None, data_root: str | None, download: bool
 ) -> tuple[dict[str, list[dict]], DataReport, dict[str, Any]]:
     """:func:`load_checked` plus the facts of the loading for the task metadata: those of the [LEAK] few-shot
-    de-duplication (:mod:`lm_eval_enterprise.leakage`), then the evaluation order's (:mod:`.order`)."""
+    de-duplication (:mod:`lm_eval_enterprise.data.leakage`), then the evaluation order's (:mod:`.order`)."""
     src = get_source(dataset)
     if src.subtasks and not subtask:
         return _all_questions(src, data_root, download)
@@ -94,10 +94,10 @@ def _all_questions(
     * evaluation and other splits: the documents of item 1 (one per question, in ``Source.subtasks`` order), then
       item 2, …, items in the order of the question's own split (any order the data layer gives the records
       applies to all questions alike); ``id`` = ``<item id>/<question>``, ``question_id`` = the question
-      (:data:`lm_eval_enterprise.hooks.QUESTION_FIELD`);
+      (:data:`lm_eval_enterprise.scoring.hooks.QUESTION_FIELD`);
     * ``fewshot``: each question's [BAL]-ordered pool, question after question, each record with its
       ``question_id``; the task draws a document's shots from its own question's pool
-      (:class:`lm_eval_enterprise.task.EnterpriseTask`), so every prompt is the one the question alone gives.
+      (:class:`lm_eval_enterprise.harness.task.EnterpriseTask`), so every prompt is the one the question alone gives.
 
     Questions this copy of the data has no labels for (``Source.subtasks_present``) are left out with one warning
     and listed in the task metadata (``questions_missing``); none present is an error."""
@@ -217,7 +217,7 @@ def load_task_data(
     """:func:`load_task_dataset` (same arguments) and the facts computed from the data for the task metadata (the
     data report, the [LEAK] facts, the evaluation order, :meth:`Source.task_metadata` and the repeated ids, a fresh
     dict). The task class
-    (:class:`lm_eval_enterprise.task.EnterpriseTask`) merges them into the task's metadata right after loading, so
+    (:class:`lm_eval_enterprise.harness.task.EnterpriseTask`) merges them into the task's metadata right after loading, so
     they reach ``results["configs"][task]["metadata"]``."""
     if not dataset_id:
         raise DataError("?", None, "task YAML has no dataset_kwargs.dataset_id")

@@ -1,7 +1,7 @@
 """The order of every evaluation split: a seeded order in which every prefix is a fair sample (``--limit N``).
 
 lm-eval's ``--limit N`` evaluates the first N documents of the evaluation split, and the sparse planner
-(:mod:`lm_eval_enterprise.cellplan`) plans over the same first N. A file's own order is no sample (a file sorted by
+(:mod:`lm_eval_enterprise.harness.cellplan`) plans over the same first N. A file's own order is no sample (a file sorted by
 label gives a one-class prefix), so the data layer (:func:`lm_eval_enterprise.data.load.load_checked`, the one
 place every dataset passes through) puts every evaluation split in the order of :func:`fair_order`:
 

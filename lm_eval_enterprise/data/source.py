@@ -32,7 +32,7 @@ def mc_fields(record: dict) -> dict:
 
     * ``label_names`` = the option letters ``["A", …]`` (one per choice): the ``AnswerFilter`` verbaliser set;
     * ``answer_letter`` = the letter of ``answer`` (0-based index into ``choices``): compared with the filtered
-      letter by :func:`lm_eval_enterprise.hooks.multiple_choice` and used as the YAML's ``doc_to_target``;
+      letter by :func:`lm_eval_enterprise.scoring.hooks.multiple_choice` and used as the YAML's ``doc_to_target``;
     * ``n_options`` = ``len(choices)`` (k of the uniform accuracy baseline 1/k).
 
     ``{"choices": ["x", "y", "z"], "answer": 2}`` → ``label_names ["A", "B", "C"]``, ``answer_letter "C"``,

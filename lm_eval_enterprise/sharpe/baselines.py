@@ -20,7 +20,7 @@ Formulas (q = 1/k; class j has n_j gold items of N):
 * entity F1, KPI adjusted F1, float-equivalence accuracy, ROUGE: 0 (an uninformed generator scores ~0).
 * ROUGE with ``generation="lead-K"`` (``--generation_baseline lead-K``): the mean over the shared documents of
   the ROUGE of a trivial summary — the document's first K sentences (:func:`lead_sentences`) — against the
-  reference, with the metric code of the tasks (:func:`lm_eval_enterprise.metrics.rouge`). With b = 0 a
+  reference, with the metric code of the tasks (:func:`lm_eval_enterprise.scoring.metrics.rouge`). With b = 0 a
   summariser that is consistently poor (e.g. mostly format failures scored 0) still gets a large S = μ/σ; with
   the lead-K baseline S > 0 means "better than copying the first sentences".
 """
@@ -229,7 +229,7 @@ def simulated_ranking(
 ) -> tuple[float, float]:
     """Monte-Carlo (mean, se) of mean RR@k / NDCG@k under random permutations (relevant items placed first
     in the candidate list, then permuted: rng.permutation per query per draw)."""
-    from ..metrics import ndcg, reciprocal_rank
+    from ..scoring.metrics import ndcg, reciprocal_rank
 
     rng = np.random.default_rng(seed)
     values = np.empty(draws)
@@ -269,7 +269,7 @@ def parse_generation_baseline(spec: str) -> int | None:
 def lead_baseline(documents: Sequence[str], references: Sequence[str], k: int, metric: str) -> float:
     """Mean ``metric`` (rouge_l / rouge_1 / rouge_2) of the lead-``k`` summary of each document against its
     reference."""
-    from ..metrics import rouge
+    from ..scoring.metrics import rouge
 
     if not documents:
         raise ValueError("lead baseline: no documents")

@@ -75,8 +75,8 @@ class ResultsFile:
     @cached_property
     def decoding(self) -> str:
         """``"regex_constrained"`` for a run of a constrained model wrapper (``config.decoding``), else
-        ``"unconstrained"`` (see :func:`lm_eval_enterprise.constrained.decoding_mode`)."""
-        from ..constrained import ConstraintError, decoding_mode
+        ``"unconstrained"`` (see :func:`lm_eval_enterprise.harness.constrained.decoding_mode`)."""
+        from ..harness.constrained import ConstraintError, decoding_mode
 
         try:
             mode = decoding_mode(self.data)
@@ -221,7 +221,7 @@ def read_results_file(path: Path) -> ResultsFile:
 def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str], template_set: str = "core") -> list[TaskRun]:
     """TaskRuns of the leaf tasks of one results file; tasks that are no template variant are reported in
     ``messages`` and skipped. Only tasks of ``template_set`` (``metadata.template_set``, default ``core``: the
-    committed templates; ``population``: a generated template population, ``lm_eval_enterprise.population``) are
+    committed templates; ``population``: a generated template population, ``lm_eval_enterprise.prompting.population``) are
     returned, so the two sets are never pooled; population tasks are reported in their own section."""
     out = []
     pattern = re.compile(variant_pattern)

@@ -6,7 +6,7 @@ entity F1 is (Σ TP, Σ FP, Σ FN), KPI adjusted F1 is (Σ O_t, Σ P_t, Σ G_t) 
 per-query values. A :class:`Scorer` therefore holds a feature matrix F (units × f) and a ``finalize`` that maps
 sums to the score; a resample with document multiplicities W (B × units) scores as ``finalize(W @ F)`` — one
 matrix product for all resamples, templates and models. The per-document statistics are computed with the
-same functions the lm-eval aggregations use (``lm_eval_enterprise.metrics``), and ``tests/test_sharpe_scoring.py``
+same functions the lm-eval aggregations use (``lm_eval_enterprise.scoring.metrics``), and ``tests/test_sharpe_scoring.py``
 checks every fast path against the hook aggregation (``hooks.agg_*``) on random data and resamples.
 
 A metric whose aggregation has no fast path falls back to calling the hook aggregation on the resampled item
@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import families, hooks
-from .. import metrics as M
+from .. import families
+from ..scoring import hooks
+from ..scoring import metrics as M
 from ..text import norm
 
 
@@ -169,7 +170,7 @@ def grouped_mean_scorer(sums: Sequence[float], counts: Sequence[float], per_doc_
 def classification_scorer(items: Sequence[dict], average: str) -> Scorer:
     """[WF1]/[MF1]/[BF1] from ``{"gold", "pred", "labels"|"positive"}`` items (the hooks' sample values).
 
-    As in :func:`lm_eval_enterprise.metrics._indicators`: gold and prediction are compared after ``norm`` with the
+    As in :func:`lm_eval_enterprise.scoring.metrics._indicators`: gold and prediction are compared after ``norm`` with the
     label list of the first item; a prediction equal to no label is an all-zero indicator row.
     """
     if not items:
@@ -236,7 +237,7 @@ def _f1_from_sums(s: np.ndarray, k: int, average: str) -> np.ndarray:
 
 def _per_question_scorer(feats: np.ndarray, questions: list, finalize, correct: np.ndarray) -> Scorer:
     """The corpus metric of each question (``finalize`` on that question's summed features), then the mean over
-    the questions present in the resample — :func:`lm_eval_enterprise.metrics.mean_over_questions` as sums:
+    the questions present in the resample — :func:`lm_eval_enterprise.scoring.metrics.mean_over_questions` as sums:
     question q's documents carry their features (and a document count) in block q of the feature row."""
     if any(q is None for q in questions):
         raise ScoringError(f"{questions.count(None)} of {len(questions)} items lack {hooks.QUESTION_FIELD!r}")
@@ -408,7 +409,7 @@ def build_doc_scorer(agg: str, items: Sequence[Any], metric: str) -> Scorer | It
         raise ScoringError(f"{metric}: malformed sample value {items[0]!r} ({exc})") from None
     fn = getattr(hooks, agg, None)
     if fn is None or not callable(fn):
-        raise ScoringError(f"{metric}: aggregation {agg!r} is not a function of lm_eval_enterprise.hooks")
+        raise ScoringError(f"{metric}: aggregation {agg!r} is not a function of lm_eval_enterprise.scoring.hooks")
     return ItemScorer(items, fn, None)
 
 

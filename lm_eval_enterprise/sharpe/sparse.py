@@ -952,7 +952,7 @@ def estimate_population(
     seed: int = 0,
     draws: int = PREDICTIVE_DRAWS,
 ) -> dict:
-    """Estimates over a template population (``lm_eval_enterprise.population``) from a sparse design, e.g. 50
+    """Estimates over a template population (``lm_eval_enterprise.prompting.population``) from a sparse design, e.g. 50
     templates at 4 % of the cells = 2 single-template runs.
 
     The cell model is :func:`estimate_row`'s with the templates' axis values as ``covariates`` (T × p, see

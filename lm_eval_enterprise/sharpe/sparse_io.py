@@ -23,7 +23,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import __version__, families
-from ..hooks import QUESTION_FIELD
+from ..scoring.hooks import QUESTION_FIELD
 from . import baselines as BL
 from .grouping import MetricSpec
 from .io import (
@@ -41,14 +41,7 @@ from .io import (
 )
 from .options import natural_key
 from .pairing import _unit_keys
-from .scoring import (
-    ItemScorer,
-    ScoringError,
-    aggregation_of,
-    build_doc_scorer,
-    build_query_scorer,
-    ranking_aggregation,
-)
+from .scoring import ItemScorer, ScoringError, aggregation_of, build_doc_scorer, build_query_scorer, ranking_aggregation
 from .sparse import CellMatrix, RowEstimate, SparseError, estimate_row
 from .template_scores import label_info as _label_info
 

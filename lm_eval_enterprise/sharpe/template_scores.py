@@ -162,7 +162,7 @@ def _classification_info(tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInf
 
 def _question_counts(tab: SampleTable, idx, spec: MetricSpec, golds: list, index: dict) -> list[list[int]] | None:
     """Gold counts per question of a dataset made of questions (items with ``question_id``), else None."""
-    from ..hooks import QUESTION_FIELD
+    from ..scoring.hooks import QUESTION_FIELD
     from ..text import norm
 
     values = tab.values.get(spec.name)

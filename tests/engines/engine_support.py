@@ -7,7 +7,7 @@ server (measured: two of each in one session before this rule).
 Everything runs the real SmolLM2-135M-Instruct (fp32, greedy) on the embedded fixture data, so that the ``hf``
 reference and the vLLM paths see exactly the same documents. What is expensive is loaded once per session and
 shared by every test module: one ``hf`` model, one in-process vLLM engine, one ``vllm serve`` and one task
-index; the constrained runs use :func:`~lm_eval_enterprise.constrained.constrained_twin` of the loaded ``hf`` and
+index; the constrained runs use :func:`~lm_eval_enterprise.harness.constrained.constrained_twin` of the loaded ``hf`` and
 ``vllm`` backends (same weights, same engine, no second start-up). vLLM runs on CPU with the settings it needs
 here: 1 GiB of KV cache (``VLLM_CPU_KVCACHE_SPACE``, else start-up fails on memory) and eager mode; ``vllm serve``
 is started on 127.0.0.1 as soon as the first model is requested (it boots while the in-process work runs) and
@@ -53,8 +53,8 @@ def timed(name: str, fn):
 def evaluate(model, tasks: list[str], task_manager, limit: int, model_args: str | None = None, **kwargs) -> dict:
     """One lm-eval run on the embedded data; ``model`` is a registered name (with ``model_args``) or a loaded
     lm-eval LM. Returns lm-eval's results dict (with ``samples``)."""
-    from lm_eval_enterprise.constrained import register_models
-    from lm_eval_enterprise.runner import evaluate as run
+    from lm_eval_enterprise.harness.constrained import register_models
+    from lm_eval_enterprise.harness.runner import evaluate as run
 
     register_models()
     return run(model, tasks, task_manager=task_manager, model_args=model_args, limit=limit, **kwargs)
@@ -156,7 +156,7 @@ def work_dir(tmp_path_factory, request) -> Path:
 
 @pytest.fixture(scope="session")
 def smollm2(work_dir) -> Path:
-    from lm_eval_enterprise.models import smollm2_dir
+    from lm_eval_enterprise.harness.models import smollm2_dir
 
     return smollm2_dir()
 

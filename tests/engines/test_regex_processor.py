@@ -15,7 +15,7 @@ def setup(smollm2):
     import xgrammar as xgr
     from transformers import AutoTokenizer
 
-    from lm_eval_enterprise.constrained import constraint_regex
+    from lm_eval_enterprise.harness.constrained import constraint_regex
 
     tok = AutoTokenizer.from_pretrained(smollm2)
     vocab = 49152
@@ -29,7 +29,7 @@ def _allowed(scores_row):
 
 
 def test_mask_follows_the_format(setup):
-    from lm_eval_enterprise.constrained.hf_backend import RegexLogitsProcessor
+    from lm_eval_enterprise.harness.constrained.hf_backend import RegexLogitsProcessor
 
     tok, vocab, compiled = setup
     yes, no, space = (tok.convert_tokens_to_ids(t) for t in ("ĠYes", "ĠNo", "Ġ"))
@@ -52,7 +52,7 @@ def test_mask_follows_the_format(setup):
 
 
 def test_finished_row_is_released_not_failed(setup):
-    from lm_eval_enterprise.constrained.hf_backend import RegexLogitsProcessor
+    from lm_eval_enterprise.harness.constrained.hf_backend import RegexLogitsProcessor
 
     tok, vocab, compiled = setup
     proc = RegexLogitsProcessor(compiled, batch_size=1, vocab_size=vocab)

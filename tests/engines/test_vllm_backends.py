@@ -8,7 +8,7 @@ One session runs SmolLM2-135M-Instruct (fp32, greedy) on the embedded fixture da
 * ``hf`` with the chat template and ``local-chat-completions`` on the generation-based ranking variants
   ``ent_insurance_qa_gen`` (what chat-only backends run);
 * the constrained wrappers: ``hf-constrained`` and ``vllm-constrained`` as twins of the loaded ``hf`` model and
-  vLLM engine (:func:`~lm_eval_enterprise.constrained.constrained_twin`), ``local-completions-constrained`` by
+  vLLM engine (:func:`~lm_eval_enterprise.harness.constrained.constrained_twin`), ``local-completions-constrained`` by
   its registered name, as a user runs it.
 
 Each model is loaded once per session and each run made once (session fixtures; engine_support.py). Checked per
@@ -44,7 +44,7 @@ LL_ATOL = 1e-3
 @pytest.fixture(scope="session")
 def hf_runs(hf_lm, task_manager):
     """The reference runs, made once: plain (generation + log-likelihood), chat template, constrained."""
-    from lm_eval_enterprise.constrained import constrained_twin
+    from lm_eval_enterprise.harness.constrained import constrained_twin
 
     return {
         "hf": timed("hf", lambda: evaluate(hf_lm, [GEN_TASK, LL_TASK], task_manager, LIMIT)),
@@ -62,7 +62,7 @@ def hf_runs(hf_lm, task_manager):
 
 @pytest.fixture(scope="session")
 def vllm_runs(vllm_lm, task_manager):
-    from lm_eval_enterprise.constrained import constrained_twin
+    from lm_eval_enterprise.harness.constrained import constrained_twin
 
     return {
         "vllm": timed("vllm", lambda: evaluate(vllm_lm, [GEN_TASK, LL_TASK], task_manager, LIMIT)),
@@ -204,7 +204,7 @@ def test_local_chat_completions_matches_hf_chat_template(hf_runs, server_runs, s
 
 def test_constrained_runs_agree_and_follow_the_format(hf_runs, vllm_runs, server_runs):
     """The same regex on three engines gives the same completions, each fully inside the format."""
-    from lm_eval_enterprise.constrained import CONSTRAINED, decoding_mode
+    from lm_eval_enterprise.harness.constrained import CONSTRAINED, decoding_mode
 
     runs = {**hf_runs, **vllm_runs, **server_runs}
     tasks = _variants(runs["hf_constrained"], GEN_TASK)

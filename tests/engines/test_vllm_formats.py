@@ -48,9 +48,9 @@ class Case:
 def cases() -> tuple[list[Case], set[str]]:
     """One case per evaluation document of every generate variant; and every dataset that has such variants."""
     from lm_eval_enterprise import TASK_DIR
-    from lm_eval_enterprise.constrained import request_constraint
-    from lm_eval_enterprise.templating import all_specs
-    from lm_eval_enterprise.testing import build_tasks
+    from lm_eval_enterprise.harness.constrained import request_constraint
+    from lm_eval_enterprise.prompting.templating import all_specs
+    from testkit.testing import build_tasks
 
     specs = [s for _, s in all_specs(Path(TASK_DIR)) if s.output_type == "generate_until"]
     _, tasks = build_tasks([s.base_name for s in specs], "embedded")

@@ -7,8 +7,8 @@ field labels and answer instructions change. Every template reads the answer wit
 
 from lm_eval_enterprise.tasks.climate.reddit_climate.source import LABELS, RECIPE
 
-from lm_eval_enterprise.filters import label_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import label_format
 
 LABEL = label_format(LABELS)  # the bare label
 STARTS = label_format(LABELS, start=True)  # the answer starts with the label

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from lm_eval_enterprise.tasks.climate.reddit_climate import source as S
 
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import assert_unit_scores
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import assert_unit_scores
 
 SRC = get_source("reddit_climate")
 FIX = fixture_dir("reddit_climate")

@@ -20,7 +20,7 @@ import math
 from pathlib import Path
 
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, verified
-from lm_eval_enterprise.splits import pandas_frac_split
+from lm_eval_enterprise.data.splits import pandas_frac_split
 from lm_eval_enterprise.text import collapse_ws
 
 COMMIT = "5c39fb0b28f91eea0d9d0a92ef209c0338ecaf87"

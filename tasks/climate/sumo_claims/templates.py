@@ -7,8 +7,8 @@ for t3, at most fifteen words on one line for t5. Articles too long for the cont
 beginning ([TRUNC]); HELM itself does not truncate (its test filter keeps documents of 100-3,700 words).
 """
 
-from lm_eval_enterprise.filters import LINE_FORMAT, TEXT_FORMAT, words_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import LINE_FORMAT, TEXT_FORMAT, words_format
 
 TEMPLATES = [
     Template(

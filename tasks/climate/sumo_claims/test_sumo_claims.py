@@ -21,8 +21,8 @@ from lm_eval_enterprise.tasks.climate.sumo_claims.templates import TASKS, TEMPLA
 
 from conftest import assert_summary_sample_loads_row_for_row, run_summary_sample, sample_rows
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import checked_free_text_filter, helm_positions, oracle_samples, write_presplit
+from lm_eval_enterprise.prompting.templating import answer_filter
+from testkit.testing import checked_free_text_filter, helm_positions, oracle_samples, write_presplit
 
 SRC = get_source("sumo_claims")
 FIXTURE = fixture_dir("sumo_claims")

@@ -29,7 +29,7 @@ from lm_eval_enterprise.data import (
     unverified,
     verified,
 )
-from lm_eval_enterprise.fewshot import helm_balanced
+from lm_eval_enterprise.data.fewshot import helm_balanced
 
 HF_REPO = "rubrix/wildfire_tweets"
 HF_COMMIT = "a28e393ac0dac81655bd2076743b29697fca827d"  # "Upload dataset_infos.json" (main, 2022-08)

@@ -19,8 +19,8 @@ from lm_eval_enterprise.data import (
     load_records,
     read_parquet_rows,
 )
-from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.testing import assert_unit_scores
+from lm_eval_enterprise.data.fewshot import helm_balanced
+from testkit.testing import assert_unit_scores
 
 SRC = get_source("wildfire_tweets")
 FIX = fixture_dir("wildfire_tweets")

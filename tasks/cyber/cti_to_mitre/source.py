@@ -31,7 +31,7 @@ import random
 from pathlib import Path
 
 from lm_eval_enterprise.data import MANIFEST, DataError, RemoteFile, Source, map_rows, unverified
-from lm_eval_enterprise.splits import pandas_frac_split
+from lm_eval_enterprise.data.splits import pandas_frac_split
 
 CTI_COMMIT = "a8cacf3185d098c686e0d88768a619a03a4d76d1"
 CSV_NAME = "dataset.csv"

@@ -8,7 +8,7 @@ token, stop ``"\\n"``. Every template reads the letter with the same [PARSE] rul
 t1 (HELM's prompt) also reports HELM's rule (the whole completion is exactly the gold letter) as ``accuracy_helm``.
 """
 
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 
 OPTIONS = "{% for c in choices %}{{ 'ABCDEFGHIJ'[loop.index0] }}. {{ c }}\n{% endfor %}"
 LETTER = " ?[A-J]"  # the bare option letter

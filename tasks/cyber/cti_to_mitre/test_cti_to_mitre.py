@@ -11,10 +11,10 @@ from lm_eval_enterprise.tasks.cyber.cti_to_mitre import source as S
 from lm_eval_enterprise.tasks.cyber.cti_to_mitre.templates import TASKS, TEMPLATES
 
 from conftest import fixture_run
-from lm_eval_enterprise import hooks
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import (
+from lm_eval_enterprise.prompting.templating import answer_filter
+from lm_eval_enterprise.scoring import hooks
+from testkit.testing import (
     GARBAGE,
     assert_first_prompt,
     csv_rows,

@@ -9,10 +9,10 @@ from lm_eval_enterprise.tasks.cyber.securenlp import source as S
 from lm_eval_enterprise.tasks.cyber.securenlp.templates import TASKS
 
 from conftest import file_ordered, sample_records, sample_rows, shared_sample
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
+from lm_eval_enterprise.prompting.templating import answer_filter
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import GARBAGE, assert_unit_scores, run_hf_model
 
 SRC = get_source("securenlp")
 FIX = fixture_dir("securenlp")

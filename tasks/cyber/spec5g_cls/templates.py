@@ -7,10 +7,10 @@ a class means beyond its name. ``not security related`` contains ``security rela
 start of the answer and tries the longest name first, so one can never be read as the other.
 """
 
-from lm_eval_enterprise.filters import label_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.tasks.cyber.spec5g_cls.source import LABEL_NAMES, LABEL_NAMES_NOTE, LABEL_NAMES_VERIFIED
 
-from .source import LABEL_NAMES, LABEL_NAMES_NOTE, LABEL_NAMES_VERIFIED
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import label_format
 
 NAMES = ", ".join(LABEL_NAMES.values())  # "not security related, security related, other"
 LABEL = label_format(LABEL_NAMES.values())  # the bare class name

@@ -14,8 +14,8 @@ from lm_eval_enterprise.tasks.cyber.spec5g_cls.templates import TASKS, TEMPLATES
 
 from conftest import fixture_run
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import (
+from lm_eval_enterprise.prompting.templating import answer_filter
+from testkit.testing import (
     GARBAGE,
     WEIGHTED_F1_SCORES,
     assert_first_prompt,

@@ -11,7 +11,7 @@ from lm_eval_enterprise.tasks.cyber.spec5g_sum import source as S
 from lm_eval_enterprise.tasks.cyber.spec5g_sum.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import (
+from testkit.testing import (
     SUMMARIZATION_SCORES,
     assert_summary_reading,
     assert_tiny_run,

@@ -10,7 +10,7 @@ Recipe (README; k = 9 and the split are our decisions, see its Deviations):
 1. split first: ``rng = random.Random(1234)``; ``idx = list(range(N))``; ``rng.shuffle(idx)``; the first
    ``round(0.3 × N)`` indices (1,527) are test, the rest train; each split in shuffled order;
 2. top-9: the 9 technique IDs with the most sentences over the WHOLE file
-   (:func:`lm_eval_enterprise.fewshot.top_k_labels`, ties by ID); rows of other IDs are dropped from both splits;
+   (:func:`lm_eval_enterprise.data.fewshot.top_k_labels`, ties by ID); rows of other IDs are dropped from both splits;
 3. labels are ATT&CK names, sub-techniques as ``"Parent: Sub"`` (``T1071.001`` → ``Application Layer Protocol:
    Web Protocols``); the 9 names in rank order are every record's ``label_names`` (prompt and macro F1).
 
@@ -43,8 +43,8 @@ from lm_eval_enterprise.data import (
     unverified,
     verified,
 )
+from lm_eval_enterprise.data.fewshot import top_k_labels
 from lm_eval_enterprise.errors import warn_once
-from lm_eval_enterprise.fewshot import top_k_labels
 
 log = logging.getLogger("lm_eval_enterprise.tram")
 

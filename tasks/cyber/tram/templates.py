@@ -11,7 +11,7 @@ a prompt over the model's context (``prompt_budget``; 4,096 tokens when it is no
 trailing shots first.
 """
 
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 
 NAME = " ?({LABELS})"  # one technique name, spelled as listed
 

@@ -10,11 +10,11 @@ from lm_eval_enterprise.tasks.cyber.tram import source as S
 from lm_eval_enterprise.tasks.cyber.tram.templates import TASKS
 
 from conftest import file_ordered, sample_records, sample_rows, shared_sample
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_checked, load_records
-from lm_eval_enterprise.fewshot import top_k_labels
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
+from lm_eval_enterprise.data.fewshot import top_k_labels
+from lm_eval_enterprise.prompting.templating import answer_filter
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import GARBAGE, assert_unit_scores, run_hf_model
 
 SRC = get_source("tram")
 FIX = fixture_dir("tram")

@@ -1,4 +1,4 @@
-"""Instruction wordings of the convfinqa template population (``lm_eval_enterprise.population``): each states
+"""Instruction wordings of the convfinqa template population (``lm_eval_enterprise.prompting.population``): each states
 the same task (and, for free-text and list answers, the same answer format) as core template t1."""
 
 WORDINGS = [

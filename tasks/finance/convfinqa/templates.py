@@ -9,7 +9,7 @@ number, t2/t4/t5 one number (sign, ``$``, thousands commas and ``%`` allowed), t
 or yes/no).
 """
 
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 
 _NUM = r"[-+]?\$?(([0-9]+|[0-9]{1,3}(,[0-9]{3})+)(\.[0-9]+)?|\.[0-9]+)%?"
 NUMBER = f" ?({_NUM})"  # one number, as written in a report

@@ -9,12 +9,12 @@ import pytest
 from lm_eval_enterprise.tasks.finance.convfinqa import source as S
 from lm_eval_enterprise.tasks.finance.convfinqa.templates import TASKS, TEMPLATES
 
-from lm_eval_enterprise import hooks as H
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores
+from lm_eval_enterprise.data.fewshot import helm_balanced
+from lm_eval_enterprise.prompting.templating import answer_filter
+from lm_eval_enterprise.scoring import hooks as H
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import GARBAGE, assert_unit_scores
 
 SRC = get_source("convfinqa")
 FIXTURE = fixture_dir("convfinqa")

@@ -7,10 +7,10 @@ parser of the metric on the completion, a format failure iff it finds nothing re
 exact format asked for (``format_adherence``). 20 shots within the model's context (``shots_used`` in the results).
 """
 
-from lm_eval_enterprise.filters import entity_item, list_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.tasks.finance.credit_risk_ner.source import ENTITY_TYPES, NO_ENTITY
 
-from .source import ENTITY_TYPES, NO_ENTITY
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import entity_item, list_format
 
 LIST_OR_NONE = list_format(entity_item("|".join(ENTITY_TYPES)), NO_ENTITY)
 

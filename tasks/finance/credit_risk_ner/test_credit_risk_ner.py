@@ -13,11 +13,11 @@ from lm_eval_enterprise.tasks.finance.credit_risk_ner.source import (
 from lm_eval_enterprise.tasks.finance.credit_risk_ner.templates import TASKS
 
 from conftest import file_ordered, shared_sample
-from lm_eval_enterprise import hooks as H
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
+from lm_eval_enterprise.prompting.templating import answer_filter
+from lm_eval_enterprise.scoring import hooks as H
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import GARBAGE, assert_unit_scores, run_hf_model
 
 SRC = get_source("credit_risk_ner")
 FIX = fixture_dir("credit_risk_ner")

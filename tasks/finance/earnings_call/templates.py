@@ -8,8 +8,8 @@ the answer with the same [PARSE] rule; each ``regex`` is only the exact format t
 
 from lm_eval_enterprise.tasks.finance.earnings_call.source import LABELS
 
-from lm_eval_enterprise.filters import label_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import label_format
 
 LABEL = label_format(LABELS)  # the bare label
 STARTS = label_format(LABELS, start=True)  # the answer starts with the label

@@ -8,11 +8,11 @@ import shutil
 import pytest
 from lm_eval_enterprise.tasks.finance.earnings_call.source import iso_date, label_name, to_record
 
-from lm_eval_enterprise import hooks
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.testing import assert_unit_scores
+from lm_eval_enterprise.data.fewshot import helm_balanced
+from lm_eval_enterprise.scoring import hooks
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import assert_unit_scores
 
 SRC = get_source("earnings_call")
 FIX = fixture_dir("earnings_call")

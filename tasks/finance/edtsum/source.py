@@ -22,7 +22,7 @@ from lm_eval_enterprise.data import (
     local_parquet_files,
     unverified,
 )
-from lm_eval_enterprise.splits import helm_ten_percent
+from lm_eval_enterprise.data.splits import helm_ten_percent
 from lm_eval_enterprise.text import truncate_words
 
 HF_REPO = "TheFinAI/flare-edtsum"

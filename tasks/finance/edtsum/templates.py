@@ -10,8 +10,8 @@ Prompts over the model's context (``prompt_budget``; 4,096 tokens when it is not
 shots first, then the end of the article.
 """
 
-from lm_eval_enterprise.filters import LINE_FORMAT
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import LINE_FORMAT
 
 HEADLINE = LINE_FORMAT  # one line with a letter or digit
 

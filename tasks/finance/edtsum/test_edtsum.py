@@ -13,9 +13,9 @@ from lm_eval_enterprise.tasks.finance.edtsum.templates import TASKS, TEMPLATES
 
 from conftest import FakeHub
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, SUMMARIZATION_SCORES, assert_tiny_run, run_oracle
+from lm_eval_enterprise.data.fewshot import helm_balanced
+from lm_eval_enterprise.prompting.templating import answer_filter
+from testkit.testing import GARBAGE, SUMMARIZATION_SCORES, assert_tiny_run, run_oracle
 
 SRC = get_source("edtsum")
 FIXTURE = fixture_dir("edtsum")

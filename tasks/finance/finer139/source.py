@@ -58,7 +58,7 @@ from lm_eval_enterprise.data import (
     unverified,
     verified,
 )
-from lm_eval_enterprise.fewshot import top_k_labels
+from lm_eval_enterprise.data.fewshot import top_k_labels
 
 log = logging.getLogger("lm_eval_enterprise.finer139")
 
@@ -238,7 +238,7 @@ def count_train_spans(files: list[Path], names: list[str]) -> tuple[Counter, int
 
 
 def top_k_types(counts: Counter, k: int = TOP_K) -> list[str]:
-    """The k types with the most spans; ties by type name (shared rule: :func:`~lm_eval_enterprise.fewshot.top_k_labels`)."""
+    """The k types with the most spans; ties by type name (shared rule: :func:`~lm_eval_enterprise.data.fewshot.top_k_labels`)."""
     return top_k_labels(counts, k)
 
 

@@ -10,8 +10,8 @@ finds nothing readable. Each ``regex`` is only the exact format asked for (``for
 in per document from ``entity_types`` (``{TYPES}``).
 """
 
-from lm_eval_enterprise.filters import entity_item, list_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import entity_item, list_format
 
 VALUES = list_format(entity_item("{TYPES}"))  # value (type), value (type), ...
 

@@ -17,11 +17,11 @@ import pytest
 from lm_eval_enterprise.tasks.finance.finer139 import source as S
 from lm_eval_enterprise.tasks.finance.finer139.templates import TASKS
 
-from lm_eval_enterprise import hooks as H
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records, load_task_dataset
-from lm_eval_enterprise.metrics import INVALID
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model, run_oracle
+from lm_eval_enterprise.prompting.templating import answer_filter
+from lm_eval_enterprise.scoring import hooks as H
+from lm_eval_enterprise.scoring.metrics import INVALID
+from testkit.testing import GARBAGE, assert_unit_scores, run_hf_model, run_oracle
 
 SRC = get_source("finer139")
 FIX = fixture_dir("finer139")

@@ -21,7 +21,14 @@ import shutil
 from pathlib import Path
 
 from lm_eval_enterprise.data import DataError, RemoteFile, snapshot, unverified
-from lm_eval_enterprise.ranking import BM25, CANDIDATES, RankingSource, candidate_ids, natural_id_key, ranking_record
+from lm_eval_enterprise.data.ranking import (
+    BM25,
+    CANDIDATES,
+    RankingSource,
+    candidate_ids,
+    natural_id_key,
+    ranking_record,
+)
 
 HUB_CORPUS = "BeIR/fiqa"
 HUB_QRELS = "BeIR/fiqa-qrels"

@@ -11,8 +11,8 @@ generation-based table reads yes/no with the same [PARSE] rule in every template
 format asked for (``format_adherence``).
 """
 
-from lm_eval_enterprise.ranking import YES_NO_FORMAT, ranking_task_tables
-from lm_eval_enterprise.templating import Template
+from lm_eval_enterprise.data.ranking import YES_NO_FORMAT, ranking_task_tables
+from lm_eval_enterprise.prompting.templating import Template
 
 TEMPLATES = [
     Template(

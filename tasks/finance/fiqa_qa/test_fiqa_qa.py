@@ -17,7 +17,7 @@ from lm_eval_enterprise.tasks.finance.fiqa_qa import source as fiqa
 
 from conftest import FakeHub
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import run_hf_model
+from testkit.testing import run_hf_model
 
 SRC = get_source("fiqa_qa")
 FIX = fixture_dir("fiqa_qa")

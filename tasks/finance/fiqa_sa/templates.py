@@ -8,8 +8,8 @@ asks for (``format_adherence``).
 
 from lm_eval_enterprise.tasks.finance.fiqa_sa.source import LABELS
 
-from lm_eval_enterprise.filters import label_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import label_format
 
 LABEL = label_format(LABELS)  # the bare label
 STARTS = label_format(LABELS, start=True)  # the answer starts with the label

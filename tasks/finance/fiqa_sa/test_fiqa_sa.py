@@ -6,9 +6,9 @@ import shutil
 import pytest
 from lm_eval_enterprise.tasks.finance.fiqa_sa.source import score_label, to_record
 
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import assert_unit_scores
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import assert_unit_scores
 
 SRC = get_source("fiqa_sa")
 FIX = fixture_dir("fiqa_sa")

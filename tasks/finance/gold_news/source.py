@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, download_url, map_rows, unverified
-from lm_eval_enterprise.splits import helm_ten_percent
+from lm_eval_enterprise.data.splits import helm_ten_percent
 
 CSV_NAME = "finalDataset_0208.csv"
 KAGGLE_URL = (

@@ -8,10 +8,10 @@ asks for (``format_adherence``). t1 (HELM's prompt) also reports HELM's rule (th
 a label) as ``weighted_f1_helm``.
 """
 
-from lm_eval_enterprise.filters import label_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES, GoldNews
 
-from .source import CATEGORIES, GoldNews
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import label_format
 
 LABEL = label_format(GoldNews.labels)  # the bare label
 STARTS = label_format(GoldNews.labels, start=True)  # the answer starts with the label

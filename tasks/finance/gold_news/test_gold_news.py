@@ -9,7 +9,7 @@ from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES, CSV_NA
 
 from conftest import shared_sample
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import run_hf_model
+from testkit.testing import run_hf_model
 
 SRC = get_source("gold_news")
 
@@ -62,7 +62,7 @@ def test_one_task_documents_are_headline_by_question():
 def test_every_prompt_is_the_questions_own(tmp_path):
     """Each (headline, question) document's prompt is the one its question alone gives: the instruction names the
     question and the shots are the question's first five [BAL] shots with that question's answers."""
-    from lm_eval_enterprise.testing import build_tasks
+    from testkit.testing import build_tasks
 
     _, leaves = build_tasks(["ent_gold_news__t1"], "embedded")
     task = leaves["ent_gold_news__t1"]

@@ -19,7 +19,7 @@ import random
 from pathlib import Path
 
 from lm_eval_enterprise.data import DataError, RemoteFile, unverified
-from lm_eval_enterprise.ranking import RankingSource, candidate_ids, ranking_record
+from lm_eval_enterprise.data.ranking import RankingSource, candidate_ids, ranking_record
 
 BASE_URL = "https://raw.githubusercontent.com/shuzi/insuranceQA/master/V2"
 TEST_FILE = "InsuranceQA.question.anslabel.raw.100.pool.solr.test.encoded.gz"

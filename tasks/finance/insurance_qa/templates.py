@@ -1,4 +1,4 @@
-"""Instruction templates of insurance_qa: two tables over the same prompts (lm_eval_enterprise.ranking.ranking_task_tables).
+"""Instruction templates of insurance_qa: two tables over the same prompts (lm_eval_enterprise.data.ranking.ranking_task_tables).
 
 * ``ent_insurance_qa`` (in ``enterprise_finance``): log-probability scoring (HELM binary ranking), one lm-eval doc
   per (question, candidate answer), ``multiple_choice`` over [No, Yes].
@@ -10,8 +10,8 @@ The generation-based table reads yes/no with the same [PARSE] rule in every temp
 format asked for (``format_adherence``).
 """
 
-from lm_eval_enterprise.ranking import YES_NO_FORMAT, ranking_task_tables
-from lm_eval_enterprise.templating import Template
+from lm_eval_enterprise.data.ranking import YES_NO_FORMAT, ranking_task_tables
+from lm_eval_enterprise.prompting.templating import Template
 
 TEMPLATES = [
     Template(

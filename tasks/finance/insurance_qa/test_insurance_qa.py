@@ -11,7 +11,7 @@ import pytest
 from lm_eval_enterprise.tasks.finance.insurance_qa import source as ins
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import run_hf_model
+from testkit.testing import run_hf_model
 
 SRC = get_source("insurance_qa")
 FIX = fixture_dir("insurance_qa")

@@ -7,10 +7,10 @@ the model's context (the task class's prompt budget drops trailing shots that do
 results).
 """
 
-from lm_eval_enterprise.filters import list_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.tasks.finance.kpi_edgar.source import TAG_DESCRIPTIONS
 
-from .source import TAG_DESCRIPTIONS
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import list_format
 
 HELM_TASK = (
     "Task: Extract key performance indicators (KPIs) and values from the above text. Also, specify one "

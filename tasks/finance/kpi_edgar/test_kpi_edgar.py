@@ -7,10 +7,10 @@ from lm_eval_enterprise.tasks.finance.kpi_edgar.source import JSON_NAME, JSON_UR
 from lm_eval_enterprise.tasks.finance.kpi_edgar.templates import TASKS
 
 from conftest import file_ordered, shared_sample
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.testing import assert_unit_scores, run_hf_model
+from lm_eval_enterprise.data.fewshot import helm_balanced
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import assert_unit_scores, run_hf_model
 
 SRC = get_source("kpi_edgar")
 FIX = fixture_dir("kpi_edgar")
@@ -183,8 +183,8 @@ def test_real_reference_with_trailing_period_and_prose():
 
 # ------------------------------------------------------------------------------------------------ templates
 def test_templates_accept_the_gold_and_reject_garbage():
-    from lm_eval_enterprise.templating import answer_filter
-    from lm_eval_enterprise.testing import GARBAGE
+    from lm_eval_enterprise.prompting.templating import answer_filter
+    from testkit.testing import GARBAGE
 
     assert len(TASKS.templates) >= 5
     gold = "30 [py], settlement and legal expenses [kpi]"

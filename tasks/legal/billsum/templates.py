@@ -9,8 +9,8 @@ failure (scored 0) iff it holds no letter or digit. Each ``regex`` is only the e
 (``format_adherence``): any text, one line for t3.
 """
 
-from lm_eval_enterprise.filters import LINE_FORMAT, TEXT_FORMAT
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import LINE_FORMAT, TEXT_FORMAT
 
 TEMPLATES = [
     Template(

@@ -12,7 +12,7 @@ import pytest
 from lm_eval_enterprise.tasks.legal.billsum.templates import TASKS, TEMPLATES
 
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import (
+from testkit.testing import (
     SUMMARIZATION_SCORES,
     assert_summary_reading,
     assert_tiny_run,

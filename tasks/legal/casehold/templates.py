@@ -10,7 +10,7 @@ letter); each ``regex`` is only the exact format the template asks for, the bare
 letter) as ``accuracy_helm``.
 """
 
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 
 LETTER = " ?[A-E]"  # the bare option letter
 

@@ -11,8 +11,6 @@ from lm_eval_enterprise.tasks.legal.casehold import source as S
 from lm_eval_enterprise.tasks.legal.casehold.templates import TASKS, TEMPLATES
 
 from conftest import FakeHub
-from lm_eval_enterprise import hooks
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import (
     DataError,
     Source,
@@ -23,9 +21,11 @@ from lm_eval_enterprise.data import (
     local_parquet_files,
     mc_fields,
 )
-from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores
+from lm_eval_enterprise.data.fewshot import helm_balanced
+from lm_eval_enterprise.prompting.templating import answer_filter
+from lm_eval_enterprise.scoring import hooks
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import GARBAGE, assert_unit_scores
 
 SRC = get_source("casehold")
 FIX = fixture_dir("casehold")
@@ -254,7 +254,7 @@ def test_unlabelled_test_split_is_evaluated_on_validation(tmp_path, mark):
     assert "split 'test' has no gold labels (8 rows): evaluated on 'valid' instead" in meta["data_notes"]
     assert meta["row_counts"]["test"]["rows"] == 8  # still counted
     # the task YAMLs read "eval": the lm-eval task is built on the validation rows, and its metadata says so
-    from lm_eval_enterprise.runner import load_tasks, make_task_manager
+    from lm_eval_enterprise.harness.runner import load_tasks, make_task_manager
 
     tm = make_task_manager(data_root=tmp_path)
     task = load_tasks(tm, ["ent_casehold__t1"]).leaves["ent_casehold__t1"]

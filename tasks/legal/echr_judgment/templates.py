@@ -10,10 +10,10 @@ Prompts over the model's context (``prompt_budget``; 4,096 tokens when it is not
 trailing shots first, as HELM does.
 """
 
-from lm_eval_enterprise.filters import label_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.tasks.legal.echr_judgment.source import EchrJudgment
 
-from .source import EchrJudgment
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import label_format
 
 LABEL = label_format(EchrJudgment.labels)  # the bare label
 

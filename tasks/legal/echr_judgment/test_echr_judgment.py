@@ -17,10 +17,10 @@ from lm_eval_enterprise.tasks.legal.echr_judgment.templates import TASKS, TEMPLA
 
 from conftest import fixture_run
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_checked, load_records, verified
-from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.filters import helm_label
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_first_prompt, run_oracle
+from lm_eval_enterprise.data.fewshot import helm_balanced
+from lm_eval_enterprise.prompting.templating import answer_filter
+from lm_eval_enterprise.scoring.filters import helm_label
+from testkit.testing import GARBAGE, assert_first_prompt, run_oracle
 
 SRC = get_source("echr_judgment")
 FIX = fixture_dir("echr_judgment")

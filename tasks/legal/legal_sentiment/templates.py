@@ -8,8 +8,8 @@ whole normalised completion is a label) as ``weighted_f1_helm``.
 
 from lm_eval_enterprise.tasks.legal.legal_sentiment.source import LABELS
 
-from lm_eval_enterprise.filters import label_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import label_format
 
 LABEL = label_format(LABELS)  # the bare label
 

@@ -16,9 +16,9 @@ from openpyxl import Workbook, load_workbook
 
 from conftest import fixture_run
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, WEIGHTED_F1_SCORES, assert_first_prompt
+from lm_eval_enterprise.data.fewshot import helm_balanced
+from lm_eval_enterprise.prompting.templating import answer_filter
+from testkit.testing import GARBAGE, WEIGHTED_F1_SCORES, assert_first_prompt
 
 SRC = get_source("legal_sentiment")
 FIX = fixture_dir("legal_sentiment")

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from lm_eval_enterprise.data import DataError, RemoteFile, Source, map_rows, read_json, verified
-from lm_eval_enterprise.splits import pandas_frac_split
+from lm_eval_enterprise.data.splits import pandas_frac_split
 
 COMMIT = "9d203292eb188e13523366490863b0cc14c89017"
 JSON_NAME = "all_v1.json"

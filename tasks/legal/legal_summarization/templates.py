@@ -7,8 +7,8 @@ for t3 (sentence counts are not checked). A document too long for the context bu
 to fit, keeping its beginning ([TRUNC]).
 """
 
-from lm_eval_enterprise.filters import LINE_FORMAT, TEXT_FORMAT
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import LINE_FORMAT, TEXT_FORMAT
 
 TEMPLATES = [
     Template(

@@ -26,7 +26,7 @@ from lm_eval_enterprise.tasks.legal.legal_summarization.templates import TASKS, 
 
 from conftest import assert_summary_sample_loads_row_for_row, run_summary_sample, sample_rows
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records
-from lm_eval_enterprise.testing import assert_summary_reading, helm_positions, oracle_samples, write_presplit
+from testkit.testing import assert_summary_reading, helm_positions, oracle_samples, write_presplit
 
 SRC = get_source("legal_summarization")
 FIXTURE = fixture_dir("legal_summarization")

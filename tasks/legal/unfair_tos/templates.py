@@ -9,8 +9,8 @@ answer with the same [PARSE] rule; each ``regex`` is only the exact format the t
 
 from lm_eval_enterprise.tasks.legal.unfair_tos.source import LABELS
 
-from lm_eval_enterprise.filters import label_format
-from lm_eval_enterprise.templating import DatasetTasks, Template
+from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
+from lm_eval_enterprise.scoring.filters import label_format
 
 OPTIONS = ", ".join(LABELS)  # "Arbitration, Unilateral change, …, Contract by using, Other"
 LABEL = label_format(LABELS)  # the bare label

@@ -12,11 +12,11 @@ from lm_eval_enterprise.tasks.legal.unfair_tos import source as S
 from lm_eval_enterprise.tasks.legal.unfair_tos.templates import TASKS, TEMPLATES
 
 from conftest import FakeHub, shared_sample
-from lm_eval_enterprise import metrics as M
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, load_records, prepare
-from lm_eval_enterprise.fewshot import helm_balanced
-from lm_eval_enterprise.templating import answer_filter
-from lm_eval_enterprise.testing import GARBAGE, assert_unit_scores, run_hf_model
+from lm_eval_enterprise.data.fewshot import helm_balanced
+from lm_eval_enterprise.prompting.templating import answer_filter
+from lm_eval_enterprise.scoring import metrics as M
+from testkit.testing import GARBAGE, assert_unit_scores, run_hf_model
 
 SRC = get_source("unfair_tos")
 FIX = fixture_dir("unfair_tos")

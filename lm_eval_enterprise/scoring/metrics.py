@@ -1,6 +1,6 @@
 """Pure metric functions (docs/metrics.md; no lm-eval import; formulas in each docstring).
 
-The lm-eval adapters (``process_results`` and aggregations) are in :mod:`lm_eval_enterprise.hooks`; the
+The lm-eval adapters (``process_results`` and aggregations) are in :mod:`lm_eval_enterprise.scoring.hooks`; the
 Sharpe tool calls these same functions to recompute per-template scores from logged samples.
 Every function raises on malformed input (e.g. empty lists for a corpus metric) instead of returning 0.
 """
@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
-from .text import norm, norm_entity
+from ..text import norm, norm_entity
 
 INVALID = "[invalid]"  # filter fallback: the answer regex did not match (a format failure)
 

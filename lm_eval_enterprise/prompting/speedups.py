@@ -5,7 +5,7 @@ lm-eval 0.4.13 renders a Jinja prompt with ``lm_eval.utils.apply_template``, whi
 Jinja's global ChainMap into a new dict twice per call. Building the prompts of the whole ``enterprise`` group
 renders ~65k templates, so this was most of the start-up before this module existed.
 
-:func:`render` is what :class:`lm_eval_enterprise.task.EnterpriseTask` uses instead, through lm-eval's own
+:func:`render` is what :class:`lm_eval_enterprise.harness.task.EnterpriseTask` uses instead, through lm-eval's own
 extension point (the task class overrides ``doc_to_text`` / ``doc_to_target`` / ``doc_to_choice`` /
 ``resolve_field``). It
 

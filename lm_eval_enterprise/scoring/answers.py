@@ -1,7 +1,7 @@
 """The reading of one completion as the metrics see it: :class:`ParsedAnswer` (what
-:class:`lm_eval_enterprise.filters.AnswerFilter` returns) and HELM's whole-completion label rule.
+:class:`lm_eval_enterprise.scoring.filters.AnswerFilter` returns) and HELM's whole-completion label rule.
 
-Kept apart from the lm-eval filter so the process_results / aggregation functions (:mod:`lm_eval_enterprise.hooks`)
+Kept apart from the lm-eval filter so the process_results / aggregation functions (:mod:`lm_eval_enterprise.scoring.hooks`)
 and the Sharpe tool that recomputes them import nothing of lm-eval.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..text import norm
 from .metrics import INVALID
-from .text import norm
 
 
 class ParsedAnswer(str):

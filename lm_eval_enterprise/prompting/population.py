@@ -48,7 +48,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import families
+from .. import families
 from .templating import (
     HEADER,
     VERSION,
@@ -91,7 +91,7 @@ SEPARATORS = {"colon": ": ", "dash": " - ", "colon_newline": ":\n"}
 SPACINGS = {"single": "\n", "double": "\n\n"}
 CASINGS = ("as_written", "upper", "lower")
 # answer leads per reader, besides the core set's own output fields: each is a generic [PARSE] field
-# (lm_eval_enterprise.filters.GENERIC_FIELDS), so the dataset's reader strips it when a model echoes it
+# (lm_eval_enterprise.scoring.filters.GENERIC_FIELDS), so the dataset's reader strips it when a model echoes it
 GENERIC_LEADS = {
     "label": ("Answer", "Label", "Category", "Output", "Prediction", "Classification"),
     "entity": ("Answer", "Output", "Response", "Result"),
@@ -111,7 +111,7 @@ class PopulationError(ValueError):
 
 @dataclass(frozen=True)
 class PopTemplate:
-    """One population template: the :class:`~lm_eval_enterprise.templating.Template` and its axis values."""
+    """One population template: the :class:`~lm_eval_enterprise.prompting.templating.Template` and its axis values."""
 
     template: Template
     axes: dict[str, Any]
@@ -309,7 +309,7 @@ HEADER_POP = HEADER.replace("`make tasks`", "`lm-eval-enterprise population`").r
 
 def core_spec(dataset: str) -> tuple[str, DatasetTasks]:
     """(domain, the first template table) of a dataset id (the table of its domain group)."""
-    from . import TASK_DIR
+    from .. import TASK_DIR
     from .templating import all_specs
 
     for domain, spec in all_specs(Path(TASK_DIR)):

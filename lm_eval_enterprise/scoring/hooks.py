@@ -1,19 +1,19 @@
-"""Thin lm-eval adapters around :mod:`lm_eval_enterprise.metrics`.
+"""Thin lm-eval adapters around :mod:`lm_eval_enterprise.scoring.metrics`.
 
-Task YAMLs reference these with ``!function lm_eval_enterprise.hooks.<name>``:
+Task YAMLs reference these with ``!function lm_eval_enterprise.scoring.hooks.<name>``:
 
 * ``process_results`` functions (one per task family) return, per document, a self-contained item for every
   corpus-level metric (so the Sharpe tool can recompute scores from ``samples_*.jsonl`` alone) and floats for
   per-document metrics, plus, for generate families, ``format_failure`` (1.0 when the [PARSE] reading of
-  :class:`~lm_eval_enterprise.filters.AnswerFilter` is ``[invalid]``) and ``format_adherence`` (1.0 when the
-  completion fully matches the template's own answer regex; see :mod:`lm_eval_enterprise.filters`).
+  :class:`~lm_eval_enterprise.scoring.filters.AnswerFilter` is ``[invalid]``) and ``format_adherence`` (1.0 when the
+  completion fully matches the template's own answer regex; see :mod:`lm_eval_enterprise.scoring.filters`).
 * ``<family>_helm`` functions (families with ``helm_metrics`` in their registry record) are the ``process_results`` of a template that
   is HELM's own prompt: the family's metrics plus the primary metric under HELM's reading rule
   (``<primary>_helm``), for parity with the paper's numbers.
 * ``agg_*`` functions are the corpus-level aggregations named in ``metric_list``.
 
 The metric key names returned here must match the base YAML's ``metric_list`` exactly (lm-eval aggregates
-only declared metrics); the generator in :mod:`lm_eval_enterprise.templating` writes the ``metric_list`` from the
+only declared metrics); the generator in :mod:`lm_eval_enterprise.prompting.templating` writes the ``metric_list`` from the
 family's record in :mod:`lm_eval_enterprise.families`, which also lists the aggregation functions defined here.
 This module imports nothing of lm-eval (the Sharpe tool recomputes scores with these functions).
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import families
+from .. import families
 from . import metrics as M
 from .answers import ParsedAnswer, helm_label
 
@@ -185,7 +185,7 @@ def ranking(doc: dict, results: Sequence[Any]) -> dict:
     """Pointwise yes/no ranking by log-probability (design 1: one doc per (query, candidate)).
 
     ``doc_to_choice`` is [no-verbaliser, yes-verbaliser], so ``results = [(ℓN, greedy), (ℓY, greedy)]``; the
-    ranking key is HELM's :func:`~lm_eval_enterprise.metrics.helm_ranking_key`.
+    ranking key is HELM's :func:`~lm_eval_enterprise.scoring.metrics.helm_ranking_key`.
     """
     ll_no, ll_yes = float(results[0][0]), float(results[1][0])
     key = M.helm_ranking_key(ll_yes, ll_no)

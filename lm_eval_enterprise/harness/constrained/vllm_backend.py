@@ -1,5 +1,5 @@
 """``vllm-constrained``: lm-eval's ``vllm`` backend with each generate request constrained by its template's
-answer format (see :mod:`lm_eval_enterprise.constrained`) through vLLM structured outputs
+answer format (see :mod:`lm_eval_enterprise.harness.constrained`) through vLLM structured outputs
 (``SamplingParams(structured_outputs=StructuredOutputsParams(regex=...))``; engine chosen by vLLM's
 ``structured_outputs_config``, default ``auto`` = xgrammar for our regexes).
 """

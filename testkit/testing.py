@@ -73,9 +73,9 @@ class ConstantLM(LM):
 
 def build_tasks(task_names: list[str], data_root: str, **metadata: Any) -> tuple[Any, dict[str, Any]]:
     """``(task_manager, leaves)`` for our task or group names: leaves = task name → lm-eval Task of every leaf,
-    built once (:func:`lm_eval_enterprise.runner.load_tasks`), with only our include path indexed (fast);
+    built once (:func:`lm_eval_enterprise.harness.runner.load_tasks`), with only our include path indexed (fast);
     ``metadata`` is added to the run metadata (e.g. ``max_context_tokens``)."""
-    from .runner import load_tasks, make_task_manager
+    from lm_eval_enterprise.harness.runner import load_tasks, make_task_manager
 
     tm = make_task_manager(data_root=data_root, metadata=metadata)
     return tm, load_tasks(tm, task_names).leaves
@@ -84,7 +84,7 @@ def build_tasks(task_names: list[str], data_root: str, **metadata: Any) -> tuple
 def run_oracle(task_names: list[str], data_root: str, **metadata: Any) -> dict:
     """lm-eval's results (with ``samples``) of :class:`OracleLM` over our ``task_names``; ``metadata`` as in
     :func:`build_tasks` (e.g. ``max_context_tokens``)."""
-    from .runner import evaluate, load_tasks, make_task_manager
+    from lm_eval_enterprise.harness.runner import evaluate, load_tasks, make_task_manager
 
     tm = make_task_manager(data_root=data_root, metadata=metadata)
     tasks = load_tasks(tm, task_names)  # built once: the oracle reads their targets, lm-eval runs them
@@ -105,8 +105,8 @@ def run_hf_model(
     model), in float32 on the CPU, over the first ``limit`` documents (``None``: all) of ``task_names`` from
     ``include_path`` (default: our task tree); ``data_root`` and ``metadata`` go to the TaskManager's run metadata,
     ``kwargs`` to ``lm_eval.simple_evaluate`` (e.g. ``gen_kwargs``, seeds, ``apply_chat_template``), through
-    :func:`lm_eval_enterprise.runner.evaluate` (samples logged, no bootstrap)."""
-    from .runner import evaluate
+    :func:`lm_eval_enterprise.harness.runner.evaluate` (samples logged, no bootstrap)."""
+    from lm_eval_enterprise.harness.runner import evaluate
 
     return evaluate(
         "hf",
@@ -145,7 +145,7 @@ def checked_free_text_filter(table: Any, template: Any, golds: list[str]) -> Any
     """The answer filter of ``template`` (of the template ``table``), after checking [PARSE] for a free-text answer:
     every gold, after a leading space, is read back as itself, and a completion without a letter or digit
     (:data:`GARBAGE`, empty, punctuation only) is ``[invalid]``."""
-    from .templating import answer_filter
+    from lm_eval_enterprise.prompting.templating import answer_filter
 
     flt = answer_filter(table, template)
     for g in golds:

@@ -1,5 +1,5 @@
 """``hf-constrained``: lm-eval's ``hf`` backend with each generate request constrained by its template's answer
-format (see :mod:`lm_eval_enterprise.constrained`), through an xgrammar logits processor.
+format (see :mod:`lm_eval_enterprise.harness.constrained`), through an xgrammar logits processor.
 
 Why xgrammar (``scripts/bench_constrained.py``, SmolLM2 tokenizer, README "Scaling out"): it is vLLM's default
 structured-output engine, so ``hf-constrained`` and ``vllm-constrained`` apply the same automaton; it compiled our

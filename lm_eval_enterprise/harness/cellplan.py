@@ -38,7 +38,7 @@ import random
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from . import families
+from .. import families
 
 
 class CellPlanError(ValueError):

@@ -1,16 +1,16 @@
-"""The lm-eval task class of every enterprise task: ``class: !function lm_eval_enterprise.task.EnterpriseTask``.
+"""The lm-eval task class of every enterprise task: ``class: !function lm_eval_enterprise.harness.task.EnterpriseTask``.
 
 lm-eval 0.4.13 builds a task whose (included) YAML has a ``class:`` key with ``cls(config=<the merged YAML>)``
 (``lm_eval/tasks/_factory.py``; the index marks it ``PY_TASK``, the rest of the YAML — ``include:``, prompts,
 metrics, ``--metadata`` — is handled as for any YAML task). :class:`EnterpriseTask` is a plain
 ``ConfigurableTask`` subclass that adds, through overridden methods only (nothing of lm-eval is replaced):
 
-* ``fewshot_context``: the context budget of :mod:`lm_eval_enterprise.prompt_budget` (the shots that fit the
+* ``fewshot_context``: the context budget of :mod:`lm_eval_enterprise.prompting.budget` (the shots that fit the
   model's context, the same per document for every template of the dataset; the long field cut when nothing else
   helps). The prompt itself is lm-eval's own ``fewshot_context`` with that many ``first_n`` shots, so a prompt that
   fits is byte-identical to lm-eval's.
 * ``process_results``: adds the per-document ``shots_used`` / ``prompt_cut`` of the budget and ``score`` (the
-  primary metric's item under the common name every group aggregates; see :mod:`lm_eval_enterprise.templating`),
+  primary metric's item under the common name every group aggregates; see :mod:`lm_eval_enterprise.prompting.templating`),
   and for a dataset made of questions (gold_news) the item again under ``<primary>_<question>``, the question's
   own score.
 * shots of a dataset made of questions: each document's from its own question's pool (``_use_question_pool``).
@@ -22,7 +22,7 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
 * ``build_all_requests``: with ``--limit``, a classification task whose evaluated documents lack
   gold classes of the label set says so once in the log and in its metadata (``eval_subset``), then lm-eval's own.
 * ``doc_to_text`` / ``doc_to_target`` / ``doc_to_choice`` / ``resolve_field``: Jinja prompts rendered with a
-  compiled-template cache (:mod:`lm_eval_enterprise.speedups`; same output, version-guarded, falls back to
+  compiled-template cache (:mod:`lm_eval_enterprise.prompting.speedups`; same output, version-guarded, falls back to
   lm-eval's own rendering).
 """
 
@@ -33,9 +33,10 @@ from typing import Any
 
 from lm_eval.api.task import ConfigurableTask
 
-from . import families, speedups
-from .hooks import QUESTION_FIELD
-from .prompt_budget import PromptBudget
+from .. import families
+from ..prompting import speedups
+from ..prompting.budget import PromptBudget
+from ..scoring.hooks import QUESTION_FIELD
 
 
 class EnterpriseTask(ConfigurableTask):
@@ -49,7 +50,7 @@ class EnterpriseTask(ConfigurableTask):
 
     # -- data facts into the results metadata -----------------------------------------------------------------
     def download(self, dataset_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        from .data import load_task_data, load_task_dataset
+        from ..data import load_task_data, load_task_dataset
 
         facts: dict[str, Any] = {}
         loader = self.config.custom_dataset
@@ -80,7 +81,7 @@ class EnterpriseTask(ConfigurableTask):
         docs = self.eval_docs
         if not 0 < limit < len(docs):
             return
-        from .data.order import subset_notice
+        from ..data.order import subset_notice
 
         chosen = [docs[i] for i in range(int(limit))]
         meta.update(subset_notice(meta.get("dataset", self.config.task), chosen, chosen[0]["label_names"], len(docs)))

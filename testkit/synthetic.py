@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import families, hooks
-from ..metrics import INVALID
+from lm_eval_enterprise import families
+from lm_eval_enterprise.scoring import hooks
+from lm_eval_enterprise.scoring.metrics import INVALID
 
 
 @dataclass

@@ -21,9 +21,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from .data import Source
-from .filters import label_format
-from .text import truncate_words
+from ..scoring.filters import label_format
+from ..text import truncate_words
+from . import Source
 
 CANDIDATES = 20  # C: candidates per eval query
 RELEVANT_CAP = 10  # at most this many relevant candidates per query
@@ -211,7 +211,7 @@ def ranking_task_tables(
     """
     from dataclasses import replace
 
-    from .templating import DatasetTasks
+    from ..prompting.templating import DatasetTasks
 
     common = dict(dataset=dataset, domain=domain, primary_metric=primary_metric, num_fewshot=num_fewshot)
     return [

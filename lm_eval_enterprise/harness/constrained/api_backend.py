@@ -1,6 +1,6 @@
 """``local-completions-constrained`` / ``local-chat-completions-constrained``: lm-eval's OpenAI-compatible
 backends with each generate request constrained by its template's answer format (see
-:mod:`lm_eval_enterprise.constrained`): the request body gets ``"structured_outputs": {"regex": ...}`` (vLLM's
+:mod:`lm_eval_enterprise.harness.constrained`): the request body gets ``"structured_outputs": {"regex": ...}`` (vLLM's
 server; its older ``guided_regex`` field is silently ignored). A server that does not know the field ignores it
 too — check ``format_adherence`` of a constrained run before trusting it with another server.
 """

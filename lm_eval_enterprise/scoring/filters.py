@@ -5,7 +5,7 @@ Used from every generate_until task YAML as::
     filter_list:
       - name: answer
         filter:
-          - function: !function lm_eval_enterprise.filters.AnswerFilter
+          - function: !function lm_eval_enterprise.scoring.filters.AnswerFilter
             reader: label                      # label | entity | kpi | number | text (from the task family)
             format_regex: " ?([Yy]es|[Nn]o)"   # the exact format this template asks for
             stop: "\\n"
@@ -32,14 +32,14 @@ Two things are computed from the completion, cut at the stop sequence and stripp
     two gold forms); [FEQ] then reads its first number, exactly as HELM scores the whole completion.
   - ``text`` (summarization): the completion itself, a failure iff it has no letter or digit.
 
-  A format failure is the string :data:`~lm_eval_enterprise.metrics.INVALID`, counted wrong by the metrics
-  and as ``format_failure`` = 1 by :mod:`lm_eval_enterprise.hooks`.
+  A format failure is the string :data:`~lm_eval_enterprise.scoring.metrics.INVALID`, counted wrong by the metrics
+  and as ``format_failure`` = 1 by :mod:`lm_eval_enterprise.scoring.hooks`.
 
 * **format adherence** — 1 iff the completion fully matches the template's own answer regex (the exact format
   the template asks for, Sakai et al. 2024), reported as ``format_adherence``; it never changes the score.
 
-The filter returns :class:`~lm_eval_enterprise.answers.ParsedAnswer` strings: the reading, carrying the completion and the adherence flag
-for :mod:`lm_eval_enterprise.hooks` (logged samples show the plain reading).
+The filter returns :class:`~lm_eval_enterprise.scoring.answers.ParsedAnswer` strings: the reading, carrying the completion and the adherence flag
+for :mod:`lm_eval_enterprise.scoring.hooks` (logged samples show the plain reading).
 
 **Format regexes** (``Template.regex``, also in the task metadata ``answer_regex``) are written for
 regex-constrained decoders (xgrammar, outlines) as well: no lookarounds, no backreferences, no inline flags
@@ -58,10 +58,10 @@ from typing import Any
 
 from lm_eval.api.filter import Filter
 
+from ..text import cut_at_stop, norm
 from . import metrics as M
 from .answers import ParsedAnswer, helm_label  # noqa: F401  (helm_label: read here by templates' tests)
 from .metrics import INVALID
-from .text import cut_at_stop, norm
 
 # ------------------------------------------------------------------------------------------------ the reading
 READERS = ("label", "entity", "kpi", "number", "text")

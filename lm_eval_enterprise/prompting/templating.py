@@ -8,7 +8,7 @@ what the table produces (regenerate with ``make tasks``).
 For a dataset ``<id>`` (task family: a record of :mod:`lm_eval_enterprise.families`) the generator writes:
 
 * ``_<id>_template_yaml`` — the base (no ``.yaml`` suffix, so lm-eval does not index it): the task class
-  (:class:`lm_eval_enterprise.task.EnterpriseTask`: context budget, data facts in the metadata), data hook, splits,
+  (:class:`lm_eval_enterprise.harness.task.EnterpriseTask`: context budget, data facts in the metadata), data hook, splits,
   few-shot, output type, generation, ``process_results`` and ``metric_list`` (with the budget's ``shots_used`` /
   ``prompt_cut``);
 * ``<task>__t<k>.yaml`` — one short file per template: ``include`` + prompt + answer filter + metadata;
@@ -19,7 +19,7 @@ For a dataset ``<id>`` (task family: a record of :mod:`lm_eval_enterprise.famili
 A dataset made of questions (gold_news: nine yes/no questions per headline) is one task per template too: its
 documents are item × question (:mod:`lm_eval_enterprise.data.load`), its templates name the question through a
 document field (``{{fragment}}``), its corpus metrics are the mean over questions ([QMEAN],
-:func:`lm_eval_enterprise.metrics.mean_over_questions`) and each question's own score is an extra metric
+:func:`lm_eval_enterprise.scoring.metrics.mean_over_questions`) and each question's own score is an extra metric
 ``<primary>_<question>`` (:attr:`DatasetTasks.questions`).
 
 Every variant reports ``score``: its primary metric under another name (same aggregation; every primary metric is
@@ -45,17 +45,17 @@ from typing import Any
 
 import yaml
 
-from . import families
-from .configkeys import PRIMARY_FILTER, SCORE_METRIC, TEMPLATES_KEY
-from .data.tasktree import dataset_dir, domains, folder_package
-from .filters import TEXT_FORMAT, AnswerFilter, check_format_regex
-from .prompt_budget import BUDGET_METRICS
+from .. import families
+from ..configkeys import PRIMARY_FILTER, SCORE_METRIC, TEMPLATES_KEY
+from ..data.tasktree import dataset_dir, domains, folder_package
+from ..scoring.filters import TEXT_FORMAT, AnswerFilter, check_format_regex
+from .budget import BUDGET_METRICS
 
 TASK_PREFIX = "ent_"
 # 1.1: [PARSE] reading shared by all templates, format_adherence, *_helm, budget; 1.2: score, one filter;
 # 1.3: a dataset made of questions is one task per template (gold_news: mean over questions), plain group means
 VERSION = 1.3
-TASK_CLASS = "lm_eval_enterprise.task.EnterpriseTask"
+TASK_CLASS = "lm_eval_enterprise.harness.task.EnterpriseTask"
 # the long input field the context budget may cut ([TRUNC]), first one a template uses
 LONG_FIELDS = ("document", "passage", "context", "text", "question")
 # record fields that are the same for every record of a dataset (label / type lists): instruction-only
@@ -73,7 +73,7 @@ class Template:
     prompt of one item ending with the output noun and ``:`` (that field name is a [PARSE] lead-in of the whole
     dataset), ``regex``: the exact answer format this template asks for (generate tasks; scored as
     ``format_adherence``, never for the reading; written for constrained decoders and placeholders as described
-    in :mod:`lm_eval_enterprise.filters`), ``axes``: how it differs from template 1 (for reports; ``"helm"``
+    in :mod:`lm_eval_enterprise.scoring.filters`), ``axes``: how it differs from template 1 (for reports; ``"helm"``
     marks HELM's own prompt, which also reports the HELM reading rule as ``<primary>_helm``).
     For multiple-choice output types ``choices`` lists the verbalised answers (no-answer first for ranking).
     """
@@ -195,7 +195,7 @@ def _metric_list(metrics: dict[str, tuple[str, bool]]) -> list[dict[str, Any]]:
     return [
         {
             "metric": m,
-            "aggregation": agg if agg == "mean" else _Function(f"lm_eval_enterprise.hooks.{agg}"),
+            "aggregation": agg if agg == "mean" else _Function(f"lm_eval_enterprise.scoring.hooks.{agg}"),
             "higher_is_better": hib,
         }
         for m, (agg, hib) in metrics.items()
@@ -222,9 +222,9 @@ def is_helm(spec: DatasetTasks, tpl: Template) -> bool:
 
 
 def filter_kwargs(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | None = None) -> dict[str, Any]:
-    """Arguments of :class:`lm_eval_enterprise.filters.AnswerFilter` for one template (as written to its YAML).
+    """Arguments of :class:`lm_eval_enterprise.scoring.filters.AnswerFilter` for one template (as written to its YAML).
     ``reading``: the table whose lead-ins the reader accepts (default ``spec``; a template population is read with
-    its core table's rule, :mod:`lm_eval_enterprise.population`)."""
+    its core table's rule, :mod:`lm_eval_enterprise.prompting.population`)."""
     reader = families.get(spec.family).reader
     kw: dict[str, Any] = {
         "reader": reader,
@@ -239,7 +239,7 @@ def filter_kwargs(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | Non
 
 
 def answer_filter(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | None = None) -> AnswerFilter:
-    """The template's :class:`~lm_eval_enterprise.filters.AnswerFilter`, configured as its YAML does (tests)."""
+    """The template's :class:`~lm_eval_enterprise.scoring.filters.AnswerFilter`, configured as its YAML does (tests)."""
     return AnswerFilter(**filter_kwargs(spec, tpl, reading))
 
 
@@ -294,7 +294,7 @@ def base_config(spec: DatasetTasks) -> dict[str, Any]:
         }
     else:
         cfg["filter_list"] = TAKE_FIRST_FILTER
-    cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}")
+    cfg["process_results"] = _Function(f"lm_eval_enterprise.scoring.hooks.{spec.family}")
     cfg["metric_list"] = _metric_list(
         {**metrics, **spec.extra_metrics, **score_metric(spec), **question_metrics(spec), **BUDGET_METRICS}
     )
@@ -315,11 +315,14 @@ def variant_config(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | No
     if spec.output_type == "multiple_choice":
         cfg["doc_to_choice"] = list(tpl.choices or ())
     else:
-        filt = {"function": _Function("lm_eval_enterprise.filters.AnswerFilter"), **filter_kwargs(spec, tpl, reading)}
+        filt = {
+            "function": _Function("lm_eval_enterprise.scoring.filters.AnswerFilter"),
+            **filter_kwargs(spec, tpl, reading),
+        }
         cfg["filter_list"] = [{"name": PRIMARY_FILTER, "filter": [filt, {"function": "take_first"}]}]
     helm = is_helm(spec, tpl)
     if helm:  # HELM's own prompt: the family's metrics + the primary metric under HELM's reading rule
-        cfg["process_results"] = _Function(f"lm_eval_enterprise.hooks.{spec.family}_helm")
+        cfg["process_results"] = _Function(f"lm_eval_enterprise.scoring.hooks.{spec.family}_helm")
         cfg["metric_list"] = _metric_list(
             {
                 **families.get(spec.family).metrics,
@@ -360,7 +363,7 @@ def variant_config(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | No
 
 def sibling_texts(spec: DatasetTasks, own: Template) -> list[dict[str, str]]:
     """The other templates of the table as their variants' YAMLs have them, in table order: what the context budget plans the shared shot count over
-    (:func:`lm_eval_enterprise.prompt_budget.sibling_templates`), so the run never imports ``templates.py``."""
+    (:func:`lm_eval_enterprise.prompting.budget.sibling_templates`), so the run never imports ``templates.py``."""
     return [
         {"id": t.id, "description": t.description or "", "doc_to_text": t.doc_to_text}
         for t in spec.templates
@@ -386,7 +389,9 @@ def group_config(spec: DatasetTasks) -> dict[str, Any]:
     }
 
 
-HEADER = "# Generated by `make tasks` (lm_eval_enterprise.templating) from templates.py. Do not edit by hand.\n"
+HEADER = (
+    "# Generated by `make tasks` (lm_eval_enterprise.prompting.templating) from templates.py. Do not edit by hand.\n"
+)
 
 
 def render(spec: DatasetTasks) -> dict[str, str]:

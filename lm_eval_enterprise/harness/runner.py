@@ -39,7 +39,7 @@ def make_task_manager(
     given) updated with ``metadata``."""
     from lm_eval.tasks import TaskManager
 
-    from . import TASK_DIR
+    from .. import TASK_DIR
 
     if include_path is None:
         paths = [TASK_DIR]

@@ -3,7 +3,7 @@
 HELM builds the k-shot prompt and, when it exceeds the model's context window, drops shots from the end until it
 fits, then truncates. lm-eval 0.4.13 has nothing like it (``hf`` silently cuts the prompt from the LEFT, losing the
 instruction; vLLM/API backends fail or cut as they like), so every task of this package enforces a budget where the
-prompt is built: :class:`lm_eval_enterprise.task.EnterpriseTask` (the ``class:`` of every generated task YAML) asks
+prompt is built: :class:`lm_eval_enterprise.harness.task.EnterpriseTask` (the ``class:`` of every generated task YAML) asks
 :class:`PromptBudget` for each document's prompt.
 
 **The budget** (``results["configs"][task]["metadata"]["prompt_budget"]`` says which one applied and why):
@@ -31,7 +31,7 @@ number-heavy KPI-EDGAR and 4.4 on loan agreements).
    eval question + the reserved answer tokens (``max_gen_toks``; for log-likelihood tasks the longest answer choice)
    + per-message chat markup (``chat_overhead_tokens``) under a chat template. The plan keeps the largest prefix of
    shots (trailing shots dropped) that fits under every template. No template can dictate it through verbosity:
-   the generator (:func:`lm_eval_enterprise.templating.check_repeated_wording`) rejects templates that repeat
+   the generator (:func:`lm_eval_enterprise.prompting.templating.check_repeated_wording`) rejects templates that repeat
    label lists or long wording in every shot, so templates differ by a bounded number of tokens per prompt.
    The plan depends only on the document, the shot pool, the table and the run settings, and is computed once for
    all variants. ``plan_bound_by`` counts, per template, the documents whose shots it limited.
@@ -66,10 +66,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .configkeys import TEMPLATES_KEY
-from .text import truncate_words
+from ..configkeys import TEMPLATES_KEY
+from ..text import truncate_words
 
-log = logging.getLogger("lm_eval_enterprise.prompt_budget")
+log = logging.getLogger("lm_eval_enterprise.prompting.budget")
 
 DEFAULT_MAX_CONTEXT_TOKENS = 4096
 DEFAULT_CHARS_PER_TOKEN = 3.0

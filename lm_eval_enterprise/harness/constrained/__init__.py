@@ -48,10 +48,10 @@ UNCONSTRAINED = "unconstrained"
 LEADING = "( )?"  # one optional leading space before the format (see the module docstring)
 
 MODELS = {  # registered name → "module:class"
-    "hf-constrained": "lm_eval_enterprise.constrained.hf_backend:HFConstrained",
-    "vllm-constrained": "lm_eval_enterprise.constrained.vllm_backend:VLLMConstrained",
-    "local-completions-constrained": "lm_eval_enterprise.constrained.api_backend:LocalCompletionsConstrained",
-    "local-chat-completions-constrained": "lm_eval_enterprise.constrained.api_backend:LocalChatCompletionsConstrained",
+    "hf-constrained": "lm_eval_enterprise.harness.constrained.hf_backend:HFConstrained",
+    "vllm-constrained": "lm_eval_enterprise.harness.constrained.vllm_backend:VLLMConstrained",
+    "local-completions-constrained": "lm_eval_enterprise.harness.constrained.api_backend:LocalCompletionsConstrained",
+    "local-chat-completions-constrained": "lm_eval_enterprise.harness.constrained.api_backend:LocalChatCompletionsConstrained",
 }
 
 
@@ -251,7 +251,7 @@ def _render_fallback(pattern: str, doc: Mapping[str, Any]) -> str:
 def render_format(pattern: str, doc: Mapping[str, Any]) -> str:
     """Fill the data-dependent placeholders of a template's answer format for one document
     (``filters.render_format_regex`` when the package provides it, else :func:`_render_fallback`)."""
-    from .. import filters
+    from ...scoring import filters
 
     render = getattr(filters, "render_format_regex", None) or _render_fallback
     return render(pattern, doc)
@@ -261,7 +261,7 @@ def render_format(pattern: str, doc: Mapping[str, Any]) -> str:
 def _task_index():
     from lm_eval.tasks import TaskManager
 
-    from .. import TASK_DIR
+    from ... import TASK_DIR
 
     return TaskManager(include_path=TASK_DIR, include_defaults=False).task_index
 

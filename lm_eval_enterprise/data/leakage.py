@@ -47,8 +47,8 @@ from typing import Any
 
 import yaml
 
-from . import families
-from .errors import warn_once
+from .. import families
+from ..errors import warn_once
 
 log = logging.getLogger("lm_eval_enterprise.data")
 
