@@ -35,9 +35,7 @@ def build_prompts(dataset: str, limit: int | None) -> tuple[list[str], int]:
 
     from lm_eval_enterprise import TASK_DIR
     from lm_eval_enterprise.harness.runner import load_tasks
-    from lm_eval_enterprise.prompting.speedups import install
 
-    install()
     tm = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"data_root": "embedded"})
     tasks = load_tasks(tm, [f"ent_{dataset}"]).leaves
     prompts, shots = [], 0

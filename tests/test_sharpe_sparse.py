@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from lm_eval_enterprise.harness.cellplan import plan_cells
-from lm_eval_enterprise.sharpe import synthetic as S
 from lm_eval_enterprise.sharpe.api import aggregate
 from lm_eval_enterprise.sharpe.sparse import (
     CellMatrix,
@@ -22,6 +21,7 @@ from lm_eval_enterprise.sharpe.sparse import (
 )
 from lm_eval_enterprise.sharpe.sparse_io import aggregate_sparse, read_sparse
 from lm_eval_enterprise.sharpe.stats import sharpe
+from testkit import synthetic as S
 
 NAN = np.nan
 

@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -216,6 +216,24 @@ def read_results_file(path: Path) -> ResultsFile:
         raise SharpeInputError(f"{path}: no 'configs' object (task metadata); written by lm-eval ≥ 0.4?")
     ts = results_timestamp(path) or (path.stem[len("results_") :] if path.stem.startswith("results_") else path.stem)
     return ResultsFile(path, ts, data, hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def task_metadata(paths: Sequence[str | os.PathLike]) -> Iterator[dict]:
+    """The ``metadata`` of every task in the readable results files under ``paths``, for a quick look at what the
+    inputs hold before the tool runs (unreadable inputs yield nothing: the tool itself reports them)."""
+    try:
+        files = find_results_files(paths)
+    except SharpeInputError:
+        return
+    for p in files:
+        try:
+            rf = read_results_file(p)
+        except SharpeInputError:
+            continue
+        for cfg in rf.data["configs"].values():
+            meta = cfg.get("metadata") if isinstance(cfg, dict) else None
+            if isinstance(meta, dict):
+                yield meta
 
 
 def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str], template_set: str = "core") -> list[TaskRun]:

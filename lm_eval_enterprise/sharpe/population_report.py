@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from .io import SharpeInputError, find_results_files, read_results_file
+from .io import SharpeInputError, task_metadata
 from .sparse import SparseError, axis_covariates, estimate_population
 from .sparse_io import read_sparse
 
@@ -130,21 +130,7 @@ def write(result: dict, out: str | Path) -> dict[str, Path]:
 def template_sets(paths: Sequence[str]) -> set[str]:
     """The template sets (``core``, ``population``) of the tasks under ``paths``; unreadable inputs add nothing
     (the full tool reports them)."""
-    out: set[str] = set()
-    try:
-        files = find_results_files(paths)
-    except SharpeInputError:
-        return out
-    for p in files:
-        try:
-            rf = read_results_file(p)
-        except SharpeInputError:
-            continue
-        for cfg in rf.data["configs"].values():
-            meta = cfg.get("metadata") if isinstance(cfg, dict) else None
-            if isinstance(meta, dict) and meta.get("template_id"):
-                out.add(str(meta.get("template_set") or "core"))
-    return out
+    return {str(m.get("template_set") or "core") for m in task_metadata(paths) if m.get("template_id")}
 
 
 def emit(args) -> int:

@@ -37,6 +37,7 @@ from .io import (
     read_results_file,
     read_samples,
     select_newest,
+    task_metadata,
     task_runs,
 )
 from .options import natural_key
@@ -425,18 +426,4 @@ def sparse_markdown(result: dict) -> str:
 def sparse_inputs(paths: Sequence[str]) -> bool:
     """Do the inputs hold a sparse run, i.e. a results file with a task whose metadata records ``cell_budget`` < 1?
     Unreadable inputs answer False (the full tool then reports them as it always did)."""
-    try:
-        files = find_results_files(paths)
-    except SharpeInputError:
-        return False
-    for p in files:
-        try:
-            rf = read_results_file(p)
-        except SharpeInputError:
-            continue
-        for cfg in rf.data["configs"].values():
-            meta = cfg.get("metadata") if isinstance(cfg, dict) else None
-            budget = meta.get("cell_budget") if isinstance(meta, dict) else None
-            if isinstance(budget, (int, float)) and budget < 1:
-                return True
-    return False
+    return any(isinstance(m.get("cell_budget"), (int, float)) and m["cell_budget"] < 1 for m in task_metadata(paths))
