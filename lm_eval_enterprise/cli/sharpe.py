@@ -307,12 +307,10 @@ def run_sparse(args: argparse.Namespace) -> int:
         return fail(problem, EXIT_USAGE)
     metrics = getattr(args, "metrics", None) or []
     metric = metrics[0] if metrics else None
-    floor = args.sigma_floor
-    if floor not in ("off", "binomial"):
-        try:
-            floor = float(floor)
-        except ValueError:
-            return fail(f"--sigma_floor must be off, binomial or a number, not {floor!r}", EXIT_USAGE)
+    try:
+        floor = Options(sigma_floor=args.sigma_floor).floor_mode()
+    except SharpeUsageError as exc:
+        return fail(str(exc), EXIT_USAGE)
     try:
         result = aggregate_sparse(
             args.paths,

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .io import SharpeInputError, task_metadata
+from .options import Options
 from .sparse import SparseError, axis_covariates, estimate_population
 from .sparse_io import read_sparse
 
@@ -138,9 +139,7 @@ def emit(args) -> int:
     written to ``--output_path``. 0, or 1 with one ``error:`` line for unusable population inputs."""
     import sys
 
-    floor = args.sigma_floor
-    if floor not in ("off", "binomial"):
-        floor = float(floor)
+    floor = Options(sigma_floor=args.sigma_floor).floor_mode()  # checked by the tool before
     try:
         result = population_records(
             args.paths,
