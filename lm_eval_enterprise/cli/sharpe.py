@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..sharpe.io import DEFAULT_VARIANT_PATTERN, SharpeInputError, SharpeUsageError
-from ..sharpe.options import Options
+from ..sharpe.options import Options, estimator_settings
 from ..sharpe.outputs import FORMATS
 from ..sharpe.sparse import SparseError
 from .common import EXIT_USAGE, add_option, fail
@@ -308,22 +308,11 @@ def run_sparse(args: argparse.Namespace) -> int:
     metrics = getattr(args, "metrics", None) or []
     metric = metrics[0] if metrics else None
     try:
-        floor = Options(sigma_floor=args.sigma_floor).floor_mode()
+        settings = estimator_settings(args)
     except SharpeUsageError as exc:
         return fail(str(exc), EXIT_USAGE)
     try:
-        result = aggregate_sparse(
-            args.paths,
-            metric=metric,
-            baseline=args.baseline,
-            ddof=args.ddof,
-            alpha=args.alpha,
-            sigma_floor=floor,
-            bootstrap=args.bootstrap,
-            seed=args.seed,
-            run=args.run,
-            model_names=args.model_names,
-        )
+        result = aggregate_sparse(args.paths, metric=metric, **settings)
     except (SharpeInputError, SparseError) as exc:
         return fail(str(exc))  # unusable inputs: 1
     for m in result["messages"]:

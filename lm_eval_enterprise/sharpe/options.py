@@ -91,3 +91,18 @@ class Progress:
         from tqdm.auto import tqdm
 
         return tqdm(it, desc=desc, total=total, file=sys.stderr, leave=False, dynamic_ncols=True)
+
+
+def estimator_settings(args) -> dict:
+    """The settings the sparse-run and population estimators share, from parsed ``sharpe`` arguments (the sigma
+    floor read as :meth:`Options.floor_mode` reads it; ``SharpeUsageError`` for a bad one)."""
+    return {
+        "baseline": args.baseline,
+        "ddof": args.ddof,
+        "alpha": args.alpha,
+        "sigma_floor": Options(sigma_floor=args.sigma_floor).floor_mode(),
+        "bootstrap": args.bootstrap,
+        "seed": args.seed,
+        "run": args.run,
+        "model_names": args.model_names,
+    }

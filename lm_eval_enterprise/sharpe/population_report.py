@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .io import SharpeInputError, task_metadata
-from .options import Options
+from .options import estimator_settings
 from .sparse import SparseError, axis_covariates, estimate_population
 from .sparse_io import read_sparse
 
@@ -139,19 +139,8 @@ def emit(args) -> int:
     written to ``--output_path``. 0, or 1 with one ``error:`` line for unusable population inputs."""
     import sys
 
-    floor = Options(sigma_floor=args.sigma_floor).floor_mode()  # checked by the tool before
     try:
-        result = population_records(
-            args.paths,
-            baseline=args.baseline,
-            ddof=args.ddof,
-            alpha=args.alpha,
-            sigma_floor=floor,
-            bootstrap=args.bootstrap,
-            seed=args.seed,
-            run=args.run,
-            model_names=args.model_names,
-        )
+        result = population_records(args.paths, **estimator_settings(args))  # the floor was checked by the tool
     except (SharpeInputError, SparseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
