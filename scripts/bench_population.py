@@ -7,16 +7,16 @@
    the model's generation is done here by :class:`PrefixCachedHF`, lm-eval's ``HFLM`` with greedy decoding over a
    KV cache of the prompt prefix all documents of a template share (instruction + shots), one request at a time:
    the same tokens, ~5× less CPU than padded batches on this 2-core machine. Each run is checked against lm-eval's
-   own per-task score. The compact ground truth — per (template, document) cell the parsed label, per document the
-   gold label, per population template its axis values — goes to ``benchmarks/population_cells.json.gz``
-   (no prompts, no raw outputs).
+   own per-task score. The compact ground truth — per (template, document) cell the parsed label (label families)
+   or the per-document metric value (ROUGE-L), per document the gold label, per population template its axis
+   values — goes to ``benchmarks/population_cells.json.gz`` (no prompts, no raw outputs).
 2. ``--report``: for each dataset, the full-population values (template scores, μ, σ, the 5/25/50/75/95 %
    quantiles of the template scores, S) and, at budgets of 1, 2 and 4 single-template runs (share = runs / T of the
    cells), ``--designs`` seeded designs of the planner (``cellplan.design``), the population estimator
    (``sharpe.sparse.estimate_population``, axis values as covariates) against (a) the naive per-template estimate of
    the same cells and (b) the core five run densely. Prints the Markdown table of ``docs/populations.md``.
 
-    python scripts/bench_population.py --make-runs      # ≈ 40 CPU-minutes for the three datasets
+    python scripts/bench_population.py --make-runs      # ≈ 3 CPU-hours (docs/populations.md has the timings)
     python scripts/bench_population.py --report [--designs 40]
 """
 
@@ -40,10 +40,9 @@ sys.path.insert(0, str(ROOT))
 
 GROUND_TRUTH = ROOT / "benchmarks" / "population_cells.json.gz"
 DATA = ROOT.parent / "shared" / "data"  # the real samples beside the checkout (docs/data.md#real-samples)
-# (dataset, variant group of its core set): three families — binary F1, weighted F1 (a yes/no subtask), macro F1
+# (dataset, variant group of its core set): three families — binary F1, macro F1 (20 shots), ROUGE-L (free text)
 DATASETS = (
     ("securenlp", "ent_securenlp"),
-    ("gold_news", "ent_gold_news"),  # the committed ground truth predates gold_news as one task: direction_up
     ("tram", "ent_tram"),
     ("legal_summarization", "ent_legal_summarization"),
 )
