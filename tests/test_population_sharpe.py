@@ -44,7 +44,7 @@ def test_population_is_reported_apart_and_never_pooled(mixed_run, capsys):
     out, rep = mixed_run
     assert cli.main([str(out), "--output_path", str(rep), "--bootstrap", "50", "--no_progress"]) == 0
     printed = capsys.readouterr().out
-    assert "Template populations (estimated; never pooled with the core set)" in printed
+    assert "## ESTIMATES: template populations (never pooled with the core set)" in printed
     core = json.loads((rep / "aggregate.json").read_text())
     rows = [r for r in core["records"] if r["level"] == "dataset" and r["scoring_mode"] == "strict"]
     assert {r["group"] for r in rows} == {"ent_securenlp"}

@@ -8,6 +8,7 @@ import pytest
 
 from lm_eval_enterprise.harness.cellplan import plan_cells
 from lm_eval_enterprise.sharpe.api import aggregate
+from lm_eval_enterprise.sharpe.options import Options
 from lm_eval_enterprise.sharpe.sparse import (
     CellMatrix,
     SparseError,
@@ -242,7 +243,7 @@ def test_full_run_matches_the_sharpe_tool(tmp_path, fam):
     S.write_run(tmp_path, "m", _tasks(fam, 60 if "ranking" in fam else 30))
     ref = aggregate([tmp_path], bootstrap=200, seed=0, progress=False)
     rec = next(r for r in ref["records"] if r["level"] == "dataset" and r.get("scoring", "strict") == "strict")
-    got = aggregate_sparse([tmp_path], bootstrap=200, seed=0)["records"][0]
+    got = aggregate_sparse([tmp_path], Options(bootstrap=200, seed=0))["records"][0]
     assert got["estimate"] is False and got["share"] == 1.0
     for key in ("mean", "std", "sharpe"):
         assert got[key] == pytest.approx(rec[key], abs=1e-12), key
@@ -270,7 +271,7 @@ def test_full_composite_dataset_matches_the_sharpe_tool(tmp_path):
     S.write_run(tmp_path, "m", tasks)
     ref = aggregate([tmp_path], bootstrap=100, seed=0, progress=False)
     rec = next(r for r in ref["records"] if r["level"] == "dataset" and r.get("scoring", "strict") == "strict")
-    got = aggregate_sparse([tmp_path], bootstrap=100, seed=0)["records"]
+    got = aggregate_sparse([tmp_path], Options(bootstrap=100, seed=0))["records"]
     assert len(got) == 1 and got[0]["subtasks"] == ["down", "up"]
     for key in ("mean", "std", "sharpe"):
         assert got[0][key] == pytest.approx(rec[key], abs=1e-12)
@@ -299,7 +300,7 @@ def test_sparse_run_reader(tmp_path, fam):
     # a planned document that was not evaluated → a message
     tasks, plan, path = _sparse_run(tmp_path, fam, n, extra_planned=1)
     results = json.loads(path.read_text())["results"]
-    groups, messages = read_sparse([tmp_path])
+    groups, messages = read_sparse([tmp_path], Options())
     (g,) = groups
     cm = g.cells
     unit = 20 if fam == "ranking" else 1
@@ -317,7 +318,7 @@ def test_sparse_run_reader(tmp_path, fam):
 def test_unsupported_metric_is_an_error(tmp_path):
     S.write_run(tmp_path, "m", _tasks("classification_weighted", 20))
     with pytest.raises(SparseError, match="no per-document sufficient statistics"):
-        read_sparse([tmp_path], metric="weighted_precision")
+        read_sparse([tmp_path], Options(metrics=["weighted_precision"]))
 
 
 # ============================================================================================ `sharpe` detects them
@@ -335,7 +336,7 @@ def test_sharpe_detects_sparse_runs_and_reports_estimates(tmp_path, capsys):
     # 40 documents × 4 templates, budget 0.5: 80 of 160 cells
     assert out.startswith("ESTIMATES") and "| 80/160 (50%) |" in out
     rec = json.loads((tmp_path / "o" / "sparse_estimates.json").read_text())["records"][0]
-    want = aggregate_sparse([tmp_path / "sparse"], bootstrap=20, seed=0)["records"][0]
+    want = aggregate_sparse([tmp_path / "sparse"], Options(bootstrap=20, seed=0))["records"][0]
     assert rec["estimate"] is True and (rec["cells_observed"], rec["cells_total"]) == (80, 160)
     assert (rec["mean"], rec["std"], rec["sharpe"]) == (want["mean"], want["std"], want["sharpe"])
     assert (tmp_path / "o" / "sparse_estimates.md").read_text() == out
