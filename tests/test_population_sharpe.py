@@ -50,6 +50,7 @@ def test_population_is_reported_apart_and_never_pooled(mixed_run, capsys):
     assert {r["group"] for r in rows} == {"ent_securenlp"}
     assert all(r["templates"] == ["t1", "t2", "t3", "t4", "t5"] for r in rows)
     pop = json.loads((rep / "population_estimates.json").read_text())
+    assert pop["estimate"] is True and pop["share_observed"] == 1.0  # the file says it holds estimates
     (rec,) = pop["records"]
     assert rec["group"] == "ent_securenlp_population" and rec["template_set"] == "population"
     assert rec["templates"] == [f"p00{k}" for k in range(1, 9)]
