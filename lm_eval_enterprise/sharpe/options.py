@@ -22,7 +22,8 @@ ESTIMATE_UNSUPPORTED = (
 
 @dataclass
 class Options:
-    """Settings of one aggregation (the CLI switches of ``lm-eval-enterprise sharpe``)."""
+    """Settings of one aggregation (the CLI switches of ``lm-eval-enterprise sharpe``), for full runs and estimates
+    alike (:meth:`estimate_problem`: the ones an estimate cannot honour)."""
 
     baseline: str = "uniform"  # uniform | majority | none | simulated | table:PATH
     ddof: int = 1
