@@ -100,3 +100,23 @@ def test_runs_to_share():
     assert runs_to_share(1, 30) == pytest.approx(1 / 30)
     with pytest.raises(ValueError, match="between 1 and 5"):
         runs_to_share(6, 5)
+
+
+def test_questions_are_averaged_per_template_by_hand():
+    """A dataset made of questions ([QMEAN], gold_news): one matrix per question, a template's score is the mean of
+    its per-question scores. Question A (2 documents): scores [1, .5, 0]; question B (2 other documents):
+    [0, .5, 1]. Means: [.5, .5, .5] → σ 0, no Sharpe score. With B' = [1, .5, 0] instead: means [1, .5, 0],
+    μ .5, σ .5 (ddof 1), S (.5 − .25)/.5 = .5; quantiles of [0, .5, 1] at 5/25/50/75/95 %: .05, .25, .5, .75, .95;
+    4 documents in all."""
+    a = CellMatrix.from_values(np.array([[1, 1], [1, 0], [0, 0]], dtype=float), docs=["a1", "a2"])
+    b = CellMatrix.from_values(np.array([[0, 0], [0, 1], [1, 1]], dtype=float), docs=["b1", "b2"])
+    flat = estimate_population([a, b], 0.25, n_boot=0)
+    assert [flat["scores"][t] for t in ("t1", "t2", "t3")] == [0.5, 0.5, 0.5]
+    assert flat["std"] == 0.0 and flat["sharpe"] is None
+    b2 = CellMatrix.from_values(np.array([[1, 1], [0, 1], [0, 0]], dtype=float), docs=["b1", "b2"])
+    est = estimate_population([a, b2], 0.25, n_boot=20, seed=3)
+    assert [est["scores"][t] for t in ("t1", "t2", "t3")] == [1.0, 0.5, 0.0]
+    assert est["mean"] == pytest.approx(0.5) and est["std"] == pytest.approx(0.5)
+    assert est["sharpe"] == pytest.approx(0.5)
+    assert est["quantiles"] == pytest.approx([0.05, 0.25, 0.5, 0.75, 0.95])
+    assert est["n_docs"] == 4 and est["worst_template"] == "t3"

@@ -942,7 +942,7 @@ WORST_DECILE = 0.1
 
 
 def estimate_population(
-    cm: CellMatrix,
+    cm: CellMatrix | Sequence[CellMatrix],
     baseline: float | Sequence[float] | None,
     covariates: np.ndarray | None = None,
     ddof: int = 1,
@@ -955,6 +955,8 @@ def estimate_population(
     """Estimates over a template population (``lm_eval_enterprise.prompting.population``) from a sparse design, e.g. 50
     templates at 4 % of the cells = 2 single-template runs.
 
+    ``cm``: the population's cell matrix, or one per question of a dataset made of questions (gold_news: a
+    template's score is the mean over its questions, [QMEAN], as :func:`estimate_row` averages subtask groups).
     The cell model is :func:`estimate_row`'s with the templates' axis values as ``covariates`` (T × p, see
     :func:`axis_covariates`; template effects a_t ~ N(x_t·β, σ_a²)). Point estimates: template scores (plug-in),
     μ, σ and S as :func:`estimate_row`; the quantiles (:data:`QUANTILE_LEVELS`) of the template-score distribution
@@ -965,20 +967,14 @@ def estimate_population(
     on every resample) and, on every resample, the templates resampled with replacement — the population is a
     sample of what the grammar can generate, so μ, σ, S and the quantiles carry template sampling as well as
     document sampling (per-template intervals: documents only)."""
+    groups = [cm] if isinstance(cm, CellMatrix) else list(cm)
     if covariates is not None:
-        cm = CellMatrix(
-            cm.templates,
-            cm.docs,
-            cm.features,
-            cm.mask,
-            cm.finalize,
-            cm.layout,
-            cm.correct,
-            cm.name,
-            cm.metric,
-            np.asarray(covariates, dtype=float),
-        )
-    est = estimate_row([cm], baseline, ddof, alpha, floor_mode, n_boot, seed, keep_boot=True, draws=draws)
+        x = np.asarray(covariates, dtype=float)
+        groups = [
+            CellMatrix(g.templates, g.docs, g.features, g.mask, g.finalize, g.layout, g.correct, g.name, g.metric, x)
+            for g in groups
+        ]
+    est = estimate_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, keep_boot=True, draws=draws)
     levels = np.array(QUANTILE_LEVELS)
     if est.pred_draws is not None:
         quantiles = np.quantile(est.pred_draws, levels, axis=1).mean(1)
@@ -996,7 +992,7 @@ def estimate_population(
             "worst_template": est.templates[int(order[0])],
             "covariates": 0
             if covariates is None
-            else int(np.asarray(covariates).reshape(len(cm.templates), -1).shape[1]),
+            else int(np.asarray(covariates).reshape(len(groups[0].templates), -1).shape[1]),
         }
     )
     if est.boot_scores is not None:
