@@ -424,8 +424,8 @@ def test_sparse_runs_are_read_by_the_grouping_stage(tmp_path, capsys):
     assert f"warning: {old}: skipped: superseded by the newer run in {new}" in capsys.readouterr().err
 
 
-def _population_only_run(root):
-    tasks = _tasks("classification_weighted", 20)
+def _population_only_run(root, n_templates=4):
+    tasks = _tasks("classification_weighted", 20)[:n_templates]
     for i, t in enumerate(tasks):
         t.variant_group, t.task = "ent_syn_c_population", f"ent_syn_c_population__p{i}"
         t.extra_metadata = {"template_set": "population", "population_axes": {"wording": f"w{i % 2}"}}
@@ -450,3 +450,13 @@ def test_population_estimates_are_marked_and_bad_settings_are_one_line(tmp_path,
     assert json.loads((tmp_path / "o" / "population_estimates.json").read_text())["estimate"] is True
     assert sharpe_main([str(tmp_path / "in"), "--sigma_floor", "abc"]) == 2
     assert capsys.readouterr().err == "error: --sigma_floor must be off, binomial or a number, not 'abc'\n"
+
+
+def test_population_inputs_without_a_usable_group_are_said_not_skipped_silently(tmp_path, capsys):
+    from lm_eval_enterprise.cli.sharpe import main as sharpe_main
+
+    _population_only_run(tmp_path, n_templates=1)
+    assert sharpe_main([str(tmp_path), "--bootstrap", "0", "--output_path", str(tmp_path / "o")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and not (tmp_path / "o" / "population_estimates.json").exists()
+    assert captured.err == ("warning: template populations: no variant group with at least two templates; no section\n")

@@ -26,14 +26,15 @@ from .sparse_io import estimate_result, read_sparse
 
 
 def population_records(paths: Sequence[str], opts: Options) -> dict:
-    """The estimates of the population groups under ``paths`` (:func:`.sparse_io.estimate_result`; none: no
-    records). :class:`.io.SharpeUsageError` for settings the tool cannot use (:meth:`.Options.validate`)."""
+    """The estimates of the population groups under ``paths`` (:func:`.sparse_io.estimate_result`; inputs without
+    a usable population group: no records and a message saying why). :class:`.io.SharpeUsageError` for settings
+    the tool cannot use (:meth:`.Options.validate`)."""
     opts.validate()
     floor_mode = opts.floor_mode()
     try:
         groups, messages = read_sparse(paths, replace(opts, metrics=None), template_set="population")
-    except SharpeInputError:
-        return estimate_result("estimates of template populations", [], [])
+    except SharpeInputError as exc:  # no usable population group: said, not silently skipped
+        return estimate_result("estimates of template populations", [], [f"template populations: {exc}; no section"])
     records = []
     for g in groups:
         axes = [g.axes.get(t) for t in g.cells.templates]
