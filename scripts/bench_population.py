@@ -45,6 +45,7 @@ DATASETS = (
     ("securenlp", "ent_securenlp"),
     ("gold_news", "ent_gold_news"),  # the committed ground truth predates gold_news as one task: direction_up
     ("tram", "ent_tram"),
+    ("legal_summarization", "ent_legal_summarization"),
 )
 BUDGET_RUNS = (1, 2, 4)
 BATCH = 16  # requests decoded together after the shared prefix
@@ -75,6 +76,9 @@ def _prefix_lm_class():
                 max_gen = int(kwargs.get("max_gen_toks", self.max_gen_toks))
                 encs = [self.tok_encode(requests[i].args[0]) for i in idxs]
                 lcp, first = _common_prefix(encs), encs[0]
+                # batches of similar length: padding every suffix to the longest of a batch costs quadratic time
+                order = sorted(range(len(idxs)), key=lambda j: (len(encs[j]), j))
+                idxs, encs = [idxs[j] for j in order], [encs[j] for j in order]
                 with torch.no_grad():
                     prefix = self.model(torch.tensor([first[:lcp]]), use_cache=True).past_key_values if lcp else None
                     for b0 in range(0, len(idxs), BATCH):
@@ -147,17 +151,24 @@ def _extend(gen: list[list[int]], live: list[bool], tokens: list[int], eot: int,
             live[r] = False
 
 
-def _cells(res: dict, task: str) -> tuple[list[str], list[str], list[str], list[str]]:
-    """(doc ids, gold labels, parsed predictions, label names) of one task's logged samples."""
+def _cells(res: dict, task: str) -> tuple[list[str], list, list, list[str] | None]:
+    """(doc ids, gold, predictions, label names) of one task's logged samples. A label family: the gold labels,
+    the parsed labels and the label names. Any other family (entities, KPIs, ...): per document the gold side of
+    the metric's sample item (the item without ``pred``), per cell the parsed prediction ``pred``, no names."""
     rows = sorted(res["samples"][task], key=lambda r: r["doc_id"])
-    names = list(rows[0]["doc"]["label_names"])
     docs = [str(r["doc"].get("id", r["doc_id"])) for r in rows]
-    gold = [r["doc"]["label"] for r in rows]
-    pred = [str(r["filtered_resps"][0]) for r in rows]
-    return docs, gold, pred, names
+    if "label_names" in rows[0]["doc"]:
+        gold = [r["doc"]["label"] for r in rows]
+        pred = [str(r["filtered_resps"][0]) for r in rows]
+        return docs, gold, pred, list(rows[0]["doc"]["label_names"])
+    metric = res["configs"][task]["metadata"]["primary_metric"]
+    items = [r[metric] for r in rows]
+    if not isinstance(items[0], dict):  # a mean metric (ROUGE): the per-cell value itself
+        return docs, [None] * len(items), [float(v) for v in items], None
+    return docs, [{k: v for k, v in it.items() if k != "pred"} for it in items], [it["pred"] for it in items], None
 
 
-def make_runs(size: int, n_docs: int, out: Path, only: list[str] | None = None) -> None:
+def make_runs(size: int, n_docs: int, out: Path, only: list[str] | None = None, reverse: bool = False) -> None:
     import torch
 
     from lm_eval_enterprise import TASK_DIR
@@ -182,6 +193,8 @@ def make_runs(size: int, n_docs: int, out: Path, only: list[str] | None = None) 
         names = [
             t for t in sorted(tasks.leaves, key=lambda t: ("__p" in t, t)) if t.split("__")[-1] not in entry["pred"]
         ]
+        if reverse:  # a second process working from the other end into its own --out (then --merge)
+            names.reverse()
         for k in range(0, len(names), CHUNK):  # core five first, then the population in order; saved per chunk
             t0 = time.time()
             chunk = names[k : k + CHUNK]
@@ -203,7 +216,8 @@ def _add_task(entry: dict, res: dict, task: str) -> None:
     docs, gold, pred, names = _cells(res, task)
     entry.setdefault("docs", docs)
     entry.setdefault("gold", gold)
-    entry.setdefault("labels", names)
+    if names is not None:
+        entry.setdefault("labels", names)
     if (docs, gold) != (entry["docs"], entry["gold"]):
         raise SystemExit(f"{task}: documents differ from the other templates'")
     tid = meta_t["template_id"]
@@ -212,6 +226,7 @@ def _add_task(entry: dict, res: dict, task: str) -> None:
     if "population_axes" in meta_t:
         entry["axes"][tid] = meta_t["population_axes"]
     entry["metric"] = meta_t["primary_metric"]
+    entry["family"] = meta_t["task_family"]
     entry["positive"] = meta_t.get("positive_label")
     lm_eval_score = res["results"][task][f"{meta_t['primary_metric']},answer"]
     mine = _score(entry, [tid])[0]
@@ -228,7 +243,7 @@ def merge(files: list[Path], out: Path) -> None:
             o = truth.setdefault(d, e)
             if o is e:
                 continue
-            if (o["docs"], o["gold"], o["labels"]) != (e["docs"], e["gold"], e["labels"]):
+            if (o["docs"], o["gold"], o.get("labels")) != (e["docs"], e["gold"], e.get("labels")):
                 raise SystemExit(f"{f}: {d} has other documents than an earlier file")
             for k in ("pred", "sets", "axes"):
                 for t, v in e[k].items():
@@ -248,6 +263,8 @@ def cell_matrix(entry: dict, templates: list[str]):
     """The :class:`CellMatrix` of some templates of a dataset (every cell observed)."""
     from lm_eval_enterprise.sharpe.sparse import CellMatrix
 
+    if "labels" not in entry:
+        return _item_matrix(entry, templates)
     labels = entry["labels"]
     idx = {lab: i for i, lab in enumerate(labels)}
     gold = [idx[g] for g in entry["gold"]]
@@ -255,6 +272,34 @@ def cell_matrix(entry: dict, templates: list[str]):
     positive = idx[entry["positive"]] if entry.get("positive") else None
     return CellMatrix.from_labels(
         gold, pred, len(labels), AVERAGE[entry["metric"]], positive=positive, templates=templates, name=entry["group"]
+    )
+
+
+def _item_matrix(entry: dict, templates: list[str]):
+    """A family without labels: each template's sample items (gold side + parsed prediction) through the Sharpe
+    tool's own per-document sufficient statistics (``sharpe.scoring.build_doc_scorer``), as a sparse run is read."""
+    from lm_eval_enterprise.sharpe.scoring import aggregation_of, build_doc_scorer
+    from lm_eval_enterprise.sharpe.sparse import CellMatrix
+    from lm_eval_enterprise.sharpe.sparse_io import layout_for
+
+    metric = entry["metric"]
+    agg = aggregation_of(entry["family"], metric)
+    scorers = [
+        build_doc_scorer(
+            agg, [p if g is None else {**g, "pred": p} for g, p in zip(entry["gold"], entry["pred"][t])], metric
+        )
+        for t in templates
+    ]
+    feats = np.stack([sc.features for sc in scorers])
+    return CellMatrix(
+        list(templates),
+        list(entry["docs"]),
+        feats,
+        np.ones(feats.shape[:2], bool),
+        scorers[0].finalize,
+        layout_for(agg, feats.shape[2]),
+        name=entry["group"],
+        metric=metric,
     )
 
 
@@ -328,9 +373,15 @@ def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH, only: list[str]
 
 
 def _baseline(entry: dict) -> float:
-    """The Sharpe tool's default baseline: the exact expected F1 of the uniform predictor over the labels."""
+    """The Sharpe tool's default baseline: the exact expected F1 of the uniform predictor over the labels; 0 for a
+    family whose metrics have the no-information baseline 0 (entities: docs/sharpe.md#generation-baseline)."""
+    from lm_eval_enterprise import families
     from lm_eval_enterprise.sharpe import baselines as BL
 
+    if "labels" not in entry:
+        if not families.FAMILIES[entry["family"]].zero_baseline:
+            raise SystemExit(f"{entry['group']}: no baseline for family {entry['family']} in this benchmark")
+        return 0.0
     labels = entry["labels"]
     counts = [entry["gold"].count(lab) for lab in labels]
     positive = labels.index(entry["positive"]) if entry.get("positive") else None
@@ -423,11 +474,14 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", nargs="*", help="only these datasets (runs, report)")
     ap.add_argument("--merge", nargs="*", type=Path, help="merge these ground-truth files into --out")
     ap.add_argument("--out", type=Path, default=GROUND_TRUTH, help="ground-truth file (runs)")
+    ap.add_argument(
+        "--reverse", action="store_true", help="run the templates last to first (a second process, own --out)"
+    )
     args = ap.parse_args(argv)
     if args.merge:
         merge(args.merge, args.out)
     if args.make_runs:
-        make_runs(args.size, args.docs, args.out, args.datasets)
+        make_runs(args.size, args.docs, args.out, args.datasets, args.reverse)
     if args.report:
         res = report(args.designs, args.boot, args.out, args.datasets)
         print_report(res)

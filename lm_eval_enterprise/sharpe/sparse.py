@@ -303,6 +303,7 @@ def fit_two_way(
         u = np.divide(hab[0], hbb[0], out=np.zeros_like(hab[0]), where=hbb[0] > 0)  # (T+1) × D
         v_b = np.divide(1.0, hbb[0], out=np.zeros(d_n), where=hbb[0] > 0) + np.einsum("pd,pq,qd->d", u, v_th, u)
         new_tau = math.sqrt(float(np.mean(b[0, used] ** 2 + v_b[used]))) if used.any() else tau
+        old_mean = a_mean
         if x is not None:  # β ← ridge regression of the posterior template effects on the covariates
             lam = sigma_a**2 / scale**2
             beta = np.linalg.solve(x.T @ x + lam * np.eye(x.shape[1]), x.T @ a[0])
@@ -322,6 +323,7 @@ def fit_two_way(
             abs(new_tau - tau) < 1e-3 * scale
             and abs(new_sa - sigma_a) < 1e-3 * scale
             and abs(new_phi - phi) < 1e-3 * phi
+            and float(np.max(np.abs(a_mean - old_mean), initial=0.0)) < 1e-3 * scale  # the prior means too
         )
         tau, sigma_a, phi = new_tau, new_sa, new_phi
         if done:
@@ -617,8 +619,27 @@ class _ClassificationModel(_CellModel):
         self.right = np.concatenate([self.g, self.g, self.g], axis=1)  # D × 3k
         self.classes = [np.flatnonzero(self.sig == s) for s in np.unique(self.sig)]
         self.fit = [
-            fit_two_way(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=cm.covariates) for c in self.classes
+            fit_two_way(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=x)
+            for c, x in zip(self.classes, self._class_covariates(cat))
         ]
+
+    def _class_covariates(self, cat: np.ndarray) -> list[np.ndarray | None]:
+        """Covariates of each gold class's correctness fit. Without template covariates (a sparse run): none. With
+        them (a template population): the axis values plus the template's **label bias** towards the class — the
+        template effects of a Rasch model of "answers class s" (its feature label; for the class outside the
+        feature columns, no feature label) fitted on the documents of the other classes. A template that rarely
+        answers "relevant" on irrelevant documents rarely answers it on relevant ones: with few observed cells of
+        a rare class per template, its accuracy there is read from the many cells of the other classes."""
+        x = self.cm.covariates
+        if x is None or len(self.classes) < 2:
+            return [x] * len(self.classes)
+        out = []
+        for s, cols in zip(np.unique(self.sig), self.classes):
+            other = np.setdiff1d(np.arange(len(self.cm.docs)), cols)
+            says = (cat[:, other] == (s if s >= 0 else self.k)).astype(float)
+            bias = fit_two_way(says, self.cm.mask[:, other], "binomial", covariates=x).a[0]
+            out.append(np.column_stack([np.asarray(x, dtype=float).reshape(len(bias), -1), bias]))
+        return out
 
     def fits(self):
         return list(self.fit)
