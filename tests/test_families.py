@@ -34,6 +34,14 @@ def test_every_family_has_its_hooks_and_aggregations(name):
     assert fam.units in ("doc", "query")
 
 
+def test_every_reader_of_the_registry_has_an_entry_in_the_dispatch_table():
+    """The filter looks readers up in one table (reader name → function); every ``Family.reader`` the registry
+    names has its function there, and the table holds no reader that no family uses."""
+    named = {fam.reader for fam in families.FAMILIES.values() if fam.reader is not None}
+    assert named and all(callable(READERS[name]) for name in named)
+    assert set(READERS) == named
+
+
 def test_unknown_family_is_one_clear_error():
     with pytest.raises(KeyError, match=r"unknown task family 'classification' \(one of classification_weighted, "):
         families.get("classification")

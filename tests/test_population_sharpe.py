@@ -44,12 +44,13 @@ def test_population_is_reported_apart_and_never_pooled(mixed_run, capsys):
     out, rep = mixed_run
     assert cli.main([str(out), "--output_path", str(rep), "--bootstrap", "50", "--no_progress"]) == 0
     printed = capsys.readouterr().out
-    assert "Template populations (estimated; never pooled with the core set)" in printed
+    assert "## ESTIMATES: template populations (never pooled with the core set)" in printed
     core = json.loads((rep / "aggregate.json").read_text())
     rows = [r for r in core["records"] if r["level"] == "dataset" and r["scoring_mode"] == "strict"]
     assert {r["group"] for r in rows} == {"ent_securenlp"}
     assert all(r["templates"] == ["t1", "t2", "t3", "t4", "t5"] for r in rows)
     pop = json.loads((rep / "population_estimates.json").read_text())
+    assert pop["estimate"] is True and pop["share_observed"] == 1.0  # the file says it holds estimates
     (rec,) = pop["records"]
     assert rec["group"] == "ent_securenlp_population" and rec["template_set"] == "population"
     assert rec["templates"] == [f"p00{k}" for k in range(1, 9)]

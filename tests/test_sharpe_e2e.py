@@ -190,9 +190,10 @@ def test_sparse_estimator_splits_gold_news_by_question(oracle_runs):
     lm-eval's number."""
     from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES
 
+    from lm_eval_enterprise.sharpe.options import Options
     from lm_eval_enterprise.sharpe.sparse_io import aggregate_sparse
 
-    est = aggregate_sparse([str(oracle_runs)], bootstrap=0)
+    est = aggregate_sparse([str(oracle_runs)], Options(bootstrap=0))
     full = aggregate([oracle_runs], bootstrap=0, progress=False)
     assert len(est["records"]) == 2
     for rec in est["records"]:

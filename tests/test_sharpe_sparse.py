@@ -2,12 +2,15 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
 
 from lm_eval_enterprise.harness.cellplan import plan_cells
 from lm_eval_enterprise.sharpe.api import aggregate
+from lm_eval_enterprise.sharpe.io import SharpeUsageError
+from lm_eval_enterprise.sharpe.options import Options
 from lm_eval_enterprise.sharpe.sparse import (
     CellMatrix,
     SparseError,
@@ -242,7 +245,7 @@ def test_full_run_matches_the_sharpe_tool(tmp_path, fam):
     S.write_run(tmp_path, "m", _tasks(fam, 60 if "ranking" in fam else 30))
     ref = aggregate([tmp_path], bootstrap=200, seed=0, progress=False)
     rec = next(r for r in ref["records"] if r["level"] == "dataset" and r.get("scoring", "strict") == "strict")
-    got = aggregate_sparse([tmp_path], bootstrap=200, seed=0)["records"][0]
+    got = aggregate_sparse([tmp_path], Options(bootstrap=200, seed=0))["records"][0]
     assert got["estimate"] is False and got["share"] == 1.0
     for key in ("mean", "std", "sharpe"):
         assert got[key] == pytest.approx(rec[key], abs=1e-12), key
@@ -270,7 +273,7 @@ def test_full_composite_dataset_matches_the_sharpe_tool(tmp_path):
     S.write_run(tmp_path, "m", tasks)
     ref = aggregate([tmp_path], bootstrap=100, seed=0, progress=False)
     rec = next(r for r in ref["records"] if r["level"] == "dataset" and r.get("scoring", "strict") == "strict")
-    got = aggregate_sparse([tmp_path], bootstrap=100, seed=0)["records"]
+    got = aggregate_sparse([tmp_path], Options(bootstrap=100, seed=0))["records"]
     assert len(got) == 1 and got[0]["subtasks"] == ["down", "up"]
     for key in ("mean", "std", "sharpe"):
         assert got[0][key] == pytest.approx(rec[key], abs=1e-12)
@@ -299,7 +302,7 @@ def test_sparse_run_reader(tmp_path, fam):
     # a planned document that was not evaluated → a message
     tasks, plan, path = _sparse_run(tmp_path, fam, n, extra_planned=1)
     results = json.loads(path.read_text())["results"]
-    groups, messages = read_sparse([tmp_path])
+    groups, messages = read_sparse([tmp_path], Options())
     (g,) = groups
     cm = g.cells
     unit = 20 if fam == "ranking" else 1
@@ -317,7 +320,7 @@ def test_sparse_run_reader(tmp_path, fam):
 def test_unsupported_metric_is_an_error(tmp_path):
     S.write_run(tmp_path, "m", _tasks("classification_weighted", 20))
     with pytest.raises(SparseError, match="no per-document sufficient statistics"):
-        read_sparse([tmp_path], metric="weighted_precision")
+        read_sparse([tmp_path], Options(metrics=["weighted_precision"]))
 
 
 # ============================================================================================ `sharpe` detects them
@@ -334,8 +337,10 @@ def test_sharpe_detects_sparse_runs_and_reports_estimates(tmp_path, capsys):
     out = capsys.readouterr().out
     # 40 documents × 4 templates, budget 0.5: 80 of 160 cells
     assert out.startswith("ESTIMATES") and "| 80/160 (50%) |" in out
-    rec = json.loads((tmp_path / "o" / "sparse_estimates.json").read_text())["records"][0]
-    want = aggregate_sparse([tmp_path / "sparse"], bootstrap=20, seed=0)["records"][0]
+    data = json.loads((tmp_path / "o" / "sparse_estimates.json").read_text())
+    assert data["estimate"] is True and data["share_observed"] == 0.5  # the file says it holds estimates
+    rec = data["records"][0]
+    want = aggregate_sparse([tmp_path / "sparse"], Options(bootstrap=20, seed=0))["records"][0]
     assert rec["estimate"] is True and (rec["cells_observed"], rec["cells_total"]) == (80, 160)
     assert (rec["mean"], rec["std"], rec["sharpe"]) == (want["mean"], want["std"], want["sharpe"])
     assert (tmp_path / "o" / "sparse_estimates.md").read_text() == out
@@ -359,3 +364,99 @@ def test_budget_one_is_a_full_run(tmp_path):
 
     _sparse_run(tmp_path, "classification_weighted", 10, budget=1.0)
     assert sparse_inputs([tmp_path]) is False
+
+
+@pytest.mark.parametrize(
+    ("settings", "error"),
+    [
+        ({}, None),
+        (
+            {"bootstrap_templates": True},
+            "--bootstrap_templates is not supported for estimates from a --cell_budget run",
+        ),
+        ({"exclude_templates": ["g:t1"]}, "--exclude_template is not supported for estimates from a --cell_budget run"),
+        ({"compare": ["a,b"]}, "--compare is not supported for estimates from a --cell_budget run"),
+        (
+            {"generation_baseline": "lead-3"},
+            "--generation_baseline is not supported for estimates from a --cell_budget run",
+        ),
+        ({"compare_decoding": True}, "--compare_decoding is not supported for estimates from a --cell_budget run"),
+        ({"metrics": ["a", "b"]}, "estimates from a --cell_budget run: one --metric at a time"),
+        ({"metrics": ["a,answer"]}, "estimates from a --cell_budget run: --metric NAME,FILTER is not supported"),
+        ({"scoring": "parsed_only"}, "estimates from a --cell_budget run: --scoring parsed_only is not supported"),
+        ({"baseline": "table:b.csv"}, "estimates from a --cell_budget run: --baseline table:PATH is not supported"),
+        # what an estimate honours
+        ({"metrics": ["accuracy"], "scoring": "strict", "baseline": "majority", "sigma_floor": "binomial"}, None),
+    ],
+)
+def test_options_know_what_an_estimate_cannot_honour(settings, error):
+    opts = Options(**settings)
+    problem = opts.estimate_problem()
+    assert problem == error if error is None else problem.startswith(error)
+    if error is not None:  # the estimator itself refuses them too (API callers), with the same text
+        with pytest.raises(SharpeUsageError, match=re.escape(problem)):
+            aggregate_sparse(["unused"], opts)
+
+
+def test_sparse_runs_are_read_by_the_grouping_stage(tmp_path, capsys):
+    """The estimates read their inputs as full runs are read: the newest run per model and task (each file left
+    out named in a warning), ``--run`` to pick another, ``--model_names``."""
+    from lm_eval_enterprise.cli.sharpe import main as sharpe_main
+
+    old = S.write_run(
+        tmp_path, "m", _tasks("classification_weighted", 20, seed=9), timestamp="2025-06-01T00-00-00.000000"
+    )
+    tasks, _, new = _sparse_run(tmp_path, "classification_weighted", 40)
+    assert old.parent == new.parent and old != new
+    res = aggregate_sparse([tmp_path], Options(bootstrap=0))
+    (rec,) = res["records"]
+    assert rec["cells_total"] == 160 and res["share_observed"] == 0.5  # the newer, sparse run
+    assert any(str(old) in m and "superseded by the newer run" in m for m in res["messages"])
+    res = aggregate_sparse([tmp_path], Options(bootstrap=0, run="2025-06-01"))
+    assert res["records"][0]["cells_total"] == 80 and res["share_observed"] == 1.0
+    names = tmp_path / "names.json"
+    names.write_text(json.dumps({"m": "Model M"}))
+    assert [
+        r["model"] for r in aggregate_sparse([tmp_path], Options(bootstrap=0, model_names=str(names)))["records"]
+    ] == ["Model M"]
+    # the CLI prints the warning like the full tool's
+    assert sharpe_main([str(tmp_path), "--bootstrap", "0", "--quiet"]) == 0
+    assert f"warning: {old}: skipped: superseded by the newer run in {new}" in capsys.readouterr().err
+
+
+def _population_only_run(root, n_templates=4):
+    tasks = _tasks("classification_weighted", 20)[:n_templates]
+    for i, t in enumerate(tasks):
+        t.variant_group, t.task = "ent_syn_c_population", f"ent_syn_c_population__p{i}"
+        t.extra_metadata = {"template_set": "population", "population_axes": {"wording": f"w{i % 2}"}}
+    return S.write_run(root, "m", tasks)
+
+
+def test_population_estimates_are_marked_and_bad_settings_are_one_line(tmp_path, capsys):
+    from lm_eval_enterprise.cli.sharpe import main as sharpe_main
+    from lm_eval_enterprise.sharpe.populations import population_records
+
+    _population_only_run(tmp_path / "in")
+    res = population_records([tmp_path / "in"], Options(bootstrap=10))
+    assert res["estimate"] is True and res["share_observed"] == 1.0 and len(res["records"]) == 1
+    # --metric is the core set's: a population group is scored by its own primary metric
+    assert (
+        population_records([tmp_path / "in"], Options(bootstrap=10, metrics=["accuracy"]))["records"] == res["records"]
+    )
+    assert sharpe_main([str(tmp_path / "in"), "--bootstrap", "10", "--output_path", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## ESTIMATES: template populations")
+    assert (tmp_path / "o" / "population_estimates.md").read_text() + "\n" == out
+    assert json.loads((tmp_path / "o" / "population_estimates.json").read_text())["estimate"] is True
+    assert sharpe_main([str(tmp_path / "in"), "--sigma_floor", "abc"]) == 2
+    assert capsys.readouterr().err == "error: --sigma_floor must be off, binomial or a number, not 'abc'\n"
+
+
+def test_population_inputs_without_a_usable_group_are_said_not_skipped_silently(tmp_path, capsys):
+    from lm_eval_enterprise.cli.sharpe import main as sharpe_main
+
+    _population_only_run(tmp_path, n_templates=1)
+    assert sharpe_main([str(tmp_path), "--bootstrap", "0", "--output_path", str(tmp_path / "o")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and not (tmp_path / "o" / "population_estimates.json").exists()
+    assert captured.err == ("warning: template populations: no variant group with at least two templates; no section\n")

@@ -11,13 +11,12 @@ Flags are spelled as lm-eval's (underscores); the older dashed spellings still w
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..sharpe.io import DEFAULT_VARIANT_PATTERN, SharpeInputError, SharpeUsageError
-from ..sharpe.options import Options, estimator_settings
+from ..sharpe.options import Options
 from ..sharpe.outputs import FORMATS
 from ..sharpe.sparse import SparseError
 from .common import EXIT_USAGE, add_option, fail
@@ -177,7 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         args = parser.parse_args(argv)
-        sets, rc = _route(args)
+        opts = options_from_args(args)
+        sets, rc = _route(args, opts)
         if rc is not None:
             return rc
         if args.output_path and Path(args.output_path).exists() and not Path(args.output_path).is_dir():
@@ -186,30 +186,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         bad = formats - set(FORMATS)
         if bad:
             parser.error(f"argument --formats: unknown {', '.join(sorted(bad))} (choose from {', '.join(FORMATS)})")
-        opts = Options(
-            baseline=args.baseline,
-            ddof=args.ddof,
-            alpha=args.alpha,
-            sigma_floor=args.sigma_floor,
-            metrics=args.metrics,
-            scoring=args.scoring,
-            bootstrap=args.bootstrap,
-            seed=args.seed,
-            bootstrap_templates=args.bootstrap_templates,
-            variant_pattern=args.variant_pattern,
-            exclude_templates=args.exclude_template,
-            strict=args.strict,
-            fail_threshold=args.fail_threshold,
-            run=args.run,
-            model_names=args.model_names,
-            compare=args.compare,
-            permutations=args.permutations,
-            progress=False if args.no_progress else None,
-            workers=args.workers,
-            hash_samples=args.hash_samples,
-            generation_baseline=args.generation_baseline,
-            compare_decoding=args.compare_decoding,
-        )
         try:
             opts.validate()
         except SharpeUsageError as exc:
@@ -244,98 +220,109 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {name}: {path}", file=sys.stderr)
     if not args.quiet:
         print(markdown(result))
-    return _populations(args, sets)
+    return _populations(args, opts, sets)
 
 
-def _route(args: argparse.Namespace) -> tuple[set[str], int | None]:
+def options_from_args(args: argparse.Namespace) -> Options:
+    """The tool's :class:`Options` from parsed arguments, once for every path (full runs, sparse runs, template
+    populations); not yet validated (each path reports its own problems)."""
+    return Options(
+        baseline=args.baseline,
+        ddof=args.ddof,
+        alpha=args.alpha,
+        sigma_floor=args.sigma_floor,
+        metrics=args.metrics,
+        scoring=args.scoring,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        bootstrap_templates=args.bootstrap_templates,
+        variant_pattern=args.variant_pattern,
+        exclude_templates=args.exclude_template,
+        strict=args.strict,
+        fail_threshold=args.fail_threshold,
+        run=args.run,
+        model_names=args.model_names,
+        compare=args.compare,
+        permutations=args.permutations,
+        progress=False if args.no_progress else None,
+        workers=args.workers,
+        hash_samples=args.hash_samples,
+        generation_baseline=args.generation_baseline,
+        compare_decoding=args.compare_decoding,
+    )
+
+
+def _route(args: argparse.Namespace, opts: Options) -> tuple[set[str], int | None]:
     """(template sets of the inputs, an exit code when the inputs are handled here, else None): inputs holding
-    only template populations get their section alone; a ``--cell_budget`` run its estimates (``sparse.py``),
+    only template populations get their section alone; a ``--cell_budget`` run its estimates (``sparse_io.py``),
     then the population section."""
-    from ..sharpe import population_report as POP
+    from ..sharpe.populations import template_sets
     from ..sharpe.sparse_io import sparse_inputs
 
-    sets = POP.template_sets(args.paths)
+    sets = template_sets(args.paths)
     if sets == {"population"}:
-        return sets, POP.emit(args)
+        return sets, _populations(args, opts, sets)
     if sparse_inputs(args.paths):
-        return sets, run_sparse(args) or _populations(args, sets)
+        return sets, run_sparse(args, opts) or _populations(args, opts, sets)
     return sets, None
 
 
-def _populations(args: argparse.Namespace, sets: set[str]) -> int:
-    """The population section beside the core-set results (never pooled with them), when there is one."""
-    from ..sharpe import population_report as POP
+def _estimates(args: argparse.Namespace, result: dict, kind: str) -> int:
+    """Warnings, the ``<kind>_estimates.json`` / ``.md`` files with ``--output_path`` and the Markdown (unless
+    ``--quiet``) of an estimate result."""
+    from ..sharpe.outputs import estimate_markdown, write_estimates
 
-    return POP.emit(args) if "population" in sets else 0
-
-
-# options of `sharpe` the estimator does not implement: (attribute, value meaning "not used", flag)
-UNSUPPORTED = (
-    ("bootstrap_templates", False, "--bootstrap_templates"),
-    ("exclude_template", [], "--exclude_template"),
-    ("compare", None, "--compare"),
-    ("generation_baseline", "zero", "--generation_baseline"),
-    ("compare_decoding", False, "--compare_decoding"),
-)
-
-
-def _unsupported(args: argparse.Namespace) -> str | None:
-    """The first option of ``sharpe`` given that the estimator does not implement (as an error text), else None."""
-    what = "estimates from a --cell_budget run"
-    for attr, unused, flag in UNSUPPORTED:
-        if getattr(args, attr, unused) not in (unused, None, [], False):
-            return f"{flag} is not supported for {what}"
-    metrics = getattr(args, "metrics", None) or []
-    if len(metrics) > 1:
-        return f"{what}: one --metric at a time"
-    if metrics and "," in metrics[0]:
-        return f"{what}: --metric NAME,FILTER is not supported (the primary filter is read)"
-    if getattr(args, "scoring", "both") == "parsed_only":
-        return f"{what}: --scoring parsed_only is not supported (strict scoring only)"
-    if str(args.baseline).startswith("table:"):
-        return f"{what}: --baseline table:PATH is not supported (uniform, majority, none, simulated)"
-    return None
-
-
-def run_sparse(args: argparse.Namespace) -> int:
-    """Estimates for parsed ``sharpe`` arguments (see the module docstring); prints the Markdown table (unless
-    ``--quiet``) and with ``--output_path DIR`` writes ``DIR/sparse_estimates.json`` and ``DIR/sparse_estimates.md``."""
-    from ..sharpe.sparse_io import aggregate_sparse, sparse_markdown
-
-    problem = _unsupported(args)
-    if problem:
-        return fail(problem, EXIT_USAGE)
-    metrics = getattr(args, "metrics", None) or []
-    metric = metrics[0] if metrics else None
-    try:
-        settings = estimator_settings(args)
-    except SharpeUsageError as exc:
-        return fail(str(exc), EXIT_USAGE)
-    try:
-        result = aggregate_sparse(args.paths, metric=metric, **settings)
-    except (SharpeInputError, SparseError) as exc:
-        return fail(str(exc))  # unusable inputs: 1
     for m in result["messages"]:
         print(f"warning: {m}", file=sys.stderr)
-    text = sparse_markdown(result)
     if args.output_path:
         out = Path(args.output_path)
         if out.exists() and not out.is_dir():
             return fail(f"argument --output_path: {out} exists and is not a folder", EXIT_USAGE)
-        out.mkdir(parents=True, exist_ok=True)
-        for name, body in (
-            ("sparse_estimates.json", json.dumps(result, indent=1, allow_nan=False)),
-            ("sparse_estimates.md", text),
-        ):
-            (out / name).write_text(body, encoding="utf-8")
-            print(f"wrote {name}: {out / name}", file=sys.stderr)
-    if not getattr(args, "quiet", False):
-        print(text, end="")
+        for name, path in write_estimates(result, out, kind).items():
+            print(f"wrote {name}: {path}", file=sys.stderr)
+    if result["records"] and not args.quiet:
+        # the sparse table ends with its own newline; the population section is printed as the full tool prints
+        print(estimate_markdown(result, kind), end="" if kind == "sparse" else "\n")
     return 0
+
+
+def _populations(args: argparse.Namespace, opts: Options, sets: set[str]) -> int:
+    """The population section beside the core-set results (never pooled with them), when there is one: 0, 2 for
+    settings the tool cannot use, 1 with one ``error:`` line for unusable population inputs."""
+    if "population" not in sets:
+        return 0
+    from ..sharpe.populations import population_records
+
+    try:
+        result = population_records(args.paths, opts)
+    except SharpeUsageError as exc:
+        return fail(str(exc), EXIT_USAGE)
+    except (SharpeInputError, SparseError) as exc:
+        return fail(str(exc))
+    return _estimates(args, result, "population")
+
+
+def run_sparse(args: argparse.Namespace, opts: Options) -> int:
+    """Estimates of a sparse run with the tool's options (see the module docstring); prints the Markdown table
+    (unless ``--quiet``) and with ``--output_path DIR`` writes ``DIR/sparse_estimates.json`` and ``.md``. Settings
+    an estimate cannot honour (:meth:`Options.estimate_problem`) are refused in one line (exit 2)."""
+    from ..sharpe.sparse_io import aggregate_sparse
+
+    problem = opts.estimate_problem()
+    if problem:
+        return fail(problem, EXIT_USAGE)
+    try:
+        result = aggregate_sparse(args.paths, opts)
+    except SharpeUsageError as exc:
+        return fail(str(exc), EXIT_USAGE)
+    except (SharpeInputError, SparseError) as exc:
+        return fail(str(exc))  # unusable inputs: 1
+    return _estimates(args, result, "sparse")
 
 
 def sparse_main(argv: Sequence[str] | None = None) -> int:
     """``lm-eval-enterprise sharpe-sparse`` (hidden alias): ``sharpe``'s arguments, always estimated."""
     ap = build_parser()
     ap.prog = "lm-eval-enterprise sharpe-sparse"
-    return run_sparse(ap.parse_args(list(sys.argv[1:] if argv is None else argv)))
+    args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
+    return run_sparse(args, options_from_args(args))

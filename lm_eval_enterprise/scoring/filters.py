@@ -52,7 +52,7 @@ sequence. Data-dependent label sets are placeholders filled per document by :fun
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -64,8 +64,6 @@ from .answers import ParsedAnswer, helm_label  # noqa: F401  (helm_label: read h
 from .metrics import INVALID
 
 # ------------------------------------------------------------------------------------------------ the reading
-READERS = ("label", "entity", "kpi", "number", "text")
-
 # characters that wrap or introduce an answer: markdown emphasis / code / headings / quotes, quotes, brackets
 WRAPPERS = "*_`\"'“”‘’«»([{#> \t\n"
 # field names any template may echo, followed by ":" (the dataset adds its templates' own output fields)
@@ -154,21 +152,58 @@ _YES_NO = re.compile(r"\b(?:yes|no)\b", re.I)
 _WORD_CHAR = re.compile(r"[^\W_]")
 
 
+def _label_reading(
+    text: str, doc: Mapping[str, Any], lead_ins: Sequence[str], aliases: Mapping[str, str]
+) -> str | None:
+    labels = doc.get("label_names")
+    if not labels:
+        raise ValueError("AnswerFilter(reader='label') needs doc['label_names']; the loader did not set it")
+    return read_label(text, labels, lead_ins, aliases)
+
+
+def _entity_list(text: str, doc: Mapping[str, Any]) -> bool:
+    return M.parse_entities(text, M.entity_type_table(doc["entity_types"])) is not None
+
+
+def _kpi_list(text: str, doc: Mapping[str, Any]) -> bool:
+    return M.parse_kpi(text) is not None
+
+
+def _number_or_yes_no(text: str, doc: Mapping[str, Any]) -> bool:
+    return M.first_number(text) is not None or _YES_NO.search(text) is not None
+
+
+def _any_text(text: str, doc: Mapping[str, Any]) -> bool:
+    return True
+
+
+def _completion_if(check: Callable[[str, Mapping[str, Any]], bool]) -> Callable[..., str | None]:
+    """A reader whose reading is the completion itself when it holds a letter or digit and ``check`` accepts it. A
+    completion without any letter or digit answers nothing: a format failure for every such reader (the [EF1]
+    parser alone would read ``"#### ????"``, whose [NORM] is empty, as the empty list)."""
+
+    def read(text: str, doc: Mapping[str, Any], lead_ins: Sequence[str], aliases: Mapping[str, str]) -> str | None:
+        return text if _WORD_CHAR.search(text) is not None and check(text, doc) else None
+
+    return read
+
+
+# reader name (the field ``reader`` of the family registry, lm_eval_enterprise.families) → function (stop-cut,
+# stripped completion, document, lead-ins, aliases) → the reading, or None for a format failure (module docstring)
+READERS: dict[str, Callable[..., str | None]] = {
+    "label": _label_reading,
+    "entity": _completion_if(_entity_list),
+    "kpi": _completion_if(_kpi_list),
+    "number": _completion_if(_number_or_yes_no),
+    "text": _completion_if(_any_text),
+}
+
+
 def readable(reader: str, text: str, doc: Mapping[str, Any]) -> bool:
-    """Whether the stop-cut, stripped completion is readable by the non-label readers (module docstring). A
-    completion without any letter or digit answers nothing: a format failure for every reader (the [EF1] parser
-    alone would read ``"#### ????"``, whose [NORM] is empty, as the empty list)."""
-    if _WORD_CHAR.search(text) is None:
-        return False
-    if reader == "entity":
-        return M.parse_entities(text, M.entity_type_table(doc["entity_types"])) is not None
-    if reader == "kpi":
-        return M.parse_kpi(text) is not None
-    if reader == "number":
-        return M.first_number(text) is not None or _YES_NO.search(text) is not None
-    if reader == "text":
-        return True
-    raise ValueError(f"unknown answer reader {reader!r} (one of {', '.join(READERS)})")
+    """Whether ``reader`` reads anything from the stop-cut, stripped completion (module docstring)."""
+    if reader not in READERS:
+        raise ValueError(f"unknown answer reader {reader!r} (one of {', '.join(READERS)})")
+    return READERS[reader](text, doc, (), {}) is not None
 
 
 # ------------------------------------------------------------------------------------------------ format regexes
@@ -295,13 +330,7 @@ class AnswerFilter(Filter):
             return ParsedAnswer(INVALID, "", False)
         text = cut_at_stop(raw, self.stop)
         adherent = adheres(text, self.format_regex, doc)
-        if self.reader == "label":
-            labels = doc.get("label_names")
-            if not labels:
-                raise ValueError("AnswerFilter(reader='label') needs doc['label_names']; the loader did not set it")
-            value = read_label(text, labels, self.lead_ins, self.aliases)
-        else:
-            value = text if readable(self.reader, text, doc) else None
+        value = READERS[self.reader](text, doc, self.lead_ins, self.aliases)
         return ParsedAnswer(INVALID if value is None else value, text, adherent)
 
     def apply(self, resps: Iterable[Sequence[str]], docs: Sequence[dict]) -> list[list[ParsedAnswer]]:

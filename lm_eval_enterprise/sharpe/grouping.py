@@ -115,22 +115,32 @@ class Row:
 
 
 # ============================================================================================== reading
-def load_runs(
-    paths: Sequence[str], opts: Options, messages: list[str], progress: Progress
-) -> tuple[list[ResultsFile], list[TaskRun], dict[str, dict[str, set[str]]]]:
-    """(results files, selected task runs — newest per model and task —, templates listed per model and group)."""
+def read_runs(
+    paths: Sequence[str], opts: Options, messages: list[str], progress: Progress, template_set: str = "core"
+) -> tuple[list[ResultsFile], list[TaskRun], list[TaskRun]]:
+    """The reading every path of the tool shares (full runs, sparse runs, template populations): (results files,
+    every template-variant task run of ``template_set`` with its model — display name, settings, decoding —, the
+    runs in use: ``--run`` or the newest per model and task). Each file or task left out is named in ``messages``."""
     files = find_results_files(paths)
     rfs = [read_results_file(p) for p in progress(files, "reading results", len(files))]
     runs: list[TaskRun] = []
     for rf in rfs:
-        runs.extend(task_runs(rf, opts.variant_pattern, messages))
+        runs.extend(task_runs(rf, opts.variant_pattern, messages, template_set))
     if not runs:
         raise SharpeInputError(
             "no template-variant tasks in the inputs (tasks need configs[task].metadata with "
             "variant_group and template_id, or names matching --variant_pattern)"
         )
     assign_models(runs, load_name_map(opts.model_names), opts.strict, messages)
-    selected = select_newest(runs, opts.run, messages)
+    return rfs, runs, select_newest(runs, opts.run, messages)
+
+
+def load_runs(
+    paths: Sequence[str], opts: Options, messages: list[str], progress: Progress
+) -> tuple[list[ResultsFile], list[TaskRun], dict[str, dict[str, set[str]]]]:
+    """(results files, selected task runs — newest per model and task —, templates listed per model and group): the
+    shared reading (:func:`read_runs`) plus the full tool's check of the templates listed in ``group_subtasks``."""
+    rfs, runs, selected = read_runs(paths, opts, messages, progress)
     return rfs, selected, _listed_by_model(runs, selected, opts, messages)
 
 

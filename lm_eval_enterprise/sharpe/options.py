@@ -10,10 +10,20 @@ from dataclasses import dataclass, field
 from .baselines import parse_generation_baseline
 from .io import DEFAULT_VARIANT_PATTERN, SharpeUsageError
 
+# options an estimate (a --cell_budget run, read by sparse_io.py) cannot honour: (field, value meaning "not used", flag)
+ESTIMATE_UNSUPPORTED = (
+    ("bootstrap_templates", False, "--bootstrap_templates"),
+    ("exclude_templates", [], "--exclude_template"),
+    ("compare", None, "--compare"),
+    ("generation_baseline", "zero", "--generation_baseline"),
+    ("compare_decoding", False, "--compare_decoding"),
+)
+
 
 @dataclass
 class Options:
-    """Settings of one aggregation (the CLI switches of ``lm-eval-enterprise sharpe``)."""
+    """Settings of one aggregation (the CLI switches of ``lm-eval-enterprise sharpe``), for full runs and estimates
+    alike (:meth:`estimate_problem`: the ones an estimate cannot honour)."""
 
     baseline: str = "uniform"  # uniform | majority | none | simulated | table:PATH
     ddof: int = 1
@@ -59,6 +69,37 @@ class Options:
         """Scoring modes that get records (``--scoring parsed_only`` reports parsed_only only)."""
         return ["parsed_only"] if self.scoring == "parsed_only" else self.modes
 
+    @property
+    def estimate_metric(self) -> str | None:
+        """The metric an estimate reads (the one ``--metric``; None: each task's ``metadata.primary_metric``)."""
+        return self.metrics[0] if self.metrics else None
+
+    def estimate_problem(self) -> str | None:
+        """The first setting an estimate cannot honour, as one error text (:data:`ESTIMATE_UNSUPPORTED`, more than
+        one metric, a metric's filter, parsed-only scoring, a baseline table); None when every setting applies."""
+        what = "estimates from a --cell_budget run"
+        for attr, unused, flag in ESTIMATE_UNSUPPORTED:
+            if getattr(self, attr) not in (unused, None, [], False):
+                return f"{flag} is not supported for {what}"
+        metrics = self.metrics or []
+        if len(metrics) > 1:
+            return f"{what}: one --metric at a time"
+        if metrics and "," in metrics[0]:
+            return f"{what}: --metric NAME,FILTER is not supported (the primary filter is read)"
+        if self.scoring == "parsed_only":
+            return f"{what}: --scoring parsed_only is not supported (strict scoring only)"
+        if str(self.baseline).startswith("table:"):
+            return f"{what}: --baseline table:PATH is not supported (uniform, majority, none, simulated)"
+        return None
+
+    def validate_estimate(self) -> None:
+        """:meth:`validate` for an estimate: first the settings it cannot honour (:meth:`estimate_problem`), as a
+        :class:`SharpeUsageError`."""
+        problem = self.estimate_problem()
+        if problem:
+            raise SharpeUsageError(problem)
+        self.validate()
+
     def validate(self) -> None:
         if self.ddof not in (0, 1):
             raise SharpeUsageError("--ddof must be 0 or 1")
@@ -91,18 +132,3 @@ class Progress:
         from tqdm.auto import tqdm
 
         return tqdm(it, desc=desc, total=total, file=sys.stderr, leave=False, dynamic_ncols=True)
-
-
-def estimator_settings(args) -> dict:
-    """The settings the sparse-run and population estimators share, from parsed ``sharpe`` arguments (the sigma
-    floor read as :meth:`Options.floor_mode` reads it; ``SharpeUsageError`` for a bad one)."""
-    return {
-        "baseline": args.baseline,
-        "ddof": args.ddof,
-        "alpha": args.alpha,
-        "sigma_floor": Options(sigma_floor=args.sigma_floor).floor_mode(),
-        "bootstrap": args.bootstrap,
-        "seed": args.seed,
-        "run": args.run,
-        "model_names": args.model_names,
-    }

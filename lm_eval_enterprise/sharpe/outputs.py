@@ -1,16 +1,23 @@
-"""Every output of the aggregation into one folder (``--output_path DIR``): the only module that imports the writers."""
+"""Every output of the tool into one folder (``--output_path DIR``): the only module that imports the writers.
+
+:func:`write_all` writes the aggregation of full runs, :func:`write_estimates` the estimates (a sparse run's, a
+template population's), whose file names say what they are."""
 
 from __future__ import annotations
 
 import datetime
+import json
 from pathlib import Path
 
+from .estimate_report import population_markdown, sparse_markdown
 from .export import write_hf_leaderboard, write_open_llm
 from .html_report import html_report
 from .report import decoding_markdown, markdown, write_csvs
 from .serialize import to_json
 
 FORMATS = ("json", "csv", "md", "html", "hf", "openllm")
+# kind of estimate → its Markdown (files <kind>_estimates.json / .md)
+ESTIMATE_MARKDOWN = {"sparse": sparse_markdown, "population": population_markdown}
 
 
 def write_all(result: dict, out: str | Path, formats: set[str] | None = None) -> dict[str, Path]:
@@ -42,4 +49,26 @@ def write_all(result: dict, out: str | Path, formats: set[str] | None = None) ->
         written["hf"] = write_hf_leaderboard(result, out / "hf_leaderboard", now)
     if "openllm" in formats:
         written["openllm"] = write_open_llm(result, out / "open_llm_leaderboard", now)
+    return written
+
+
+def estimate_markdown(result: dict, kind: str) -> str:
+    """The Markdown of an estimate result of ``kind`` (sparse | population), as printed and written."""
+    return ESTIMATE_MARKDOWN[kind](result)
+
+
+def write_estimates(result: dict, out: str | Path, kind: str) -> dict[str, Path]:
+    """``<kind>_estimates.json`` and ``<kind>_estimates.md`` in ``out`` (kind: sparse | population; nothing for a
+    result without records); returns file name → path."""
+    if not result.get("records"):
+        return {}
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for name, body in (
+        (f"{kind}_estimates.json", json.dumps(result, indent=1, allow_nan=False)),
+        (f"{kind}_estimates.md", estimate_markdown(result, kind)),
+    ):
+        (out / name).write_text(body, encoding="utf-8")
+        written[name] = out / name
     return written

@@ -1,8 +1,9 @@
 """Reading a sparse run (``lm-eval-enterprise run --cell_budget F``) into cell matrices, and the estimates per
 model × dataset (:func:`aggregate_sparse`; CLI: ``lm-eval-enterprise sharpe``, which detects such runs).
 
-Inputs are read with :mod:`.io` (results files, template metadata, newest run per model and task, samples of the
-primary filter). Per model × variant group, the documents are the union over templates of the logged documents
+A stage of the one Sharpe pipeline: the tool's :class:`.options.Options`, the grouping stage's reading
+(:func:`.grouping.read_runs`: results files, template metadata, ``--run``, model names, newest run per model and
+task) and the tool's writers (:mod:`.outputs`); samples of the primary filter are read with :mod:`.io`. Per model × variant group, the documents are the union over templates of the logged documents
 (keyed like the full tool: ``doc.id``, else ``doc_hash``, else ``doc_id``; ranking families by query), sorted in
 the full tool's order; each template's logged lines become the observed cells, with the per-document sufficient
 statistics of :mod:`.scoring`. The baseline is computed on all documents of the group with :mod:`.baselines`
@@ -25,22 +26,9 @@ import numpy as np
 from .. import __version__, families
 from ..scoring.hooks import QUESTION_FIELD
 from . import baselines as BL
-from .grouping import MetricSpec
-from .io import (
-    DEFAULT_VARIANT_PATTERN,
-    SampleTable,
-    SharpeInputError,
-    TaskRun,
-    assign_models,
-    find_results_files,
-    load_name_map,
-    read_results_file,
-    read_samples,
-    select_newest,
-    task_metadata,
-    task_runs,
-)
-from .options import natural_key
+from .grouping import MetricSpec, read_runs
+from .io import SampleTable, SharpeInputError, TaskRun, read_samples, task_metadata
+from .options import Options, Progress, natural_key
 from .pairing import _unit_keys
 from .scoring import ItemScorer, ScoringError, aggregation_of, build_doc_scorer, build_query_scorer, ranking_aggregation
 from .sparse import CellMatrix, RowEstimate, SparseError, estimate_row
@@ -272,39 +260,42 @@ def _check_plan(g: SparseGroup, runs: dict[str, TaskRun], tids: list[str], n_uni
         )
 
 
-def read_sparse(
-    paths: Sequence[str],
-    metric: str | None = None,
-    baseline: str = "uniform",
-    seed: int = 0,
-    run: str | None = None,
-    variant_pattern: str = DEFAULT_VARIANT_PATTERN,
-    model_names: str | None = None,
-    template_set: str = "core",
-) -> tuple[list[SparseGroup], list[str]]:
-    """Cell matrices of every model × variant group of ``template_set`` under ``paths`` (and messages)."""
+def read_sparse(paths: Sequence[str], opts: Options, template_set: str = "core") -> tuple[list[SparseGroup], list[str]]:
+    """Cell matrices of every model × variant group of ``template_set`` under ``paths`` (and messages). The inputs
+    are read by the grouping stage's :func:`.grouping.read_runs`, as for full runs (``--run``, ``--model_names``,
+    ``--variant_pattern``, newest run per model and task); the full tool's checks that a sparse run fails by design
+    (documents differ across templates) are not applied. Metric: :attr:`.Options.estimate_metric`."""
     messages: list[str] = []
-    runs: list[TaskRun] = []
-    for p in find_results_files(paths):
-        runs.extend(task_runs(read_results_file(p), variant_pattern, messages, template_set))
-    if not runs:
-        raise SharpeInputError("no template-variant tasks in the inputs")
-    assign_models(runs, load_name_map(model_names), False, messages)
+    _, _, selected = read_runs(paths, opts, messages, Progress(opts.progress), template_set)
     by: dict[tuple[str, str], dict[str, TaskRun]] = defaultdict(dict)
-    for r in select_newest(runs, run):
+    for r in selected:
         by[(r.model, r.variant_group)][r.template_id] = r
     groups = []
     for (model, name), rs in sorted(by.items()):
         if len(rs) < 2:
             messages.append(f"group {name}, model {model}: a single template; skipped")
             continue
-        for g in _group_cells(model, name, rs, metric, baseline, seed):
+        for g in _group_cells(model, name, rs, opts.estimate_metric, opts.baseline, opts.seed):
             g.axes = {t: r.meta.get("population_axes") for t, r in rs.items()}
             messages.extend(g.messages)
             groups.append(g)
     if not groups:
         raise SharpeInputError("no variant group with at least two templates")
     return groups, messages
+
+
+def estimate_result(what: str, records: list[dict], messages: list[str]) -> dict:
+    """The JSON-ready result of an estimator, marked as estimates: ``estimate`` true and ``share_observed``, the
+    share of (template, document) cells observed over all records (each record keeps its own share; a record
+    whose cells were all observed has ``estimate`` false: its numbers are the exact scores)."""
+    total = sum(r["cells_total"] for r in records)
+    return {
+        "tool": f"lm-eval-enterprise {__version__} sharpe ({what})",
+        "estimate": True,
+        "share_observed": sum(r["cells_observed"] for r in records) / total if total else None,
+        "records": records,
+        "messages": messages,
+    }
 
 
 def _row_baseline(gs: list[SparseGroup]) -> tuple[float | None, str]:
@@ -314,24 +305,15 @@ def _row_baseline(gs: list[SparseGroup]) -> tuple[float | None, str]:
     return float(np.mean(vals)), gs[0].baseline.method
 
 
-def aggregate_sparse(
-    paths: Sequence[str],
-    metric: str | None = None,
-    baseline: str = "uniform",
-    ddof: int = 1,
-    alpha: float = 1.0,
-    sigma_floor: str | float = "off",
-    bootstrap: int = 1000,
-    seed: int = 0,
-    run: str | None = None,
-    model_names: str | None = None,
-    keep_boot: bool = False,
-) -> dict:
+def aggregate_sparse(paths: Sequence[str], opts: Options, keep_boot: bool = False) -> dict:
     """Estimates per model × dataset row (subtask groups of a dataset, or the questions of a dataset made of
-    questions: s_t = mean over them).
-    Returns a JSON-ready dict: ``records`` (see :meth:`.sparse.RowEstimate.as_dict`, plus model, dataset, domain,
-    metric, baseline method, plan) and ``messages``."""
-    groups, messages = read_sparse(paths, metric, baseline, seed, run, model_names=model_names)
+    questions: s_t = mean over them), with the tool's :class:`.Options` (:meth:`.Options.validate_estimate`).
+    Returns a JSON-ready dict marked as estimates (:func:`estimate_result`): ``records`` (see
+    :meth:`.sparse.RowEstimate.as_dict`, plus model, dataset, domain, metric, baseline method, plan) and
+    ``messages``."""
+    opts.validate_estimate()
+    floor_mode = opts.floor_mode()
+    groups, messages = read_sparse(paths, opts)
     rows: dict[tuple[str, str], list[SparseGroup]] = defaultdict(list)
     for g in groups:
         key = g.dataset if g.subtask else g.name
@@ -349,11 +331,11 @@ def aggregate_sparse(
             est: RowEstimate = estimate_row(
                 [g.cells for g in gs],
                 b,
-                ddof=ddof,
-                alpha=alpha,
-                floor_mode=sigma_floor,
-                n_boot=bootstrap,
-                seed=seed,
+                ddof=opts.ddof,
+                alpha=opts.alpha,
+                floor_mode=floor_mode,
+                n_boot=opts.bootstrap,
+                seed=opts.seed,
                 name=name,
                 keep_boot=keep_boot,
             )
@@ -368,59 +350,15 @@ def aggregate_sparse(
             **({"questions": [g.question for g in gs]} if gs[0].question else {}),
             "baseline_method": method,
             "plan": gs[0].plan,
-            "ddof": ddof,
+            "ddof": opts.ddof,
             **est.as_dict(),
         }
         records.append(rec)
         estimates[(model, name)] = est
-    out = {
-        "tool": f"lm-eval-enterprise {__version__} sharpe (estimates of a --cell_budget run)",
-        "estimate": True,
-        "records": records,
-        "messages": messages,
-    }
+    out = estimate_result("estimates of a --cell_budget run", records, messages)
     if keep_boot:
         out["_estimates"] = estimates
     return out
-
-
-def _fmt(v, digits: int = 3) -> str:
-    return "–" if v is None else f"{v:.{digits}f}"
-
-
-def _ci(ci) -> str:
-    return "" if not ci else f" [{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
-def sparse_markdown(result: dict) -> str:
-    recs = result["records"]
-    shares = sorted({round(r["share"], 4) for r in recs})
-    lines = [
-        "ESTIMATES from a sparse design (model-based plug-in; observed cells kept, missing cells imputed by a "
-        "template + document effect model) — share of (template, document) cells observed: "
-        + ", ".join(f"{s:.1%}" for s in shares),
-        "",
-        "| dataset | model | cells | mean μ [95% CI] | std σ [95% CI] | Sharpe [95% CI] | per template "
-        "(naive: observed cells only) |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in recs:
-        ci = r.get("ci") or {}
-        sh = _fmt(r["sharpe"], 2) if r["sharpe"] is not None else r["sharpe_status"]
-        sh_ci = "" if not ci.get("sharpe") else f" [{ci['sharpe'][0]:.2f}, {ci['sharpe'][1]:.2f}]"
-        per = ", ".join(f"{t} {_fmt(r['scores'][t])} ({_fmt(r['naive_scores'][t])})" for t in r["templates"])
-        lines.append(
-            f"| {r['name']} ({r['metric']}) | {r['model']} | "
-            f"{r['cells_observed']}/{r['cells_total']} ({r['share']:.0%}) | "
-            f"{_fmt(r['mean'])}{_ci(ci.get('mean'))} | {_fmt(r['std'])}{_ci(ci.get('std'))} | "
-            f"{sh}{sh_ci} | {per} |"
-        )
-    lines.append("")
-    lines.append(
-        f"baseline b: {', '.join(sorted({str(r['baseline_method']) for r in recs}))}; ddof "
-        f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the cell model refitted"
-    )
-    return "\n".join(lines) + "\n"
 
 
 def sparse_inputs(paths: Sequence[str]) -> bool:
