@@ -78,3 +78,33 @@ def test_population_alone_gets_its_own_section(mixed_run, tmp_path, capsys):
             (only / f.name).write_bytes(f.read_bytes())
     assert cli.main([str(only), "--bootstrap", "20", "--no_progress"]) == 0
     assert "ent_securenlp_population" in capsys.readouterr().out
+
+
+class GoldOrGarbage(OracleLM):
+    """Gold answer when crc32(prompt) % 10 < 7, else garbage (a format failure)."""
+
+    def generate_until(self, requests, disable_tqdm: bool = False):
+        return [f" {self._target(i)}" if zlib.crc32(i.args[0].encode()) % 10 < 7 else " ???" for i in requests]
+
+
+def test_a_population_of_a_dataset_made_of_questions_is_one_estimate(tmp_path):
+    """gold_news (documents = headline × question, score = the mean over questions of weighted F1, [QMEAN]): one
+    population record per model, not one per question; run densely, each template's score is lm-eval's own score
+    of that task."""
+    from lm_eval_enterprise.sharpe.options import Options
+    from lm_eval_enterprise.sharpe.populations import population_records
+
+    pop, out = tmp_path / "pop", tmp_path / "out"
+    write_population("gold_news", 3, 0, pop)
+    tm = make_task_manager([TASK_DIR, pop], data_root="embedded")
+    tasks = load_tasks(tm, ["ent_gold_news_population"])
+    tracker = EvaluationTracker(output_path=str(out))
+    res = evaluate(GoldOrGarbage(tasks.leaves), tasks.top, task_manager=tm, evaluation_tracker=tracker)
+    save_results(tracker, res, res.pop("samples"))
+    (rec,) = population_records([str(out)], Options(bootstrap=0))["records"]
+    assert rec["group"] == "ent_gold_news_population" and len(rec["questions"]) > 1
+    for task, cfg in res["configs"].items():
+        meta = cfg["metadata"]
+        lm_eval_score = res["results"][task][f"{meta['primary_metric']},{meta['primary_filter']}"]
+        assert rec["scores"][meta["template_id"]] == pytest.approx(lm_eval_score, abs=1e-12)
+    assert rec["share"] == 1.0 and len(set(rec["scores"].values())) > 1

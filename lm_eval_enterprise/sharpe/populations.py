@@ -16,13 +16,14 @@ own table.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
 from .io import SharpeInputError, task_metadata
 from .options import Options
 from .sparse import SparseError, axis_covariates, estimate_population
-from .sparse_io import estimate_result, read_sparse
+from .sparse_io import SparseGroup, estimate_result, read_sparse, row_baseline
 
 
 def population_records(paths: Sequence[str], opts: Options) -> dict:
@@ -35,37 +36,45 @@ def population_records(paths: Sequence[str], opts: Options) -> dict:
         groups, messages = read_sparse(paths, replace(opts, metrics=None), template_set="population")
     except SharpeInputError as exc:  # no usable population group: said, not silently skipped
         return estimate_result("estimates of template populations", [], [f"template populations: {exc}; no section"])
-    records = []
-    for g in groups:
-        axes = [g.axes.get(t) for t in g.cells.templates]
-        x = axis_covariates(axes) if all(isinstance(a, dict) for a in axes) else None
-        try:
-            est = estimate_population(
-                g.cells,
-                g.baseline.value,
-                covariates=x,
-                ddof=opts.ddof,
-                alpha=opts.alpha,
-                floor_mode=floor_mode,
-                n_boot=opts.bootstrap,
-                seed=opts.seed,
-            )
-        except SparseError as exc:
-            raise SharpeInputError(str(exc)) from None
-        records.append(
-            {
-                "model": g.model,
-                "group": g.name,
-                "dataset": g.dataset,
-                "domain": g.domain,
-                "subtask": g.subtask,
-                "metric": g.metric,
-                "baseline_method": g.baseline.method,
-                "plan": g.plan,
-                **est,
-            }
-        )
+    rows: dict[tuple[str, str], list[SparseGroup]] = defaultdict(list)
+    for g in groups:  # a dataset made of questions (gold_news) is one group per question: one estimate of them all
+        rows[(g.model, g.name)].append(g)
+    records = [_record(gs, opts, floor_mode) for gs in rows.values()]
     return estimate_result("estimates of template populations", records, messages)
+
+
+def _record(gs: list[SparseGroup], opts: Options, floor_mode) -> dict:
+    """One model × population group: its cell matrix, or one per question whose per-template scores are averaged
+    ([QMEAN], as the dataset's own score is)."""
+    g = gs[0]
+    axes = [g.axes.get(t) for t in g.cells.templates]
+    x = axis_covariates(axes) if all(isinstance(a, dict) for a in axes) else None
+    base, method = (g.baseline.value, g.baseline.method) if len(gs) == 1 else row_baseline(gs)
+    try:
+        est = estimate_population(
+            [q.cells for q in gs],
+            base,
+            covariates=x,
+            ddof=opts.ddof,
+            alpha=opts.alpha,
+            floor_mode=floor_mode,
+            n_boot=opts.bootstrap,
+            seed=opts.seed,
+        )
+    except SparseError as exc:
+        raise SharpeInputError(str(exc)) from None
+    return {
+        "model": g.model,
+        "group": g.name,
+        "dataset": g.dataset,
+        "domain": g.domain,
+        "subtask": g.subtask,
+        **({"questions": [q.question for q in gs]} if g.question else {}),
+        "metric": g.metric,
+        "baseline_method": method,
+        "plan": g.plan,
+        **est,
+    }
 
 
 def template_sets(paths: Sequence[str]) -> set[str]:

@@ -298,7 +298,9 @@ def estimate_result(what: str, records: list[dict], messages: list[str]) -> dict
     }
 
 
-def _row_baseline(gs: list[SparseGroup]) -> tuple[float | None, str]:
+def row_baseline(gs: list[SparseGroup]) -> tuple[float | None, str]:
+    """The baseline of a row of several groups (subtasks, or the questions of a dataset made of questions): the
+    mean of theirs, unavailable when one is."""
     vals = [g.baseline.value for g in gs]
     if any(v is None for v in vals):
         return None, "unavailable"
@@ -326,7 +328,7 @@ def aggregate_sparse(paths: Sequence[str], opts: Options, keep_boot: bool = Fals
             raise SharpeInputError(
                 f"dataset {name}, model {model}: subtasks have different templates (shared: {common})"
             )
-        b, method = _row_baseline(gs)
+        b, method = row_baseline(gs)
         try:
             est: RowEstimate = estimate_row(
                 [g.cells for g in gs],
