@@ -16,7 +16,7 @@
    (``sharpe.sparse.estimate_population``, axis values as covariates) against (a) the naive per-template estimate of
    the same cells and (b) the core five run densely. Prints the Markdown table of ``docs/populations.md``.
 
-    python scripts/bench_population.py --make-runs      # ≈ 3 CPU-hours (docs/populations.md has the timings)
+    python scripts/bench_population.py --make-runs      # ≈ 5 process-hours on 2 shared cores (docs/populations.md)
     python scripts/bench_population.py --report [--designs 40]
 """
 
