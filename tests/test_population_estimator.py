@@ -23,7 +23,8 @@ def test_axis_covariates_one_hot_sorted_columns():
     )
     # columns: (casing, lower), (casing, upper), (lead, A)
     assert x.tolist() == [[0, 1, 1], [1, 0, 1], [0, 1, 1]]
-    c = _centred(x, 3)  # the constant lead column is dropped, the others centred
+    c, strong = _centred(x, 3, strong=1)  # the constant lead column is dropped, the others centred
+    assert strong.tolist() == [False, False]  # the last column (lead) was the strong one, and it is dropped
     assert c.shape == (3, 2)
     assert np.allclose(c[:, 0], [-1 / 3, 2 / 3, -1 / 3]) and np.allclose(c[:, 1], [1 / 3, -2 / 3, 1 / 3])
 

@@ -234,6 +234,7 @@ def fit_two_way(
     start: TwoWayFit | None = None,
     em_iter: int = 300,
     covariates: np.ndarray | None = None,
+    strong: int = 0,
 ) -> TwoWayFit:
     """Fit η_td = c + a_t + b_d to the observed cells (``mask``) of a T × D matrix ``y``, with template effects
     a_t ~ N(0, σ_a²), document effects b_d ~ N(0, τ²) and a free intercept c.
@@ -245,9 +246,12 @@ def fit_two_way(
     ``weights`` (B × D): a batched fit of bootstrap resamples at fixed τ, σ_a and φ (``start``: warm start; its
     prior mean of the template effects is kept).
     ``covariates`` (T × p, e.g. :func:`axis_covariates` of a template population): the template effects get the
-    prior a_t ~ N(x_t·β, σ_a²) (PromptEval's prompt features), β by EM with a ridge prior β ~ N(0, s²) (s = 1 on
-    the link scale, the observed std for the additive model): a template with few observed cells borrows from
-    the templates that share its axis values."""
+    prior a_t ~ N(x_t·β, σ_a²) (PromptEval's prompt features), β by EM with a ridge prior: the last ``strong``
+    columns (the label-bias column of a classification fit) β_j ~ N(0, s²) (s = 1 on the link scale, the observed
+    std for the additive model); the others — many weak one-hot axis columns — share one prior variance
+    estimated by EM (empirical Bayes, at most s²), so that with a few noisy cells per template they are shrunk
+    instead of fitting the noise: a template with few observed cells borrows from the templates that share its
+    axis values as far as the data support it."""
     y = np.where(mask, np.asarray(y, dtype=float), 0.0)
     m = np.asarray(mask, dtype=float)
     if trials is not None:
@@ -289,9 +293,10 @@ def fit_two_way(
     if start is not None:
         a, c, b = start.a.copy(), start.c.copy(), start.b.copy()
     total_it, ok = 0, True
-    x = None if covariates is None else _centred(covariates, t_n)
+    x, strong_cols = (None, None) if covariates is None else _centred(covariates, t_n, strong)
     x = None if x is None or x.shape[1] == 0 else x
     a_mean = np.zeros(t_n)
+    weak_sd = scale  # prior sd of the weak (axis) coefficients, empirical Bayes below; strong ones keep the scale
     for _ in range(1 if fixed else em_iter):
         a, c, b, it, ok, (prec, hab, hbb) = _newton(
             y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi, a, c, b, a_mean=a_mean
@@ -305,9 +310,13 @@ def fit_two_way(
         new_tau = math.sqrt(float(np.mean(b[0, used] ** 2 + v_b[used]))) if used.any() else tau
         old_mean = a_mean
         if x is not None:  # β ← ridge regression of the posterior template effects on the covariates
-            lam = sigma_a**2 / scale**2
-            beta = np.linalg.solve(x.T @ x + lam * np.eye(x.shape[1]), x.T @ a[0])
+            sd = np.where(strong_cols, scale, weak_sd)
+            gram = x.T @ x + np.diag((sigma_a / sd) ** 2)
+            beta = np.linalg.solve(gram, x.T @ a[0])
             a_mean = x @ beta
+            if (~strong_cols).any():  # the many weak columns share one prior variance: E[β²] over them
+                var = beta**2 + sigma_a**2 * np.diag(np.linalg.inv(gram))
+                weak_sd = min(max(math.sqrt(float(var[~strong_cols].mean())), bounds[0]), scale)
         new_sa = math.sqrt(float(np.mean((a[0] - a_mean) ** 2 + np.diag(v_th)[:t_n])))
         new_tau, new_sa = (min(max(x, bounds[0]), bounds[1]) for x in (new_tau, new_sa))
         new_phi = phi
@@ -336,12 +345,14 @@ def fit_two_way(
     return TwoWayFit(family, a, c, b, tau, sigma_a, phi, prec, hab, hbb, total_it, ok, lo, hi, a_mean=a_mean)
 
 
-def _centred(covariates: np.ndarray, t_n: int) -> np.ndarray:
+def _centred(covariates: np.ndarray, t_n: int, strong: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Covariate columns centred over the templates (the free intercept c carries their mean); constant columns
-    dropped."""
+    dropped. Also which kept columns are among the last ``strong`` (see :func:`fit_two_way`)."""
     x = np.asarray(covariates, dtype=float).reshape(t_n, -1)
     x = x - x.mean(0)
-    return x[:, np.abs(x).max(0) > 0] if x.size else np.zeros((t_n, 0))
+    keep = np.abs(x).max(0) > 0 if x.size else np.zeros(x.shape[1], bool)
+    is_strong = np.arange(x.shape[1]) >= x.shape[1] - strong
+    return (x[:, keep] if x.size else np.zeros((t_n, 0))), is_strong[keep]
 
 
 def axis_covariates(axes: Sequence[dict]) -> np.ndarray:
@@ -619,11 +630,11 @@ class _ClassificationModel(_CellModel):
         self.right = np.concatenate([self.g, self.g, self.g], axis=1)  # D × 3k
         self.classes = [np.flatnonzero(self.sig == s) for s in np.unique(self.sig)]
         self.fit = [
-            fit_two_way(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=x)
-            for c, x in zip(self.classes, self._class_covariates(cat))
+            fit_two_way(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=x, strong=strong)
+            for c, (x, strong) in zip(self.classes, self._class_covariates(cat))
         ]
 
-    def _class_covariates(self, cat: np.ndarray) -> list[np.ndarray | None]:
+    def _class_covariates(self, cat: np.ndarray) -> list[tuple[np.ndarray | None, int]]:
         """Covariates of each gold class's correctness fit. Without template covariates (a sparse run): none. With
         them (a template population): the axis values plus the template's **label bias** towards the class — the
         template effects of a Rasch model of "answers class s" (its feature label; for the class outside the
@@ -632,13 +643,13 @@ class _ClassificationModel(_CellModel):
         a rare class per template, its accuracy there is read from the many cells of the other classes."""
         x = self.cm.covariates
         if x is None or len(self.classes) < 2:
-            return [x] * len(self.classes)
+            return [(x, 0)] * len(self.classes)
         out = []
         for s, cols in zip(np.unique(self.sig), self.classes):
             other = np.setdiff1d(np.arange(len(self.cm.docs)), cols)
             says = (cat[:, other] == (s if s >= 0 else self.k)).astype(float)
             bias = fit_two_way(says, self.cm.mask[:, other], "binomial", covariates=x).a[0]
-            out.append(np.column_stack([np.asarray(x, dtype=float).reshape(len(bias), -1), bias]))
+            out.append((np.column_stack([np.asarray(x, dtype=float).reshape(len(bias), -1), bias]), 1))
         return out
 
     def fits(self):
