@@ -10,3 +10,6 @@ SCORE_METRIC = "score"  # every variant's primary metric under one common name
 # task metadata: the other templates of the task's table as the generator rendered them (id, description,
 # doc_to_text), what the context budget plans the shared shot count over
 TEMPLATES_KEY = "budget_templates"
+# the document field naming its question in a dataset made of questions (gold_news: documents = headline ×
+# question, lm_eval_enterprise.data.load); corpus metrics of such a task are means over questions ([QMEAN])
+QUESTION_FIELD = "question_id"

@@ -223,14 +223,16 @@ def find(name: str | None) -> Family | None:
     return FAMILIES.get(name) if name else None
 
 
-def metric_tables() -> dict[str, dict[str, tuple[str, bool]]]:
-    """family → its metrics (the former ``hooks.FAMILY_METRICS`` table)."""
-    return {n: dict(f.metrics) for n, f in FAMILIES.items()}
-
-
-def helm_tables() -> dict[str, dict[str, tuple[str, bool]]]:
-    """family → its HELM-reading metrics, for the families that have them (the former ``hooks.HELM_METRICS``)."""
-    return {n: dict(f.helm_metrics) for n, f in FAMILIES.items() if f.helm_metrics}
+def aggregation_of(family: str | None, metric: str) -> str | None:
+    """Aggregation name of ``metric`` (``"mean"`` or a hooks function, a key of
+    ``lm_eval_enterprise.scoring.corpus.STATISTICS``): from the family's tables (its metrics and its HELM-reading
+    metrics), else the unique aggregation that metric has across all families, else None."""
+    fam = find(family)
+    for table in [] if fam is None else [fam.metrics, fam.helm_metrics]:
+        if metric in table:
+            return table[metric][0]
+    found = {t[metric][0] for f in FAMILIES.values() for t in (f.metrics, f.helm_metrics) if metric in t}
+    return found.pop() if len(found) == 1 else None
 
 
 def uses_query_units(name: str | None) -> bool:

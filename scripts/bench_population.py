@@ -276,15 +276,15 @@ def cell_matrix(entry: dict, templates: list[str]):
 
 def _item_matrix(entry: dict, templates: list[str]):
     """A family without labels: each template's sample items (gold side + parsed prediction) through the Sharpe
-    tool's own per-document sufficient statistics (``sharpe.scoring.build_doc_scorer``), as a sparse run is read."""
-    from lm_eval_enterprise.sharpe.scoring import aggregation_of, build_doc_scorer
+    tool's own per-document sufficient statistics (``scoring.corpus.doc_stats``), as a sparse run is read."""
+    from lm_eval_enterprise import families
+    from lm_eval_enterprise.scoring import corpus
     from lm_eval_enterprise.sharpe.sparse import CellMatrix
-    from lm_eval_enterprise.sharpe.sparse_io import layout_for
 
     metric = entry["metric"]
-    agg = aggregation_of(entry["family"], metric)
+    agg = families.aggregation_of(entry["family"], metric)
     scorers = [
-        build_doc_scorer(
+        corpus.doc_stats(
             agg, [p if g is None else {**g, "pred": p} for g, p in zip(entry["gold"], entry["pred"][t])], metric
         )
         for t in templates
@@ -296,7 +296,7 @@ def _item_matrix(entry: dict, templates: list[str]):
         feats,
         np.ones(feats.shape[:2], bool),
         scorers[0].finalize,
-        layout_for(agg, feats.shape[2]),
+        scorers[0].layout,
         name=entry["group"],
         metric=metric,
     )

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from lm_eval_enterprise import families
 from lm_eval_enterprise.scoring import hooks
 from lm_eval_enterprise.scoring.filters import (
     LINE_FORMAT,
@@ -27,6 +28,9 @@ from lm_eval_enterprise.scoring.filters import (
     words_format,
 )
 from lm_eval_enterprise.scoring.metrics import INVALID
+
+FAMILY_METRICS = {name: dict(f.metrics) for name, f in families.FAMILIES.items()}
+HELM_METRICS = {name: dict(f.helm_metrics) for name, f in families.FAMILIES.items() if f.helm_metrics}
 
 SENT = ["positive", "neutral", "negative"]
 LETTERS = list("ABCDE")
@@ -336,12 +340,12 @@ def test_helm_process_results_by_hand():
 
 
 def test_helm_metrics_table_matches_the_families():
-    for family, metrics in hooks.HELM_METRICS.items():
+    for family, metrics in HELM_METRICS.items():
         assert callable(getattr(hooks, f"{family}_helm"))
         for name, (agg, _) in metrics.items():
             primary = name.removesuffix("_helm")
-            assert primary in hooks.FAMILY_METRICS[family]
-            assert agg == hooks.FAMILY_METRICS[family][primary][0]
+            assert primary in FAMILY_METRICS[family]
+            assert agg == FAMILY_METRICS[family][primary][0]
 
 
 # ------------------------------------------------------------------------------------------- every template

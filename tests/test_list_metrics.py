@@ -7,6 +7,7 @@ parser; the ``*_helm`` metrics reproduce HELM's strict regex parser and formulas
 
 import pytest
 
+from lm_eval_enterprise import families
 from lm_eval_enterprise.scoring import hooks as H
 from lm_eval_enterprise.scoring import metrics as M
 from lm_eval_enterprise.scoring.metrics import INVALID, MetricInputError
@@ -39,7 +40,7 @@ def test_norm_entity(text, key):
 # [EF1] parse_entities(text, types) -> list | None
 
 TYPES = ["person", "organization", "location", "miscellaneous"]
-TABLE = H.entity_type_table(TYPES)
+TABLE = M.entity_type_table(TYPES)
 
 
 @pytest.mark.parametrize(
@@ -109,7 +110,7 @@ def test_parse_entities_types_as_list_or_table_and_alias_scope():
     finer = ["debt instrument interest rate stated percentage"]
     # aliases only for the task's own types: "PER" is unknown to a finer139-like task
     assert M.parse_entities(text, finer) == [("4.75", "debt instrument interest rate stated percentage")]
-    table = H.entity_type_table(["person", "debt instrument interest rate stated percentage"])
+    table = M.entity_type_table(["person", "debt instrument interest rate stated percentage"])
     assert table["per"] == "person" and "org" not in table
 
 
@@ -185,7 +186,7 @@ def test_entity_hooks_aggregate_the_same_numbers():
     items = []
     for g, o in zip(gold_texts, outputs):
         res = H.entity({**doc, "target": g}, [o])
-        assert set(res) == set(H.FAMILY_METRICS["entity"])
+        assert set(res) == set(families.get("entity").metrics)
         items.append(res["entity_f1"])
     assert [i["pred"] for i in items][2] == INVALID  # non-str completion → the failure marker
     # same counts as test_entity_prf_multiset_hand_worked → 0.5 / 0.5 / 0.5
@@ -376,7 +377,9 @@ def test_kpi_hooks_report_the_four_metrics():
     golds = ["net sales [kpi], 100 [cy], 90 [py]", "total revenue [kpi], 1,234 [cy]"]
     preds = ["Answer: net sales [kpi], 100 [cy], 80 [py], 5 [revenue].", "total  revenue revenue [kpi] , 1,234 [cy]."]
     res = [H.kpi({"target": g}, [p]) for g, p in zip(golds, preds)]
-    assert set(res[0]) == set(H.FAMILY_METRICS["kpi"]) == set(M.KPI_METRICS) | {"format_failure", "format_adherence"}
+    assert (
+        set(res[0]) == set(families.get("kpi").metrics) == set(M.KPI_METRICS) | {"format_failure", "format_adherence"}
+    )
     assert [r["format_failure"] for r in res] == [0.0, 0.0]
     items = [r["adjusted_macro_f1"] for r in res]
     # same as test_kpi_all_four_metrics_hand_worked_on_messy_completions

@@ -7,9 +7,12 @@ import math
 
 import pytest
 
+from lm_eval_enterprise import families
 from lm_eval_enterprise.scoring import hooks as H
 from lm_eval_enterprise.scoring import metrics as M
 from lm_eval_enterprise.scoring.metrics import INVALID, MetricInputError
+
+FAMILY_METRICS = {name: dict(f.metrics) for name, f in families.FAMILIES.items()}
 
 approx = pytest.approx
 
@@ -48,7 +51,7 @@ def test_unmatched_completion_is_an_all_zero_row_not_a_false_positive():
     assert M.weighted_f1(["Yes", "No"], ["yes", "maybe"], ["Yes", "No"]) == approx(0.5)
     # the format-failure marker is an unmatched completion too
     assert M.weighted_f1(["Yes", "No"], ["yes", INVALID], ["Yes", "No"]) == approx(0.5)
-    y_true, y_pred = M._indicators(["Yes", "No"], ["yes", "maybe"], ["Yes", "No"])
+    y_true, y_pred = M.label_indicators(["Yes", "No"], ["yes", "maybe"], ["Yes", "No"])
     assert y_true.tolist() == [[1, 0], [0, 1]]
     assert y_pred.tolist() == [[1, 0], [0, 0]]  # row 2: all zeros, no extra class column
 
@@ -215,14 +218,14 @@ def test_ranking_hooks():
     doc = {"qid": "q9", "cand_index": 3, "label": "Yes"}
     # results = [(ℓN, greedy), (ℓY, greedy)] (doc_to_choice = [No, Yes])
     res = H.ranking(doc, [(-1.0, False), (-0.5, True)])
-    assert set(res) == set(H.FAMILY_METRICS["ranking"])
+    assert set(res) == set(FAMILY_METRICS["ranking"])
     assert res["rr_at_10"] == ["q9", 3, [1, -0.5], 1]
     assert res["yes_accuracy"] == 1.0  # said Yes (ℓY ≥ ℓN) on a relevant pair
     res = H.ranking({**doc, "label": "No"}, [(-0.1, True), (-2.0, False)])
     assert res["rr_at_10"] == ["q9", 3, [0, 0.1], 0]
     assert res["yes_accuracy"] == 1.0  # said No on an irrelevant pair
     gen = H.ranking_generate(doc, ["Yes"])
-    assert set(gen) == set(H.FAMILY_METRICS["ranking_generate"])
+    assert set(gen) == set(FAMILY_METRICS["ranking_generate"])
     assert gen["rr_at_10"] == ["q9", 3, [1], 1] and gen["format_failure"] == 0.0
     gen = H.ranking_generate({**doc, "label": "No"}, ["No"])
     assert gen["rr_at_10"] == ["q9", 3, [0], 0] and gen["yes_accuracy"] == 1.0
@@ -381,7 +384,7 @@ def test_rouge_l_is_order_sensitive_and_not_rougelsum():
 
 def test_summarization_hook():
     res = H.summarization({"summary": "the cat sat on the mat"}, ["the cat lay on the mat"])
-    assert set(res) == set(H.FAMILY_METRICS["summarization"])
+    assert set(res) == set(FAMILY_METRICS["summarization"])
     assert res["rouge_l"] == approx(5 / 6) and res["format_failure"] == 0.0
     res = H.summarization({"summary": "the cat sat on the mat"}, [INVALID])
     assert res == {"rouge_l": 0.0, "rouge_1": 0.0, "rouge_2": 0.0, "format_failure": 1.0, "format_adherence": 0.0}
@@ -398,8 +401,8 @@ def test_classification_hooks_hand_worked():
         doc = {"label": g, "label_names": labels}
         rw = H.classification_weighted(doc, [p])
         rm = H.classification_macro(doc, [p])
-        assert set(rw) == set(H.FAMILY_METRICS["classification_weighted"])
-        assert set(rm) == set(H.FAMILY_METRICS["classification_macro"])
+        assert set(rw) == set(FAMILY_METRICS["classification_weighted"])
+        assert set(rm) == set(FAMILY_METRICS["classification_macro"])
         items_w.append(rw["weighted_f1"])
         items_m.append(rm["macro_f1"])
         acc.append(rw["accuracy"])
@@ -418,7 +421,7 @@ def test_binary_hooks():
         res = H.classification_binary(
             {"label": g, "label_names": ["relevant", "irrelevant"], "positive_label": "relevant"}, [p]
         )
-        assert set(res) == set(H.FAMILY_METRICS["classification_binary"])
+        assert set(res) == set(FAMILY_METRICS["classification_binary"])
         items.append(res["binary_f1"])
     assert H.agg_binary_f1(items) == approx(0.4)  # as test_binary_f1_hand_worked
 
@@ -432,7 +435,7 @@ def test_answer_unwrapping_and_format_failure():
     assert res["weighted_f1"]["pred"] == INVALID and res["format_failure"] == 1.0 and res["accuracy"] == 0.0
 
 
-AGGREGATIONS = sorted({agg for fam in H.FAMILY_METRICS.values() for agg, _ in fam.values() if agg != "mean"})
+AGGREGATIONS = sorted({agg for fam in FAMILY_METRICS.values() for agg, _ in fam.values() if agg != "mean"})
 
 
 @pytest.mark.parametrize("agg", AGGREGATIONS)
@@ -461,13 +464,13 @@ def test_corpus_metrics_refuse_no_items(fn, args):
 
 
 def test_every_family_has_a_process_results_function():
-    for family in H.FAMILY_METRICS:
+    for family in FAMILY_METRICS:
         assert callable(getattr(H, family)), family
-        for metric, (agg, hib) in H.FAMILY_METRICS[family].items():
+        for metric, (agg, hib) in FAMILY_METRICS[family].items():
             assert agg == "mean" or callable(getattr(H, agg)), (family, metric)
             assert isinstance(hib, bool)
     # direction flags: failures are lower-is-better, every score is higher-is-better
-    for fam in H.FAMILY_METRICS.values():
+    for fam in FAMILY_METRICS.values():
         for m, (_, hib) in fam.items():
             if m == "format_failure":
                 assert hib is False
@@ -531,7 +534,7 @@ def test_mean_over_questions_of_weighted_f1_by_hand():
 
 def test_mean_over_questions_refuses_mixed_or_empty_items():
     with pytest.raises(MetricInputError, match="no items"):
-        M.mean_over_questions([], H._weighted_f1)
+        M.mean_over_questions([], H.agg_weighted_f1)
     with pytest.raises(MetricInputError, match="1 of 2 items lack 'question_id'"):
         M.mean_over_questions([_q("q1", "Yes", "Yes"), {"gold": "No", "pred": "No", "labels": ["Yes", "No"]}], len)
 
@@ -544,3 +547,101 @@ def test_gold_news_documents_report_their_question():
         "question_id"
         not in H.classification_weighted({"label": "No", "label_names": ["Yes", "No"]}, ["No"])["weighted_f1"]
     )
+
+
+# =============================================================================================================
+# The NLU metrics: [MCC], [PEARSON], [SQUAD], [CHARF1] (worked by hand from each formula)
+
+
+def test_mcc_counts_an_invalid_answer_as_its_own_predicted_class():
+    # golds A A A U U U, predictions A A U U [invalid] A. Confusion (rows gold; columns A, U, invalid):
+    #   gold A: 2 1 0 (t_A = 3);  gold U: 1 1 1 (t_U = 3);  column sums p = (3, 2, 1); correct c = 2 + 1 = 3; s = 6
+    #   cov = c·s − Σ t·p = 18 − (3·3 + 3·2) = 3;  s² − Σp² = 36 − 14 = 22;  s² − Σt² = 36 − 18 = 18
+    #   MCC = 3 / sqrt(22 · 18)
+    golds = ["acceptable"] * 3 + ["unacceptable"] * 3
+    preds = ["acceptable", "acceptable", "unacceptable", "unacceptable", INVALID, "acceptable"]
+    labels = ["unacceptable", "acceptable"]
+    assert M.matthews_corrcoef(golds, preds, labels) == approx(3 / math.sqrt(22 * 18), abs=1e-12)
+    # had the invalid answer been read as "unacceptable": c = 4, p = (3, 3) → (24 − 18)/sqrt(18·18) = 1/3
+    assert M.matthews_corrcoef(golds, preds[:4] + ["unacceptable", "acceptable"], labels) == approx(1 / 3)
+
+
+def test_mcc_is_zero_for_a_constant_prediction_and_one_for_a_perfect_one():
+    golds = ["acceptable", "unacceptable", "acceptable"]
+    labels = ["unacceptable", "acceptable"]
+    assert M.matthews_corrcoef(golds, ["acceptable"] * 3, labels) == 0.0  # s² − Σp² = 9 − 9 = 0 → 0
+    assert M.matthews_corrcoef(golds, [INVALID] * 3, labels) == 0.0
+    assert M.matthews_corrcoef(golds, golds, labels) == 1.0  # (3·3 − (2·2 + 1·1)) / (9 − 5) = 1
+
+
+def test_similarity_prediction_clips_and_scores_unparsed_answers_as_the_midpoint():
+    assert [M.similarity_prediction(x) for x in ("3.8", "6", "-1", INVALID)] == [3.8, 5.0, 0.0, 2.5]
+    with pytest.raises(MetricInputError):
+        M.similarity_prediction("about three")
+
+
+def test_pearson_with_unparsed_answers_and_a_constant_prediction():
+    # readings 4, [invalid], 1, 6 → x = 4, 2.5 (midpoint), 1, 5 (clipped); gold y = 4, 3, 1, 5; n = 4
+    # Σx 12.5, Σy 13, Σx² 48.25, Σy² 51, Σxy 49.5
+    # r = (4·49.5 − 12.5·13) / sqrt((4·48.25 − 12.5²)(4·51 − 13²)) = 35.5 / sqrt(36.75 · 35)
+    x = [M.similarity_prediction(r) for r in ("4", INVALID, "1", "6")]
+    assert M.pearson(x, [4.0, 3.0, 1.0, 5.0]) == approx(35.5 / math.sqrt(36.75 * 35), abs=1e-12)
+    # a constant prediction (every answer 3.8, or every answer unreadable → 2.5) carries no information: r = 0
+    assert M.pearson([3.8] * 4, [4.0, 3.0, 1.0, 5.0]) == 0.0
+    assert M.pearson([2.5] * 4, [4.0, 3.0, 1.0, 5.0]) == 0.0
+    assert M.spearman([3.8] * 4, [4.0, 3.0, 1.0, 5.0]) == 0.0
+    assert M.pearson([1.0], [2.0]) == 0.0  # a single document: n < 2
+
+
+def test_spearman_shares_tied_ranks():
+    # x = 1, 1, 2, 3 → ranks 1.5, 1.5, 3, 4; y = 1, 2, 3, 4 → ranks 1..4 (both means 2.5)
+    # deviations dx = −1, −1, 0.5, 1.5; dy = −1.5, −0.5, 0.5, 1.5: Σdxdy = 4.5, Σdx² = 4.5, Σdy² = 5
+    # ρ = 4.5 / sqrt(4.5 · 5) = sqrt(0.9)
+    assert M.spearman([1, 1, 2, 3], [1, 2, 3, 4]) == approx(math.sqrt(0.9), abs=1e-12)
+
+
+def test_squad_normalisation_and_token_f1():
+    # lower case, punctuation removed, articles a/an/the removed, whitespace collapsed (in that order)
+    assert M.squad_normalize("The  Denver Broncos!") == "denver broncos"
+    assert M.squad_normalize("An apple a day, theatre.") == "apple day theatre"  # "theatre" is no article
+    assert M.squad_exact_match("The Denver Broncos.", ["Carolina Panthers", "Denver Broncos"]) == 1.0
+    # "the Broncos of Denver" → [broncos, of, denver] vs [denver, broncos]: common 2, P = 2/3, R = 1
+    # F1 = 2·(2/3)·1 / (2/3 + 1) = 0.8; the maximum over the references
+    assert M.squad_f1("the Broncos of Denver", ["Denver Broncos", "Panthers"]) == approx(0.8, abs=1e-12)
+    assert M.squad_f1("Panthers", ["Denver Broncos"]) == 0.0 and M.squad_f1(INVALID, ["x"]) == 0.0
+    with pytest.raises(MetricInputError):
+        M.squad_f1("x", [])
+
+
+def test_japanese_character_f1_normalises_full_width_characters_and_whitespace():
+    # NFKC: "ＡＢ" → "AB"; "AB梅雨" (4 characters) vs "AB梅雨前線" (6): common 4, P = 1, R = 4/6
+    # F1 = 2·1·(2/3) / (1 + 2/3) = 0.8
+    assert M.char_f1("ＡＢ梅雨", ["AB梅雨前線"]) == approx(0.8, abs=1e-12)
+    assert M.char_f1("梅雨 前線", ["梅雨前線"]) == 1.0  # whitespace dropped
+    assert M.char_exact_match("１９９５年", ["1995年"]) == 1.0  # full-width digits
+    # the maximum over references that differ in extent
+    assert M.char_exact_match("小笠原諸島", ["小笠原諸島を除く日本", "小笠原諸島"]) == 1.0
+    # repeated characters count as a multiset: "ああい" vs "あい": common 2, P = 2/3, R = 1 → 0.8
+    assert M.char_f1("ああい", ["あい"]) == approx(0.8, abs=1e-12)
+
+
+def test_nlu_hooks_hand_worked():
+    sts = [H.similarity({"score": g}, [r]) for g, r in zip([4.0, 3.0, 1.0, 5.0], ["4", INVALID, "1", "6"])]
+    assert [s["format_failure"] for s in sts] == [0.0, 1.0, 0.0, 0.0]
+    assert H.agg_pearson([s["pearson"] for s in sts]) == approx(35.5 / math.sqrt(36.75 * 35), abs=1e-12)
+    labels = ["unacceptable", "acceptable"]
+    rows = [
+        H.classification_mcc({"label": g, "label_names": labels}, [p])
+        for g, p in zip(
+            ["acceptable"] * 3 + ["unacceptable"] * 3,
+            ["acceptable", "acceptable", "unacceptable", "unacceptable", INVALID, "acceptable"],
+        )
+    ]
+    assert H.agg_mcc([r["mcc"] for r in rows]) == approx(3 / math.sqrt(22 * 18), abs=1e-12)
+    assert sum(r["accuracy"] for r in rows) == 3.0  # documents 1, 2 and 4
+    qa = H.extractive_qa({"answers": ["Denver Broncos"]}, ["the Broncos of Denver"])
+    assert (qa["squad_f1"], qa["squad_em"]) == (approx(0.8), 0.0)
+    ja = H.extractive_qa_chars({"answers": ["梅雨前線"]}, ["梅雨 前線"])
+    assert (ja["char_f1"], ja["char_em"]) == (1.0, 1.0)
+    mc = H.choice_text({"answer_text": "bank"}, ["Bank"])
+    assert mc["accuracy"] == 1.0 and H.choice_text({"answer_text": "bank"}, [INVALID])["format_failure"] == 1.0

@@ -99,7 +99,7 @@ def label_table(spec, doc, field: str) -> list[tuple[str, str]]:
 
 
 def _entities(spec, doc, text):
-    return M.parse_entities(text, hooks.entity_type_table(doc["entity_types"]))
+    return M.parse_entities(text, M.entity_type_table(doc["entity_types"]))
 
 
 @pytest.mark.parametrize("table_id, tid", CASES, ids=[f"{d}-{t}" for d, t in CASES])

@@ -202,7 +202,7 @@ def test_ranking_source_truncates_shots_and_flattens():
 
 
 def test_sharpe_recompute_matches_hooks_with_unretrieved_candidates():
-    from lm_eval_enterprise.sharpe.scoring import ranking_query_values
+    from lm_eval_enterprise.scoring.metrics import query_value as ranking_query_values
 
     queries = [[("c", 0, None, 1), ("c", 1, [1], 1), ("c", 2, [0], 0)], [("d", 0, None, 1), ("d", 1, None, 0)]]
     for metric, k, agg in (

@@ -9,15 +9,18 @@ import math
 import numpy as np
 import pytest
 
+from lm_eval_enterprise import families
 from lm_eval_enterprise.cli import sharpe as cli
-from lm_eval_enterprise.scoring import hooks
+from lm_eval_enterprise.families import aggregation_of
 from lm_eval_enterprise.scoring.filters import ParsedAnswer
 from lm_eval_enterprise.sharpe import baselines as BL
 from lm_eval_enterprise.sharpe.api import aggregate
 from lm_eval_enterprise.sharpe.export import hub_model_id
 from lm_eval_enterprise.sharpe.io import SharpeInputError
-from lm_eval_enterprise.sharpe.scoring import aggregation_of
 from testkit.synthetic import SynthTask, choice_task, write_run
+
+FAMILY_METRICS = {name: dict(f.metrics) for name, f in families.FAMILIES.items()}
+HELM_METRICS = {name: dict(f.helm_metrics) for name, f in families.FAMILIES.items() if f.helm_metrics}
 
 FAST = dict(bootstrap=300, progress=False)
 CONSTRAINED = {"model": "hf-constrained", "decoding": "regex_constrained", "constraint_engine": "xgrammar"}
@@ -176,7 +179,7 @@ def test_hub_ids_keep_decoding_and_settings_apart():
 
 # ================================================================================================ *_helm metrics
 def test_every_helm_metric_has_its_aggregation():
-    for family, table in hooks.HELM_METRICS.items():
+    for family, table in HELM_METRICS.items():
         for metric, (agg, _) in table.items():
             assert aggregation_of(family, metric) == agg
             assert aggregation_of(None, metric) == agg

@@ -12,14 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lm_eval_enterprise import families
 from lm_eval_enterprise.cli import sharpe as cli
-from lm_eval_enterprise.scoring import hooks
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown, write_outputs
 from lm_eval_enterprise.sharpe.io import SharpeInputError
 from lm_eval_enterprise.sharpe.report import SCALARS, markdown, to_json
 from testkit.synthetic import SynthTask, family_task, write_run
 from testkit.synthetic import choice_task as mc_task
 from testkit.synthetic import correct_counts as counts
+
+FAMILY_METRICS = {name: dict(f.metrics) for name, f in families.FAMILIES.items()}
+HELM_METRICS = {name: dict(f.helm_metrics) for name, f in families.FAMILIES.items() if f.helm_metrics}
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -179,13 +182,13 @@ def test_every_family_recomputes_exactly(tmp_path):
     for m, q in (("org/a", 0.7), ("org/b", 0.5)):
         tasks = [
             family_task(f, f"t{k}", 30 if "rank" not in f else 60, q - 0.1 * k, 0.1 * (k == 2))
-            for f in hooks.FAMILY_METRICS
+            for f in FAMILY_METRICS
             for k in (1, 2, 3)
         ]
         write_run(tmp_path, m, tasks)
     res = aggregate([tmp_path], bootstrap=100, progress=False)
     assert not [m for m in res["messages"] if "recompute" in m], res["messages"]
-    for f in hooks.FAMILY_METRICS:
+    for f in FAMILY_METRICS:
         r = by(res, "org/a", f"ent_syn_{f}")
         assert r["sharpe_status"] in ("ok", "inf", "-inf") and r["ci"] is not None
         assert r["baseline"]["value"] is not None

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
+from lm_eval_enterprise.scoring.corpus import mean_values as mean_scorer
 from lm_eval_enterprise.sharpe import bootstrap as BS
 from lm_eval_enterprise.sharpe import stats as ST
-from lm_eval_enterprise.sharpe.scoring import mean_scorer
 
 TOL = 1e-6
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from lm_eval.tasks._yaml_loader import load_yaml
 
-from lm_eval_enterprise import TASK_DIR
+from lm_eval_enterprise import TASK_DIR, families
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.prompting.templating import (
     HEADER,
@@ -22,6 +22,8 @@ from lm_eval_enterprise.prompting.templating import (
     render,
 )
 from lm_eval_enterprise.scoring import filters, hooks
+
+FAMILY_METRICS = {name: dict(f.metrics) for name, f in families.FAMILIES.items()}
 
 REPO = Path(__file__).resolve().parents[1]
 TASKS = Path(TASK_DIR)
@@ -240,15 +242,15 @@ def test_variant_repeats_full_metadata(path):
     assert meta["version"] == VERSION
     assert own["task"] == f"{meta['variant_group']}__{meta['template_id']}"
     assert meta["domain"] == path.parent.parent.name
-    assert meta["task_family"] in hooks.FAMILY_METRICS
-    assert meta["primary_metric"] in hooks.FAMILY_METRICS[meta["task_family"]]
+    assert meta["task_family"] in FAMILY_METRICS
+    assert meta["primary_metric"] in FAMILY_METRICS[meta["task_family"]]
 
     merged = load_yaml(path, resolve_func=False)
     assert merged["metadata"] == meta  # nothing of the base's metadata survives the merge
     base = load_yaml(path.parent / own["include"], resolve_func=False)
     # the base's metric list and process_results belong to the family named in the metadata (a table may
     # declare extra per-doc report metrics after the family's own)
-    family = list(hooks.FAMILY_METRICS[meta["task_family"]])
+    family = list(FAMILY_METRICS[meta["task_family"]])
     assert [m["metric"] for m in base["metric_list"]][: len(family)] == family
     assert str(base["process_results"]).endswith(f"lm_eval_enterprise.scoring.hooks.{meta['task_family']}")
     # HELM's own prompt adds HELM's reading rule (*_helm) and nothing else differs

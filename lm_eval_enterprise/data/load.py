@@ -19,8 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..configkeys import QUESTION_FIELD
 from ..errors import DataError, forget_warnings, warn_once
-from ..scoring.hooks import QUESTION_FIELD
 from .checks import DataReport, repeated_ids, require_splits
 from .fewshot import helm_balanced
 from .folder import convert_folder
@@ -94,7 +94,7 @@ def _all_questions(
     * evaluation and other splits: the documents of item 1 (one per question, in ``Source.subtasks`` order), then
       item 2, …, items in the order of the question's own split (any order the data layer gives the records
       applies to all questions alike); ``id`` = ``<item id>/<question>``, ``question_id`` = the question
-      (:data:`lm_eval_enterprise.scoring.hooks.QUESTION_FIELD`);
+      (:data:`lm_eval_enterprise.configkeys.QUESTION_FIELD`);
     * ``fewshot``: each question's [BAL]-ordered pool, question after question, each record with its
       ``question_id``; the task draws a document's shots from its own question's pool
       (:class:`lm_eval_enterprise.harness.task.EnterpriseTask`), so every prompt is the one the question alone gives.

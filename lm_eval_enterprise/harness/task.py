@@ -34,9 +34,9 @@ from typing import Any
 from lm_eval.api.task import ConfigurableTask
 
 from .. import families
+from ..configkeys import QUESTION_FIELD
 from ..prompting import speedups
 from ..prompting.budget import PromptBudget
-from ..scoring.hooks import QUESTION_FIELD
 
 
 class EnterpriseTask(ConfigurableTask):

@@ -10,7 +10,9 @@ Task YAMLs reference these with ``!function lm_eval_enterprise.scoring.hooks.<na
 * ``<family>_helm`` functions (families with ``helm_metrics`` in their registry record) are the ``process_results`` of a template that
   is HELM's own prompt: the family's metrics plus the primary metric under HELM's reading rule
   (``<primary>_helm``), for parity with the paper's numbers.
-* ``agg_*`` functions are the corpus-level aggregations named in ``metric_list``.
+* ``agg_*`` functions are the corpus-level aggregations named in ``metric_list``: each is
+  :func:`lm_eval_enterprise.scoring.corpus.aggregate` of its own name — the statistic of the one table
+  :data:`~lm_eval_enterprise.scoring.corpus.STATISTICS`, which the Sharpe tool reads too.
 
 The metric key names returned here must match the base YAML's ``metric_list`` exactly (lm-eval aggregates
 only declared metrics); the generator in :mod:`lm_eval_enterprise.prompting.templating` writes the ``metric_list`` from the
@@ -23,18 +25,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import families
+from ..configkeys import QUESTION_FIELD
+from . import corpus
 from . import metrics as M
 from .answers import ParsedAnswer, helm_label
-
-# the document field naming its question in a dataset made of questions (gold_news: documents = headline ×
-# question, see lm_eval_enterprise.data.load); corpus metrics of such a task are means over questions ([QMEAN])
-QUESTION_FIELD = "question_id"
-
-# The per-family tables, read from the family registry (kept under these names for existing callers)
-FAMILY_METRICS: dict[str, dict[str, tuple[str, bool]]] = families.metric_tables()
-# the HELM reading as a secondary metric of the template that is HELM's prompt ("helm" in its axes)
-HELM_METRICS: dict[str, dict[str, tuple[str, bool]]] = families.helm_tables()
 
 
 def _answer(results: Sequence[Any]) -> ParsedAnswer:
@@ -79,39 +73,73 @@ def classification_binary(doc: dict, results: Sequence[Any]) -> dict:
     return {"binary_f1": {"gold": gold, "pred": pred, "positive": doc["positive_label"]}, **common}
 
 
-def _weighted_f1(items: Sequence[dict]) -> float:
-    return M.weighted_f1([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))
+def _aggregation(agg: str):
+    """lm-eval's aggregation ``agg``: :func:`corpus.aggregate` of that statistic (one definition per metric)."""
+
+    def aggregation(items: Sequence[Any]) -> float:
+        return corpus.aggregate(agg, items)
+
+    aggregation.__name__ = aggregation.__qualname__ = agg
+    aggregation.__doc__ = f"``corpus.aggregate({agg!r}, items)``: {corpus.statistic(agg).baseline} baseline rule."
+    return aggregation
 
 
-def _weighted_pr(items: Sequence[dict]) -> tuple[float, float]:
-    return M.weighted_precision_recall([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))
+agg_weighted_f1 = _aggregation("agg_weighted_f1")  # [WF1]; documents = item × question: the mean over questions
+agg_weighted_precision = _aggregation("agg_weighted_precision")
+agg_weighted_recall = _aggregation("agg_weighted_recall")
+agg_macro_f1 = _aggregation("agg_macro_f1")  # [MF1] over the gold classes present
+agg_binary_f1 = _aggregation("agg_binary_f1")  # [BF1]
+agg_mcc = _aggregation("agg_mcc")  # [MCC]
+agg_pearson = _aggregation("agg_pearson")  # [PEARSON]
+agg_spearman = _aggregation("agg_spearman")
 
 
-def agg_weighted_f1(items: Sequence[dict]) -> float:
-    """[WF1] of the items; for documents that are (item, question) pairs the mean over questions ([QMEAN])."""
-    return M.mean_over_questions(items, _weighted_f1, QUESTION_FIELD)
+def classification_mcc(doc: dict, results: Sequence[Any]) -> dict:
+    """[MCC] (CoLA, JCoLA): the corpus item of the confusion matrix, accuracy and the format metrics."""
+    gold, pred, common = _classification(doc, results)
+    return {"mcc": {"gold": gold, "pred": pred, "labels": list(doc["label_names"])}, **common}
 
 
-def agg_weighted_precision(items: Sequence[dict]) -> float:
-    return M.mean_over_questions(items, lambda g: _weighted_pr(g)[0], QUESTION_FIELD)
+def classification_accuracy(doc: dict, results: Sequence[Any]) -> dict:
+    """Accuracy of a label (MNLI, JNLI), with macro F1 over the classes as a secondary corpus metric."""
+    gold, pred, common = _classification(doc, results)
+    return {**common, "macro_f1": {"gold": gold, "pred": pred, "labels": list(doc["label_names"])}}
 
 
-def agg_weighted_recall(items: Sequence[dict]) -> float:
-    return M.mean_over_questions(items, lambda g: _weighted_pr(g)[1], QUESTION_FIELD)
+def similarity(doc: dict, results: Sequence[Any]) -> dict:
+    """[PEARSON] (STS-B, JSTS): the answer's number clipped to [0, 5] (2.5 when unreadable: a format failure that
+    stays in the correlation, :func:`metrics.similarity_prediction`) paired with the gold score."""
+    pred = _answer(results)
+    item = {"pred": M.similarity_prediction(pred), "gold": float(doc["score"])}
+    return {"pearson": item, "spearman": item, **_format(pred)}
 
 
-def agg_macro_f1(items: Sequence[dict]) -> float:
-    return M.macro_f1([i["gold"] for i in items], [i["pred"] for i in items], _labels(items))
+def extractive_qa(doc: dict, results: Sequence[Any]) -> dict:
+    """[SQUAD] token F1 and exact match of the answer span against every reference (the maximum)."""
+    pred = _answer(results)
+    return {
+        "squad_f1": M.squad_f1(pred, doc["answers"]),
+        "squad_em": M.squad_exact_match(pred, doc["answers"]),
+        **_format(pred),
+    }
 
 
-def agg_binary_f1(items: Sequence[dict]) -> float:
-    M._require(items, "binary_f1")
-    return M.binary_f1([i["gold"] for i in items], [i["pred"] for i in items], items[0]["positive"])
+def extractive_qa_chars(doc: dict, results: Sequence[Any]) -> dict:
+    """[CHARF1] character F1 and exact match of the answer span against every reference (the maximum)."""
+    pred = _answer(results)
+    return {
+        "char_f1": M.char_f1(pred, doc["answers"]),
+        "char_em": M.char_exact_match(pred, doc["answers"]),
+        **_format(pred),
+    }
 
 
-def _labels(items: Sequence[dict]) -> list[str]:
-    M._require(items, "f1")
-    return list(items[0]["labels"])
+def choice_text(doc: dict, results: Sequence[Any]) -> dict:
+    """Accuracy of a multiple-choice answer given as the option's text (CommonsenseQA, JCommonsenseQA): the
+    [PARSE] reading (an option's text, or its letter / number through the document's ``label_aliases``) must
+    equal ``doc["answer_text"]``; no option is wrong and a format failure."""
+    pred = _answer(results)
+    return {"accuracy": M.exact_match(doc["answer_text"], pred), **_format(pred)}
 
 
 # ------------------------------------------------------------------------------------------------ NER
@@ -121,34 +149,9 @@ def entity(doc: dict, results: Sequence[Any]) -> dict:
     return {"entity_f1": item, "entity_precision": item, "entity_recall": item, **_format(pred)}
 
 
-def entity_scores(items: Sequence[dict]) -> dict[str, float]:
-    """Parse gold and predicted phrase lists with the same code ([EF1]) and score them (micro)."""
-    M._require(items, "entity_f1")
-    table = entity_type_table(items[0]["types"])
-    golds, preds = [], []
-    for it in items:
-        gold = M.parse_entities(it["gold"], table)
-        if gold is None:
-            raise M.MetricInputError(f"unparsable gold entity string {it['gold']!r}")
-        golds.append(gold)
-        preds.append(None if it["pred"] == M.INVALID else M.parse_entities(it["pred"], table))
-    return M.entity_prf(golds, preds)
-
-
-TYPE_ALIASES = M.TYPE_ALIASES
-entity_type_table = M.entity_type_table  # norm(type or alias) → canonical type (kept here for existing callers)
-
-
-def agg_entity_f1(items):
-    return entity_scores(items)["f1"]
-
-
-def agg_entity_precision(items):
-    return entity_scores(items)["precision"]
-
-
-def agg_entity_recall(items):
-    return entity_scores(items)["recall"]
+agg_entity_f1 = _aggregation("agg_entity_f1")  # [EF1] micro F1 (gold and prediction read by one parser)
+agg_entity_precision = _aggregation("agg_entity_precision")
+agg_entity_recall = _aggregation("agg_entity_recall")
 
 
 # ------------------------------------------------------------------------------------------------ KPI-Edgar
@@ -160,24 +163,10 @@ def kpi(doc: dict, results: Sequence[Any]) -> dict:
     return {**{m: item for m in M.KPI_METRICS}, **_format(pred)}
 
 
-def _kpi(items):
-    return M.kpi_adjusted_f1([i["gold"] for i in items], [i["pred"] for i in items])
-
-
-def agg_adjusted_macro_f1(items):
-    return _kpi(items)["adjusted_macro_f1"]
-
-
-def agg_word_macro_f1(items):
-    return _kpi(items)["word_macro_f1"]
-
-
-def agg_adjusted_macro_f1_helm(items):
-    return _kpi(items)["adjusted_macro_f1_helm"]
-
-
-def agg_word_macro_f1_helm(items):
-    return _kpi(items)["word_macro_f1_helm"]
+agg_adjusted_macro_f1 = _aggregation("agg_adjusted_macro_f1")  # [KPIF1] IBM's metric and parser
+agg_word_macro_f1 = _aggregation("agg_word_macro_f1")
+agg_adjusted_macro_f1_helm = _aggregation("agg_adjusted_macro_f1_helm")  # HELM's formulas and strict parser
+agg_word_macro_f1_helm = _aggregation("agg_word_macro_f1_helm")
 
 
 # ------------------------------------------------------------------------------------------------ ranking
@@ -213,16 +202,9 @@ def ranking_generate(doc: dict, results: Sequence[Any]) -> dict:
     return {"rr_at_10": item, "rr_at_5": item, "ndcg_at_10": item, "yes_accuracy": correct, **_format(pred)}
 
 
-def agg_rr_at_10(items):
-    return M.mean_rr_at_k(items, 10)
-
-
-def agg_rr_at_5(items):
-    return M.mean_rr_at_k(items, 5)
-
-
-def agg_ndcg_at_10(items):
-    return M.mean_ndcg_at_k(items, 10)
+agg_rr_at_10 = _aggregation("agg_rr_at_10")  # [RR] mean over queries of each query's RR@10
+agg_rr_at_5 = _aggregation("agg_rr_at_5")
+agg_ndcg_at_10 = _aggregation("agg_ndcg_at_10")
 
 
 # ------------------------------------------------------------------------------------------------ numeric QA

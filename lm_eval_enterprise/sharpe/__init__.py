@@ -1,6 +1,7 @@
 """Sharpe-score aggregation across instruction templates.
 
-Reading and scoring: :mod:`.io` (lm-eval outputs), :mod:`.scoring` (per-template scores from samples, vectorised),
+Reading and scoring: :mod:`.io` (lm-eval outputs), :mod:`lm_eval_enterprise.scoring.corpus` (per-template scores
+from samples, vectorised: the metrics' sufficient statistics),
 :mod:`.baselines` (expected score of an uninformative predictor), :mod:`.stats`, :mod:`.bootstrap`.
 The aggregation, by stage: :mod:`.options`, :mod:`.grouping`, :mod:`.pairing`, :mod:`.template_scores`,
 :mod:`.bootstrap_rows`, :mod:`.parallel`, :mod:`.records`, :mod:`.comparisons`, :mod:`.rollup`, tied together by

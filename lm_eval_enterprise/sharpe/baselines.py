@@ -10,9 +10,11 @@ Formulas (q = 1/k; class j has n_j gold items of N):
 * accuracy, k options: uniform 1/k; majority p_max.
 * per-class F1 under the uniform predictor: TP_j ~ Bin(n_j, q), FP_j ~ Bin(N − n_j, q) independent,
   E[F1_j] = Σ_a Σ_c Bin(a; n_j, q)·Bin(c; N − n_j, q)·2a/(n_j + a + c)  (a term with a zero denominator is 0);
-  weighted F1 = Σ_j (n_j/N)·E[F1_j], macro = mean_j E[F1_j], binary = E[F1_c].
+  weighted F1 = Σ_j (n_j/N)·E[F1_j], macro = the mean of E[F1_j] over the classes present in the gold answers
+  (the metric's own averaging rule, :func:`lm_eval_enterprise.scoring.metrics.average_f1`), binary = E[F1_c].
   Majority (constant prediction of class m with share p): F1_m = 2p/(1 + p), other classes 0, so weighted
-  p·2p/(1+p), macro (1/k)·2p/(1+p), binary 2p_c/(1+p_c) if c is the majority class else 0.
+  p·2p/(1+p), macro (1/|G|)·2p/(1+p) (G: the classes present), binary 2p_c/(1+p_c) if c is the majority class
+  else 0.
 * RR@k under a random permutation of C candidates with R ≥ 1 relevant:
   E = Σ_{r=1}^{min(k, C−R+1)} (1/r)·C(C−r, R−1)/C(C, R); R = 0 → 0 (H_k/C for R = 1, k ≤ C).
 * NDCG@k (binary gains) under a random permutation: each position is relevant with probability R/C, so
@@ -37,6 +39,8 @@ from functools import lru_cache
 import numpy as np
 
 from .. import families
+from ..scoring import corpus
+from ..scoring.metrics import average_f1
 
 SIMULATION_DRAWS = 10_000
 
@@ -125,16 +129,12 @@ def uniform_f1(counts: Sequence[int], average: str, positive: int | None = None)
     n, k = sum(counts), len(counts)
     if n <= 0:
         raise ValueError("uniform F1 baseline: no gold labels")
-    per = [expected_f1_class(c, n, k) for c in counts]
-    if average == "weighted":
-        return float(sum(c / n * f for c, f in zip(counts, per)))
-    if average == "macro":
-        return float(sum(per) / k)
+    per = np.array([expected_f1_class(c, n, k) for c in counts])
     if average == "binary":
         if positive is None:
             raise ValueError("binary F1 baseline needs the positive class index")
         return float(per[positive])
-    raise ValueError(f"unknown average {average!r}")
+    return float(average_f1(per, np.array(counts, dtype=float), average)[0])
 
 
 def majority_f1(counts: Sequence[int], average: str, positive: int | None = None) -> float:
@@ -142,10 +142,10 @@ def majority_f1(counts: Sequence[int], average: str, positive: int | None = None
     counts = [int(c) for c in counts]
     p = majority_share(counts)
     f_major = 2 * p / (1 + p)
-    if average == "weighted":
-        return p * f_major
-    if average == "macro":
-        return f_major / len(counts)
+    if average in ("weighted", "macro"):
+        per = np.zeros(len(counts))
+        per[majority_index(counts)] = f_major
+        return float(average_f1(per, np.array(counts, dtype=float), average)[0])
     if average == "binary":
         if positive is None:
             raise ValueError("binary F1 baseline needs the positive class index")
@@ -211,13 +211,11 @@ def simulated_uniform(
             v = (preds == g[None, :]).mean(1)
         else:
             per = _f1_from_draws(g, preds, k)
-            if metric == "weighted":
-                w = np.bincount(g, minlength=k) / len(g)
-                v = per @ w
-            elif metric == "macro":
-                v = per.mean(1)
-            elif metric == "binary":
+            if metric == "binary":
                 v = per[:, positive]
+            elif metric in ("weighted", "macro"):
+                support = np.broadcast_to(np.bincount(g, minlength=k).astype(float), per.shape)
+                v = average_f1(per, support, metric)
             else:
                 raise ValueError(metric)
         values[s : s + len(v)] = v
@@ -277,21 +275,6 @@ def lead_baseline(documents: Sequence[str], references: Sequence[str], k: int, m
 
 
 # ----------------------------------------------------------------------------------------------------- dispatch
-ZERO_METRICS = {
-    "entity_f1",
-    "entity_precision",
-    "entity_recall",
-    "adjusted_macro_f1",
-    "word_macro_f1",
-    "adjusted_macro_f1_helm",
-    "rouge_l",
-    "rouge_1",
-    "rouge_2",
-    "mcc",
-    "pearson",
-}
-
-
 @dataclass
 class LabelInfo:
     """What a baseline needs to know about the documents of one template (on the shared doc set)."""
@@ -350,18 +333,18 @@ def compute(
     if metric == "format_failure":
         return Baseline(0.0, "zero", note="format-failure rate: baseline 0")
     fam = families.find(family)
-    if metric in ZERO_METRICS or (fam is not None and fam.zero_baseline and metric != "format_failure"):
+    st = corpus.STATISTICS.get(agg or "mean")
+    if (st is not None and st.baseline == "zero") or (fam is not None and fam.zero_baseline):
         return Baseline(0.0, "zero", note="no-information generator scores 0 (docs/sharpe.md#generation-baseline)")
-    f1_avg = {"agg_weighted_f1": "weighted", "agg_macro_f1": "macro", "agg_binary_f1": "binary"}.get(agg)
+    f1_avg = st.average if st is not None else None
     if f1_avg and info.question_counts:
         return _question_baseline(f1_avg, info, method, seed)
     if f1_avg or (metric == "accuracy" and info.kind == "classification"):
         return _classification_baseline(f1_avg, info, method, seed)
     if metric == "accuracy" and info.kind == "choice":
         return _choice_baseline(info, method, seed)
-    rank = _ranking_metric(agg)
-    if rank is not None:
-        return _ranking_baseline(rank, info, method, seed)
+    if st is not None and st.ranking is not None:
+        return _ranking_baseline(st.ranking, info, method, seed)
     if metric == "yes_accuracy":
         return _yes_baseline(info, method)
     return Baseline(
@@ -446,10 +429,3 @@ def _yes_baseline(info: LabelInfo, method: str) -> Baseline:
         c = Counter(info.candidate_relevance)
         return Baseline(majority_share([c.get(1, 0), c.get(0, 0)]), "majority")
     return Baseline(0.5, "uniform", note="random Yes/No per candidate")
-
-
-def _ranking_metric(agg: str) -> tuple[str, int] | None:
-    for prefix, name in (("agg_rr_at_", "rr"), ("agg_ndcg_at_", "ndcg")):
-        if agg.startswith(prefix) and agg[len(prefix) :].isdigit():
-            return name, int(agg[len(prefix) :])
-    return None

@@ -7,7 +7,7 @@ shared by every template and every model of the row, then — with template resa
 resampling the B draws are taken as one ``rng.integers(0, D, (B, D))`` call, which yields the identical stream.
 
 Document indices become a multiplicity matrix W (B × D): the resampled score of every template is
-``Scorer.finalize(W @ features)`` (see :mod:`.scoring`).
+``Stats.finalize(W @ features)`` (see :mod:`lm_eval_enterprise.scoring.corpus`).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import families
+from ..scoring import corpus
 from . import baselines as BL
 from .io import (
     ResultsFile,
@@ -32,7 +33,6 @@ from .io import (
     task_runs,
 )
 from .options import Options, Progress, natural_key
-from .scoring import aggregation_of, ranking_aggregation
 
 
 def strict_or_note(opts: Options, messages: list[str], msg: str, strict_suffix: str, note_suffix: str) -> None:
@@ -221,7 +221,7 @@ def metric_specs(runs: list[TaskRun], group: str, opts: Options) -> list[MetricS
         hib = {bool(r.higher_is_better.get(name, True)) for r in runs}
         if len(hib) != 1:
             raise SharpeInputError(f"group {group}: templates disagree on higher_is_better for {name}")
-        specs.append(MetricSpec(name, filt, aggregation_of(runs[0].family, name), hib.pop()))
+        specs.append(MetricSpec(name, filt, families.aggregation_of(runs[0].family, name), hib.pop()))
     if not specs:
         raise SharpeInputError(f"group {group}: none of the metrics {opts.metrics} exists")
     return specs
@@ -389,7 +389,7 @@ def build_groups(
             messages.append(f"group {name}: no template is shared by all models; skipped")
             continue
         g.metrics = metric_specs([r for v in g.runs.values() for t, r in v.items() if t in common], name, opts)
-        is_rank = families.uses_query_units(g.family) or any(m.agg and ranking_aggregation(m.agg) for m in g.metrics)
+        is_rank = families.uses_query_units(g.family) or any(corpus.per_query(m.agg) for m in g.metrics)
         g.unit = "query" if is_rank else "doc"
         _check_settings(g, opts, messages)
         groups.append(g)

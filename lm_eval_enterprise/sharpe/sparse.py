@@ -2,7 +2,7 @@
 
 A sparse run evaluates each document under only some templates. Per template the score is estimated by
 **plug-in** (PromptEval, Polo et al. 2024): observed cells keep their observed per-document sufficient statistics
-(the ``Scorer.features`` of :mod:`.scoring`), every unobserved cell (t, d) contributes its expectation under a model
+(the ``Stats.features`` of :mod:`lm_eval_enterprise.scoring.corpus`), every unobserved cell (t, d) contributes its expectation under a model
 with template and document effects, and the template's score is the metric's own ``finalize`` of the sum over all
 documents:
 
@@ -36,14 +36,13 @@ posterior, then the outcome), σ = sqrt(mean_r σ_r²), S = (μ − b)/(α·max(
 Intervals: the full tool's document bootstrap (:func:`.bootstrap.draw`), with the model refitted and the
 unobserved cells drawn once on every resample, so they include the imputation uncertainty.
 
-Supported metrics (every primary metric of the 25 datasets): any per-document metric with aggregation ``mean``
-(accuracy, exact match, ROUGE-1/2/L, ...), weighted / macro / binary F1, entity F1 / precision / recall, KPI
-adjusted and word macro F1 (and ``adjusted_macro_f1_helm``), per-query RR@k and NDCG@k.
+Supported metrics (every primary metric of the 25 enterprise datasets): any per-document metric with aggregation
+``mean`` (accuracy, exact match, ROUGE-1/2/L, SQuAD F1, ...), weighted / macro / binary F1 and weighted precision /
+recall, entity F1 / precision / recall, the KPI adjusted and word macro F1, per-query RR@k and NDCG@k — every
+statistic of :data:`lm_eval_enterprise.scoring.corpus.STATISTICS` whose ``layout`` is one of the above.
 
-Not supported (a one-line :class:`SparseError` naming the metric, never a silent fallback): aggregations without
-per-document sufficient statistics in :mod:`.scoring` (e.g. weighted precision / recall, which the full tool scores
-with the exact :class:`.scoring.ItemScorer`: a missing cell has no additive contribution to impute) and any
-aggregation without a cell model above; the
+Not supported (a one-line :class:`SparseError` naming the metric, never a silent fallback): statistics without a
+cell model (``layout`` None: MCC's confusion counts, Pearson's moments, Spearman's ranks); the
 parsed-only scoring mode (it drops each template's unparsable documents, so which cells are missing would depend
 on the outcome, while the cell models assume the planner's outcome-independent missingness). Composite datasets
 (subtasks) use s_t = mean over subtasks, as the full tool does.
@@ -54,9 +53,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
+from ..scoring import metrics as M
 from .bootstrap import draw, multiplicities
 from .options import natural_key
 from .stats import percentile_ci, sharpe, sharpe_matrix
@@ -439,7 +440,7 @@ class CellMatrix:
             list(docs or [str(j) for j in range(v.shape[1])]),
             feats,
             mask,
-            _ratio_finalize,
+            M.mean_finalize,
             ("mean",),
             name=name,
         )
@@ -473,32 +474,11 @@ class CellMatrix:
             list(docs or [str(j) for j in range(len(g))]),
             feats,
             mask,
-            f1_finalize(len(cols), average),
+            partial(M.f1_finalize, average=average),
             ("classification", len(cols)),
             correct=correct,
             name=name,
         )
-
-
-def _ratio_finalize(s: np.ndarray) -> np.ndarray:
-    s = np.atleast_2d(s)
-    return np.where(s[:, 1] > 0, s[:, 0] / np.where(s[:, 1] > 0, s[:, 1], 1), np.nan)
-
-
-def f1_finalize(k: int, average: str) -> Callable[[np.ndarray], np.ndarray]:
-    """F1 from summed [tp, gold, pred] columns (the formulas of :func:`.scoring.classification_scorer`)."""
-
-    def fin(s: np.ndarray) -> np.ndarray:
-        s = np.atleast_2d(s)
-        tp, gold, pred = s[:, :k], s[:, k : 2 * k], s[:, 2 * k : 3 * k]
-        den = gold + pred
-        f1 = np.where(den > 0, 2 * tp / np.where(den > 0, den, 1), 0.0)
-        if average in ("binary", "macro"):
-            return f1.mean(1)
-        tot = gold.sum(1)
-        return np.where(tot > 0, (f1 * gold).sum(1) / np.where(tot > 0, tot, 1), 0.0)
-
-    return fin
 
 
 # ============================================================================================ cell models

@@ -6,7 +6,7 @@ A stage of the one Sharpe pipeline: the tool's :class:`.options.Options`, the gr
 task) and the tool's writers (:mod:`.outputs`); samples of the primary filter are read with :mod:`.io`. Per model × variant group, the documents are the union over templates of the logged documents
 (keyed like the full tool: ``doc.id``, else ``doc_hash``, else ``doc_id``; ranking families by query), sorted in
 the full tool's order; each template's logged lines become the observed cells, with the per-document sufficient
-statistics of :mod:`.scoring`. The baseline is computed on all documents of the group with :mod:`.baselines`
+statistics of :mod:`lm_eval_enterprise.scoring.corpus`. The baseline is computed on all documents of the group with :mod:`.baselines`
 (label information from the logged documents), as the full tool does.
 
 A run made with ``--cell_budget`` records ``cell_budget``, ``cell_seed``, ``cells_planned`` and ``cell_design`` in
@@ -24,19 +24,16 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import __version__, families
-from ..scoring.hooks import QUESTION_FIELD
+from ..configkeys import QUESTION_FIELD
+from ..scoring import corpus
+from ..scoring import metrics as M
 from . import baselines as BL
 from .grouping import MetricSpec, read_runs
 from .io import SampleTable, SharpeInputError, TaskRun, read_samples, task_metadata
 from .options import Options, Progress, natural_key
 from .pairing import _unit_keys
-from .scoring import ItemScorer, ScoringError, aggregation_of, build_doc_scorer, build_query_scorer, ranking_aggregation
 from .sparse import CellMatrix, RowEstimate, SparseError, estimate_row
 from .template_scores import label_info as _label_info
-
-CLASSIFICATION_AGGS = {"agg_weighted_f1", "agg_macro_f1", "agg_binary_f1"}
-ENTITY_AGGS = {"agg_entity_f1", "agg_entity_precision", "agg_entity_recall"}
-KPI_AGGS = {"agg_adjusted_macro_f1", "agg_word_macro_f1", "agg_adjusted_macro_f1_helm"}
 
 
 @dataclass
@@ -56,19 +53,6 @@ class SparseGroup:
     messages: list[str] = field(default_factory=list)
     question: str | None = None  # a dataset made of questions: this question's documents of the variant group
     axes: dict = field(default_factory=dict)  # template id → population axis values (population groups)
-
-
-def layout_for(agg: str, n_features: int) -> tuple:
-    """Feature layout of an aggregation's :class:`.scoring.Scorer` (see :class:`.sparse.CellMatrix`)."""
-    if agg == "mean" or ranking_aggregation(agg):
-        return ("mean",)
-    if agg in CLASSIFICATION_AGGS:
-        return ("classification", n_features // 3)
-    if agg in ENTITY_AGGS:
-        return ("counts", [("tp_fp_fn", 0)])
-    if agg in KPI_AGGS:
-        return ("counts", [("o_p_g", 3 * i) for i in range(n_features // 3)])
-    raise SparseError(f"aggregation {agg!r} has no cell model")
 
 
 def _doc_keys(tab: SampleTable, unit: str, path) -> list:
@@ -94,8 +78,8 @@ def _group_cells(
     if not metric:
         raise SharpeInputError(f"group {name}: no metadata.primary_metric; pass --metric NAME")
     filt = first.primary_filter
-    agg = aggregation_of(family, metric) or "mean"
-    unit = "query" if families.uses_query_units(family) or ranking_aggregation(agg) else "doc"
+    agg = families.aggregation_of(family, metric) or "mean"
+    unit = "query" if families.uses_query_units(family) or corpus.per_query(agg) else "doc"
     tables, keys = {}, {}
     for t in tids:
         run = runs[t]
@@ -155,6 +139,7 @@ def _cells(ctx: tuple, lines: dict, question: str | None = None) -> SparseGroup:
     docs = sorted(set().union(*(set(v) for v in lines.values())), key=natural_key)
     pos = {k: j for j, k in enumerate(docs)}
     feats, mask, correct, finalize, width = None, np.zeros((len(tids), len(docs)), bool), None, None, None
+    layout: tuple = ("mean",)
     for ti, t in enumerate(tids):
         tab = tables[t]
         ks = list(lines[t])
@@ -164,21 +149,21 @@ def _cells(ctx: tuple, lines: dict, question: str | None = None) -> SparseGroup:
                 items = [vals[lines[t][k]] for k in ks]
                 if question is not None:  # one question's documents: its own corpus metric
                     items = [{f: v for f, v in it.items() if f != QUESTION_FIELD} for it in items]
-                sc = build_doc_scorer(agg, items, metric)
+                sc = corpus.doc_stats(agg, items, metric)
             else:
-                sc = build_query_scorer(agg, [[vals[i] for i in lines[t][k]] for k in ks], metric)
-        except ScoringError as exc:
+                sc = corpus.query_stats(agg, [[vals[i] for i in lines[t][k]] for k in ks], metric)
+        except (M.MetricInputError, corpus.UnknownAggregation) as exc:
             raise SharpeInputError(f"{tab.path}: {exc}") from None
-        if isinstance(sc, ItemScorer):
+        if not sc.linear or sc.layout is None:
             raise SparseError(
-                f"group {name}: metric {metric} (aggregation {agg}) has no per-document sufficient "
-                "statistics; the sparse estimator cannot impute it"
+                f"group {name}: metric {metric} (aggregation {agg}) has no cell model; the sparse estimator "
+                "cannot impute it (run every cell, or estimate the family's primary metric)"
             )
         if feats is None:
             width = sc.features.shape[1]
             feats = np.zeros((len(tids), len(docs), width))
             correct = np.zeros((len(tids), len(docs)))
-            finalize = sc.finalize
+            finalize, layout = sc.finalize, sc.layout
         elif sc.features.shape[1] != width:
             raise SharpeInputError(f"group {name}: templates disagree on the label set of {metric}")
         cols = np.array([pos[k] for k in ks])
@@ -186,7 +171,6 @@ def _cells(ctx: tuple, lines: dict, question: str | None = None) -> SparseGroup:
         mask[ti, cols] = True
         if sc.per_doc is not None:
             correct[ti, cols] = sc.per_doc
-    layout = layout_for(agg, width)
     cm = CellMatrix(
         [str(t) for t in tids],
         [str(d) for d in docs],

@@ -1,6 +1,6 @@
 """Stage 3 — per-template scores and baselines.
 
-For every (model, template, metric, scoring mode) a :class:`~.scoring.Scorer` recomputes s_t from the paired
+For every (model, template, metric, scoring mode) a :class:`~lm_eval_enterprise.scoring.corpus.Stats` recomputes s_t from the paired
 samples (checked against the results file: flag ``recompute_mismatch``), plus the format-failure rate per
 template; ``parsed_only`` scorers keep the parsed documents only. The baseline b of each group and metric comes
 from ``--baseline table:PATH``, a template's ``metadata.baseline``, or the exact formulas of :mod:`.baselines`
@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import families
+from ..scoring import corpus
+from ..scoring import metrics as M
 from . import baselines as BL
 from .grouping import Group, MetricSpec, Row
 from .io import SampleTable, SharpeInputError, TaskRun
 from .options import Options
-from .scoring import ScoringError, build_doc_scorer, build_query_scorer, ranking_aggregation
 
 RECOMPUTE_TOL = 1e-9
 
@@ -74,9 +75,9 @@ def _scorer(g: Group, spec: MetricSpec, tab: SampleTable, idx):
         agg = spec.agg = "mean"
     try:
         if g.unit == "doc":
-            return build_doc_scorer(agg, [vals[i] for i in idx], spec.name)
-        return build_query_scorer(agg, [[vals[i] for i in q] for q in idx], spec.name)
-    except ScoringError as exc:
+            return corpus.doc_stats(agg, [vals[i] for i in idx], spec.name)
+        return corpus.query_stats(agg, [[vals[i] for i in q] for q in idx], spec.name)
+    except (M.MetricInputError, corpus.UnknownAggregation) as exc:
         raise SharpeInputError(f"{tab.path}: {exc}") from None
 
 
@@ -162,7 +163,7 @@ def _classification_info(tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInf
 
 def _question_counts(tab: SampleTable, idx, spec: MetricSpec, golds: list, index: dict) -> list[list[int]] | None:
     """Gold counts per question of a dataset made of questions (items with ``question_id``), else None."""
-    from ..scoring.hooks import QUESTION_FIELD
+    from ..configkeys import QUESTION_FIELD
     from ..text import norm
 
     values = tab.values.get(spec.name)
@@ -178,7 +179,7 @@ def _question_counts(tab: SampleTable, idx, spec: MetricSpec, golds: list, index
 def _ranking_info(tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInfo:
     lines = [i for q in idx for i in q]
     rel = [int(tab.gold[i] == "Yes") for i in lines]
-    if spec.agg and ranking_aggregation(spec.agg) and isinstance(tab.values[spec.name][0], list):
+    if corpus.per_query(spec.agg) and isinstance(tab.values[spec.name][0], list):
         rel = [int(tab.values[spec.name][i][3]) for i in lines]
     pos = 0
     queries = []
@@ -204,7 +205,7 @@ def label_info(g: Group, tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInf
     kind = fam.baseline if fam is not None else "none"
     if g.unit == "query":
         return _ranking_info(tab, idx, spec)
-    if kind == "classification" or spec.agg in ("agg_weighted_f1", "agg_macro_f1", "agg_binary_f1"):
+    if kind == "classification" or (spec.agg in corpus.STATISTICS and corpus.statistic(spec.agg).average):
         return _classification_info(tab, idx, spec)
     if kind == "choice":
         return _choice_info(tab, idx)

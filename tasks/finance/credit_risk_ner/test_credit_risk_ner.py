@@ -133,13 +133,15 @@ def test_entity_f1_by_hand_with_aliases():
         {"gold": "A. (person), B (organization)", "pred": "a (PER), C (org)", "types": ENTITY_TYPES},
         {"gold": "None", "pred": "None", "types": ENTITY_TYPES},
     ]
-    out = H.entity_scores(items)
+    table = M.entity_type_table(ENTITY_TYPES)
+    out = M.entity_prf([M.parse_entities(i["gold"], table) for i in items], [M.parse_entities(i["pred"], table) for i in items])
     assert (out["precision"], out["recall"], out["f1"]) == (0.5, 0.5, 0.5)
+    assert (H.agg_entity_precision(items), H.agg_entity_recall(items), H.agg_entity_f1(items)) == (0.5, 0.5, 0.5)
     assert out["f1_person"] == 1.0 and out["f1_organization"] == 0.0
     # unknown types and items without parentheses are dropped; a format failure predicts nothing
-    table = H.entity_type_table(ENTITY_TYPES)
+    table = M.entity_type_table(ENTITY_TYPES)
     assert M.parse_entities("Acme (company), Paris (loc), Bob", table) == [("paris", "location")]
-    assert H.entity_scores([{**items[0], "pred": M.INVALID}])["f1"] == 0.0
+    assert H.agg_entity_f1([{**items[0], "pred": M.INVALID}]) == 0.0
     # [NORM-E] keeps the inner parentheses ([NORM] gave "acme uk ltd")
     assert M.parse_entities("Acme (UK) Ltd (organisation)", table) == [("acme (uk) ltd", "organization")]
 
@@ -150,7 +152,7 @@ def test_real_sample_gold_keys_under_norm_e():
     d = shared_sample("credit_risk_ner")
     recs = load_records("credit_risk_ner", data_root=str(d.parent))["test"]
     items = [{"gold": r["target"], "pred": r["target"], "types": ENTITY_TYPES} for r in recs]
-    assert H.entity_scores(items)["f1"] == 1.0
+    assert H.agg_entity_f1(items) == 1.0
     phrases = [e["text"] for r in recs for e in r["entities"]]
     changed = sorted({p for p in phrases if M.norm(p) != M.norm_entity(p)})
     assert len(phrases) == 309 and changed == ["24 / 26 boulevard Carnot", "EVERGREEN SOLAR , INC"]

@@ -470,7 +470,7 @@ def test_templates_use_the_type_list_and_accept_gold():
             "types": [S.verbalise(t) for t in TOP10],
         }
     ]
-    assert H.entity_scores(items)["f1"] == 0.5  # TP 1, FP 1, FN 1
+    assert H.agg_entity_f1(items) == 0.5  # TP 1, FP 1, FN 1
 
 
 def test_results_metadata_has_the_top10_list():
