@@ -365,8 +365,8 @@ def label_format(labels: Iterable[str], *, start: bool = False, exact_case: bool
 # free text (summaries, titles): at least one letter or digit; LINE_FORMAT on a single line
 TEXT_FORMAT = r" ?(.|\n)*[A-Za-z0-9](.|\n)*"
 LINE_FORMAT = r" ?[^\n]*[A-Za-z0-9][^\n]*"
-# an extractive answer: one line holding a letter or digit of any script (Japanese included)
-SPAN_FORMAT = r" ?[^\n]*[^\W_][^\n]*"
+# an extractive answer: one line holding a character other than a space (any script: Japanese included)
+SPAN_FORMAT = r" ?[^\n]*[^ \n][^\n]*"
 # a similarity score on the 0–5 scale: an integer or a decimal ("3", "3.8")
 SCORE_FORMAT = r" ?([0-5](\.[0-9]+)?)"
 
