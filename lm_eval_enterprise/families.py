@@ -38,7 +38,8 @@ class Family:
     * ``reader`` — the [PARSE] reader of :class:`lm_eval_enterprise.scoring.filters.AnswerFilter` (``None``: a
       log-likelihood family, no generation to read); ``output_type`` — lm-eval's output type.
     * ``records`` — the fields the loader adds to every record (``Source.finalize``): ``"labels"``
-      (``label_names``, ``positive_label``), ``"choices"`` (the option letters, ``data.mc_fields``) or ``""``.
+      (``label_names``, ``positive_label``), ``"choices"`` (the option letters, ``data.mc_fields``),
+      ``"options"`` (the option texts as the label set, ``data.option_fields``) or ``""``.
     * ``prompt_inputs`` — the record fields that make up an item's prompt input for [LEAK] (``None``: the step does
       not apply).
     * ``gold`` — the gold-answer check of :func:`lm_eval_enterprise.data.checks.gold_problem`.
@@ -77,6 +78,8 @@ class Family:
 
 
 _LABELS = dict(records="labels", prompt_inputs=("text", "target"), gold="label", baseline="classification")
+# NLI: a classification family whose item is a premise and a hypothesis
+_NLI = dict(_LABELS, prompt_inputs=("premise", "hypothesis"))
 _RANKING = {
     "rr_at_10": ("agg_rr_at_10", True),
     "rr_at_5": ("agg_rr_at_5", True),
@@ -187,6 +190,63 @@ FAMILIES: dict[str, Family] = {
             baseline="generation",
             zero_baseline=True,
             synthetic="summarization",
+        ),
+        Family(
+            "classification_mcc",
+            {"mcc": ("agg_mcc", True), "accuracy": ("mean", True), **FORMAT_METRICS},
+            reader="label",
+            synthetic="labels",
+            **_LABELS,
+        ),
+        Family(
+            "classification_accuracy",
+            {"accuracy": ("mean", True), **FORMAT_METRICS, "macro_f1": ("agg_macro_f1", True)},
+            reader="label",
+            synthetic="labels",
+            **_NLI,
+        ),
+        Family(
+            "similarity",
+            {"pearson": ("agg_pearson", True), "spearman": ("agg_spearman", True), **FORMAT_METRICS},
+            reader="score",
+            records="",
+            prompt_inputs=("sentence1", "sentence2"),
+            gold="score",
+            baseline="none",
+            zero_baseline=True,
+            synthetic="similarity",
+        ),
+        Family(
+            "extractive_qa",
+            {"squad_f1": ("mean", True), "squad_em": ("mean", True), **FORMAT_METRICS},
+            reader="span",
+            records="",
+            prompt_inputs=("context", "question"),
+            gold="answers",
+            baseline="none",
+            zero_baseline=True,
+            synthetic="extractive_qa",
+        ),
+        Family(
+            "extractive_qa_chars",
+            {"char_f1": ("mean", True), "char_em": ("mean", True), **FORMAT_METRICS},
+            reader="span",
+            records="",
+            prompt_inputs=("context", "question"),
+            gold="answers",
+            baseline="none",
+            zero_baseline=True,
+            synthetic="extractive_qa",
+        ),
+        Family(
+            "choice_text",
+            {"accuracy": ("mean", True), **FORMAT_METRICS},
+            reader="label",
+            records="options",
+            prompt_inputs=("question", "choices"),
+            gold="choice",
+            baseline="choice",
+            synthetic="choice_text",
         ),
         Family(
             "multiple_choice",

@@ -72,7 +72,7 @@ from .locate import (
 )
 from .parquet import HF_CONVERTED_REVISION, hf_class_names, hf_parquet_split, local_parquet_files, read_parquet_rows
 from .readers import read_json, read_jsonl, read_jsonl_lines, read_text_utf8
-from .source import MC_LETTERS, Source, map_rows, mc_fields, require_columns, require_text
+from .source import MC_LETTERS, Source, map_rows, mc_fields, option_fields, require_columns, require_text
 from .tasktree import dataset_dir, get_source, iter_sources, registry
 
 __all__ = [
@@ -129,6 +129,7 @@ __all__ = [
     "manual_hint",
     "map_rows",
     "mc_fields",
+    "option_fields",
     "prepare",
     "read_json",
     "read_jsonl",

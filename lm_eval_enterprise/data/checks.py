@@ -341,6 +341,31 @@ def _label_gold_problem(record: dict, labels: Iterable[str]) -> tuple[str, str] 
     return None
 
 
+SCORE_RANGE = (0.0, 5.0)  # the similarity scale of STS-B / JSTS ([PEARSON])
+
+
+def _score_gold_problem(record: dict) -> tuple[str, str] | None:
+    """``score``: a finite number within :data:`SCORE_RANGE` (a bool is no score)."""
+    value = record.get("score")
+    if _missing(value):
+        return MISSING, "no gold score"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return INVALID, f"gold score {value!r} is not a number"
+    lo, hi = SCORE_RANGE
+    if not lo <= value <= hi:
+        return INVALID, f"gold score {value!r} is outside [{lo:g}, {hi:g}]"
+    return None
+
+
+def _answers_gold_problem(record: dict) -> tuple[str, str] | None:
+    """``answers``: a non-empty list of non-empty strings (extractive QA: every reference answer)."""
+    answers = record.get("answers")
+    if not isinstance(answers, list) or not answers:
+        return MISSING, "no reference answers"
+    bad = next((a for a in answers if not isinstance(a, str) or not a.strip()), None)
+    return (INVALID, f"reference answer {bad!r} is not a non-empty string") if bad is not None else None
+
+
 # the gold checks a family's record names (``Family.gold``, lm_eval_enterprise.families)
 GOLD_CHECKS: dict[str, Callable[[dict, Iterable[str]], tuple[str, str] | None]] = {
     "choice": lambda record, labels: _mc_gold_problem(record),
@@ -349,6 +374,8 @@ GOLD_CHECKS: dict[str, Callable[[dict, Iterable[str]], tuple[str, str] | None]] 
     "summary": lambda record, labels: (MISSING, "empty reference summary") if _missing(record.get("summary")) else None,
     "answer": lambda record, labels: (MISSING, "no gold answer") if _missing(record.get("answer")) else None,
     "label": _label_gold_problem,
+    "score": lambda record, labels: _score_gold_problem(record),
+    "answers": lambda record, labels: _answers_gold_problem(record),
 }
 
 
@@ -358,7 +385,8 @@ def gold_problem(task_type: str, record: dict, labels: Iterable[str] = ()) -> tu
     By the ``gold`` check of the task family (:mod:`lm_eval_enterprise.families`): ``choice`` — ``answer`` an int
     index of ``choices``; ``ranking`` — every ``relevant`` docid among the ``candidates``; ``entities`` — a string
     ``target`` and entity types within the record's ``entity_types`` (when given); ``summary`` — a non-empty
-    ``summary``; ``answer`` — a non-empty ``answer``; ``label`` — ``label`` (or each value of a ``labels`` dict, one
+    ``summary``; ``answer`` — a non-empty ``answer``; ``score`` — a number in [0, 5]; ``answers`` — a non-empty list
+    of non-empty strings; ``label`` — ``label`` (or each value of a ``labels`` dict, one
     per subtask) in the record's ``label_names``, else in the Source's ``labels``.
     """
     return GOLD_CHECKS[families.get(task_type).gold](record, labels)

@@ -1,5 +1,5 @@
 """The :class:`Source` model: what one dataset's loader (``tasks/<domain>/<id>/source.py``) declares and implements,
-the record fields shared by every dataset of a task type (:func:`mc_fields`) and the row checks loaders share
+the record fields shared by every dataset of a task type (:func:`mc_fields`, :func:`option_fields`) and the row checks loaders share
 (:func:`require_columns`, :func:`require_text`).
 
 A Source knows only its own source format: the files to fetch (:attr:`Source.files` / :meth:`Source.download`),
@@ -54,6 +54,28 @@ def mc_fields(record: dict) -> dict:
             f"index of its {k} choices"
         )
     return {**record, "label_names": list(MC_LETTERS[:k]), "answer_letter": MC_LETTERS[answer], "n_options": k}
+
+
+def option_fields(record: dict) -> dict:
+    """The fields the ``choice_text`` task family needs, added to a multiple-choice record whose answer is the
+    option's text ``{id, question, choices, answer}`` (a Source whose family has ``records="options"``):
+
+    * ``label_names`` = the option texts (the ``AnswerFilter`` label set of this document);
+    * ``label_aliases`` = each option's letter (``A``…) and 1-based number (``1``…) → its text: an answer may name
+      the option instead of repeating it;
+    * ``answer_text`` = the text of ``answer`` (0-based index), the YAML's ``doc_to_target``; ``answer_letter``
+      and ``n_options`` as :func:`mc_fields` gives them.
+
+    ``{"choices": ["bank", "library"], "answer": 1}`` → ``label_names ["bank", "library"]``, ``label_aliases
+    {"A": "bank", "B": "library", "1": "bank", "2": "library"}``, ``answer_text "library"``. The checks of
+    :func:`mc_fields` apply; an option that is not a non-empty string raises ``ValueError``.
+    """
+    out = mc_fields(record)
+    choices = list(record["choices"])
+    if any(not isinstance(c, str) or not c.strip() for c in choices):
+        raise ValueError(f"multiple-choice record {record.get('id')!r}: an option is not a non-empty string")
+    aliases = {**{MC_LETTERS[i]: c for i, c in enumerate(choices)}, **{str(i + 1): c for i, c in enumerate(choices)}}
+    return {**out, "label_names": choices, "label_aliases": aliases, "answer_text": choices[MC_LETTERS.index(out["answer_letter"])]}
 
 
 class Source:
@@ -160,6 +182,8 @@ class Source:
                 record["positive_label"] = self.positive_label
         elif kind == "choices":
             record = mc_fields(record)
+        elif kind == "options":
+            record = option_fields(record)
         return record
 
     # what one unit of the evaluation order is, for the task metadata (``eval_order.unit``)

@@ -52,6 +52,11 @@ from ..scoring.filters import TEXT_FORMAT, AnswerFilter, check_format_regex
 from .budget import BUDGET_METRICS
 
 TASK_PREFIX = "ent_"
+# suite → task-name prefix: the enterprise datasets (``ent_<id>``, groups ``enterprise_<domain>`` / ``enterprise``)
+# and the template-variance NLU benchmark (``nlu_<id>``, groups by language ``nlu_<lang>`` / ``nlu``; the domain
+# folder ``tasks/nlu/``); ``enterprise`` never includes the NLU datasets
+SUITE_PREFIX = {"enterprise": TASK_PREFIX, "nlu": "nlu_"}
+NLU_DOMAIN = "nlu"  # the domain folder of the NLU suite
 # 1.1: [PARSE] reading shared by all templates, format_adherence, *_helm, budget; 1.2: score, one filter;
 # 1.3: a dataset made of questions is one task per template (gold_news: mean over questions), plain group means
 VERSION = 1.3
@@ -118,6 +123,22 @@ class DatasetTasks:
     # field template 1 uses) and, optionally, a dataset-specific cut ``fn(text, n_words) -> text`` (dotted path)
     truncate_field: str | None = None
     truncate_fn: str | None = None
+    # the suite (SUITE_PREFIX) and, for the NLU suite, the language of the templates and the paired dataset
+    # (template t<k> of a Japanese dataset is the translation of t<k> of its English pair)
+    suite: str = "enterprise"
+    language: str = "en"
+    pair: str | None = None
+    # [PARSE] lead-ins of templates that end without a plain output field (FLAN's patterns end with their
+    # options list or a phrase such as "...I think the answer is"): a dataset that declares them may have such
+    # templates; the lead-ins join the output fields of its other templates
+    lead_ins: tuple[str, ...] = ()
+
+    @property
+    def prefix(self) -> str:
+        """The task-name prefix of the table's suite (``ent_`` or ``nlu_``)."""
+        if self.suite not in SUITE_PREFIX:
+            raise ValueError(f"{self.dataset}: unknown suite {self.suite!r} (one of {', '.join(SUITE_PREFIX)})")
+        return SUITE_PREFIX[self.suite]
 
     @property
     def table_id(self) -> str:
@@ -128,7 +149,7 @@ class DatasetTasks:
 
     @property
     def base_name(self) -> str:
-        return self.task_name or f"{TASK_PREFIX}{self.table_id}"
+        return self.task_name or f"{self.prefix}{self.table_id}"
 
     def task_names(self) -> list[str]:
         return [f"{self.base_name}__{t.id}" for t in self.templates]
@@ -211,9 +232,25 @@ def output_field(tpl: Template) -> str:
     return last[:-1].strip()
 
 
+def has_output_field(tpl: Template) -> bool:
+    """The template ends its item with a plain output field (:func:`output_field`)."""
+    try:
+        output_field(tpl)
+    except ValueError:
+        return False
+    return True
+
+
 def answer_lead_ins(spec: DatasetTasks) -> list[str]:
-    """[PARSE] lead-ins of a dataset: the output fields of ALL its templates (one reading rule per dataset)."""
-    return sorted({output_field(t) for t in spec.templates})
+    """[PARSE] lead-ins of a dataset: the output fields of ALL its templates (one reading rule per dataset) and
+    the lead-ins the table declares (:attr:`DatasetTasks.lead_ins`). A template without an output field is
+    refused unless the table declares lead-ins."""
+    fields = set(spec.lead_ins)
+    for tpl in spec.templates:
+        if spec.lead_ins and not has_output_field(tpl):
+            continue
+        fields.add(output_field(tpl))
+    return sorted(fields)
 
 
 def is_helm(spec: DatasetTasks, tpl: Template) -> bool:
@@ -231,10 +268,12 @@ def filter_kwargs(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | Non
         "format_regex": check_format_regex(tpl.regex),
         "stop": spec.until[0] if spec.until else None,
     }
-    if reader == "label":
+    if reader in ("label", "span"):
         kw["lead_ins"] = answer_lead_ins(reading or spec)
         if spec.aliases:
             kw["aliases"] = dict(spec.aliases)
+    if spec.language != "en":
+        kw["language"] = spec.language
     return kw
 
 
@@ -307,7 +346,7 @@ def variant_config(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | No
     cfg: dict[str, Any] = {
         "include": f"_{spec.table_id}_template_yaml",
         "task": f"{group}__{tpl.id}",
-        "task_alias": f"{group.removeprefix(TASK_PREFIX)} {tpl.id}",
+        "task_alias": f"{group.removeprefix(spec.prefix)} {tpl.id}",
     }
     if tpl.description:
         cfg["description"] = tpl.description
@@ -336,6 +375,8 @@ def variant_config(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | No
     meta: dict[str, Any] = {"version": VERSION, "dataset": spec.table_id, "domain": spec.domain}
     if spec.variant:
         meta["source_dataset"] = spec.dataset
+    if spec.suite != "enterprise":
+        meta.update({"suite": spec.suite, "language": spec.language, "pair": spec.pair})
     meta.update(
         {
             "variant_group": group,
@@ -454,26 +495,37 @@ def _dataset_files(task_root: Path, tfile: Path, out: dict[Path, str]) -> list[D
 
 
 def _with_groups(task_root: Path, out: dict[Path, str]) -> None:
-    """The package's tree into ``out``: every dataset's files, the domain groups and ``enterprise``."""
-    domain_groups = []
-    counts: dict[int, list[str]] = {}  # variants per dataset → datasets: one count, or the means weigh datasets
+    """The package's tree into ``out``: every dataset's files, the enterprise domain groups and ``enterprise``, and
+    the NLU suite's language groups ``nlu_<lang>`` and ``nlu`` (folder ``tasks/nlu/``)."""
+    domain_groups, languages = [], {}
+    counts: dict[str, dict[int, list[str]]] = {}  # suite → variants per dataset → datasets (one count per suite)
     for domain in domains(task_root):
         ddir = task_root / domain
         groups = []
         for tfile in sorted(ddir.glob("*/templates.py")):
             for spec in _dataset_files(task_root, tfile, out):
-                if spec.in_domain_group:
+                if not spec.in_domain_group:
+                    continue
+                counts.setdefault(spec.suite, {}).setdefault(len(spec.templates), []).append(spec.base_name)
+                if spec.suite == "nlu":
+                    languages.setdefault(spec.language, []).append(spec.base_name)
+                else:
                     groups.append(spec.base_name)
-                    counts.setdefault(len(spec.templates), []).append(spec.base_name)
         if groups:
             out[ddir / f"_enterprise_{domain}.yaml"] = datasets_group(f"enterprise_{domain}", groups)
             domain_groups.append(f"enterprise_{domain}")
-    if len(counts) > 1:
-        raise ValueError(
-            "every dataset in the domain groups needs the same number of templates (lm-eval averages a group over "
-            f"its leaf tasks, so the means would weigh datasets unequally); got {counts}"
-        )
+    for suite, by_count in counts.items():
+        if len(by_count) > 1:
+            raise ValueError(
+                f"every dataset in the {suite} groups needs the same number of templates (lm-eval averages a group "
+                f"over its leaf tasks, so the means would weigh datasets unequally); got {by_count}"
+            )
     out[task_root / "_enterprise.yaml"] = datasets_group("enterprise", domain_groups)
+    if languages:
+        ndir = task_root / NLU_DOMAIN
+        for lang, groups in sorted(languages.items()):
+            out[ndir / f"_nlu_{lang}.yaml"] = datasets_group(f"nlu_{lang}", groups)
+        out[ndir / "_nlu.yaml"] = datasets_group("nlu", [f"nlu_{lang}" for lang in sorted(languages)])
 
 
 def generate(task_root: Path, write: bool = True, *, groups: bool = True) -> dict[Path, str]:

@@ -52,6 +52,7 @@ sequence. Data-dependent label sets are placeholders filled per document by :fun
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -65,7 +66,10 @@ from .metrics import INVALID
 
 # ------------------------------------------------------------------------------------------------ the reading
 # characters that wrap or introduce an answer: markdown emphasis / code / headings / quotes, quotes, brackets
-WRAPPERS = "*_`\"'“”‘’«»([{#> \t\n"
+# (Japanese corner brackets and full-width parentheses included)
+WRAPPERS = "*_`\"'“”‘’«»([{#> \t\n「『（【\u3000"
+# characters that close a wrapped answer or end its sentence (stripped from the end of a span reading)
+CLOSERS = "*_`\"'“”‘’«»)]}」』）】 \t\n\u3000.,;:!?。、，！？"
 # field names any template may echo, followed by ":" (the dataset adds its templates' own output fields)
 GENERIC_FIELDS = (
     "answer",
@@ -94,56 +98,86 @@ GENERIC_PHRASES = (
 )
 
 
+# Japanese ([PARSE-JA]): the field names and lead-in phrases a Japanese answer may start with (a field is
+# followed by ":" or "："), and the copulas that may follow a label word directly ("中立です", "容認できるだ"):
+# Japanese has no word boundaries, so a label is read when the next character is not a letter or digit, or
+# starts one of these; "含意しない" (does not entail) is a format failure, never the label 含意
+GENERIC_FIELDS_JA = ("答え", "回答", "解答", "正解", "答", "ラベル", "出力", "判定", "結果", "類似度", "スコア")
+GENERIC_PHRASES_JA = ("答えは", "正解は", "回答は", "解答は", "判定は", "類似度は", "スコアは")
+COPULAS_JA = ("です", "でした", "である", "だ")
+LANGUAGES = ("en", "ja")
+
+
 def _words(text: str) -> str:
     """Regex source of a literal phrase, case-insensitive via the compile flag, whitespace runs flexible."""
     return r"\s+".join(re.escape(w) for w in text.split())
 
 
 @lru_cache(maxsize=256)
-def _label_index(labels: tuple[str, ...], aliases: tuple[tuple[str, str], ...]):
+def _label_index(labels: tuple[str, ...], aliases: tuple[tuple[str, str], ...], language: str = "en"):
     """(pattern, norm(key) → canonical label) for a label set and its aliases (an alias maps to its target's
     spelling in ``labels``). The pattern tries the longest key first, case-insensitively, and must not be
-    followed by a letter or digit (a whole word)."""
+    followed by a letter or digit (a whole word); in Japanese a letter may follow when it starts one of
+    :data:`COPULAS_JA`."""
     by_norm = {norm(lab): lab for lab in labels}  # a real label wins over an alias of the same [NORM]
     for alias, target in aliases:
         by_norm.setdefault(norm(alias), by_norm.get(norm(target), target))
     keys = [*labels, *(alias for alias, _ in aliases)]
     alts = "|".join(_words(k) for k in sorted(keys, key=len, reverse=True))
-    return re.compile(rf"(?:{alts})(?![^\W_])", re.I), by_norm
+    after = "(?![^\\W_])" if language == "en" else rf"(?!(?!{'|'.join(COPULAS_JA)})[^\W_])"
+    return re.compile(rf"(?:{alts}){after}", re.I), by_norm
 
 
 @lru_cache(maxsize=64)
-def _lead_in_pattern(fields: tuple[str, ...]) -> re.Pattern:
-    names = sorted({norm_field(f) for f in (*GENERIC_FIELDS, *fields)} - {""}, key=len, reverse=True)
-    phrases = sorted(GENERIC_PHRASES, key=len, reverse=True)
+def _lead_in_pattern(fields: tuple[str, ...], language: str = "en") -> re.Pattern:
+    generic_fields = (*GENERIC_FIELDS, *GENERIC_FIELDS_JA) if language == "ja" else GENERIC_FIELDS
+    generic_phrases = (*GENERIC_PHRASES, *GENERIC_PHRASES_JA) if language == "ja" else GENERIC_PHRASES
+    names = sorted({norm_field(f) for f in (*generic_fields, *fields)} - {""}, key=len, reverse=True)
+    phrases = sorted(generic_phrases, key=len, reverse=True)
+    # a phrase ends at a word boundary in English; a Japanese phrase ("答えは") is followed by anything
+    phrase_end = "(?![^\\W_])" if language == "en" else ""
     return re.compile(
-        rf"(?P<lead>{'|'.join(_words(f) for f in names)})\s*:\s*"
-        rf"|(?P<phrase>{'|'.join(_words(p) for p in phrases)})(?![^\W_])\s*:?\s*",
+        rf"(?P<lead>{'|'.join(_words(f) for f in names)})\s*[:：]\s*"
+        rf"|(?P<phrase>{'|'.join(_words(p) for p in phrases)}){phrase_end}\s*[:：]?\s*",
         re.I,
     )
 
 
 def norm_field(field: str) -> str:
-    """A field name as a lead-in: lower-case, whitespace collapsed, no trailing colon."""
-    return " ".join(str(field).lower().rstrip().rstrip(":").split())
+    """A field name as a lead-in: lower-case, whitespace collapsed, no trailing colon (ASCII or full-width)."""
+    return " ".join(str(field).lower().rstrip().rstrip(":：").split())
 
 
-def read_label(
-    text: str, labels: Sequence[str], lead_ins: Sequence[str] = (), aliases: Mapping[str, str] | None = None
-) -> str | None:
-    """[PARSE] for a label set (see the module docstring); ``text`` is already stop-cut and stripped.
-
-    Returns the canonical label (its spelling in ``labels``; an alias maps to its target), or ``None``.
-    """
-    pattern, by_norm = _label_index(tuple(labels), tuple((aliases or {}).items()))
-    lead_re = _lead_in_pattern(tuple(lead_ins))
+def strip_lead_ins(
+    text: str, lead_ins: Sequence[str] = (), keep: Mapping[str, str] | None = None, language: str = "en"
+) -> str:
+    """``text`` without its leading wrappers (:data:`WRAPPERS`) and lead-ins (an output field of any template of
+    the dataset or a generic field followed by a colon, or a generic phrase such as "The answer is"), dropped
+    repeatedly until stable; a lead-in whose [NORM] is a key of ``keep`` (a label) is never dropped."""
+    lead_re = _lead_in_pattern(tuple(lead_ins), language)
     prev = None
     while text != prev:
         prev = text
         text = text.lstrip(WRAPPERS)
         m = lead_re.match(text)
-        if m and norm(m.group("lead") or m.group("phrase")) not in by_norm:
+        if m and norm(m.group("lead") or m.group("phrase")) not in (keep or {}):
             text = text[m.end() :]
+    return text
+
+
+def read_label(
+    text: str,
+    labels: Sequence[str],
+    lead_ins: Sequence[str] = (),
+    aliases: Mapping[str, str] | None = None,
+    language: str = "en",
+) -> str | None:
+    """[PARSE] for a label set (see the module docstring); ``text`` is already stop-cut and stripped.
+
+    Returns the canonical label (its spelling in ``labels``; an alias maps to its target), or ``None``.
+    """
+    pattern, by_norm = _label_index(tuple(labels), tuple((aliases or {}).items()), language)
+    text = strip_lead_ins(text, lead_ins, by_norm, language)
     m = pattern.match(text)
     return by_norm[norm(m.group(0))] if m else None
 
@@ -153,12 +187,56 @@ _WORD_CHAR = re.compile(r"[^\W_]")
 
 
 def _label_reading(
-    text: str, doc: Mapping[str, Any], lead_ins: Sequence[str], aliases: Mapping[str, str]
+    text: str, doc: Mapping[str, Any], lead_ins: Sequence[str], aliases: Mapping[str, str], language: str = "en"
 ) -> str | None:
     labels = doc.get("label_names")
     if not labels:
         raise ValueError("AnswerFilter(reader='label') needs doc['label_names']; the loader did not set it")
-    return read_label(text, labels, lead_ins, aliases)
+    if doc.get("label_aliases"):  # per-document aliases (an option's letter or number → its text)
+        aliases = {**doc["label_aliases"], **aliases}
+    return read_label(text, labels, lead_ins, aliases, language)
+
+
+# [SCORE] the first number of the answer (after NFKC: full-width digits read as ASCII ones)
+_SCORE_NUMBER = re.compile(r"(?<![\d.])[-+]?\d+(?:\.\d+)?")
+
+
+def read_score(text: str) -> str | None:
+    """[SCORE] (STS-B, JSTS): the first number of the NFKC-normalised answer (``"３.５点"`` → ``"3.5"``,
+    ``"Similarity: 4 out of 5"`` → ``"4"``), or ``None`` when it holds none. The metric clips it to [0, 5]
+    (:func:`lm_eval_enterprise.scoring.metrics.similarity_prediction`)."""
+    m = _SCORE_NUMBER.search(unicodedata.normalize("NFKC", text))
+    return m.group(0) if m else None
+
+
+def _score_reading(
+    text: str, doc: Mapping[str, Any], lead_ins: Sequence[str], aliases: Mapping[str, str], language: str = "en"
+) -> str | None:
+    return read_score(text)
+
+
+_COPULA_END = re.compile(rf"(?:{'|'.join(COPULAS_JA)})$")
+_QUOTED = re.compile(r'(「|『|"|“)([^」』"”\n]+)(」|』|"|”)')
+
+
+def read_span(text: str, lead_ins: Sequence[str] = (), language: str = "en") -> str | None:
+    """[SPAN] (extractive QA): the stop-cut answer without its leading wrappers and lead-ins
+    (:func:`strip_lead_ins`), the quoted text if the answer starts with a quotation, without closing quotes,
+    brackets or sentence punctuation at its end and, in Japanese, without a closing copula (です, だ …);
+    ``None`` (a format failure) when no letter or digit is left."""
+    body = strip_lead_ins(text, lead_ins, None, language)
+    # a quoted answer is the quoted text ("「梅雨前線」です" → 梅雨前線)
+    quoted = next((m for m in _QUOTED.finditer(text) if m.start() <= len(text) - len(body)), None)
+    span = (quoted.group(2) if quoted else body).strip().rstrip(CLOSERS)
+    if language == "ja":  # a copula closing the sentence is no part of the span ("梅雨前線です。" → 梅雨前線)
+        span = _COPULA_END.sub("", span).rstrip(CLOSERS)
+    return span if _WORD_CHAR.search(span) else None
+
+
+def _span_reading(
+    text: str, doc: Mapping[str, Any], lead_ins: Sequence[str], aliases: Mapping[str, str], language: str = "en"
+) -> str | None:
+    return read_span(text, lead_ins, language)
 
 
 def _entity_list(text: str, doc: Mapping[str, Any]) -> bool:
@@ -182,7 +260,9 @@ def _completion_if(check: Callable[[str, Mapping[str, Any]], bool]) -> Callable[
     completion without any letter or digit answers nothing: a format failure for every such reader (the [EF1]
     parser alone would read ``"#### ????"``, whose [NORM] is empty, as the empty list)."""
 
-    def read(text: str, doc: Mapping[str, Any], lead_ins: Sequence[str], aliases: Mapping[str, str]) -> str | None:
+    def read(
+        text: str, doc: Mapping[str, Any], lead_ins: Sequence[str], aliases: Mapping[str, str], language: str = "en"
+    ) -> str | None:
         return text if _WORD_CHAR.search(text) is not None and check(text, doc) else None
 
     return read
@@ -196,6 +276,8 @@ READERS: dict[str, Callable[..., str | None]] = {
     "kpi": _completion_if(_kpi_list),
     "number": _completion_if(_number_or_yes_no),
     "text": _completion_if(_any_text),
+    "score": _score_reading,
+    "span": _span_reading,
 }
 
 
@@ -283,6 +365,10 @@ def label_format(labels: Iterable[str], *, start: bool = False, exact_case: bool
 # free text (summaries, titles): at least one letter or digit; LINE_FORMAT on a single line
 TEXT_FORMAT = r" ?(.|\n)*[A-Za-z0-9](.|\n)*"
 LINE_FORMAT = r" ?[^\n]*[A-Za-z0-9][^\n]*"
+# an extractive answer: one line holding a character other than a space (any script: Japanese included)
+SPAN_FORMAT = r" ?[^\n]*[^ \n][^\n]*"
+# a similarity score on the 0–5 scale: an integer or a decimal ("3", "3.8")
+SCORE_FORMAT = r" ?([0-5](\.[0-9]+)?)"
 
 
 def words_format(max_words: int) -> str:
@@ -313,11 +399,15 @@ class AnswerFilter(Filter):
         stop: str | None = "\n",
         lead_ins: Sequence[str] = (),
         aliases: Mapping[str, str] | None = None,
+        language: str = "en",
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         if reader not in READERS:
             raise ValueError(f"AnswerFilter: unknown reader {reader!r} (one of {', '.join(READERS)})")
+        if language not in LANGUAGES:
+            raise ValueError(f"AnswerFilter: unknown language {language!r} (one of {', '.join(LANGUAGES)})")
+        self.language = language
         self.reader = reader
         self.format_regex = check_format_regex(format_regex) if format_regex else None
         self.stop = stop
@@ -330,7 +420,7 @@ class AnswerFilter(Filter):
             return ParsedAnswer(INVALID, "", False)
         text = cut_at_stop(raw, self.stop)
         adherent = adheres(text, self.format_regex, doc)
-        value = READERS[self.reader](text, doc, self.lead_ins, self.aliases)
+        value = READERS[self.reader](text, doc, self.lead_ins, self.aliases, self.language)
         return ParsedAnswer(INVALID if value is None else value, text, adherent)
 
     def apply(self, resps: Iterable[Sequence[str]], docs: Sequence[dict]) -> list[list[ParsedAnswer]]:
