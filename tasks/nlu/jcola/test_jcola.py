@@ -5,6 +5,7 @@ the templates (FLAN cola patterns and their translations) and the answer reading
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from lm_eval.utils import apply_template
@@ -201,6 +202,13 @@ def test_t1_prompt_of_the_first_genuine_record():
         "選択肢から選んでください：言語学者はこの文を言語的に容認できると評価するでしょうか？\n\n"
         "選択肢：\n- 容認できない\n- 容認できる……私の考えでは、答えは"
     )
+
+
+def test_readme_shows_every_template_beside_its_english_original():
+    text = (Path(__file__).parent / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Templates\n", 1)[1].split("\n## ", 1)[0]
+    for k, (en, ja) in enumerate(zip(EN_PATTERNS, JA_PATTERNS), 1):
+        assert f"| t{k} | cola {k} | `{en}` | `{ja}` |".replace("\n", "\\n") in section, k
 
 
 # ------------------------------------------------------------------------------------------------ reading answers

@@ -5,6 +5,7 @@ Japanese answers."""
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from lm_eval.utils import apply_template
@@ -190,6 +191,13 @@ def test_t1_prompt_of_the_first_genuine_record():
         "仮説：屋根の上に看板があり時計もついています。\n\n"
         "前提は仮説を含意していますか？\n\n選択肢：\n- 含意\n- 中立\n- 矛盾"
     )
+
+
+def test_readme_shows_every_template_beside_its_english_original():
+    text = (Path(__file__).parent / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Templates\n", 1)[1].split("\n## ", 1)[0]
+    for k, (en, ja) in enumerate(zip(EN_PATTERNS, JA_PATTERNS), 1):
+        assert f"| t{k} | mnli {k} | `{en}` | `{ja}` |".replace("\n", "\\n") in section, k
 
 
 # ------------------------------------------------------------------------------------------------ reading answers

@@ -6,6 +6,7 @@
 import json
 import re
 import unicodedata
+from pathlib import Path
 
 import pytest
 from lm_eval.utils import apply_template
@@ -216,6 +217,13 @@ def test_t1_prompt_of_the_first_genuine_record():
         + paragraph.removeprefix("梅雨 [SEP] ")
         + "\n\n日本で梅雨がないのは北海道とどこか。"
     )
+
+
+def test_readme_shows_every_template_beside_its_english_original():
+    text = (Path(__file__).parent / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Templates\n", 1)[1].split("\n## ", 1)[0]
+    for k, (en, ja) in enumerate(zip(EN_PATTERNS, JA_PATTERNS), 1):
+        assert f"| t{k} | squad_v1 {k} | `{en}` | `{ja}` |".replace("\n", "\\n") in section, k
 
 
 # ------------------------------------------------------------------------------------------------ reading answers

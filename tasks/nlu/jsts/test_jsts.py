@@ -5,6 +5,7 @@ Japanese answers (full-width digits included)."""
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from lm_eval.utils import apply_template
@@ -188,6 +189,13 @@ def test_t1_prompt_of_the_first_genuine_record():
         "この二つの文のテキストとしての類似度を、0が「意味の重なりがない」、5が「同じ意味である」を表す0から5の尺度で"
         "評価してください。\n\n選択肢：\n- 0\n- 1\n- 2\n- 3\n- 4\n- 5"
     )
+
+
+def test_readme_shows_every_template_beside_its_english_original():
+    text = (Path(__file__).parent / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Templates\n", 1)[1].split("\n## ", 1)[0]
+    for k, (en, ja) in enumerate(zip(EN_PATTERNS, JA_PATTERNS), 1):
+        assert f"| t{k} | stsb {k} | `{en}` | `{ja}` |".replace("\n", "\\n") in section, k
 
 
 # ------------------------------------------------------------------------------------------------ reading answers
