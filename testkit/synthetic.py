@@ -210,6 +210,8 @@ LABELS = {
     "weighted_f1": ["positive", "neutral", "negative"],
     "macro_f1": ["T1001", "T1002", "T1003", "T1004"],
     "binary_f1": ["relevant", "irrelevant"],
+    "mcc": ["unacceptable", "acceptable"],
+    "accuracy": ["yes", "it is not possible to tell", "no"],
 }
 ENTITY_TYPES = ["person", "organization", "location", "miscellaneous"]
 WORDS = "alpha beta gamma delta revenue profit bank court climate network".split()
@@ -272,6 +274,37 @@ def _choice_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> d
     }
 
 
+def _similarity_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
+    score = round(rng.uniform(0, 5), 1)
+    return {
+        "id": f"d{i}",
+        "sentence1": f"first {i}",
+        "sentence2": f"second {i}",
+        "score": score,
+        "target": f"{score:g}",
+    }
+
+
+def _qa_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
+    answers = [" ".join(rng.sample(WORDS, 2)) for _ in range(rng.randint(1, 3))]
+    return {
+        "id": f"d{i}",
+        "title": "t",
+        "context": f"passage {i}",
+        "question": "what?",
+        "answers": answers,
+        "target": answers[0],
+    }
+
+
+def _choice_text_doc(rng: random.Random, i: int, family: str, n_candidates: int) -> dict:
+    from lm_eval_enterprise.data import option_fields
+
+    return option_fields(
+        {"id": f"d{i}", "question": f"q {i}", "choices": rng.sample(WORDS, 5), "answer": rng.randrange(5)}
+    )
+
+
 def _ranking_loglikelihood_output(rng: random.Random, doc: dict, good: bool, fail: bool):
     rel = doc["label"] == "Yes"
     s = rng.gauss(1.0 if (rel and good) or (not rel and not good) else -1.0, 1.0)
@@ -306,6 +339,20 @@ GENERATORS = {
     "summarization": (
         _summarization_doc,
         _answer_output(lambda d: d["summary"], lambda rng, d: " ".join(rng.sample(WORDS, 3))),
+    ),
+    "similarity": (
+        _similarity_doc,
+        _answer_output(lambda d: d["target"], lambda rng, d: f"{rng.uniform(0, 5):.1f}"),
+    ),
+    "extractive_qa": (
+        _qa_doc,
+        _answer_output(lambda d: d["target"], lambda rng, d: " ".join(rng.sample(WORDS, 2))),
+    ),
+    "choice_text": (
+        _choice_text_doc,
+        _answer_output(
+            lambda d: d["answer_text"], lambda rng, d: rng.choice([c for c in d["choices"] if c != d["answer_text"]])
+        ),
     ),
     "multiple_choice": (
         _choice_doc,

@@ -24,8 +24,8 @@ from testkit.testing import GarbageLM, OracleLM
 _ONLY = [d for d in os.environ.get("ORACLE_DATASETS", "").split(",") if d]
 SPECS = [s for _, s in all_specs(Path(TASK_DIR)) if not _ONLY or s.dataset in _ONLY]
 ALL_TASKS = sorted(t for s in SPECS for t in s.task_names())
-# the top-level group covers every dataset in a domain group; standalone groups are run explicitly
-GROUPS = (["enterprise"] if not _ONLY else [s.base_name for s in SPECS if s.in_domain_group]) + [
+# the top-level groups (enterprise, nlu) cover every dataset in a domain group; standalone groups are run explicitly
+GROUPS = (["enterprise", "nlu"] if not _ONLY else [s.base_name for s in SPECS if s.in_domain_group]) + [
     s.base_name for s in SPECS if not s.in_domain_group
 ]
 

@@ -18,7 +18,6 @@ import pytest
 from lm_eval_enterprise import TASK_DIR, families
 from lm_eval_enterprise.data import load_records
 from lm_eval_enterprise.prompting.templating import all_specs, answer_filter, output_field
-from lm_eval_enterprise.scoring import hooks
 from lm_eval_enterprise.scoring import metrics as M
 from testkit.testing import GARBAGE
 
@@ -32,7 +31,26 @@ def _doc(spec) -> dict:
 
 
 def _gold(spec, doc) -> str:
-    return doc["answer_letter"] if spec.family == "multiple_choice" else doc["label"]
+    if spec.family == "multiple_choice":
+        return doc["answer_letter"]
+    return doc["answer_text"] if spec.family == "choice_text" else doc["label"]
+
+
+def _field(spec, tpl) -> str:
+    """The template's own output field; a FLAN pattern has none: the first lead-in its table declares."""
+    return spec.lead_ins[0] if spec.lead_ins else output_field(tpl)
+
+
+def _japanese_rows(spec, gold: str) -> list[tuple[str, str]]:
+    """[PARSE-JA] rows of a Japanese table: Japanese lead-ins, 「」, a copula after the answer."""
+    return [
+        (f" 答え：{gold}", gold),
+        (f"答え: {gold}", gold),
+        (f"答えは{gold}です。", gold),
+        (f"「{gold}」", gold) if spec.family != "extractive_qa_chars" else (f"「{gold}」", f"「{gold}」"),
+        (f" {gold}です。", gold),
+        (f"**{gold}**です", gold),
+    ]
 
 
 def label_table(spec, doc, field: str) -> list[tuple[str, str]]:
@@ -64,6 +82,12 @@ def label_table(spec, doc, field: str) -> list[tuple[str, str]]:
     ]
     if f"not {gold}".lower() not in {lab.lower() for lab in doc["label_names"]}:  # spec5g_cls has one
         rows.append((f" not {gold}", INVALID))
+    if spec.language == "ja":
+        rows += _japanese_rows(spec, gold)
+        rows += {"jnli": [(" 含意しない", INVALID), (" 矛盾だとは言えない", INVALID)]}.get(spec.table_id, [])
+    if spec.family == "choice_text":  # the option's letter or number reads as its text
+        letter = doc["answer_letter"]
+        rows += [(f" {letter}", gold), (f" {letter}) {gold}", gold), (f" {'ABCDE'.index(letter) + 1}", gold)]
     if spec.family == "multiple_choice":  # issue #8: read as A by the old rule
         rows += [
             (" Answer: E", "E"),
@@ -115,7 +139,7 @@ def assert_reading_table(spec, tpl, flt, doc) -> None:
     tid = tpl.id
     reader = families.get(spec.family).reader
     if reader == "label":
-        rows = label_table(spec, doc, output_field(tpl))
+        rows = label_table(spec, doc, _field(spec, tpl))
         got = [(c, str(flt.read(c, doc))) for c, _ in rows]
         assert got == rows
         gold = _gold(spec, doc)
@@ -157,6 +181,27 @@ def assert_reading_table(spec, tpl, flt, doc) -> None:
         ]
         assert [(c, str(flt.read(c, doc))) for c, _ in table] == table
         assert not flt.read(GARBAGE, doc).adherent
+    elif reader in ("score", "span"):
+        gold = doc["target"]
+        field = _field(spec, tpl)
+        table = [
+            (f" {gold}", gold),
+            (f" {gold}\n{field}: 0", gold),
+            (f" {field}: {gold}", gold),
+            (f" Answer: {gold}", gold),
+            (f" **{gold}**", gold),
+            (GARBAGE, INVALID),
+            ("", INVALID),
+        ]
+        if reader == "score":
+            table += [(f" {gold} out of 5", gold), (f" Similarity: {gold}/5", gold), (" maybe", INVALID)]
+        else:
+            table += [(f" The answer is {gold}", gold)]
+        if spec.language == "ja":
+            table += _japanese_rows(spec, gold)
+            table += [(f"{gold}点", gold), ("五点満点中" + gold + "点", gold)] if reader == "score" else []
+        assert [(c, str(flt.read(c, doc))) for c, _ in table] == table
+        assert flt.read(f" {gold}", doc).adherent and not flt.read(GARBAGE, doc).adherent
     else:
         gold = doc["summary"].split("\n")[0]
         table = [(f" {gold}", gold), (" ...", INVALID), (GARBAGE, INVALID)]

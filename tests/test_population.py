@@ -24,7 +24,8 @@ from lm_eval_enterprise.prompting.population import (
     write_population,
 )
 from lm_eval_enterprise.prompting.templating import all_specs, answer_filter, answer_lead_ins, output_field
-from lm_eval_enterprise.scoring.filters import GENERIC_FIELDS, norm_field
+from lm_eval_enterprise.data.tasktree import registry
+from lm_eval_enterprise.scoring.filters import GENERIC_FIELDS, GENERIC_FIELDS_JA, norm_field
 from testkit.testing import GarbageLM, OracleLM
 
 SPECS = {s.dataset: s for _, s in all_specs(Path(TASK_DIR)) if not s.variant}
@@ -38,7 +39,8 @@ def pops():
 
 
 def test_every_dataset_has_a_population_of_distinct_valid_templates(pops):
-    assert len(SPECS) == 25
+    assert sum(s.suite == "enterprise" for s in SPECS.values()) == 25
+    assert set(SPECS) == set(registry())  # every dataset of both suites
     for d, pop in pops.items():
         spec = SPECS[d]
         assert [p.template.id for p in pop] == [f"p{k:03d}" for k in range(1, SIZE + 1)]
@@ -62,7 +64,8 @@ def test_population_is_seeded_and_prefix_stable():
 
 def test_every_lead_is_one_the_datasets_reader_accepts(pops):
     for d, pop in pops.items():
-        accepted = {norm_field(f) for f in (*GENERIC_FIELDS, *answer_lead_ins(SPECS[d]))}
+        generic = (*GENERIC_FIELDS, *GENERIC_FIELDS_JA) if SPECS[d].language == "ja" else GENERIC_FIELDS
+        accepted = {norm_field(f) for f in (*generic, *answer_lead_ins(SPECS[d]))}
         leads = {norm_field(output_field(p.template)) for p in pop}
         assert leads <= accepted, (d, leads - accepted)
 

@@ -317,10 +317,13 @@ def test_sparse_run_reader(tmp_path, fam):
     assert est.share == pytest.approx(0.5)
 
 
-def test_unsupported_metric_is_an_error(tmp_path):
-    S.write_run(tmp_path, "m", _tasks("classification_weighted", 20))
-    with pytest.raises(SparseError, match="no per-document sufficient statistics"):
-        read_sparse([tmp_path], Options(metrics=["weighted_precision"]))
+@pytest.mark.parametrize(
+    "family,metric", [("classification_mcc", "mcc"), ("similarity", "pearson"), ("similarity", "spearman")]
+)
+def test_metric_without_a_cell_model_is_an_error(tmp_path, family, metric):
+    S.write_run(tmp_path, "m", _tasks(family, 20))
+    with pytest.raises(SparseError, match="has no cell model"):
+        read_sparse([tmp_path], Options(metrics=[metric]))
 
 
 # ============================================================================================ `sharpe` detects them

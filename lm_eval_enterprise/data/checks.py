@@ -465,9 +465,12 @@ BINARY_SUFFIXES = frozenset(
 
 
 def require_splits(src: Any, d: Path, splits: dict[str, list], eval_split: str) -> None:
-    """One :class:`DataError` line if the evaluated split or the few-shot pool split is missing or empty: checked
-    by the loader of every run and by ``verify``, so both refuse the same folders."""
+    """One :class:`DataError` line if the evaluated split or the few-shot pool split is missing or empty (the pool
+    may be absent for a Source with ``fewshot_optional``): checked by the loader of every run and by ``verify``, so
+    both refuse the same folders."""
     for role, split in (("evaluation", eval_split), ("few-shot pool", src.fewshot_source_split)):
+        if role == "few-shot pool" and getattr(src, "fewshot_optional", False):
+            continue  # zero-shot datasets read an evaluation file alone; a run asking for shots fails then
         if not splits.get(split):
             raise DataError(src.id, d, f"{role} split '{split}' is empty or missing")
 

@@ -69,7 +69,7 @@ def _load(
     out = {name: [src.finalize(r) for r in recs] for name, recs in splits.items()}
     if src.eval_fallback:
         out["eval"] = out[eval_split]  # the split the task YAML reads (test_split: eval)
-    pool = out[src.fewshot_source_split]
+    pool = out.get(src.fewshot_source_split, [])  # absent only for a Source with fewshot_optional
     ordered = (
         pool[:FEWSHOT_POOL_MAX]
         if src.fewshot_preordered

@@ -75,7 +75,12 @@ def option_fields(record: dict) -> dict:
     if any(not isinstance(c, str) or not c.strip() for c in choices):
         raise ValueError(f"multiple-choice record {record.get('id')!r}: an option is not a non-empty string")
     aliases = {**{MC_LETTERS[i]: c for i, c in enumerate(choices)}, **{str(i + 1): c for i, c in enumerate(choices)}}
-    return {**out, "label_names": choices, "label_aliases": aliases, "answer_text": choices[MC_LETTERS.index(out["answer_letter"])]}
+    return {
+        **out,
+        "label_names": choices,
+        "label_aliases": aliases,
+        "answer_text": choices[MC_LETTERS.index(out["answer_letter"])],
+    }
 
 
 class Source:
@@ -107,6 +112,10 @@ class Source:
     # True: convert() already chose the shots and returns the pool split in [BAL] selection order (e.g. a dataset
     # whose few-shot pool is "k rows chosen by [BAL] from all rows"); the fewshot split keeps that order as is
     fewshot_preordered: bool = False
+    # True: a data folder may hold the evaluated split alone (a zero-shot benchmark, e.g. the NLU suite, whose
+    # genuine samples of SQuAD, JNLI and JSQuAD hold no training file); the few-shot pool is then empty and a run
+    # asking for shots fails with one line (lm_eval_enterprise.harness.task)
+    fewshot_optional: bool = False
 
     # -- what subclasses implement ------------------------------------------------------------------------------
     def download(self, dest: Path, progress: bool = True) -> None:

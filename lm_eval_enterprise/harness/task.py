@@ -65,8 +65,26 @@ class EnterpriseTask(ConfigurableTask):
 
     # -- a limited run: the gold classes it lacks ----------------------------------------------------------------
     def build_all_requests(self, *, limit: int | None = None, **kwargs: Any) -> None:
+        self._require_shots()
         self._note_subset(limit)
         super().build_all_requests(limit=limit, **kwargs)
+
+    def _require_shots(self) -> None:
+        """A run asking for shots of a dataset whose data folder holds no few-shot pool (an evaluation file alone,
+        which zero-shot runs accept: ``Source.fewshot_optional``) fails with one line instead of running
+        zero-shot silently."""
+        k = int(self.config.num_fewshot or 0)
+        split = self.config.fewshot_split
+        if k > 0 and split and self.dataset is not None and split in self.dataset and len(self.dataset[split]) == 0:
+            from ..errors import DataError
+
+            meta = self.config.metadata if isinstance(self.config.metadata, dict) else {}
+            raise DataError(
+                meta.get("dataset", self.config.task),
+                meta.get("data_dir"),
+                f"--num_fewshot {k} asks for shots, but this copy of the data has no few-shot pool (no training "
+                "file); run zero-shot or provide the training file",
+            )
 
     def _note_subset(self, limit: int | None) -> None:
         """With ``--limit N`` (the first N documents of the fair order; a sparse plan with ``--limit`` plans over

@@ -76,9 +76,17 @@ PERSONAS = {
         "legal": "You are an experienced legal expert.",
         "climate": "You are an experienced climate and sustainability analyst.",
         "cyber": "You are an experienced cyber-security analyst.",
+        "nlu": "You are an experienced linguist.",
     },
     "annotator": "You are a careful annotator labelling data for a benchmark.",
     "assistant": "You are a helpful assistant.",
+}
+# the NLU suite's Japanese tables ([PARSE-JA]): the same personas and label lists, in Japanese
+PERSONAS_JA = {
+    "none": "",
+    "expert": "あなたは経験豊富な言語学者です。",
+    "annotator": "あなたはベンチマークのデータに注意深くラベルを付けるアノテーターです。",
+    "assistant": "あなたは親切なアシスタントです。",
 }
 # how the label list follows the instruction (label-reading datasets); Jinja over the record's ``label_names``
 LABEL_LISTS = {
@@ -86,6 +94,12 @@ LABEL_LISTS = {
     "quoted": 'Answer with one of: "{{ label_names | join(\'", "\') }}".',
     "pipe": "Labels: {{ label_names | join(' | ') }}",
     "bullets": "Answer with one of these labels:{% for l in label_names %}\n- {{ l }}{% endfor %}",
+}
+LABEL_LISTS_JA = {
+    "comma": "回答の候補：{{ label_names | join('、') }}。",
+    "quoted": "次のいずれかで答えてください：{% for l in label_names %}「{{ l }}」{% endfor %}",
+    "pipe": "ラベル：{{ label_names | join(' | ') }}",
+    "bullets": "次のラベルのいずれかで答えてください：{% for l in label_names %}\n- {{ l }}{% endfor %}",
 }
 SEPARATORS = {"colon": ": ", "dash": " - ", "colon_newline": ":\n"}
 SPACINGS = {"single": "\n", "double": "\n\n"}
@@ -98,8 +112,12 @@ GENERIC_LEADS = {
     "kpi": ("Answer", "Output", "Response", "Result"),
     "number": ("Answer", "Final answer", "Result", "Output"),
     "text": ("Answer", "Output", "Response", "Result"),
+    "score": ("Answer", "Output", "Result"),
+    "span": ("Answer", "Output", "Response", "Result"),
     None: ("Answer", "Output", "Response", "Result"),  # log-likelihood tables (no reader)
 }
+# Japanese leads: generic Japanese [PARSE-JA] fields (lm_eval_enterprise.scoring.filters.GENERIC_FIELDS_JA)
+GENERIC_LEADS_JA = ("答え", "回答", "出力", "結果")
 
 # a field label at the start of a line of an item body: "Sentence: {{text}}", "Input question: ..."
 _FIELD = re.compile(r"(?m)^([A-Z][A-Za-z0-9&'’/ -]{0,40}): ")
@@ -135,8 +153,12 @@ def _wordings(domain: str, dataset: str) -> list[str]:
     return words
 
 
-def _body(tpl: Template) -> str:
-    """The item of a core template without its output line (``"Sentence: {{text}}\\nAnswer:"`` → ``"Sentence: {{text}}"``)."""
+def _body(spec: DatasetTasks, tpl: Template) -> str:
+    """The item of a core template without its output line (``"Sentence: {{text}}\\nAnswer:"`` → ``"Sentence: {{text}}"``);
+    a template of a table that declares its lead-ins (the NLU suite's FLAN patterns, without an output field) is its
+    whole item."""
+    if spec.lead_ins:
+        return tpl.doc_to_text.rstrip("\n ")
     field = output_field(tpl)
     text = tpl.doc_to_text
     cut = text.rfind(field)
@@ -147,8 +169,9 @@ def answer_leads(spec: DatasetTasks) -> list[str]:
     """Answer leads of a dataset: the core set's output fields, then the reader's generic ones (case-insensitive
     union, in that order)."""
     reader = families.get(spec.family).reader if spec.output_type == "generate_until" else None
+    generic = GENERIC_LEADS_JA if spec.language == "ja" else GENERIC_LEADS[reader]
     out: list[str] = []
-    for lead in [*answer_lead_ins(spec), *GENERIC_LEADS[reader]]:
+    for lead in [*answer_lead_ins(spec), *generic]:
         if lead.lower() not in {x.lower() for x in out}:
             out.append(lead)
     return out
@@ -164,48 +187,53 @@ def _literal_sub(text: str, old: str, new: str) -> str:
     return "".join(p if p.startswith(("{{", "{%")) else p.replace(old, new) for p in parts)
 
 
-def _item(body: str, lead: str, separator: str, spacing: str, casing: str) -> str:
+def _item(body: str, lead: str, separator: str, spacing: str, casing: str, language: str = "en") -> str:
     def label(m: re.Match) -> str:
         return _case(m.group(1), casing) + "\x00"
 
     text = _FIELD.sub(label, body)  # mark label ends; then separators and spacing on the literal text
     text = _literal_sub(text, "\n", spacing)
     text = text.replace("\x00", SEPARATORS[separator])
-    return f"{text}{spacing}{_case(lead, casing)}:"
+    return f"{text}{spacing}{_case(lead, casing)}{'：' if language == 'ja' else ':'}"
 
 
 def _description(spec: DatasetTasks, wording: str, persona: str, labels: str | None) -> str:
-    p = PERSONAS[persona]
+    ja = spec.language == "ja"
+    p = (PERSONAS_JA if ja else PERSONAS)[persona]
     p = p.get(spec.domain, "") if isinstance(p, dict) else p
     parts = [x for x in (p, wording.strip()) if x]
-    text = " ".join(parts)
+    text = ("" if ja else " ").join(parts)
     if labels:
-        text += ("\n" if labels == "bullets" else " ") + LABEL_LISTS[labels]
+        text += ("\n" if labels == "bullets" else "" if ja else " ") + (LABEL_LISTS_JA if ja else LABEL_LISTS)[labels]
     return text.rstrip("\n") + "\n\n"
 
 
 def axes_of(spec: DatasetTasks, wordings: list[str]) -> dict[str, list]:
     """The declared axes of a dataset's grammar: axis → its values (in a fixed order)."""
     label_reader = spec.output_type == "generate_until" and families.get(spec.family).reader == "label"
+    # Japanese field labels ("前提：") keep their full-width colon and have no case: one value on those axes
+    ja = spec.language == "ja"
     return {
         "wording": list(range(len(wordings))),
         "persona": list(PERSONAS),
         "labels": list(LABEL_LISTS) if label_reader else ["none"],
         "body": [t.id for t in spec.templates],
-        "separator": list(SEPARATORS),
+        "separator": ["colon"] if ja else list(SEPARATORS),
         "spacing": list(SPACINGS),
-        "casing": list(CASINGS),
+        "casing": ["as_written"] if ja else list(CASINGS),
         "lead": answer_leads(spec),
     }
 
 
 def compose(spec: DatasetTasks, wordings: list[str], values: dict[str, Any], tid: str) -> Template:
     """The template of one combination of axis values."""
-    body = _body(next(t for t in spec.templates if t.id == values["body"]))
+    body = _body(spec, next(t for t in spec.templates if t.id == values["body"]))
     labels = None if values["labels"] == "none" else values["labels"]
     return Template(
         tid,
-        doc_to_text=_item(body, values["lead"], values["separator"], SPACINGS[values["spacing"]], values["casing"]),
+        doc_to_text=_item(
+            body, values["lead"], values["separator"], SPACINGS[values["spacing"]], values["casing"], spec.language
+        ),
         regex=spec.templates[0].regex,
         description=_description(spec, wordings[values["wording"]], values["persona"], labels),
         axes=tuple(f"{k}={v}" for k, v in values.items()),

@@ -106,6 +106,10 @@ class DatasetTasks:
     doc_to_target: str = "{{label}}"
     until: tuple[str, ...] = ("\n",)
     max_gen_toks: int = 5
+    # where the [PARSE] reading cuts the answer when generation has no stop sequence (``until=()``: the NLU
+    # suite lets the model write max_gen_toks tokens, since a completion that starts with the stop sequence —
+    # an answer on the line after FLAN's options block — would be cut to nothing); default: ``until[0]``
+    answer_stop: str | None = None
     aliases: dict[str, str] = field(default_factory=dict)  # extra answer strings of the label reader → label
     # a dataset made of questions (documents = item × question): the questions, each reported as <primary>_<question>
     questions: tuple[str, ...] = ()
@@ -224,33 +228,21 @@ def _metric_list(metrics: dict[str, tuple[str, bool]]) -> list[dict[str, Any]]:
 
 
 def output_field(tpl: Template) -> str:
-    """The output field a template ends its item with (``"...\nTone:"`` → ``"Tone"``; text after the last newline
-    or Jinja tag)."""
+    """The output field a template ends its item with (``"...\nTone:"`` → ``"Tone"``, ``"...\n答え："`` →
+    ``"答え"``; text after the last newline or Jinja tag)."""
     last = re.split(r"\n|%}|}}", tpl.doc_to_text)[-1].strip()
-    if not last.endswith(":") or "{" in last:
+    if not last.endswith((":", "：")) or "{" in last:
         raise ValueError(f"template {tpl.id}: doc_to_text must end with a plain output field 'Name:', not {last!r}")
     return last[:-1].strip()
 
 
-def has_output_field(tpl: Template) -> bool:
-    """The template ends its item with a plain output field (:func:`output_field`)."""
-    try:
-        output_field(tpl)
-    except ValueError:
-        return False
-    return True
-
-
 def answer_lead_ins(spec: DatasetTasks) -> list[str]:
-    """[PARSE] lead-ins of a dataset: the output fields of ALL its templates (one reading rule per dataset) and
-    the lead-ins the table declares (:attr:`DatasetTasks.lead_ins`). A template without an output field is
-    refused unless the table declares lead-ins."""
-    fields = set(spec.lead_ins)
-    for tpl in spec.templates:
-        if spec.lead_ins and not has_output_field(tpl):
-            continue
-        fields.add(output_field(tpl))
-    return sorted(fields)
+    """[PARSE] lead-ins of a dataset: the output fields of ALL its templates (one reading rule per dataset), or,
+    for a table that declares its lead-ins (:attr:`DatasetTasks.lead_ins`: the NLU suite's FLAN patterns, free-form
+    prompts whose last line is no field), those."""
+    if spec.lead_ins:
+        return sorted(set(spec.lead_ins))
+    return sorted({output_field(tpl) for tpl in spec.templates})
 
 
 def is_helm(spec: DatasetTasks, tpl: Template) -> bool:
@@ -266,7 +258,7 @@ def filter_kwargs(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | Non
     kw: dict[str, Any] = {
         "reader": reader,
         "format_regex": check_format_regex(tpl.regex),
-        "stop": spec.until[0] if spec.until else None,
+        "stop": spec.answer_stop or (spec.until[0] if spec.until else None),
     }
     if reader in ("label", "span"):
         kw["lead_ins"] = answer_lead_ins(reading or spec)

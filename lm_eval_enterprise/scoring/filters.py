@@ -104,7 +104,7 @@ GENERIC_PHRASES = (
 # starts one of these; "含意しない" (does not entail) is a format failure, never the label 含意
 GENERIC_FIELDS_JA = ("答え", "回答", "解答", "正解", "答", "ラベル", "出力", "判定", "結果", "類似度", "スコア")
 GENERIC_PHRASES_JA = ("答えは", "正解は", "回答は", "解答は", "判定は", "類似度は", "スコアは")
-COPULAS_JA = ("です", "でした", "である", "だ")
+COPULAS_JA = ("でしょう", "でした", "です", "である", "だ")
 LANGUAGES = ("en", "ja")
 
 
@@ -116,16 +116,16 @@ def _words(text: str) -> str:
 @lru_cache(maxsize=256)
 def _label_index(labels: tuple[str, ...], aliases: tuple[tuple[str, str], ...], language: str = "en"):
     """(pattern, norm(key) → canonical label) for a label set and its aliases (an alias maps to its target's
-    spelling in ``labels``). The pattern tries the longest key first, case-insensitively, and must not be
-    followed by a letter or digit (a whole word); in Japanese a letter may follow when it starts one of
-    :data:`COPULAS_JA`."""
+    spelling in ``labels``). The pattern's group ``label`` tries the longest key first, case-insensitively; the
+    key must not be followed by a letter or digit (a whole word) — in Japanese, after an optional copula of
+    :data:`COPULAS_JA` (``中立です。`` reads 中立; ``矛盾だとは言えない`` and ``含意しない`` read nothing)."""
     by_norm = {norm(lab): lab for lab in labels}  # a real label wins over an alias of the same [NORM]
     for alias, target in aliases:
         by_norm.setdefault(norm(alias), by_norm.get(norm(target), target))
     keys = [*labels, *(alias for alias, _ in aliases)]
     alts = "|".join(_words(k) for k in sorted(keys, key=len, reverse=True))
-    after = "(?![^\\W_])" if language == "en" else rf"(?!(?!{'|'.join(COPULAS_JA)})[^\W_])"
-    return re.compile(rf"(?:{alts}){after}", re.I), by_norm
+    copula = "" if language == "en" else f"(?:{'|'.join(COPULAS_JA)})?"
+    return re.compile(rf"(?P<label>{alts}){copula}(?![^\W_])", re.I), by_norm
 
 
 @lru_cache(maxsize=64)
@@ -148,17 +148,25 @@ def norm_field(field: str) -> str:
     return " ".join(str(field).lower().rstrip().rstrip(":：").split())
 
 
+_BULLET = re.compile(r"^[-•・]\s+")  # a list bullet echoed from an options block ("- acceptable")
+
+
 def strip_lead_ins(
-    text: str, lead_ins: Sequence[str] = (), keep: Mapping[str, str] | None = None, language: str = "en"
+    text: str,
+    lead_ins: Sequence[str] = (),
+    keep: Mapping[str, str] | None = None,
+    language: str = "en",
+    wrappers: str = WRAPPERS,
 ) -> str:
-    """``text`` without its leading wrappers (:data:`WRAPPERS`) and lead-ins (an output field of any template of
-    the dataset or a generic field followed by a colon, or a generic phrase such as "The answer is"), dropped
-    repeatedly until stable; a lead-in whose [NORM] is a key of ``keep`` (a label) is never dropped."""
+    """``text`` without its leading ``wrappers`` (default :data:`WRAPPERS`), list bullets (``- ``) and lead-ins (an
+    output field of any template of the dataset or a generic field followed by a colon, or a generic phrase such
+    as "The answer is"), dropped repeatedly until stable; a lead-in whose [NORM] is a key of ``keep`` (a label) is
+    never dropped."""
     lead_re = _lead_in_pattern(tuple(lead_ins), language)
     prev = None
     while text != prev:
         prev = text
-        text = text.lstrip(WRAPPERS)
+        text = _BULLET.sub("", text.lstrip(wrappers))
         m = lead_re.match(text)
         if m and norm(m.group("lead") or m.group("phrase")) not in (keep or {}):
             text = text[m.end() :]
@@ -179,7 +187,7 @@ def read_label(
     pattern, by_norm = _label_index(tuple(labels), tuple((aliases or {}).items()), language)
     text = strip_lead_ins(text, lead_ins, by_norm, language)
     m = pattern.match(text)
-    return by_norm[norm(m.group(0))] if m else None
+    return by_norm[norm(m.group("label"))] if m else None
 
 
 _YES_NO = re.compile(r"\b(?:yes|no)\b", re.I)
@@ -197,15 +205,28 @@ def _label_reading(
     return read_label(text, labels, lead_ins, aliases, language)
 
 
-# [SCORE] the first number of the answer (after NFKC: full-width digits read as ASCII ones)
+# [SCORE] the first number of the answer (after NFKC: full-width digits read as ASCII ones), once statements of the
+# scale itself are removed ("on a scale from 0 to 5", "out of 5", "5点満点中", "0から5のうち" …)
 _SCORE_NUMBER = re.compile(r"(?<![\d.])[-+]?\d+(?:\.\d+)?")
+_SCALE = re.compile(
+    r"(?:on\s+a\s+scale\s+(?:of|from)\s+)?(?<![\d.])0\s*(?:-|–|to|～|~|から)\s*5(?![\d.])"
+    r"(?:\s*(?:の|で)?(?:うち|中で|段階で|点で))?"
+    r"|\bout\s+of\s+5(?![\d.])|/\s*5(?![\d.])|\d+\s*(?:点満点中|点満点で|段階中|段階で)",
+    re.I,
+)
+_KANJI_DIGITS = str.maketrans("〇零一二三四五", "0012345")
 
 
 def read_score(text: str) -> str | None:
-    """[SCORE] (STS-B, JSTS): the first number of the NFKC-normalised answer (``"３.５点"`` → ``"3.5"``,
-    ``"Similarity: 4 out of 5"`` → ``"4"``), or ``None`` when it holds none. The metric clips it to [0, 5]
+    """[SCORE] (STS-B, JSTS): the first number of the NFKC-normalised answer once statements of the scale are
+    removed (:data:`_SCALE`): ``"３.５点"`` → ``"3.5"``, ``"Similarity: 4 out of 5"`` → ``"4"``, ``"5点満点中3点"`` →
+    ``"3"``, ``"0から5のうち3"`` → ``"3"``; an answer without a digit reads a kanji numeral 〇–五 (``"四"`` → ``"4"``);
+    ``None`` when it holds no number. The metric clips it to [0, 5]
     (:func:`lm_eval_enterprise.scoring.metrics.similarity_prediction`)."""
-    m = _SCORE_NUMBER.search(unicodedata.normalize("NFKC", text))
+    text = _SCALE.sub(" ", unicodedata.normalize("NFKC", text))
+    m = _SCORE_NUMBER.search(text)
+    if m is None:
+        m = _SCORE_NUMBER.search(text.translate(_KANJI_DIGITS))
     return m.group(0) if m else None
 
 
@@ -215,22 +236,20 @@ def _score_reading(
     return read_score(text)
 
 
-_COPULA_END = re.compile(rf"(?:{'|'.join(COPULAS_JA)})$")
-_QUOTED = re.compile(r'(「|『|"|“)([^」』"”\n]+)(」|』|"|”)')
+_COPULA_END = re.compile(rf"(?:{'|'.join(COPULAS_JA)})[。．.!！]*$")
+_MARKDOWN = "*_`#> \t\n\u3000"  # what a span may be wrapped in besides quotes (which the metrics normalise)
 
 
 def read_span(text: str, lead_ins: Sequence[str] = (), language: str = "en") -> str | None:
-    """[SPAN] (extractive QA): the stop-cut answer without its leading wrappers and lead-ins
-    (:func:`strip_lead_ins`), the quoted text if the answer starts with a quotation, without closing quotes,
-    brackets or sentence punctuation at its end and, in Japanese, without a closing copula (です, だ …);
-    ``None`` (a format failure) when no letter or digit is left."""
-    body = strip_lead_ins(text, lead_ins, None, language)
-    # a quoted answer is the quoted text ("「梅雨前線」です" → 梅雨前線)
-    quoted = next((m for m in _QUOTED.finditer(text) if m.start() <= len(text) - len(body)), None)
-    span = (quoted.group(2) if quoted else body).strip().rstrip(CLOSERS)
-    if language == "ja":  # a copula closing the sentence is no part of the span ("梅雨前線です。" → 梅雨前線)
-        span = _COPULA_END.sub("", span).rstrip(CLOSERS)
-    return span if _WORD_CHAR.search(span) else None
+    """[SPAN] (extractive QA): the stop-cut answer without its lead-ins (:func:`strip_lead_ins`, markdown wrappers
+    only: quotes and brackets stay, since an answer may be a bracketed phrase — the metrics normalise reference
+    and answer alike) and without trailing markdown; in Japanese also without a closing copula and sentence-final
+    punctuation (``「梅雨前線」です。`` → ``「梅雨前線」``). ``None`` (a format failure) when no letter or digit of
+    :data:`SPAN_LETTERS` is left."""
+    span = strip_lead_ins(text, lead_ins, None, language, wrappers=_MARKDOWN).rstrip(_MARKDOWN)
+    if language == "ja":
+        span = _COPULA_END.sub("", span).rstrip("。．" + _MARKDOWN)
+    return span if _SPAN_CHAR.search(span) else None
 
 
 def _span_reading(
@@ -365,8 +384,14 @@ def label_format(labels: Iterable[str], *, start: bool = False, exact_case: bool
 # free text (summaries, titles): at least one letter or digit; LINE_FORMAT on a single line
 TEXT_FORMAT = r" ?(.|\n)*[A-Za-z0-9](.|\n)*"
 LINE_FORMAT = r" ?[^\n]*[A-Za-z0-9][^\n]*"
-# an extractive answer: one line holding a character other than a space (any script: Japanese included)
-SPAN_FORMAT = r" ?[^\n]*[^ \n][^\n]*"
+# an extractive answer: one line holding a letter or digit of the Latin or Japanese script (kana, kanji, full-width
+# letters and digits), written as literal ranges so that every constrained-decoding engine reads the class
+SPAN_LETTERS = (
+    "0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"  # Latin (with accents), Greek, Cyrillic
+    "\u3041-\u30ff\u3400-\u9fff\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"  # kana, kanji, full-width
+)
+SPAN_FORMAT = rf" ?[^\n]*[{SPAN_LETTERS}][^\n]*"
+_SPAN_CHAR = re.compile(f"[{SPAN_LETTERS}]")  # the letters SPAN_FORMAT asks for: reading and format agree
 # a similarity score on the 0–5 scale: an integer or a decimal ("3", "3.8")
 SCORE_FORMAT = r" ?([0-5](\.[0-9]+)?)"
 

@@ -850,10 +850,22 @@ def squad_f1(pred: str, golds: Sequence[str]) -> float:
     )
 
 
+_QUOTE_PAIRS = ("「」", "『』", '""', "“”")
+_SENTENCE_END = "。.!?"
+
+
 def char_normalize(text: str) -> str:
-    """[CHARF1] NFKC normalisation (full-width letters and digits → ASCII, half-width katakana → full-width), then
-    every whitespace character removed (Japanese has no word boundaries to keep)."""
-    return "".join(unicodedata.normalize("NFKC", str(text)).split())
+    """[CHARF1] NFKC normalisation (full-width letters and digits → ASCII, half-width katakana → full-width), every
+    whitespace character removed (Japanese has no word boundaries to keep), then — the project's addition, applied
+    to reference and answer alike — sentence-final punctuation (``。 . ! ?`` after NFKC) and one pair of enclosing
+    quotes (``「…」``, ``『…』``, ``"…"``) removed from the ends, as Japanese answers are often quoted or end a
+    sentence."""
+    s = "".join(unicodedata.normalize("NFKC", str(text)).split()).rstrip(_SENTENCE_END)
+    for open_, close in _QUOTE_PAIRS:
+        if len(s) >= 2 and s[0] == open_ and s[-1] == close:
+            s = s[1:-1]
+            break
+    return s
 
 
 def char_exact_match(pred: str, golds: Sequence[str]) -> float:

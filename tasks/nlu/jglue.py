@@ -9,7 +9,8 @@ holds those files under their published names, side by side (``<root>/<id>/valid
 holding it is read); every other file is optional — a folder without it has no such split, is not counted for it,
 and says so once in the log. So a folder holding only the evaluated file (a genuine sample without its training
 file, or a user who downloaded only the dev set) converts for zero-shot runs; whether a run can do without the
-few-shot pool is the data layer's decision (``lm_eval_enterprise.data.checks.require_splits``).
+few-shot pool is the data layer's decision (``Source.fewshot_optional``: a run asking for shots then fails with one
+line).
 :class:`JsonLinesSource` reads the JSON-lines files row by row, each problem named ``file:line``.
 """
 
@@ -64,6 +65,7 @@ class SplitFilesSource(Source):
 
     split_files: dict[str, RemoteFile] = {}
     eval_split = "valid"
+    fewshot_optional = True  # a folder holding the evaluated file alone serves zero-shot runs
 
     def read_split(self, path: Path, split: str) -> list[dict]:
         raise NotImplementedError

@@ -134,7 +134,9 @@ def test_entity_f1_by_hand_with_aliases():
         {"gold": "None", "pred": "None", "types": ENTITY_TYPES},
     ]
     table = M.entity_type_table(ENTITY_TYPES)
-    out = M.entity_prf([M.parse_entities(i["gold"], table) for i in items], [M.parse_entities(i["pred"], table) for i in items])
+    out = M.entity_prf(
+        [M.parse_entities(i["gold"], table) for i in items], [M.parse_entities(i["pred"], table) for i in items]
+    )
     assert (out["precision"], out["recall"], out["f1"]) == (0.5, 0.5, 0.5)
     assert (H.agg_entity_precision(items), H.agg_entity_recall(items), H.agg_entity_f1(items)) == (0.5, 0.5, 0.5)
     assert out["f1_person"] == 1.0 and out["f1_organization"] == 0.0

@@ -10,8 +10,8 @@ unacceptable / acceptable). Where a pattern says "English sentence" (3, 8) the t
 item is Japanese. The English double quotes around the sentence become 「」.
 
 Every template reads the answer with the dataset's one rule ([PARSE], Japanese: a label word may be followed by
-a copula or punctuation, never by another letter — 容認できます or 容認できません is a format failure, never a
-label); each ``regex`` is the exact answer format, a bare label word (``format_adherence``).
+a copula or punctuation, never by another letter; the polite forms 容認できます / 容認できません are aliases of the
+label words); each ``regex`` is the exact answer format, a bare label word (``format_adherence``).
 """
 
 from lm_eval_enterprise.tasks.nlu.jcola.source import LABELS
@@ -81,7 +81,8 @@ TASKS = DatasetTasks(
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{label}}",
-    until=("\n",),
+    until=(),
+    answer_stop="\n",
     # 容認できない is 12 tokens for an English byte-level BPE (SmolLM2), a copula and 。 four more
     max_gen_toks=24,
     suite="nlu",
@@ -92,4 +93,6 @@ TASKS = DatasetTasks(
     target_delimiter="\n",
     fewshot_delimiter="\n\n",
     lead_ins=("答え",),
+    # the polite forms of the label words, the natural answer to a です・ます question ("容認できますか？")
+    aliases={"容認できます": "容認できる", "容認できません": "容認できない"},
 )

@@ -225,10 +225,11 @@ NATURAL = [
     ("答えは容認できる", "容認できる"),
     ("答えは「容認できない」です。", "容認できない"),
     ("容認できる（文法的に自然なため）", "容認できる"),
-    # an inflected or negated form is no label word: a format failure, never the other label
-    ("容認できます", INVALID),
-    ("容認できます。", INVALID),
-    ("答え：容認できません", INVALID),
+    # the polite forms are aliases of the label words (the natural answer to "容認できますか？")
+    ("容認できます", "容認できる"),
+    ("容認できます。", "容認できる"),
+    ("答え：容認できません", "容認できない"),
+    # another inflected or negated form is no label word: a format failure, never the other label
     ("容認できなかった", INVALID),
     ("容認できるかどうかは文脈によります", INVALID),
     ("容認", INVALID),

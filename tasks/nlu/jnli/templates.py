@@ -87,7 +87,8 @@ TASKS = DatasetTasks(
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{label}}",
-    until=("\n",),
+    until=(),
+    answer_stop="\n",
     # 含意 / 矛盾 are 5 tokens for an English byte-level BPE (SmolLM2), 中立です。 7
     max_gen_toks=12,
     suite="nlu",

@@ -69,7 +69,8 @@ TASKS = DatasetTasks(
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{target}}",
-    until=("\n",),
+    until=(),
+    answer_stop="\n",
     # the genuine dev sample's first answers: median 9, at most 38 tokens for an English byte-level BPE (SmolLM2)
     max_gen_toks=48,
     suite="nlu",

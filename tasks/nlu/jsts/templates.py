@@ -91,7 +91,8 @@ TASKS = DatasetTasks(
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{target}}",
-    until=("\n",),
+    until=(),
+    answer_stop="\n",
     # "3.8" is 3 tokens; a full-width "３．８" up to 9 for an English byte-level BPE
     max_gen_toks=8,
     suite="nlu",

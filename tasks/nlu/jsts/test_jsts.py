@@ -230,12 +230,10 @@ def test_natural_japanese_answers_read_the_same_under_every_template(tpl):
     ]
 
 
-# natural Japanese answers the [SCORE] rule (the first number) misreads today: the scale is named before the score
-# ("5点満点中3点", 3 out of 5) and kanji numerals are no digits; reported, not changed here (scoring/filters.py)
+# the scale named before the score ("5点満点中3点", 3 out of 5) is no answer, and a kanji numeral is a digit ([SCORE])
 @pytest.mark.parametrize(
     ("text", "meant"),
     [("5点満点中3点", "3"), ("5段階中4です", "4"), ("0から5のうち3", "3"), ("四", "4")],
 )
-@pytest.mark.xfail(strict=True, reason="[SCORE] reads the first number; reported as a limitation of read_score")
-def test_known_misreadings_of_the_score_rule(text, meant):
+def test_scale_statements_and_kanji_numerals(text, meant):
     assert str(answer_filter(TASKS, TASKS.templates[0]).read(text, DOC)) == meant
