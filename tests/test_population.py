@@ -15,6 +15,7 @@ from test_parse_table import _doc, assert_reading_table
 
 from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.cli import main
+from lm_eval_enterprise.data.tasktree import registry
 from lm_eval_enterprise.harness.runner import evaluate, load_tasks, make_task_manager
 from lm_eval_enterprise.prompting.population import (
     PopulationError,
@@ -24,7 +25,6 @@ from lm_eval_enterprise.prompting.population import (
     write_population,
 )
 from lm_eval_enterprise.prompting.templating import all_specs, answer_filter, answer_lead_ins, output_field
-from lm_eval_enterprise.data.tasktree import registry
 from lm_eval_enterprise.scoring.filters import GENERIC_FIELDS, GENERIC_FIELDS_JA, norm_field
 from testkit.testing import GarbageLM, OracleLM
 
