@@ -85,4 +85,6 @@ TASKS = DatasetTasks(
     target_delimiter="\n",
     fewshot_delimiter="\n\n",
     lead_ins=("Answer",),
+    # the premise is the long part of an item (LONG_FIELDS has no NLI field)
+    truncate_field="premise",
 )

@@ -79,4 +79,6 @@ TASKS = DatasetTasks(
     target_delimiter="\n",
     fewshot_delimiter="\n\n",
     lead_ins=("Answer",),
+    # the context budget's long field (LONG_FIELDS has no sentence-pair field); STS-B sentences are short
+    truncate_field="sentence1",
 )
