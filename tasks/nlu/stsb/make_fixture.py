@@ -6,7 +6,7 @@ download fetches), with its columns ``sentence1``, ``sentence2``, ``label`` (the
 ``3.8`` is stored as 3.7999999523…) and ``idx``; written with ``datasets`` so that, as on the hub, the features are
 stored in each file's ``huggingface`` schema metadata. :func:`write_published` writes the same rows as GLUE's TSV
 release (``dev.tsv``/``train.tsv`` with GLUE's header row, scores with three decimals), with the quirks of the
-genuine files: a sentence with an unbalanced ``"`` (a quoting TSV reader merges it with the next row) and the genre
+genuine files: a sentence opening with an unbalanced ``"`` (a quoting TSV reader merges it with the rows after it) and the genre
 spelled ``main-forum`` in train but ``main-forums`` in dev. The sentence pairs are invented for
 lm-eval-enterprise (nothing copied from STS-B). Deterministic.
 
@@ -26,7 +26,7 @@ TRAIN = [
     (
         "forum",
         "answers-forums",
-        'He said "it depends on the context.',
+        '"It depends on the context, he said.',
         "It depends on the situation, he said.",
         "3.000",
     ),
@@ -43,7 +43,7 @@ VALID = [
         "forum",
         "answers-forums",
         "I would check the power cable first.",
-        'Check the "power cable before anything.',
+        '"Check the power cable before anything.',
         "3.800",
     ),
     ("forum", "answers-forums", "That depends on how much time you have.", "It depends on your budget.", "1.667"),
