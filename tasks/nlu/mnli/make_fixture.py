@@ -7,10 +7,11 @@ download fetches), with its columns ``premise``, ``hypothesis``, ``label`` (Clas
 file's ``huggingface`` schema metadata. :func:`write_published` writes the same rows as GLUE's TSV release:
 ``dev_matched.tsv`` with its 16 columns (``index promptID pairID genre sentence1_binary_parse
 sentence2_binary_parse sentence1_parse sentence2_parse sentence1 sentence2 label1 … label5 gold_label``) and
-``train.tsv`` with its 12 (``label1`` only), a premise with an unbalanced ``"`` (parsed with quoting disabled) and a
-hypothesis ending in a space, as GLUE's first dev row does. No genuine MNLI file was available: the layout follows
-the published column lists. The sentences, ids and parses are invented for lm-eval-enterprise (nothing copied from
-MultiNLI; the parses are flat bracketings of the words). Deterministic.
+``train.tsv`` with its 12 (``label1`` only), a premise opening with an unbalanced ``"`` (read with quoting
+disabled; a quoting reader merges it with the rows after it) and a hypothesis ending in a space, as GLUE's first
+dev row does. No genuine MNLI file was available: the layout follows the published column lists. The sentences,
+ids and parses are invented for lm-eval-enterprise (nothing copied from MultiNLI; the parses are flat bracketings
+of the words). Deterministic.
 
     .venv/bin/python tasks/nlu/mnli/make_fixture.py [--out DIR]
 """
@@ -28,7 +29,7 @@ TRAIN = [
     ("government", "Applications must be filed by the end of May.", "There is a deadline.", "entailment", ()),
     (
         "travel",
-        'The guide said "follow the river and you will find it.',
+        '"Follow the river and you will find it, the guide said.',
         "The guide gave no advice.",
         "contradiction",
         (),
