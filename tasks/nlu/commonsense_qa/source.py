@@ -20,7 +20,8 @@ in the genuine files (7 of the first 300 dev rows) and are kept: both letters th
 
 Splits: ``valid`` = the dev file / hub ``validation`` (the evaluated split; the test labels are hidden), ``train``
 the few-shot pool. Counts: verified on the genuine JSON-lines files (sha256 in :data:`SHA256`); the hub parquet is a
-re-export that no genuine copy confirmed, so a parquet folder is held to the same numbers as unverified counts
+re-export that no genuine copy confirmed, so a parquet (or pre-split) folder is held to the same numbers as unverified
+counts
 (:meth:`CommonsenseQA.expected_for`). README: Deviations and decisions.
 """
 
@@ -151,13 +152,14 @@ class CommonsenseQA(HFParquetSource):
         return super().has_source_layout(d) or self.has_jsonl_layout(d)
 
     def expected_for(self, data_dir: Path) -> dict[str, Rows]:
-        """The verified counts for the release's JSON-lines files; for the hub's parquet files the same numbers as
-        unverified counts (the re-export was never counted on a genuine copy); a ``MANIFEST.json`` wins."""
+        """The verified counts for the release's JSON-lines files; for an export — the hub's parquet files or
+        pre-split rows — the same numbers as unverified counts (no export was counted on a genuine copy); a
+        ``MANIFEST.json`` wins."""
         if (data_dir / MANIFEST).exists() or self.has_jsonl_layout(data_dir):
             return super().expected_for(data_dir)
         evidence = (
-            f"the size {HF_REPO}'s card gives for this split, equal to the genuine release file's count; the parquet "
-            "re-export itself was not counted on a genuine copy"
+            f"the size {HF_REPO}'s card gives for this split, equal to the genuine release file's count; this "
+            "folder holds an export (the hub's parquet files or pre-split rows), not counted on a genuine copy"
         )
         return {s: unverified(r.n, evidence) for s, r in self.expected_rows.items()}
 
