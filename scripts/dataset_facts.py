@@ -160,13 +160,15 @@ def constant_classification(
             return metrics.binary_f1(golds, preds, positive)
         if metric == "accuracy":
             return sum(metrics.exact_match(g, pred) for g in golds) / len(golds)
+        if metric == "mcc":  # 0 by its definition for a constant prediction; computed, not assumed
+            return metrics.matthews_corrcoef(golds, preds, labels)
         raise ValueError(f"no constant-predictor rule for classification metric {metric!r}")
 
     scores = [(score(lab), -i, lab) for i, lab in enumerate(labels)]
     best, _, label = max(scores)
     counts = [Counter(golds)[lab] for lab in labels]
     cross = None
-    if label == labels[baselines.majority_index(counts)]:
+    if label == labels[baselines.majority_index(counts)] and metric != "mcc":
         if metric == "accuracy":
             cross = baselines.majority_share(counts)
         else:
@@ -191,7 +193,8 @@ def constant_predictor(src, metric: str, recs: list[dict]) -> tuple[str, float, 
         )
         return f"always '{label}'", score, cross, ""
     if t == "choice":
-        letters = sorted({letter for r in recs for letter in r["label_names"]})
+        # a constant position (the option letters; a family whose label set is the option texts has them too)
+        letters = sorted({chr(ord("A") + i) for r in recs for i in range(len(r["label_names"]))})
         scores = [
             (sum(metrics.exact_match(r["answer_letter"], x) for r in recs) / len(recs), -i, x)
             for i, x in enumerate(letters)
@@ -213,6 +216,12 @@ def constant_predictor(src, metric: str, recs: list[dict]) -> tuple[str, float, 
         top = Counter(golds).most_common(1)[0][0]
         acc = sum(metrics.float_equivalence(g, top) for g in golds) / len(golds)
         return "an uninformed generator", 0.0, None, f"always answering the most frequent gold '{top}': {acc:.4f}"
+    if t == "score":  # a constant score has no correlation with the gold scores
+        golds = [float(r["score"]) for r in recs]
+        r = metrics.pearson([2.5] * len(golds), golds)
+        return "always the scale's midpoint 2.5", r, None, "0 by definition: a constant prediction"
+    if t == "answers":  # extractive QA: an empty answer shares no token (character) with any reference
+        return "an empty answer", 0.0, None, "0 by definition: no answer, no overlap"
     if t == "summary":
         score = baselines.lead_baseline([r["document"] for r in recs], [r["summary"] for r in recs], LEAD_K, "rouge_l")
         return f"lead-{LEAD_K} (first {LEAD_K} sentences)", score, None, ""

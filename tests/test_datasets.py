@@ -21,6 +21,7 @@ import pytest
 from conftest import FakeHub, e2e_tasks, table_specs
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.data import DataError, HFParquetSource, load
+from lm_eval_enterprise.data.checks import verified
 from lm_eval_enterprise.data.fixtures import generate
 
 DATASETS = sorted(D.registry())
@@ -42,7 +43,7 @@ def test_dataset_folder_holds_every_part(ds):
     d = D.dataset_dir(ds)
     for part in ("source.py", "templates.py", "README.md", "make_fixture.py", f"test_{ds}.py", "fixture/MANIFEST.json"):
         assert (d / part).is_file(), f"{ds}: {part} missing"
-    assert list(d.glob("ent_*__t*.yaml")), f"{ds}: no generated task YAML (make tasks)"
+    assert list(d.glob("*_*__t*.yaml")), f"{ds}: no generated task YAML (make tasks)"
     assert D.fixture_dir(ds) == d / "fixture" and D.get_source(ds).id == ds
 
 
@@ -158,6 +159,10 @@ def test_hub_dataset_prepares_only_its_splits_then_loads_offline(ds, monkeypatch
     import huggingface_hub
 
     src = D.get_source(ds)
+    # the fake hub serves the fixture's few rows: hold the staged copy to the fixture's counts, as verified ones
+    manifest = json.loads((D.fixture_dir(ds) / D.MANIFEST).read_text())
+    counts = {s: verified(n, "the fake hub's fixture rows") for s, n in manifest["expected_rows"].items()}
+    monkeypatch.setattr(src, "expected_rows", counts)
     repo = {rel: p.read_bytes() for rel, p in _files(D.fixture_dir(ds)).items() if rel.endswith(".parquet")}
     decoys = {"README.md": b"", "other-config/train/0000.parquet": b"", "x/test-00000-of-00001.parquet": b""}
     hub = FakeHub({**repo, **decoys})
@@ -177,6 +182,14 @@ def test_hub_dataset_prepares_only_its_splits_then_loads_offline(ds, monkeypatch
 
 
 # ------------------------------------------------------------------------------------------------ end to end
+def _flan_tail(spec, template_id: str, doc: dict) -> str:
+    """The last line of the template rendered on ``doc`` (what a prompt built from it must end with)."""
+    from lm_eval.utils import apply_template
+
+    tpl = next(t for t in spec.templates if t.id == template_id)
+    return apply_template(tpl.doc_to_text, doc).rstrip().splitlines()[-1]
+
+
 @pytest.mark.parametrize("table", TABLES)
 def test_end_to_end_tiny_model(table, tiny_e2e):
     """The first and the last template of every table through lm-eval's hf backend on the embedded data: every
@@ -195,4 +208,8 @@ def test_end_to_end_tiny_model(table, tiny_e2e):
         assert config["metadata"]["dataset"] == spec.table_id and config["metadata"]["toy_data"] is True
         assert config["metadata"]["template_id"] == task.rsplit("__", 1)[1]
         samples = res["samples"][task]
-        assert samples and all(s["arguments"][0][0].rstrip().endswith(":") for s in samples), task
+        # an enterprise template ends with its output field ("Answer:"); a FLAN pattern ends with its own text
+        # (its options list, or a phrase such as "...I think the answer is"), which the prompt must end with
+        tail = ":" if spec.suite == "enterprise" else _flan_tail(spec, task.rsplit("__", 1)[1], samples[0]["doc"])
+        assert samples and samples[0]["arguments"][0][0].rstrip().endswith(tail), (task, tail)
+        assert spec.suite != "enterprise" or all(s["arguments"][0][0].rstrip().endswith(":") for s in samples), task

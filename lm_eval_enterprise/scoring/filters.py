@@ -116,14 +116,19 @@ def _words(text: str) -> str:
 @lru_cache(maxsize=256)
 def _label_index(labels: tuple[str, ...], aliases: tuple[tuple[str, str], ...], language: str = "en"):
     """(pattern, norm(key) → canonical label) for a label set and its aliases (an alias maps to its target's
-    spelling in ``labels``). The pattern's group ``label`` tries the longest key first, case-insensitively; the
+    spelling in ``labels``). The pattern's group ``label`` tries the longest key first, case-insensitively (a
+    one-letter alias, an option letter, in its own case); the
     key must not be followed by a letter or digit (a whole word) — in Japanese, after an optional copula of
     :data:`COPULAS_JA` (``中立です。`` reads 中立; ``矛盾だとは言えない`` and ``含意しない`` read nothing)."""
     by_norm = {norm(lab): lab for lab in labels}  # a real label wins over an alias of the same [NORM]
     for alias, target in aliases:
         by_norm.setdefault(norm(alias), by_norm.get(norm(target), target))
     keys = [*labels, *(alias for alias, _ in aliases)]
-    alts = "|".join(_words(k) for k in sorted(keys, key=len, reverse=True))
+    # a one-letter alias (an option letter) is read in its own case only: "a library" is no answer "A"
+    letter_aliases = {alias for alias, _ in aliases if len(alias) == 1 and alias.isalpha()} - set(labels)
+    alts = "|".join(
+        f"(?-i:{re.escape(k)})" if k in letter_aliases else _words(k) for k in sorted(keys, key=len, reverse=True)
+    )
     copula = "" if language == "en" else f"(?:{'|'.join(COPULAS_JA)})?"
     return re.compile(rf"(?P<label>{alts}){copula}(?![^\W_])", re.I), by_norm
 

@@ -53,6 +53,7 @@ class HubOrFilesSource(HFParquetSource):
     """
 
     eval_split = "valid"
+    fewshot_optional = True  # a folder holding the evaluated file alone serves zero-shot runs
     hf_layout_hint = "{prefix}{split}-*.parquet"
     hub_splits: dict[str, str] = {}
     published: dict[str, str] = {}

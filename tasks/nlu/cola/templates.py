@@ -66,7 +66,8 @@ TASKS = DatasetTasks(
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{label}}",
-    until=("\n",),
+    until=(),
+    answer_stop="\n",
     # " unacceptable" is 1 token for SmolLM2's tokenizer, "Answer: unacceptable." 4
     max_gen_toks=8,
     suite="nlu",

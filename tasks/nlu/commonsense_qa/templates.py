@@ -82,7 +82,8 @@ TASKS = DatasetTasks(
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{answer_text}}",
-    until=("\n",),
+    until=(),
+    answer_stop="\n",
     # the longest option of the genuine sample is 14 tokens for SmolLM2's BPE with a final period; with a lead-in
     max_gen_toks=24,
     suite="nlu",

@@ -70,7 +70,8 @@ TASKS = DatasetTasks(
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{answer_text}}",
-    until=("\n",),
+    until=(),
+    answer_stop="\n",
     # the longest option of the genuine sample with です。 is 31 tokens for SmolLM2's byte-level BPE; with 答え：
     max_gen_toks=48,
     suite="nlu",

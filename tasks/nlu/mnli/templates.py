@@ -74,7 +74,8 @@ TASKS = DatasetTasks(
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{label}}",
-    until=("\n",),
+    until=(),
+    answer_stop="\n",
     # " it is not possible to tell" is 6 tokens for SmolLM2's tokenizer, with a closing period 7
     max_gen_toks=10,
     suite="nlu",

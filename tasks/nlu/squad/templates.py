@@ -57,7 +57,8 @@ TASKS = DatasetTasks(
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{target}}",
-    until=("\n",),
+    until=(),
+    answer_stop="\n",
     # the genuine dev sample's first answers: median 4, at most 30 tokens for SmolLM2's tokenizer
     max_gen_toks=32,
     suite="nlu",

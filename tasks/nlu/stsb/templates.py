@@ -68,7 +68,8 @@ TASKS = DatasetTasks(
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{target}}",
-    until=("\n",),
+    until=(),
+    answer_stop="\n",
     # SmolLM2's tokenizer splits digits: "3.8" is 3 tokens, " 4.75" 5, " 0.333" 6
     max_gen_toks=8,
     suite="nlu",
