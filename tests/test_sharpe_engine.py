@@ -1,5 +1,5 @@
 """The whole tool on synthetic lm-eval output folders (written with the real hooks): docs/sharpe.md#worked-examples
-from files (both ddof), pairing, subtasks, every bad input of the issue, the CLI and every output format."""
+from files (both ddof), pairing, outdated results, every bad input of the issue, the CLI and every output format."""
 
 import csv
 import json
@@ -15,7 +15,7 @@ import pytest
 from lm_eval_enterprise import families
 from lm_eval_enterprise.cli import sharpe as cli
 from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown, write_outputs
-from lm_eval_enterprise.sharpe.io import SharpeInputError
+from lm_eval_enterprise.sharpe.io import OutdatedResultsError, SharpeInputError
 from lm_eval_enterprise.sharpe.report import SCALARS, markdown, to_json
 from testkit.synthetic import SynthTask, family_task, write_run
 from testkit.synthetic import choice_task as mc_task
@@ -218,32 +218,25 @@ def test_ranking_pairs_by_query_and_intersects_partial_queries(tmp_path):
         aggregate([tmp_path], bootstrap=0, progress=False, strict=True)
 
 
-def test_subtask_dataset_row(tmp_path):
-    tasks = []
-    for sub, base in (("up", 0.7), ("down", 0.5)):
-        for t in (1, 2, 3):
-            tasks.append(
-                mc_task(
-                    f"ent_news_{sub}",
-                    f"t{t}",
-                    counts(round((base + 0.05 * t) * 20), 20),
-                    k=2,
-                    dataset="news",
-                    subtask=sub,
-                )
-            )
-    tasks.append(mc_task("ent_news_up", "t4", counts(10, 20), k=2, dataset="news", subtask="up"))
-    write_run(tmp_path, "m", tasks)
-    res = aggregate([tmp_path], bootstrap=100, progress=False)
-    row = by(res, "m", "ent_news")
-    assert row["templates"] == ["t1", "t2", "t3"] and row["subtasks"] == ["down", "up"]
-    up, down = by(res, "m", "ent_news_up", level="variant_group"), by(res, "m", "ent_news_down", level="variant_group")
-    assert up["templates"] == ["t1", "t2", "t3", "t4"]
-    for t in ("t1", "t2", "t3"):
-        assert row["template_scores"][t] == pytest.approx((up["template_scores"][t] + down["template_scores"][t]) / 2)
-    assert row["baseline"]["value"] == pytest.approx(0.5)
-    assert "templates_dropped" in row["flags"] and row["ci"] is not None
-    assert any("subtasks lack templates" in m for m in res["messages"])
+def test_results_of_metric_version_1_2_are_refused_in_one_line(tmp_path, capsys):
+    """Metric version ≤ 1.2 ran gold_news as one subtask task per question: one line naming the version and what to
+    rerun, exit 2, nothing else read or written."""
+    tasks = [
+        mc_task(f"ent_news_{sub}", f"t{t}", counts(10 + t, 20), k=2, dataset="news", subtask=sub)
+        for sub in ("up", "down")
+        for t in (1, 2, 3)
+    ]
+    path = write_run(tmp_path, "m", tasks + [mc_task("ent_x", f"t{t}", counts(50 + t)) for t in (1, 2)])
+    want = (
+        f"{path}: written by metric version 1.2 (ent_news_up__t1 is one subtask of news), a layout this version no "
+        "longer reads; rerun ent_news with this version (lm-eval-enterprise run --tasks ent_news --log_samples ...)"
+    )
+    with pytest.raises(OutdatedResultsError) as info:
+        aggregate([tmp_path], **FAST)
+    assert str(info.value) == want
+    out = tmp_path / "out"
+    assert cli.main([str(tmp_path), "--output_path", str(out), "--no_progress"]) == 2
+    assert capsys.readouterr().err == f"error: {want}\n" and not out.exists()
 
 
 # ================================================================================================ bad inputs
@@ -581,33 +574,28 @@ def test_compare_selects_pairs(tmp_path):
 
 
 # ================================================================================================ review fixes
-def _news_subtasks(tmp_path, model="m", tids=(1, 2, 3)):
+def _news_groups(tmp_path, model="m", tids=(1, 2, 3)):
+    """Two variant groups of one dataset ``news``: ``ent_news`` and ``ent_news_gen`` (``metadata.dataset: news``)."""
     tasks = [
-        mc_task(f"ent_news_{sub}", f"t{t}", counts(round((base + 0.05 * t) * 20), 20), k=2, dataset="news", subtask=sub)
-        for sub, base in (("up", 0.7), ("down", 0.5))
+        mc_task(group, f"t{t}", counts(round((base + 0.05 * t) * 20), 20), k=2, dataset="news")
+        for group, base in (("ent_news", 0.7), ("ent_news_gen", 0.5))
         for t in tids
     ]
     return write_run(tmp_path, model, tasks)
 
 
-@pytest.mark.parametrize("name", ["ent_news", "news"])
-def test_exclude_template_by_dataset_name_applies_to_every_subtask(tmp_path, name):
-    _news_subtasks(tmp_path)
-    res = aggregate([tmp_path], exclude_templates=[f"{name}:t3"], **FAST)
-    row = by(res, "m", "ent_news")
-    assert row["templates"] == ["t1", "t2"] and row["flag_details"]["excluded_templates"] == ["t3"]
-    for sub in ("up", "down"):
-        r = by(res, "m", f"ent_news_{sub}", level="variant_group")
+def test_exclude_template_by_dataset_name_applies_to_every_variant_group(tmp_path):
+    _news_groups(tmp_path)
+    res = aggregate([tmp_path], exclude_templates=["news:t3"], **FAST)
+    for group in ("ent_news", "ent_news_gen"):
+        r = by(res, "m", group)
         assert r["templates"] == ["t1", "t2"] and r["flag_details"]["excluded_templates"] == ["t3"]
-        assert (
-            f"group ent_news_{sub}: template t3 excluded by --exclude_template (flag excluded_templates)"
-            in res["messages"]
-        )
-    assert any(m.startswith(f"--exclude_template {name}:t3: applies to 2 variant group(s)") for m in res["messages"])
+        assert f"group {group}: template t3 excluded by --exclude_template (flag excluded_templates)" in res["messages"]
+    assert any(m.startswith("--exclude_template news:t3: applies to 2 variant group(s)") for m in res["messages"])
     # the same scores as a run without t3 at all
     other = tmp_path / "without_t3"
-    _news_subtasks(other, tids=(1, 2))
-    ref = by(aggregate([other], **FAST), "m", "ent_news")
+    _news_groups(other, tids=(1, 2))
+    row, ref = by(res, "m", "ent_news"), by(aggregate([other], **FAST), "m", "ent_news")
     assert row["template_scores"] == ref["template_scores"] and row["sharpe"] == pytest.approx(ref["sharpe"])
 
 
@@ -615,12 +603,12 @@ def test_exclude_template_by_dataset_name_applies_to_every_subtask(tmp_path, nam
     "spec,why",
     [
         ("ent_news:t9", "ent_news has no template t9 (templates: t1, t2, t3)"),
-        ("ent_news_up:t9", "ent_news_up has no template t9"),
+        ("news:t9", "news has no template t9 (templates: t1, t2, t3)"),
         ("nope:t1", "no variant group or dataset named nope"),
     ],
 )
 def test_exclude_template_matching_nothing_is_reported(tmp_path, capsys, spec, why):
-    _news_subtasks(tmp_path)
+    _news_groups(tmp_path)
     res = aggregate([tmp_path], exclude_templates=[spec], **FAST)
     msgs = [m for m in res["messages"] if m.startswith(f"--exclude_template {spec}: matches nothing")]
     assert len(msgs) == 1 and why in msgs[0] and msgs[0].endswith("; ignored")
@@ -689,28 +677,6 @@ def test_template_listed_but_without_result_with_two_models(tmp_path):
         assert r["templates"] == ["t1", "t2"] and r["flag_details"]["templates_missing"] == ["t3"]
         assert "templates_dropped" not in r["flags"]
         assert any(f"model {m} has no result for template(s) t3" in x for x in res["messages"])
-
-
-def test_template_missing_in_one_subtask_is_named_per_group(tmp_path):
-    tasks = [
-        mc_task(f"ent_news_{sub}", f"t{t}", counts(10 + t, 20), k=2, dataset="news", subtask=sub)
-        for sub in ("up", "down")
-        for t in (1, 2, 3)
-        if (sub, t) != ("down", 2)
-    ]
-    p = write_run(tmp_path, "m", tasks)
-    data = json.loads(p.read_text())
-    data["group_subtasks"] = {
-        "ent_news": ["ent_news_up", "ent_news_down"],
-        **{f"ent_news_{s}": [f"ent_news_{s}__t{t}" for t in (1, 2, 3)] for s in ("up", "down")},
-    }
-    p.write_text(json.dumps(data))
-    res = aggregate([tmp_path], **FAST)
-    row = by(res, "m", "ent_news")
-    assert row["templates"] == ["t1", "t3"] and row["flag_details"]["templates_missing"] == {"ent_news_down": ["t2"]}
-    assert by(res, "m", "ent_news_down", level="variant_group")["flag_details"]["templates_missing"] == ["t2"]
-    assert "templates_missing" not in by(res, "m", "ent_news_up", level="variant_group")["flags"]
-    assert any("group ent_news_down: model m has no result for template(s) t2" in x for x in res["messages"])
 
 
 def test_exact_group_name_wins_over_dataset_alias(tmp_path):

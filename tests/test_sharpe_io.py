@@ -133,5 +133,5 @@ def test_toy_data_roots():
     from lm_eval_enterprise.sharpe.io import is_toy_data_root
 
     assert is_toy_data_root("embedded")
-    assert is_toy_data_root("/other/venv/site-packages/lm_eval_enterprise/fixtures")  # results of older versions
-    assert not any(is_toy_data_root(x) for x in ("/data/enterprise", "", None, 3, "fixtures"))
+    paths = ("/data/enterprise", "", None, 3, "fixtures", "/venv/site-packages/lm_eval_enterprise/fixtures")
+    assert not any(is_toy_data_root(x) for x in paths)

@@ -254,27 +254,18 @@ def test_full_run_matches_the_sharpe_tool(tmp_path, fam):
         assert got["ci"][key] == pytest.approx(rec["ci"][key], abs=1e-12), key
 
 
-def test_full_composite_dataset_matches_the_sharpe_tool(tmp_path):
-    tasks = []
-    for sub in ("up", "down"):
-        for i in range(1, 4):
-            tasks.append(
-                S.family_task(
-                    "classification_binary",
-                    f"t{i}",
-                    30,
-                    0.3 + 0.15 * i,
-                    seed=5 + len(sub),
-                    group=f"ent_syn_news_{sub}",
-                    dataset="syn_news",
-                    subtask=sub,
-                )
-            )
+def test_full_dataset_made_of_questions_matches_the_sharpe_tool(tmp_path):
+    """A full run of a dataset made of questions: one cell matrix per question, s_t = the mean over them ([QMEAN]),
+    intervals from one document draw over all (document, question) units — the full tool's numbers."""
+    tasks = [
+        S.family_task("classification_weighted", f"t{i}", 30, 0.3 + 0.15 * i, seed=5, questions=("up", "down"))
+        for i in range(1, 4)
+    ]
     S.write_run(tmp_path, "m", tasks)
     ref = aggregate([tmp_path], bootstrap=100, seed=0, progress=False)
-    rec = next(r for r in ref["records"] if r["level"] == "dataset" and r.get("scoring", "strict") == "strict")
+    rec = next(r for r in ref["records"] if r["scoring_mode"] == "strict")
     got = aggregate_sparse([tmp_path], Options(bootstrap=100, seed=0))["records"]
-    assert len(got) == 1 and got[0]["subtasks"] == ["down", "up"]
+    assert len(got) == 1 and sorted(got[0]["questions"]) == ["down", "up"]
     for key in ("mean", "std", "sharpe"):
         assert got[0][key] == pytest.approx(rec[key], abs=1e-12)
         assert got[0]["ci"][key] == pytest.approx(rec["ci"][key], abs=1e-12)
@@ -350,11 +341,11 @@ def test_sharpe_detects_sparse_runs_and_reports_estimates(tmp_path, capsys):
     # the full run goes through the full tool, untouched
     assert sharpe_main([str(tmp_path / "full"), "--bootstrap", "20"]) == 0
     assert "ESTIMATES" not in capsys.readouterr().out
-    # the first version's `sharpe-sparse` (hidden alias) forces the estimator: a full run is read exactly
+    # the first version's `sharpe-sparse` is gone: `sharpe` routes by what the inputs hold
     from lm_eval_enterprise import cli
 
-    assert cli.main(["sharpe-sparse", str(tmp_path / "full"), "--bootstrap", "0"]) == 0
-    assert "| 160/160 (100%) |" in capsys.readouterr().out
+    assert cli.main(["sharpe-sparse", str(tmp_path / "full"), "--bootstrap", "0"]) == 2
+    assert "invalid choice: 'sharpe-sparse'" in capsys.readouterr().err
     # options the estimator does not implement are refused in one line, not ignored
     assert sharpe_main([str(tmp_path / "sparse"), "--compare", "m,x"]) == 2
     assert capsys.readouterr().err == "error: --compare is not supported for estimates from a --cell_budget run\n"

@@ -5,7 +5,8 @@ Exit codes (lm-eval's): 0 ok; 1 inconsistent or unreadable inputs, one "error:" 
 template/metric under --strict, missing metric, doc-set mismatch under --strict, mixed chat settings under
 --strict, --exclude_template matching nothing under --strict, malformed JSON, no template variants) or outputs
 that cannot be written; 2 usage errors (unknown option or value, --output_path naming an existing file).
-Flags are spelled as lm-eval's (underscores); the older dashed spellings still work.
+Flags are spelled as lm-eval's (underscores); the older dashed spellings still work. Results of metric version
+≤ 1.2 (gold_news as nine subtask tasks) are refused with one line naming the version and what to rerun (exit 2).
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="GROUP:TID",
         help="exclude a template explicitly (repeatable; reported); GROUP may be a variant group or a "
-        "dataset name (applies to all its subtask groups); matching nothing is reported "
+        "dataset name (metadata.dataset: applies to all its variant groups); matching nothing is reported "
         "(--strict: exit 1)",
     )
     ap.add_argument(
@@ -318,11 +319,3 @@ def run_sparse(args: argparse.Namespace, opts: Options) -> int:
     except (SharpeInputError, SparseError) as exc:
         return fail(str(exc))  # unusable inputs: 1
     return _estimates(args, result, "sparse")
-
-
-def sparse_main(argv: Sequence[str] | None = None) -> int:
-    """``lm-eval-enterprise sharpe-sparse`` (hidden alias): ``sharpe``'s arguments, always estimated."""
-    ap = build_parser()
-    ap.prog = "lm-eval-enterprise sharpe-sparse"
-    args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
-    return run_sparse(args, options_from_args(args))

@@ -1,7 +1,7 @@
 """Stage 4 — bootstrap of a dataset row: B resampled per-template scores for every (model, metric, mode).
 
-One document index vector per resample is shared by every template, model and subtask group of the row (the
-union of the groups' unit keys), drawn by :func:`.bootstrap.draw` from the row's own seed. Linear scorers are
+One document index vector per resample is shared by every template and model of the row (its unit keys), drawn
+by :func:`.bootstrap.draw` from the row's own seed. Linear scorers are
 finalised from one matrix product ``W @ features`` per chunk of resamples; the others score each resample.
 """
 

@@ -195,13 +195,12 @@ def _mean_of(values: dict[str, float | None] | None) -> float | None:
 
 
 def _adherence(row: Row, model: str, metric_filter: str) -> dict[str, float | None]:
-    """Per template: ``format_adherence`` as the results file reports it (all documents of the run), the mean over
-    the subtasks of a dataset row; None where a template's results lack it (e.g. log-likelihood ranking)."""
+    """Per template: ``format_adherence`` as the results file reports it (all documents of the run); None where a
+    template's results lack it (e.g. log-likelihood ranking)."""
     out = {}
     for t in row.templates:
-        vals = [g.runs[model][t].row.get(f"format_adherence,{metric_filter}") for g in row.groups]
-        ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
-        out[t] = float(np.mean(vals)) if ok else None
+        v = row.groups[0].runs[model][t].row.get(f"format_adherence,{metric_filter}")
+        out[t] = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
     return out
 
 

@@ -4,7 +4,7 @@ Stages (one module each):
 
 1. :mod:`.grouping` — read every results file, keep template variants (metadata, else ``--variant_pattern``),
    newest run per (model, task); variant groups with the templates every model has, metrics and settings
-   checks; dataset rows (a dataset with subtasks is one row over its subtask groups);
+   checks; one dataset row per variant group;
 2. :mod:`.pairing` — samples of the primary filter, paired by document key (``doc.id`` → ``doc_hash`` →
    ``doc_id``; ranking: query id) on the intersection of all models and templates;
 3. :mod:`.template_scores` — per (model, template, metric, scoring mode) s_t recomputed from the samples

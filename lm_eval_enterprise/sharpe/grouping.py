@@ -1,9 +1,7 @@
-"""Stage 1 — grouping: results files → template variants → variant groups → dataset rows.
+"""Stage 1 — grouping: results files → template variants → variant groups, one dataset row each.
 
-A **variant group** is one dataset (or one subtask of a dataset) across models and templates
-(``metadata.variant_group``); a **dataset row** is one variant group, or the subtask groups of one dataset (its
-score per template is the mean over subtasks). Every inconsistency is a message and a flag, or under ``--strict``
-a :class:`~.io.SharpeInputError`; nothing is dropped silently.
+A **variant group** is one dataset across models and templates (``metadata.variant_group``). Every inconsistency
+is a message and a flag, or under ``--strict`` a :class:`~.io.SharpeInputError`; nothing is dropped silently.
 """
 
 from __future__ import annotations
@@ -53,13 +51,12 @@ class MetricSpec:
 
 @dataclass
 class Group:
-    """One variant group (a dataset, or one subtask of a dataset) across models and templates, with the working
-    state the later stages fill in (samples, pairing, scorers, scores, baselines, bootstrap matrices)."""
+    """One variant group (a dataset) across models and templates, with the working state the later stages fill in
+    (samples, pairing, scorers, scores, baselines, bootstrap matrices)."""
 
     name: str
     dataset: str
     domain: str
-    subtask: str | None
     family: str | None
     runs: dict[str, dict[str, TaskRun]]  # model → template id → run
     templates: list[str] = field(default_factory=list)
@@ -92,7 +89,7 @@ class Group:
 
 @dataclass
 class Row:
-    """A dataset row: one variant group, or the subtask groups of one dataset (s_t = mean over subtasks)."""
+    """A dataset row: one variant group."""
 
     name: str
     dataset: str
@@ -101,12 +98,8 @@ class Row:
     templates: list[str]
     models: list[str]
     flags: dict[str, Any] = field(default_factory=dict)
-    keys: list[str] = field(default_factory=list)  # union of the groups' unit keys (bootstrap units)
+    keys: list[str] = field(default_factory=list)  # the group's unit keys (bootstrap units)
     template_idx: dict[str, Any] = field(default_factory=dict)  # bootstrap kind → B × T template draws (or None)
-
-    @property
-    def composite(self) -> bool:
-        return len(self.groups) > 1 or self.groups[0].subtask is not None
 
     @property
     def primary(self) -> str:
@@ -241,13 +234,9 @@ def _check_settings(g: Group, opts: Options, messages: list[str]) -> None:
 
 # ============================================================================================== exclusions
 def _group_aliases(name: str, rs: list[TaskRun]) -> set[str]:
-    """Names under which ``--exclude_template`` reaches a variant group: the group itself, its dataset
-    (``metadata.dataset``) and, for a subtask group ``<base>_<subtask>``, the dataset row name ``<base>``."""
-    out = {name} | {r.dataset for r in rs}
-    for r in rs:
-        if r.subtask and name.endswith("_" + r.subtask):
-            out.add(name[: -len(r.subtask) - 1])
-    return out
+    """Names under which ``--exclude_template`` reaches a variant group: the group itself and its dataset
+    (``metadata.dataset``)."""
+    return {name} | {r.dataset for r in rs}
 
 
 def _exclusions(
@@ -306,16 +295,16 @@ def _report_models_without_results(
 
 
 def _new_group(name: str, rs: list[TaskRun], excluded: set[str]) -> Group:
-    dsets = {(r.dataset, r.domain, r.subtask, r.family) for r in rs}
+    dsets = {(r.dataset, r.domain, r.family) for r in rs}
     if len(dsets) != 1:
         raise SharpeInputError(
-            f"group {name}: templates disagree on dataset/domain/subtask/task_family {sorted(map(str, dsets))}"
+            f"group {name}: templates disagree on dataset/domain/task_family {sorted(map(str, dsets))}"
         )
     by_model: dict[str, dict[str, TaskRun]] = defaultdict(dict)
     for r in rs:
         by_model[r.model][r.template_id] = r
     first = rs[0]
-    g = Group(name, first.dataset, first.domain, first.subtask, first.family, dict(by_model))
+    g = Group(name, first.dataset, first.domain, first.family, dict(by_model))
     if excluded:
         g.flags["excluded_templates"] = sorted(excluded, key=natural_key)
     if any(r.grouped_by == "name" for r in rs):
@@ -399,50 +388,8 @@ def build_groups(
 
 
 # ============================================================================================== rows
-def _subtask_row(ds: str, gs: list[Group], messages: list[str]) -> Row | None:
-    gs.sort(key=lambda g: g.name)
-    base = gs[0].name[: -len(gs[0].subtask) - 1] if gs[0].name.endswith("_" + gs[0].subtask) else ds
-    row = Row(base, ds, gs[0].domain, gs, [], [])
-    all_t = set().union(*(g.templates for g in gs))
-    common = set.intersection(*(set(g.templates) for g in gs))
-    if common != all_t:
-        miss = {g.subtask: sorted(all_t - set(g.templates), key=natural_key) for g in gs if all_t - set(g.templates)}
-        messages.append(
-            f"dataset {ds}: subtasks lack templates {miss}; those templates are dropped from the "
-            "dataset row (flag templates_dropped)"
-        )
-        row.flags["templates_dropped"] = {"templates": sorted(all_t - common, key=natural_key), "missing": miss}
-    row.templates = sorted(common, key=natural_key)
-    all_m = set().union(*(g.models for g in gs))
-    full = set.intersection(*(set(g.models) for g in gs))
-    if full != all_m:
-        miss = {m: sorted(g.subtask for g in gs if m not in g.models) for m in sorted(all_m - full)}
-        messages.append(
-            f"dataset {ds}: models without every subtask are left out of the dataset row: {miss} "
-            "(flag missing_subtasks)"
-        )
-        row.flags["missing_subtasks"] = miss
-    row.models = sorted(full)
-    if len({g.family for g in gs}) > 1 or len({tuple(m.name for m in g.metrics) for g in gs}) > 1:
-        raise SharpeInputError(f"dataset {ds}: subtasks use different task families or metrics")
-    if not row.templates:
-        messages.append(f"dataset {ds}: no template shared by all subtasks; dataset row skipped")
-        return None
-    return row
-
-
 def build_rows(groups: list[Group], messages: list[str]) -> list[Row]:
-    """Dataset rows: a group without subtask is its own row; subtask groups of one dataset form one row."""
-    by_ds: dict[str, list[Group]] = defaultdict(list)
-    rows = []
-    for g in groups:
-        if g.subtask is not None:
-            by_ds[g.dataset].append(g)
-        else:
-            rows.append(Row(g.name, g.dataset, g.domain, [g], list(g.templates), g.models))
-    for ds, gs in sorted(by_ds.items()):
-        row = _subtask_row(ds, gs, messages)
-        if row is not None:
-            rows.append(row)
+    """Dataset rows: one per variant group."""
+    rows = [Row(g.name, g.dataset, g.domain, [g], list(g.templates), g.models) for g in groups]
     rows.sort(key=lambda r: (r.domain, r.name))
     return rows

@@ -6,7 +6,9 @@ identity comes from ``results.configs[task].metadata`` (``variant_group``, ``tem
 is grouped by ``--variant_pattern`` on its name (flagged) or skipped with a message.
 
 All problems with the inputs raise :class:`SharpeInputError` (one line naming the file), which the CLI turns into
-exit code 1 (a failed run, as lm-eval); an unusable flag value is a :class:`SharpeUsageError` (exit code 2).
+exit code 1 (a failed run, as lm-eval); an unusable flag value is a :class:`SharpeUsageError` (exit code 2), and
+results of a metric version whose layout the tool no longer reads an :class:`OutdatedResultsError` (exit code 2, one
+line naming the version and what to rerun).
 """
 
 from __future__ import annotations
@@ -34,6 +36,12 @@ class SharpeInputError(Exception):
 
 class SharpeUsageError(SharpeInputError):
     """A command-line value the tool cannot use (exit code 2, with the usage line)."""
+
+    exit_code = 2
+
+
+class OutdatedResultsError(SharpeInputError):
+    """Results written by a metric version whose layout the tool no longer reads (exit code 2, one line)."""
 
     exit_code = 2
 
@@ -112,7 +120,6 @@ class TaskRun:
     template_id: str
     dataset: str
     domain: str
-    subtask: str | None
     family: str | None
     primary_metric: str | None
     primary_filter: str | None
@@ -147,13 +154,8 @@ EMBEDDED_DATA_ROOT = "embedded"
 
 def is_toy_data_root(data_root: Any) -> bool:
     """True when a task's ``metadata.data_root`` selects the embedded fixture data (a few synthetic rows per
-    dataset for demos and tests, not the benchmark): the value ``embedded`` (the only way to select them), or the
-    ``.../lm_eval_enterprise/fixtures`` folder older versions kept them in (results made with such a version)."""
-    if not isinstance(data_root, str) or not data_root:
-        return False
-    if data_root == EMBEDDED_DATA_ROOT:
-        return True
-    return Path(data_root).expanduser().parts[-2:] == ("lm_eval_enterprise", "fixtures")
+    dataset for demos and tests, not the benchmark): the value ``embedded``."""
+    return data_root == EMBEDDED_DATA_ROOT
 
 
 def _sha256(path: Path) -> str:
@@ -249,6 +251,8 @@ def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str], templa
             messages.append(f"{rf.path}: task {task} has a config but no results row; skipped")
             continue
         meta = (cfg or {}).get("metadata") or {}
+        if meta.get("subtask"):
+            raise outdated(rf, task, meta)
         if str(meta.get("template_set") or "core") != template_set:
             continue
         if meta.get("variant_group") and meta.get("template_id"):
@@ -283,7 +287,6 @@ def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str], templa
                 template_id=tid,
                 dataset=str(meta.get("dataset") or group),
                 domain=str(meta.get("domain") or "unknown"),
-                subtask=(str(meta["subtask"]) if meta.get("subtask") else None),
                 family=meta.get("task_family"),
                 primary_metric=meta.get("primary_metric"),
                 primary_filter=meta.get("primary_filter"),
@@ -295,6 +298,18 @@ def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str], templa
             )
         )
     return out
+
+
+def outdated(rf: ResultsFile, task: str, meta: dict) -> OutdatedResultsError:
+    """Results of metric version ≤ 1.2, which ran a dataset made of questions (gold_news) as one subtask task per
+    question (``metadata.subtask``); from 1.3 on each template is one task asking every question."""
+    group, sub = str(meta.get("variant_group") or task), str(meta["subtask"])
+    rerun = group.removesuffix(f"_{sub}") if group.endswith(f"_{sub}") else f"ent_{meta.get('dataset')}"
+    return OutdatedResultsError(
+        f"{rf.path}: written by metric version {meta.get('version', '≤ 1.2')} ({task} is one subtask of "
+        f"{meta.get('dataset')}), a layout this version no longer reads; rerun {rerun} with this version "
+        f"(lm-eval-enterprise run --tasks {rerun} --log_samples ...)"
+    )
 
 
 def listed_templates(

@@ -68,7 +68,7 @@ def _record(gs: list[SparseGroup], opts: Options, floor_mode) -> dict:
         "group": g.name,
         "dataset": g.dataset,
         "domain": g.domain,
-        "subtask": g.subtask,
+        "subtask": None,  # kept in the output layout (metric version ≤ 1.2 had subtask groups)
         **({"questions": [q.question for q in gs]} if g.question else {}),
         "metric": g.metric,
         "baseline_method": method,

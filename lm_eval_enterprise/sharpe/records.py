@@ -1,4 +1,4 @@
-"""Stage 5 — records: one :class:`Record` per model × (dataset row or subtask group) × metric × scoring mode.
+"""Stage 5 — records: one :class:`Record` per model × dataset row × metric × scoring mode.
 
 A record holds the per-template scores s_t, the baseline b, μ, σ, the Sharpe score S = (μ − b)/(α·σ) (``null`` +
 ``sharpe_status`` when not finite), the across-template statistics (min, max, spread, MaxP/AvgP/CPS, quantiles),
@@ -21,7 +21,6 @@ from . import bootstrap as BS
 from . import stats as ST
 from .grouping import Group, MetricSpec, Row
 from .options import Options, natural_key
-from .template_scores import row_baseline, row_scores
 
 
 class _Absent:
@@ -39,11 +38,11 @@ PRIVATE_NAMES = {"per_doc": "_per_doc", "scores_bt": "_scores_bt"}  # dataclass 
 class Record:
     """Statistics of one model × group × metric × scoring mode (see the module docstring)."""
 
-    level: str  # "dataset" | "variant_group" (a subtask of a dataset)
+    level: str  # "dataset" (the only level since metric version 1.3)
     group: str
     dataset: str
     domain: str
-    subtask: str | None
+    subtask: str | None  # None since metric version 1.3 (kept in the output layout)
     variant_groups: list[str]
     model: str
     metric: str
@@ -85,7 +84,6 @@ class Record:
     flag_details: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     scores_bt: np.ndarray | None = None  # private: B × T resampled scores (document bootstrap)
-    subtasks: list[str] = ABSENT  # dataset rows with subtasks
     key_source: str | None = None
     tasks: dict[str, str] = ABSENT  # template → lm-eval task name (records of one variant group)
 
@@ -106,13 +104,9 @@ class Record:
 
 @dataclass
 class RecordKey:
-    """Which record: level, name, dataset row (and subtask group of a ``variant_group`` record), model, metric,
-    scoring mode."""
+    """Which record: dataset row, model, metric, scoring mode."""
 
-    level: str
-    name: str
     row: Row
-    group: Group | None
     model: str
     metric: MetricSpec
     mode: str
@@ -222,12 +216,12 @@ def build_record(key: RecordKey, inp: RecordInputs, opts: Options) -> Record:
         flags["negated_metric"] = True
     shown = -s if not spec.higher_is_better else s
     rec = Record(
-        level=key.level,
-        group=key.name,
+        level="dataset",
+        group=key.row.name,
         dataset=key.row.dataset,
         domain=key.row.domain,
-        subtask=key.group.subtask if key.group is not None else None,
-        variant_groups=[g.name for g in key.row.groups] if key.group is None else [key.group.name],
+        subtask=None,
+        variant_groups=[g.name for g in key.row.groups],
         model=key.model,
         metric=spec.name,
         filter=spec.filter,
@@ -298,11 +292,7 @@ def _group_inputs(row: Row, g: Group, model: str, spec: MetricSpec, mode: str) -
     flags.update(g.model_flags.get(model, {}))
     if not g.has_samples(model):
         flags.setdefault("no_samples", True)
-    boot = {}
-    if g.templates == row.templates or not row.composite:
-        boot = {k[3]: v for k, v in g.boot.items() if k[:3] == (model, spec.name, mode)}
-    elif g.boot:
-        boot = {"docs": g.boot.get((model, spec.name, mode, "docs"))}
+    boot = {k[3]: v for k, v in g.boot.items() if k[:3] == (model, spec.name, mode)}
     return RecordInputs(
         scores={t: g.scores[(model, t, spec.name, mode)] for t in g.templates},
         baseline=g.baseline[spec.name],
@@ -317,23 +307,18 @@ def _group_inputs(row: Row, g: Group, model: str, spec: MetricSpec, mode: str) -
 
 
 def _group_records(out: RecordSet, row: Row, g: Group, opts: Options) -> None:
-    """Records of one variant group: dataset level for a plain row, ``variant_group`` level for a subtask."""
+    """Records of the row's variant group."""
     for spec in g.metrics:
         for mode in opts.record_modes:
             for model in g.models:
                 if (model, g.templates[0], spec.name, mode) not in g.scores:
                     continue
                 inp = _group_inputs(row, g, model, spec, mode)
-                key = (
-                    RecordKey("variant_group", g.name, row, g, model, spec, mode)
-                    if row.composite
-                    else RecordKey("dataset", row.name, row, None, model, spec, mode)
-                )
-                rec = build_record(key, inp, opts)
+                rec = build_record(RecordKey(row, model, spec, mode), inp, opts)
                 rec.key_source = g.key_source
                 rec.tasks = {t: g.runs[model][t].task for t in g.templates}
-                out.add(rec, dataset_level=not row.composite)
-                if not row.composite and inp.per_doc is not None:
+                out.add(rec, dataset_level=True)
+                if inp.per_doc is not None:
                     out.per_doc[(row.name, model, spec.name)] = (
                         inp.per_doc[0],
                         inp.per_doc[1],
@@ -341,92 +326,12 @@ def _group_records(out: RecordSet, row: Row, g: Group, opts: Options) -> None:
                     )
 
 
-def _row_flags(row: Row, model: str) -> dict[str, Any]:
-    """Row flags, then each subtask group's model flags and group flags (``templates_missing`` per group)."""
-    flags = dict(row.flags)
-    for g in row.groups:
-        for k, v in g.model_flags.get(model, {}).items():
-            if k == "templates_missing":  # per subtask group: {group: [tids]}
-                flags.setdefault(k, {})[g.name] = v
-            else:
-                flags.setdefault(k, v)
-        for k, v in g.flags.items():
-            flags.setdefault(k, v)
-    return flags
-
-
-def _row_boot(row: Row, model: str, metric: str, mode: str) -> dict[str, np.ndarray]:
-    """Resampled dataset-row scores: the mean over subtasks of each group's resampled s_t (row templates)."""
-    boot = {}
-    for kind in ("docs", "docs+templates"):
-        mats = []
-        for g in row.groups:
-            m = g.boot.get((model, metric, mode, kind))
-            if m is None:
-                mats = None
-                break
-            mats.append(m[:, [g.templates.index(t) for t in row.templates]])
-        if mats:
-            boot[kind] = np.mean(mats, axis=0)
-    return boot
-
-
-def _row_failure(row: Row, model: str) -> dict[str, float | None] | None:
-    fails = [[g.fail_rate.get((model, t)) for g in row.groups] for t in row.templates]
-    if all(v is None for f in fails for v in f):
-        return None
-    return {t: (float(np.mean(f)) if all(v is not None for v in f) else None) for t, f in zip(row.templates, fails)}
-
-
-def _row_per_doc(row: Row, model: str, spec: MetricSpec) -> tuple | None:
-    """(subtask/doc keys, T × (subtask, document) values, basis) — PSS over every (subtask, document) pair."""
-    parts = [_per_doc_of_group(g, model, spec, row.templates) for g in row.groups]
-    if any(p is None for p in parts):
-        return None
-    keys = [f"{g.subtask}/{k}" for g, p in zip(row.groups, parts) for k in p[0]]
-    return keys, np.hstack([p[1] for p in parts]), parts[0][2]
-
-
-def _dataset_row_records(out: RecordSet, row: Row, opts: Options) -> None:
-    """Dataset-level records of a row with subtasks: s_t = unweighted mean over the subtasks."""
-    for spec in row.groups[0].metrics:
-        b = row_baseline(row, spec.name)
-        for mode in opts.record_modes:
-            for model in row.models:
-                scores = row_scores(row, model, spec.name, mode)
-                if scores is None:
-                    continue
-                pdoc = _row_per_doc(row, model, spec) if mode == "strict" else None
-                n_docs = len(row.keys) if row.keys else (max((g.n_docs.get(model) or 0) for g in row.groups) or None)
-                inp = RecordInputs(
-                    scores,
-                    b,
-                    n_docs,
-                    _row_failure(row, model),
-                    _row_boot(row, model, spec.name, mode),
-                    row.template_idx,
-                    pdoc,
-                    _row_flags(row, model),
-                    [f"s_t = unweighted mean over {len(row.groups)} subtasks"],
-                    any(g.toy.get(model, False) for g in row.groups),
-                )
-                rec = build_record(RecordKey("dataset", row.name, row, None, model, spec, mode), inp, opts)
-                rec.subtasks = [g.subtask for g in row.groups]
-                rec.key_source = row.groups[0].key_source
-                out.add(rec, dataset_level=True)
-                if pdoc is not None:
-                    out.per_doc[(row.name, model, spec.name)] = (pdoc[0], pdoc[1], False)
-
-
 def collect_records(rows: list[Row], opts: Options) -> RecordSet:
-    """Every record of every row (variant groups first, then the row's dataset-level records), with failure
-    flags applied."""
+    """Every record of every row, with failure flags applied."""
     out = RecordSet()
     for row in rows:
         for g in row.groups:
             _group_records(out, row, g, opts)
-        if row.composite:
-            _dataset_row_records(out, row, opts)
     apply_failure_flags(out, rows, opts)
     return out
 

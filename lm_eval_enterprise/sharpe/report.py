@@ -24,7 +24,6 @@ ROW_FLAGS = (
     "templates_dropped",
     "doc_set_intersected",
     "excluded_templates",
-    "missing_subtasks",
     "grouped_by_name",
     "cut_queries",
 )
@@ -256,8 +255,7 @@ def _dataset_section(result: dict, row: dict, rs: list[dict], notes: _Footnotes)
         f"### {g} — {r0['metric']} ({row['domain']})",
         "",
         f"{r0['n_templates']} templates, {fmt(r0['n_docs'])} "
-        f"{'queries' if r0.get('key_source') == 'qid' else 'documents'}, {_baseline_text(r0)}."
-        + (f" Subtasks: {', '.join(r0.get('subtasks') or [])}." if r0.get("subtasks") else ""),
+        f"{'queries' if r0.get('key_source') == 'qid' else 'documents'}, {_baseline_text(r0)}.",
         "",
     ]
     tids = r0["templates"]

@@ -44,7 +44,6 @@ class SparseGroup:
     name: str
     dataset: str
     domain: str
-    subtask: str | None
     family: str | None
     metric: str
     cells: CellMatrix
@@ -183,9 +182,7 @@ def _cells(ctx: tuple, lines: dict, question: str | None = None) -> SparseGroup:
         metric=metric,
     )
     baseline = _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method, seed)
-    return SparseGroup(
-        model, name, first.dataset, first.domain, first.subtask, family, metric, cm, baseline, question=question
-    )
+    return SparseGroup(model, name, first.dataset, first.domain, family, metric, cm, baseline, question=question)
 
 
 def _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method, seed) -> BL.Baseline:
@@ -283,8 +280,8 @@ def estimate_result(what: str, records: list[dict], messages: list[str]) -> dict
 
 
 def row_baseline(gs: list[SparseGroup]) -> tuple[float | None, str]:
-    """The baseline of a row of several groups (subtasks, or the questions of a dataset made of questions): the
-    mean of theirs, unavailable when one is."""
+    """The baseline of a row of several groups (the questions of a dataset made of questions): the mean of theirs,
+    unavailable when one is."""
     vals = [g.baseline.value for g in gs]
     if any(v is None for v in vals):
         return None, "unavailable"
@@ -292,8 +289,7 @@ def row_baseline(gs: list[SparseGroup]) -> tuple[float | None, str]:
 
 
 def aggregate_sparse(paths: Sequence[str], opts: Options, keep_boot: bool = False) -> dict:
-    """Estimates per model × dataset row (subtask groups of a dataset, or the questions of a dataset made of
-    questions: s_t = mean over them), with the tool's :class:`.Options` (:meth:`.Options.validate_estimate`).
+    """Estimates per model × dataset row (the questions of a dataset made of questions: s_t = mean over them), with the tool's :class:`.Options` (:meth:`.Options.validate_estimate`).
     Returns a JSON-ready dict marked as estimates (:func:`estimate_result`): ``records`` (see
     :meth:`.sparse.RowEstimate.as_dict`, plus model, dataset, domain, metric, baseline method, plan) and
     ``messages``."""
@@ -302,16 +298,9 @@ def aggregate_sparse(paths: Sequence[str], opts: Options, keep_boot: bool = Fals
     groups, messages = read_sparse(paths, opts)
     rows: dict[tuple[str, str], list[SparseGroup]] = defaultdict(list)
     for g in groups:
-        key = g.dataset if g.subtask else g.name
-        rows[(g.model, key)].append(g)
+        rows[(g.model, g.name)].append(g)
     records, estimates = [], {}
     for (model, name), gs in sorted(rows.items()):
-        tsets = {tuple(g.cells.templates) for g in gs}
-        if len(tsets) > 1:
-            common = sorted(set.intersection(*(set(t) for t in tsets)), key=natural_key)
-            raise SharpeInputError(
-                f"dataset {name}, model {model}: subtasks have different templates (shared: {common})"
-            )
         b, method = row_baseline(gs)
         try:
             est: RowEstimate = estimate_row(
@@ -332,7 +321,7 @@ def aggregate_sparse(paths: Sequence[str], opts: Options, keep_boot: bool = Fals
             "dataset": gs[0].dataset,
             "domain": gs[0].domain,
             "metric": gs[0].metric,
-            "subtasks": [g.subtask for g in gs] if gs[0].subtask else None,
+            "subtasks": None,  # kept in the output layout (metric version ≤ 1.2 had subtask groups)
             **({"questions": [g.question for g in gs]} if gs[0].question else {}),
             "baseline_method": method,
             "plan": gs[0].plan,

@@ -19,7 +19,7 @@ from .. import families
 from ..scoring import corpus
 from ..scoring import metrics as M
 from . import baselines as BL
-from .grouping import Group, MetricSpec, Row
+from .grouping import Group, MetricSpec
 from .io import SampleTable, SharpeInputError, TaskRun
 from .options import Options
 
@@ -309,30 +309,3 @@ def assign_baselines(g: Group, opts: Options, table: dict) -> None:
             continue
         meta = _metadata_baseline(g, spec) if method != "none" else None
         g.baseline[spec.name] = meta if meta is not None else _computed_baseline(g, spec, method, opts)
-
-
-# ============================================================================================== dataset rows
-def row_scores(row: Row, model: str, metric: str, mode: str) -> dict[str, float] | None:
-    """s_t of a dataset row: the mean over its subtask groups (None if a subtask lacks the score)."""
-    out = {}
-    for tid in row.templates:
-        vals = [g.scores.get((model, tid, metric, mode)) for g in row.groups]
-        if any(v is None for v in vals):
-            return None
-        out[tid] = float(np.mean(vals))
-    return out
-
-
-def row_baseline(row: Row, metric: str) -> BL.Baseline:
-    """b of a dataset row: the mean of its subtask baselines."""
-    bs = [g.baseline[metric] for g in row.groups]
-    if len(bs) == 1:
-        return bs[0]
-    if any(b.value is None for b in bs):
-        return BL.Baseline(None, "unavailable", note="a subtask has no baseline")
-    if any(b.per_template for b in bs):
-        per = {t: float(np.mean([(b.per_template or {}).get(t, b.value) for b in bs])) for t in row.templates}
-        return BL.Baseline(
-            float(np.mean(list(per.values()))), bs[0].method, per_template=per, note="mean of the subtask baselines"
-        )
-    return BL.Baseline(float(np.mean([b.value for b in bs])), bs[0].method, note="mean of the subtask baselines")
