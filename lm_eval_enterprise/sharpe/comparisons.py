@@ -137,7 +137,7 @@ def _compare_pairs(recs: RecordSet, rows: list[Row], opts: Options, pairs_of, ex
     the returned comparisons. ``extend(comp, row, spec, record_a, record_b)`` adds fields to each comparison."""
     out: list[dict] = []
     for row in rows:
-        for spec in row.groups[0].metrics:
+        for spec in row.metrics:
             models = [m for m in row.models if recs.get(row.name, m, spec.name) is not None]
             pending: list[tuple[int, list[str], np.ndarray]] = []
             for a, b in pairs_of(models):
@@ -168,10 +168,9 @@ def decoding_pairs(rows: list[Row], messages: list[str]) -> list[tuple[str, str,
     (the display names of :func:`.io.assign_models`); a model with several settings in one mode is reported."""
     modes: dict[str, dict[str, set[str]]] = {}
     for row in rows:
-        for g in row.groups:
-            for name, by_t in g.runs.items():
-                r = next(iter(by_t.values()))
-                modes.setdefault(r.base_model or name, {}).setdefault(r.decoding, set()).add(name)
+        for name, by_t in row.runs.items():
+            r = next(iter(by_t.values()))
+            modes.setdefault(r.base_model or name, {}).setdefault(r.decoding, set()).add(name)
     pairs = []
     for base, by_mode in sorted(modes.items()):
         u, c = sorted(by_mode.get("unconstrained", ())), sorted(by_mode.get("regex_constrained", ()))
@@ -199,7 +198,7 @@ def _adherence(row: Row, model: str, metric_filter: str) -> dict[str, float | No
     template's results lack it (e.g. log-likelihood ranking)."""
     out = {}
     for t in row.templates:
-        v = row.groups[0].runs[model][t].row.get(f"format_adherence,{metric_filter}")
+        v = row.runs[model][t].row.get(f"format_adherence,{metric_filter}")
         out[t] = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
     return out
 

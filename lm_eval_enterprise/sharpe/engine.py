@@ -30,11 +30,11 @@ from dataclasses import asdict
 from .. import __version__
 from . import stats as ST
 from .comparisons import comparisons, decoding_comparisons
-from .grouping import Group, build_groups, build_rows, load_runs
+from .grouping import build_rows, load_runs
 from .io import SharpeInputError, TaskRun, _sha256
 from .options import Options, Progress
 from .parallel import run_rows
-from .records import collect_records
+from .records import ScoredRow, collect_records
 from .rollup import rank_stability, rollup
 from .template_scores import table_baselines
 
@@ -43,13 +43,18 @@ __all__ = ["Options", "aggregate", "SCHEMA_VERSION"]
 SCHEMA_VERSION = 1
 
 
-def _samples_provenance(groups: list[Group], with_hash: bool) -> list[dict]:
+def _samples_provenance(scored: list[ScoredRow], with_hash: bool) -> list[dict]:
     """Samples files used: path and size (+ SHA-256 with --hash_samples; off by default because hashing every
     samples file costs about as much as parsing them)."""
     out = []
-    for p in sorted(
-        {r.samples_path for g in groups for m in g.tables for r in g.runs[m].values() if r.samples_path is not None}
-    ):
+    paths = {
+        r.samples_path
+        for sr in scored
+        for m in sr.with_samples
+        for r in sr.row.runs[m].values()
+        if r.samples_path is not None
+    }
+    for p in sorted(paths):
         entry = {"path": str(p), "bytes": p.stat().st_size}
         if with_hash:
             entry["sha256"] = _sha256(p)
@@ -107,14 +112,12 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
     messages: list[str] = []
     progress = Progress(opts.progress)
     rfs, runs, listed = load_runs(paths, opts, messages, progress)
-    groups = build_groups(runs, opts, messages, listed)
+    rows = build_rows(runs, opts, messages, listed)
     table = table_baselines(opts.baseline[6:]) if opts.baseline.startswith("table:") else {}
-    rows = build_rows(groups, messages)
-    rows = run_rows(rows, opts, table, progress, messages)
-    groups = [g for row in rows for g in row.groups]
+    scored = run_rows(rows, opts, table, progress, messages)
     t_read = time.perf_counter()
 
-    recs = collect_records(rows, opts)
+    recs = collect_records(scored, opts)
     rank = rank_stability(recs, rows)
     _check_compare(opts, {r.model for r in recs.records})
     comps = comparisons(recs, rows, opts)
@@ -144,7 +147,7 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
                 {"path": str(rf.path), "sha256": rf.sha256, "model_name": rf.model_name, "timestamp": rf.timestamp}
                 for rf in rfs
             ],
-            "samples_files": _samples_provenance(groups, opts.hash_samples),
+            "samples_files": _samples_provenance(scored, opts.hash_samples),
             "seed": opts.seed,
             "B": opts.bootstrap,
             "ddof": opts.ddof,
@@ -162,9 +165,9 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
                 "dataset": r.dataset,
                 "domain": r.domain,
                 "templates": r.templates,
-                "variant_groups": [g.name for g in r.groups],
+                "variant_groups": [r.name],
                 "models": r.models,
-                "flags": {k: v for k, v in r.flags.items() if not k.startswith("_")},
+                "flags": {},  # flags of a dataset row over subtask groups, gone with metric version 1.2
             }
             for r in rows
         ],

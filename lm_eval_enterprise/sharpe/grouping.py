@@ -8,17 +8,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from .. import families
 from ..scoring import corpus
-from . import baselines as BL
 from .io import (
     ResultsFile,
-    SampleTable,
     SharpeInputError,
     SharpeUsageError,
     TaskRun,
@@ -41,7 +37,7 @@ def strict_or_note(opts: Options, messages: list[str], msg: str, strict_suffix: 
     messages.append(msg + note_suffix)
 
 
-@dataclass
+@dataclass(frozen=True)
 class MetricSpec:
     name: str
     filter: str
@@ -49,62 +45,31 @@ class MetricSpec:
     higher_is_better: bool
 
 
-@dataclass
-class Group:
-    """One variant group (a dataset) across models and templates, with the working state the later stages fill in
-    (samples, pairing, scorers, scores, baselines, bootstrap matrices)."""
+@dataclass(frozen=True)
+class Row:
+    """One dataset row: a variant group (``metadata.variant_group``) across models and templates, as the results
+    files give it — read-only; the later stages return values of their own."""
 
     name: str
     dataset: str
     domain: str
     family: str | None
     runs: dict[str, dict[str, TaskRun]]  # model → template id → run
-    templates: list[str] = field(default_factory=list)
-    metrics: list[MetricSpec] = field(default_factory=list)
-    unit: str = "doc"  # doc | query
-    flags: dict[str, Any] = field(default_factory=dict)
-    tables: dict[str, dict[str, SampleTable]] = field(default_factory=dict)  # models with samples
-    keys: list[str] = field(default_factory=list)
-    key_source: str | None = None
-    lines: dict[tuple[str, str], Any] = field(default_factory=dict)  # (model, tid) → line index per unit
-    scorers: dict[tuple, Any] = field(default_factory=dict)  # (model, tid, metric, mode)
-    failure: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)  # (model, tid) → per-unit rate
-    parse_ok: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
-    scores: dict[tuple, float] = field(default_factory=dict)  # (model, tid, metric, mode)
-    fail_rate: dict[tuple[str, str], float | None] = field(default_factory=dict)
-    baseline: dict[str, BL.Baseline] = field(default_factory=dict)  # metric → baseline
-    model_flags: dict[str, dict[str, Any]] = field(default_factory=dict)
-    per_doc: dict[tuple[str, str], tuple] = field(default_factory=dict)  # (model, metric) → (T×D, kind, is_metric)
-    n_docs: dict[str, int | None] = field(default_factory=dict)  # model → documents scored
-    boot: dict[tuple, np.ndarray] = field(default_factory=dict)  # (model, metric, mode, kind) → B×T
-    toy: dict[str, bool] = field(default_factory=dict)  # model → scored on the embedded fixture data
+    templates: list[str]  # the templates every model has
+    metrics: list[MetricSpec]
+    unit: str  # doc | query
+    flags: dict[str, Any]  # flags of the row found while grouping
+    model_flags: dict[str, dict[str, Any]]  # model → its flags found while grouping
+    toy: dict[str, bool]  # model → scored on the embedded fixture data
 
     @property
     def models(self) -> list[str]:
         return sorted(self.runs)
 
-    def has_samples(self, model: str) -> bool:
-        return model in self.tables
-
-
-@dataclass
-class Row:
-    """A dataset row: one variant group."""
-
-    name: str
-    dataset: str
-    domain: str
-    groups: list[Group]
-    templates: list[str]
-    models: list[str]
-    flags: dict[str, Any] = field(default_factory=dict)
-    keys: list[str] = field(default_factory=list)  # the group's unit keys (bootstrap units)
-    template_idx: dict[str, Any] = field(default_factory=dict)  # bootstrap kind → B × T template draws (or None)
-
     @property
     def primary(self) -> str:
         """The row's primary metric (the first metric aggregated)."""
-        return self.groups[0].metrics[0].name
+        return self.metrics[0].name
 
 
 # ============================================================================================== reading
@@ -220,16 +185,18 @@ def metric_specs(runs: list[TaskRun], group: str, opts: Options) -> list[MetricS
     return specs
 
 
-def _check_settings(g: Group, opts: Options, messages: list[str]) -> None:
-    """Every template of a model must share lm-eval version, n-shot and limit."""
-    for model, by_t in g.runs.items():
+def _check_settings(
+    name: str, runs: dict, templates: list[str], model_flags: dict, opts: Options, messages: list[str]
+) -> None:
+    """Every template of a model must share lm-eval version, n-shot and limit (flag ``inconsistent_settings``)."""
+    for model, by_t in runs.items():
         for attr, label in (("lm_eval_version", "lm-eval version"), ("n_shot", "n-shot"), ("limit", "limit")):
-            vals = {str(getattr(r, attr)) for t, r in by_t.items() if t in g.templates}
+            vals = {str(getattr(r, attr)) for t, r in by_t.items() if t in templates}
             if len(vals) > 1:
                 detail = ", ".join(f"{t}={getattr(r, attr)}" for t, r in sorted(by_t.items()))
-                msg = f"group {g.name}, model {model}: templates differ in {label} ({detail})"
+                msg = f"group {name}, model {model}: templates differ in {label} ({detail})"
                 strict_or_note(opts, messages, msg, "", "; reported with flag inconsistent_settings")
-                g.model_flags.setdefault(model, {})["inconsistent_settings"] = label
+                model_flags.setdefault(model, {})["inconsistent_settings"] = label
 
 
 # ============================================================================================== exclusions
@@ -294,7 +261,8 @@ def _report_models_without_results(
             strict_or_note(opts, messages, msg, "; missing templates (--strict)", "; no record for this model")
 
 
-def _new_group(name: str, rs: list[TaskRun], excluded: set[str]) -> Group:
+def _runs_by_model(name: str, rs: list[TaskRun]) -> dict[str, dict[str, TaskRun]]:
+    """model → template id → run of one variant group, whose templates agree on dataset, domain and family."""
     dsets = {(r.dataset, r.domain, r.family) for r in rs}
     if len(dsets) != 1:
         raise SharpeInputError(
@@ -303,24 +271,17 @@ def _new_group(name: str, rs: list[TaskRun], excluded: set[str]) -> Group:
     by_model: dict[str, dict[str, TaskRun]] = defaultdict(dict)
     for r in rs:
         by_model[r.model][r.template_id] = r
-    first = rs[0]
-    g = Group(name, first.dataset, first.domain, first.family, dict(by_model))
-    if excluded:
-        g.flags["excluded_templates"] = sorted(excluded, key=natural_key)
-    if any(r.grouped_by == "name" for r in rs):
-        g.flags["grouped_by_name"] = True
-    g.toy = {m: any(r.toy_data for r in by_t.values()) for m, by_t in by_model.items()}
-    return g
+    return dict(by_model)
 
 
-def _shared_templates(g: Group, opts: Options, messages: list[str]) -> set[str]:
+def _shared_templates(name: str, runs: dict, flags: dict, opts: Options, messages: list[str]) -> set[str]:
     """Templates every model has; the others are dropped for every model (flag ``templates_dropped``)."""
-    all_t = set().union(*(set(v) for v in g.runs.values()))
-    common = set.intersection(*(set(v) for v in g.runs.values()))
+    all_t = set().union(*(set(v) for v in runs.values()))
+    common = set.intersection(*(set(v) for v in runs.values()))
     if common != all_t:
-        missing = {m: sorted(all_t - set(v), key=natural_key) for m, v in g.runs.items() if all_t - set(v)}
+        missing = {m: sorted(all_t - set(v), key=natural_key) for m, v in runs.items() if all_t - set(v)}
         desc = "; ".join(f"{m} lacks {', '.join(ts)}" for m, ts in sorted(missing.items()))
-        msg = f"group {g.name}: missing templates ({desc})"
+        msg = f"group {name}: missing templates ({desc})"
         if opts.strict:
             raise SharpeInputError(msg)
         dropped = sorted(all_t - common, key=natural_key)
@@ -328,68 +289,77 @@ def _shared_templates(g: Group, opts: Options, messages: list[str]) -> set[str]:
             f"{msg}; template(s) {', '.join(dropped)} dropped for every model so that all models "
             f"are scored on the same templates (flag templates_dropped)"
         )
-        g.flags["templates_dropped"] = {"templates": dropped, "missing": missing}
+        flags["templates_dropped"] = {"templates": dropped, "missing": missing}
     return common
 
 
-def _flag_listed_missing(g: Group, listed: dict, excluded: set[str], opts: Options, messages: list[str]) -> None:
+def _flag_listed_missing(
+    name: str, runs: dict, templates: list[str], model_flags: dict, listed: dict, excluded: set[str], opts, messages
+) -> None:
     """Templates a model lists in ``group_subtasks`` without a result: flag ``templates_missing`` (a message unless
     the template is already reported as dropped)."""
-    all_t = set().union(*(set(v) for v in g.runs.values()))
-    for m in sorted(g.runs):
-        want = listed.get(m, {}).get(g.name, set()) - excluded
-        lack = sorted(want - set(g.runs[m]), key=natural_key)
+    all_t = set().union(*(set(v) for v in runs.values()))
+    for m in sorted(runs):
+        want = listed.get(m, {}).get(name, set()) - excluded
+        lack = sorted(want - set(runs[m]), key=natural_key)
         if not lack:
             continue
-        g.model_flags.setdefault(m, {})["templates_missing"] = lack
+        model_flags.setdefault(m, {})["templates_missing"] = lack
         new = [t for t in lack if t not in all_t]  # others are already reported as templates_dropped
         if new:
             msg = (
-                f"group {g.name}: model {m} has no result for template(s) {', '.join(new)} listed in its "
+                f"group {name}: model {m} has no result for template(s) {', '.join(new)} listed in its "
                 f"results file (group_subtasks)"
             )
-            only = f"; scored on {', '.join(g.templates) or 'no template'} only (flag templates_missing)"
+            only = f"; scored on {', '.join(templates) or 'no template'} only (flag templates_missing)"
             strict_or_note(opts, messages, msg, "; missing templates (--strict)", only)
 
 
-def build_groups(
+def _row(name: str, rs: list[TaskRun], excluded: set[str], listed: dict, opts: Options, messages) -> Row | None:
+    """The dataset row of one variant group (None when no template is shared by all models)."""
+    runs = _runs_by_model(name, rs)
+    flags: dict[str, Any] = {}
+    model_flags: dict[str, dict[str, Any]] = {}
+    if excluded:
+        flags["excluded_templates"] = sorted(excluded, key=natural_key)
+    if any(r.grouped_by == "name" for r in rs):
+        flags["grouped_by_name"] = True
+    common = _shared_templates(name, runs, flags, opts, messages)
+    templates = sorted(common, key=natural_key)
+    _flag_listed_missing(name, runs, templates, model_flags, listed, excluded, opts, messages)
+    if not templates:
+        messages.append(f"group {name}: no template is shared by all models; skipped")
+        return None
+    first = rs[0]
+    metrics = metric_specs([r for v in runs.values() for t, r in v.items() if t in common], name, opts)
+    is_rank = families.uses_query_units(first.family) or any(corpus.per_query(m.agg) for m in metrics)
+    _check_settings(name, runs, templates, model_flags, opts, messages)
+    toy = {m: any(r.toy_data for r in by_t.values()) for m, by_t in runs.items()}
+    unit = "query" if is_rank else "doc"
+    return Row(name, first.dataset, first.domain, first.family, runs, templates, metrics, unit, flags, model_flags, toy)
+
+
+def build_rows(
     runs: list[TaskRun], opts: Options, messages: list[str], listed: dict[str, dict[str, set[str]]] | None = None
-) -> list[Group]:
-    """Variant groups with their shared templates, metrics, unit (document or query) and settings checks."""
+) -> list[Row]:
+    """One dataset row per variant group: its shared templates, metrics, unit (document or query) and settings
+    checks, sorted by domain and name."""
     by_group: dict[str, list[TaskRun]] = defaultdict(list)
     for r in runs:
         by_group[r.variant_group].append(r)
     listed = listed or {}
     excluded = _exclusions(by_group, opts, messages, listed)
-    groups = []
+    rows = []
     for name in sorted(by_group):
         ex = excluded.get(name, set())
         for tid in sorted(ex, key=natural_key):
             messages.append(f"group {name}: template {tid} excluded by --exclude_template (flag excluded_templates)")
         rs = [r for r in by_group[name] if r.template_id not in ex]
         _report_models_without_results(name, {r.model for r in rs}, listed, ex, opts, messages)
-        if not rs:
-            continue
-        g = _new_group(name, rs, ex)
-        common = _shared_templates(g, opts, messages)
-        g.templates = sorted(common, key=natural_key)
-        _flag_listed_missing(g, listed, ex, opts, messages)
-        if not g.templates:
-            messages.append(f"group {name}: no template is shared by all models; skipped")
-            continue
-        g.metrics = metric_specs([r for v in g.runs.values() for t, r in v.items() if t in common], name, opts)
-        is_rank = families.uses_query_units(g.family) or any(corpus.per_query(m.agg) for m in g.metrics)
-        g.unit = "query" if is_rank else "doc"
-        _check_settings(g, opts, messages)
-        groups.append(g)
-    if not groups:
+        row = _row(name, rs, ex, listed, opts, messages) if rs else None
+        if row is not None:
+            rows.append(row)
+    if not rows:
         raise SharpeInputError("no variant group left to aggregate")
-    return groups
-
-
-# ============================================================================================== rows
-def build_rows(groups: list[Group], messages: list[str]) -> list[Row]:
-    """Dataset rows: one per variant group."""
-    rows = [Row(g.name, g.dataset, g.domain, [g], list(g.templates), g.models) for g in groups]
     rows.sort(key=lambda r: (r.domain, r.name))
     return rows

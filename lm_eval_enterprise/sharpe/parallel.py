@@ -1,62 +1,69 @@
-"""Running the per-row stages (samples → pairing → scores → baselines → bootstrap), in worker processes for big
+"""Running the per-row stages (samples → cells → scores → baselines → bootstrap), in worker processes for big
 inputs. Rows are independent (each has its own bootstrap seed), so the result does not depend on the number of
 processes."""
 
 from __future__ import annotations
 
-import copy
 import gc
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
-
-from .bootstrap_rows import bootstrap_row
-from .grouping import Group, Row
+from .bootstrap_rows import resample
+from .cells import full_cells, pair, read_row_samples
+from .grouping import Row
 from .options import Options, Progress
-from .pairing import pair, read_group_samples
-from .template_scores import assign_baselines, build_scorers
+from .records import ScoredRow
+from .template_scores import row_baselines, template_scores
 
 AUTO_PARALLEL_BYTES = 50_000_000  # samples above this size use several processes (auto mode)
 
 
-def _finalize_group(g: Group) -> None:
-    """Keep what the records need (per-document values) and drop samples and scorers (small to pickle)."""
-    for model in g.tables:
-        for spec in g.metrics:
-            scs = [g.scorers.get((model, t, spec.name, "strict")) for t in g.templates]
-            if all(sc is not None and sc.per_doc is not None for sc in scs):
-                g.per_doc[(model, spec.name)] = (
-                    np.vstack([sc.per_doc for sc in scs]),
-                    scs[0].per_doc_kind,
-                    scs[0].per_doc_is_metric,
-                )
-    g.tables = {m: None for m in g.tables}
-    g.lines, g.scorers, g.failure, g.parse_ok = {}, {}, {}, {}
+def _merged(*dicts: dict) -> dict:
+    out: dict = {}
+    for d in dicts:
+        out.update(d)
+    return out
 
 
-def process_row(row: Row, opts: Options, table: dict) -> tuple[Row, list[str]]:
-    """Samples → pairing → scorers → baselines → bootstrap for the groups of one dataset row (picklable in and
-    out, so rows can run in worker processes)."""
+def process_row(row: Row, opts: Options, table: dict) -> tuple[ScoredRow, list[str]]:
+    """Samples → cells → scores → baselines → bootstrap of one dataset row (picklable in and out, so rows can run
+    in worker processes); the samples are not kept."""
     messages: list[str] = []
     # parsing creates millions of small containers that stay alive until the row is done; the cyclic GC would
     # traverse them again and again (it tripled the JSON decoding time) and they hold no reference cycles
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        for g in row.groups:
-            read_group_samples(g, messages)
-            pair(g, opts, messages)
-            build_scorers(g, opts, messages)
-            assign_baselines(g, opts, table)
-        row.template_idx = bootstrap_row(row, opts)
-        for g in row.groups:
-            _finalize_group(g)
+        tables, read_flags = read_row_samples(row, messages)
+        pairing = pair(row, tables, opts, messages)
+        cells = {m: full_cells(row, m, tables[m], pairing) for m in tables} if pairing else {}
+        scores = template_scores(row, cells, opts, messages)
+        baseline = row_baselines(row, cells, opts, table)
+        resamples = resample(row, len(pairing.units) if pairing else 0, scores, opts)
+        per_doc = {(m, spec.name): c.per_unit(spec.name) for m, c in cells.items() for spec in row.metrics}
     finally:
         if gc_enabled:
             gc.enable()
-    return row, messages
+    models = set(row.runs)
+    scored = ScoredRow(
+        row=row,
+        units=pairing.units if pairing else [],
+        key_source=pairing.key_source if pairing else None,
+        flags=_merged(row.flags, pairing.flags if pairing else {}),
+        model_flags={
+            m: _merged(row.model_flags.get(m, {}), read_flags.get(m, {}), scores.model_flags.get(m, {})) for m in models
+        },
+        with_samples=set(cells),
+        scores=scores.scores,
+        fail_rate=scores.fail_rate,
+        n_docs=scores.n_docs,
+        baseline=baseline,
+        per_doc={k: v for k, v in per_doc.items() if v is not None},
+        boot=resamples.boot,
+        template_idx=resamples.template_idx,
+    )
+    return scored, messages
 
 
 @dataclass
@@ -78,21 +85,18 @@ class _RunLite:
 
 
 def _lite(row: Row) -> Row:
-    out = copy.copy(row)
-    out.groups = []
-    for g in row.groups:
-        g2 = copy.copy(g)
-        g2.runs = {
+    return replace(
+        row,
+        runs={
             m: {
                 t: _RunLite(
                     r.task, _SourceLite(r.source.path, r.source.timestamp), r.row, r.meta, r.samples_path, r.n_samples
                 )
                 for t, r in by_t.items()
             }
-            for m, by_t in g.runs.items()
-        }
-        out.groups.append(g2)
-    return out
+            for m, by_t in row.runs.items()
+        },
+    )
 
 
 def _auto_workers(rows: list[Row], requested: int | None) -> int:
@@ -101,8 +105,7 @@ def _auto_workers(rows: list[Row], requested: int | None) -> int:
     size = sum(
         r.samples_path.stat().st_size
         for row in rows
-        for g in row.groups
-        for by_t in g.runs.values()
+        for by_t in row.runs.values()
         for r in by_t.values()
         if r.samples_path is not None
     )
@@ -121,10 +124,10 @@ def _worker_init() -> None:
         pass
 
 
-def run_rows(rows: list[Row], opts: Options, table: dict, progress: Progress, messages: list[str]) -> list[Row]:
+def run_rows(rows: list[Row], opts: Options, table: dict, progress: Progress, messages: list[str]) -> list[ScoredRow]:
     """:func:`process_row` for every row, in order; messages appended in row order."""
     workers = _auto_workers(rows, opts.workers)
-    out: list[Row] = []
+    out: list[ScoredRow] = []
     if workers == 1:
         for row in progress(rows, "aggregating datasets", len(rows)):
             r, msgs = process_row(row, opts, table)
@@ -144,8 +147,6 @@ def run_rows(rows: list[Row], opts: Options, table: dict, progress: Progress, me
         for f in progress(futs, f"aggregating datasets ({workers} processes)", len(futs)):
             done.append(f.result())
     for row, (r, msgs) in zip(rows, done):
-        for g_new, g_old in zip(r.groups, row.groups):
-            g_new.runs = g_old.runs  # restore the full TaskRuns
-        out.append(r)
+        out.append(replace(r, row=row))  # the full TaskRuns again
         messages.extend(msgs)
     return out

@@ -21,7 +21,7 @@ def rank_stability(recs: RecordSet, rows: list[Row]) -> dict:
     """Per row (and ``row::metric`` for a secondary metric) with ≥ 2 models that have statistics."""
     out = {}
     for row in rows:
-        for mi, metric in enumerate(m.name for m in row.groups[0].metrics):
+        for mi, metric in enumerate(m.name for m in row.metrics):
             rs = {m: recs.get(row.name, m, metric) for m in row.models}
             rs = {m: r for m, r in rs.items() if r is not None and r.mean is not None}
             if len(rs) < 2:

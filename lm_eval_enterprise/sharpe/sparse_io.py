@@ -19,26 +19,23 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import numpy as np
 
 from .. import __version__, families
-from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
-from ..scoring import metrics as M
 from . import baselines as BL
+from .cells import Cells, question_cells, union_cells
 from .grouping import MetricSpec, read_runs
 from .io import SampleTable, SharpeInputError, TaskRun, read_samples, task_metadata
 from .options import Options, Progress, natural_key
-from .pairing import _unit_keys
 from .sparse import CellMatrix, RowEstimate, SparseError, estimate_row
-from .template_scores import label_info as _label_info
+from .template_scores import label_info
 
 
-@dataclass
+@dataclass(frozen=True)
 class SparseGroup:
-    """One model × variant group of a sparse run."""
+    """One model × variant group of a sparse run (or one question of it)."""
 
     model: str
     name: str
@@ -48,21 +45,88 @@ class SparseGroup:
     metric: str
     cells: CellMatrix
     baseline: BL.Baseline
-    plan: dict = field(default_factory=dict)
-    messages: list[str] = field(default_factory=list)
+    plan: dict
+    messages: list[str]
     question: str | None = None  # a dataset made of questions: this question's documents of the variant group
     axes: dict = field(default_factory=dict)  # template id → population axis values (population groups)
 
 
-def _doc_keys(tab: SampleTable, unit: str, path) -> list:
-    for source in ("id",) if unit == "query" else ("id", "doc_hash", "doc_id"):
-        keys = _unit_keys(tab, unit, source)
-        if keys is not None and len(set(keys)) == len(keys):
-            return keys
-    raise SharpeInputError(
-        f"{path}: no unique document key (doc.id / doc_hash / doc_id; ranking: doc.qid + "
-        "doc.cand_index) to pair documents across templates"
+def cell_matrix(c: Cells, metric: str, agg: str, name: str, label: str) -> CellMatrix:
+    """The estimator's :class:`.sparse.CellMatrix` of one metric of a cell table (a metric without a cell model:
+    :class:`.sparse.SparseError`)."""
+    scs = c.stats[metric]
+    if any(not sc.linear or sc.layout is None for sc in scs):
+        raise SparseError(
+            f"group {name}: metric {metric} (aggregation {agg}) has no cell model; the sparse estimator cannot "
+            "impute it (run every cell, or estimate the family's primary metric)"
+        )
+    if len({sc.features.shape[1] for sc in scs}) > 1:
+        raise SharpeInputError(f"group {name}: templates disagree on the label set of {metric}")
+    layout = scs[0].layout
+    return CellMatrix(
+        [str(t) for t in c.templates],
+        [str(u) for u in c.units],
+        c.features(metric),
+        c.observed,
+        scs[0].finalize,
+        layout,
+        correct=c.correct(metric) if layout[0] == "classification" else None,
+        name=label,
+        metric=metric,
     )
+
+
+def _baseline(c: Cells, family: str | None, unit: str, metric: str, agg: str, method: str, seed: int):
+    """Baseline on all units of the cell table: one merged table with each unit's first logged line(s)."""
+    at = [dict(zip([u for u, o in zip(c.units, mask) if o], ls)) for mask, ls in zip(c.observed, c.lines)]
+    merged_docs, values, idx = [], [], []
+    for u in c.units:
+        t = next(t for t in range(len(at)) if u in at[t])
+        tab, li = c.tables[t], at[t][u]
+        if unit == "doc":
+            idx.append(len(merged_docs))
+            merged_docs.append(tab.docs[li])
+            values.append(tab.values[metric][li])
+        else:
+            idx.append(list(range(len(merged_docs), len(merged_docs) + len(li))))
+            merged_docs.extend(tab.docs[i] for i in li)
+            values.extend(tab.values[metric][i] for i in li)
+    n = len(merged_docs)
+    merged = SampleTable(c.tables[0].path, merged_docs, [None] * n, [None] * n, {metric: values}, None)
+    info = label_info(family, unit, merged, idx, MetricSpec(metric, "", agg, True))
+    return BL.compute(metric, family, agg, info, method, seed)
+
+
+def _plan(runs: dict[str, TaskRun], tids: list[str], name: str, cm: CellMatrix, n_units: int):
+    """(the recorded cell plan, messages where the run departs from it) of one variant group."""
+    meta = runs[tids[0]].meta
+    if "cell_budget" not in meta:
+        if cm.mask.all():
+            return {}, []
+        return {}, [
+            f"{cm.name}: {int(cm.mask.sum())} of {cm.mask.size} cells observed "
+            "but no cell plan recorded (cell_budget) in the task metadata"
+        ]
+    plan = {
+        "cell_budget": meta.get("cell_budget"),
+        "cell_seed": meta.get("cell_seed"),
+        "design": (meta.get("cell_design") or {}).get(name),
+    }
+    messages = []
+    planned = meta.get("cells_planned") or {}
+    for t in tids:
+        task = runs[t].task
+        want = planned.get(task)
+        got = int(runs[t].n_samples.get("effective") or 0) if runs[t].n_samples else None
+        if want is not None and got is not None and want != got:
+            messages.append(f"{cm.name}: {task} planned {want} documents, {got} evaluated")
+    design = plan["design"] or {}
+    if design.get("units") is not None and design["units"] != n_units:
+        messages.append(
+            f"{cm.name}: the plan covers {design['units']} units but {n_units} were "
+            "logged (a template was not run or the run was cut short)"
+        )
+    return plan, messages
 
 
 def _group_cells(
@@ -76,10 +140,9 @@ def _group_cells(
     metric = metric or first.primary_metric
     if not metric:
         raise SharpeInputError(f"group {name}: no metadata.primary_metric; pass --metric NAME")
-    filt = first.primary_filter
     agg = families.aggregation_of(family, metric) or "mean"
     unit = "query" if families.uses_query_units(family) or corpus.per_query(agg) else "doc"
-    tables, keys = {}, {}
+    tables = []
     for t in tids:
         run = runs[t]
         if run.samples_path is None:
@@ -87,158 +150,36 @@ def _group_cells(
                 f"{run.source.path}: no samples_{run.task}_{run.source.timestamp}.jsonl; a sparse "
                 "run must be made with --log_samples"
             )
-        tab = read_samples(run.samples_path, filt, [metric], keep_docs=True)
+        tab = read_samples(run.samples_path, first.primary_filter, [metric], keep_docs=True)
         if len(tab) == 0:
             raise SharpeInputError(f"{run.samples_path}: no sample lines")
-        tables[t], keys[t] = tab, _doc_keys(tab, unit, run.samples_path)
-    # units: documents, or queries (all candidate lines of a qid)
-    lines: dict[str, dict] = {}
-    for t in tids:
-        if unit == "doc":
-            lines[t] = {k: i for i, k in enumerate(keys[t])}
-        else:
-            by_q: dict = defaultdict(list)
-            for i, (q, c) in enumerate(keys[t]):
-                by_q[q].append((c, i))
-            lines[t] = {q: [i for _, i in sorted(v)] for q, v in by_q.items()}
-    ctx = (model, name, runs, tids, tables, metric, agg, unit, family, method, seed)
-    questions = _doc_questions(tables, lines, metric) if unit == "doc" else {}
-    if not questions:
-        g = _cells(ctx, lines)
-        _check_plan(g, runs, tids)
-        return [g]
+        tables.append(tab)
+    whole = union_cells(model, tids, tables, unit, metric, agg)
+    parts = question_cells(whole, metric, agg) if unit == "doc" else []
     out = []
-    for q in dict.fromkeys(questions[k] for k in sorted(questions, key=natural_key)):
-        g = _cells(ctx, {t: {k: i for k, i in ls.items() if questions[k] == q} for t, ls in lines.items()}, q)
-        out.append(g)
-    _check_plan(out[0], runs, tids, len(questions))
-    for g in out[1:]:
-        g.plan = out[0].plan
-    return out
-
-
-def _doc_questions(tables: dict, lines: dict, metric: str) -> dict:
-    """document key → its question (``question_id`` of the metric's sample item), or {} without questions."""
-    out = {}
-    for t, ls in lines.items():
-        vals = tables[t].values[metric]
-        for k, i in ls.items():
-            q = vals[i].get(QUESTION_FIELD) if isinstance(vals[i], dict) else None
-            if q is not None:
-                out[k] = str(q)
-    if out and len(out) != len(set().union(*(set(ls) for ls in lines.values()))):
-        raise SharpeInputError(f"some documents of the group carry a {QUESTION_FIELD} and others none")
-    return out
-
-
-def _cells(ctx: tuple, lines: dict, question: str | None = None) -> SparseGroup:
-    """The :class:`SparseGroup` of the documents in ``lines`` (template → document key → sample line)."""
-    model, name, runs, tids, tables, metric, agg, unit, family, method, seed = ctx
-    first = runs[tids[0]]
-    docs = sorted(set().union(*(set(v) for v in lines.values())), key=natural_key)
-    pos = {k: j for j, k in enumerate(docs)}
-    feats, mask, correct, finalize, width = None, np.zeros((len(tids), len(docs)), bool), None, None, None
-    layout: tuple = ("mean",)
-    for ti, t in enumerate(tids):
-        tab = tables[t]
-        ks = list(lines[t])
-        vals = tab.values[metric]
-        try:
-            if unit == "doc":
-                items = [vals[lines[t][k]] for k in ks]
-                if question is not None:  # one question's documents: its own corpus metric
-                    items = [{f: v for f, v in it.items() if f != QUESTION_FIELD} for it in items]
-                sc = corpus.doc_stats(agg, items, metric)
-            else:
-                sc = corpus.query_stats(agg, [[vals[i] for i in lines[t][k]] for k in ks], metric)
-        except (M.MetricInputError, corpus.UnknownAggregation) as exc:
-            raise SharpeInputError(f"{tab.path}: {exc}") from None
-        if not sc.linear or sc.layout is None:
-            raise SparseError(
-                f"group {name}: metric {metric} (aggregation {agg}) has no cell model; the sparse estimator "
-                "cannot impute it (run every cell, or estimate the family's primary metric)"
-            )
-        if feats is None:
-            width = sc.features.shape[1]
-            feats = np.zeros((len(tids), len(docs), width))
-            correct = np.zeros((len(tids), len(docs)))
-            finalize, layout = sc.finalize, sc.layout
-        elif sc.features.shape[1] != width:
-            raise SharpeInputError(f"group {name}: templates disagree on the label set of {metric}")
-        cols = np.array([pos[k] for k in ks])
-        feats[ti, cols] = sc.features
-        mask[ti, cols] = True
-        if sc.per_doc is not None:
-            correct[ti, cols] = sc.per_doc
-    cm = CellMatrix(
-        [str(t) for t in tids],
-        [str(d) for d in docs],
-        feats,
-        mask,
-        finalize,
-        layout,
-        correct=correct if layout[0] == "classification" else None,
-        name=f"{model} / {name}" + (f" / {question}" if question else ""),
-        metric=metric,
-    )
-    baseline = _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method, seed)
-    return SparseGroup(model, name, first.dataset, first.domain, family, metric, cm, baseline, question=question)
-
-
-def _baseline(name, family, unit, metric, agg, tables, lines, tids, docs, method, seed) -> BL.Baseline:
-    """Baseline on all documents of the group: one merged table with each document's first logged line."""
-    src = {}
-    for d in docs:
-        t = next(t for t in tids if d in lines[t])
-        src[d] = (t, lines[t][d])
-    merged_docs, values, idx = [], [], []
-    for d in docs:
-        t, li = src[d]
-        tab = tables[t]
-        if unit == "doc":
-            idx.append(len(merged_docs))
-            merged_docs.append(tab.docs[li])
-            values.append(tab.values[metric][li])
-        else:
-            idx.append(list(range(len(merged_docs), len(merged_docs) + len(li))))
-            merged_docs.extend(tab.docs[i] for i in li)
-            values.extend(tab.values[metric][i] for i in li)
-    merged = SampleTable(
-        tables[tids[0]].path, merged_docs, [None] * len(merged_docs), [None] * len(merged_docs), {metric: values}, None
-    )
-    info = _label_info(SimpleNamespace(family=family, unit=unit), merged, idx, MetricSpec(metric, "", agg, True))
-    return BL.compute(metric, family, agg, info, method, seed)
-
-
-def _check_plan(g: SparseGroup, runs: dict[str, TaskRun], tids: list[str], n_units: int | None = None) -> None:
-    """The recorded cell plan against the run (``n_units``: the group's documents, default those of ``g``)."""
-    meta = runs[tids[0]].meta
-    if "cell_budget" not in meta:
-        if not g.cells.mask.all():
-            g.messages.append(
-                f"{g.cells.name}: {int(g.cells.mask.sum())} of {g.cells.mask.size} cells observed "
-                "but no cell plan recorded (cell_budget) in the task metadata"
-            )
-        return
-    g.plan = {
-        "cell_budget": meta.get("cell_budget"),
-        "cell_seed": meta.get("cell_seed"),
-        "design": (meta.get("cell_design") or {}).get(g.name),
-    }
-    planned = meta.get("cells_planned") or {}
-    for t in tids:
-        task = runs[t].task
-        want = planned.get(task)
-        got = int(runs[t].n_samples.get("effective") or 0) if runs[t].n_samples else None
-        if want is not None and got is not None and want != got:
-            g.messages.append(f"{g.cells.name}: {task} planned {want} documents, {got} evaluated")
-    design = g.plan["design"] or {}
-    n_units = len(g.cells.docs) if n_units is None else n_units
-    if design.get("units") is not None and design["units"] != n_units:
-        g.messages.append(
-            f"{g.cells.name}: the plan covers {design['units']} units but {n_units} were "
-            "logged (a template was not run or the run was cut short)"
+    for question, c in parts or [(None, whole)]:
+        cm = cell_matrix(c, metric, agg, name, f"{model} / {name}" + (f" / {question}" if question else ""))
+        base = _baseline(c, family, unit, metric, agg, method, seed)
+        out.append((question, cm, base))
+    plan, messages = _plan(runs, tids, name, out[0][1], len(whole.units))
+    axes = {t: r.meta.get("population_axes") for t, r in runs.items()}
+    return [
+        SparseGroup(
+            model,
+            name,
+            first.dataset,
+            first.domain,
+            family,
+            metric,
+            cm,
+            base,
+            plan,
+            messages if i == 0 else [],
+            q,
+            axes,
         )
+        for i, (q, cm, base) in enumerate(out)
+    ]
 
 
 def read_sparse(paths: Sequence[str], opts: Options, template_set: str = "core") -> tuple[list[SparseGroup], list[str]]:
@@ -257,7 +198,6 @@ def read_sparse(paths: Sequence[str], opts: Options, template_set: str = "core")
             messages.append(f"group {name}, model {model}: a single template; skipped")
             continue
         for g in _group_cells(model, name, rs, opts.estimate_metric, opts.baseline, opts.seed):
-            g.axes = {t: r.meta.get("population_axes") for t, r in rs.items()}
             messages.extend(g.messages)
             groups.append(g)
     if not groups:

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .. import families
 from ..scoring import corpus
-from ..scoring import metrics as M
 from . import baselines as BL
-from .grouping import Group, MetricSpec
+from .cells import Cells
+from .grouping import MetricSpec, Row
 from .io import SampleTable, SharpeInputError, TaskRun
 from .options import Options
 
@@ -27,108 +28,85 @@ RECOMPUTE_TOL = 1e-9
 
 
 # ============================================================================================== scores
+@dataclass(frozen=True)
+class TemplateScores:
+    """s_t per (model, template, metric, scoring mode) with the statistics behind it (models with samples), the
+    format-failure rate per (model, template), the units scored per model, and the model flags scoring raised."""
+
+    scores: dict[tuple, float]
+    scorers: dict[tuple, corpus.Stats]
+    fail_rate: dict[tuple[str, str], float | None]
+    n_docs: dict[str, int | None]
+    model_flags: dict[str, dict]
+
+
 def _recompute_target(run: TaskRun, spec: MetricSpec):
     v = run.row.get(f"{spec.name},{spec.filter}")
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def _scores_from_results(g: Group, model: str, tid: str, run: TaskRun) -> None:
+def _from_results(row: Row, model: str, tid: str, out: dict) -> None:
     """A model without samples: s_t straight from the results file (strict mode only)."""
-    g.n_docs[model] = (run.n_samples or {}).get("effective")
-    for spec in g.metrics:
+    run = row.runs[model][tid]
+    for spec in row.metrics:
         v = _recompute_target(run, spec)
         if v is None:
             raise SharpeInputError(
                 f"{run.source.path}: results[{run.task}][{spec.name},{spec.filter}] "
                 f"is not a number ({run.row.get(f'{spec.name},{spec.filter}')!r})"
             )
-        g.scores[(model, tid, spec.name, "strict")] = float(v)
+        out[(model, tid, spec.name, "strict")] = float(v)
 
 
-def _failure_rates(g: Group, model: str, tid: str, tab: SampleTable, idx) -> None:
-    """Per-unit failure rate and parse success (a query is parsed when none of its candidate lines failed)."""
-    if tab.failure is None:
-        return
-    f = np.asarray(tab.failure, dtype=float)
-    if g.unit == "doc":
-        unit_fail = f[idx]
-        ok = unit_fail == 0
-        fail_sum, fail_cnt = unit_fail, np.ones(len(idx))
-    else:
-        fail_sum = np.array([f[q].sum() for q in idx])
-        fail_cnt = np.array([len(q) for q in idx], dtype=float)
-        ok = fail_sum == 0
-    g.failure[(model, tid)] = fail_sum / fail_cnt
-    g.parse_ok[(model, tid)] = ok
-    g.fail_rate[(model, tid)] = float(fail_sum.sum() / fail_cnt.sum())
-
-
-def _scorer(g: Group, spec: MetricSpec, tab: SampleTable, idx):
-    agg = spec.agg
-    vals = tab.values[spec.name]
-    if agg is None:
-        if not all(isinstance(v, (int, float)) for v in vals[:50]):
-            raise SharpeInputError(
-                f"group {g.name}: unknown aggregation for metric {spec.name!r} "
-                f"(task_family {g.family!r} not in lm_eval_enterprise.families)"
-            )
-        agg = spec.agg = "mean"
-    try:
-        if g.unit == "doc":
-            return corpus.doc_stats(agg, [vals[i] for i in idx], spec.name)
-        return corpus.query_stats(agg, [[vals[i] for i in q] for q in idx], spec.name)
-    except (M.MetricInputError, corpus.UnknownAggregation) as exc:
-        raise SharpeInputError(f"{tab.path}: {exc}") from None
-
-
-def _check_recomputed(
-    g: Group, model: str, tid: str, spec: MetricSpec, run: TaskRun, s: float, messages: list[str]
-) -> None:
-    target = _recompute_target(run, spec)
+def _recomputed(row: Row, model: str, tid: str, spec: MetricSpec, s: float, flags: dict, messages: list[str]):
+    """Check s_t recomputed from the samples against the results file (flag ``recompute_mismatch``)."""
+    target = _recompute_target(row.runs[model][tid], spec)
     if target is not None and abs(target - s) > RECOMPUTE_TOL:
         messages.append(
-            f"group {g.name}, model {model}, {tid}: {spec.name} recomputed from samples = "
+            f"group {row.name}, model {model}, {tid}: {spec.name} recomputed from samples = "
             f"{s:.10g} but the results file says {target:.10g} (flag recompute_mismatch); "
             "the recomputed value is used"
         )
-        mf = g.model_flags.setdefault(model, {})
-        mf.setdefault("recompute_mismatch", []).append(f"{tid}:{spec.name}")
+        flags.setdefault(model, {}).setdefault("recompute_mismatch", []).append(f"{tid}:{spec.name}")
 
 
-def _scores_from_samples(g: Group, model: str, tid: str, run: TaskRun, opts: Options, messages: list[str]) -> None:
-    tab = g.tables[model][tid]
-    idx = g.lines[(model, tid)]
-    g.n_docs[model] = len(g.keys)
-    full = len(tab) == (len(idx) if g.unit == "doc" else sum(map(len, idx)))
-    _failure_rates(g, model, tid, tab, idx)
-    for spec in g.metrics:
-        sc = _scorer(g, spec, tab, idx)
+def _from_cells(row: Row, c: Cells, ti: int, opts: Options, out: TemplateScores, messages: list[str]) -> None:
+    """s_t of one template from its cells: strict, and parsed-only on the parsed units."""
+    model, tid = c.model, row.templates[ti]
+    if c.fail_rates[ti] is not None:
+        out.fail_rate[(model, tid)] = c.fail_rates[ti]
+    ok = c.parsed(ti)
+    for spec in row.metrics:
+        sc = c.stats[spec.name][ti]
         s = sc.score()
         if not math.isfinite(s):
-            raise SharpeInputError(f"{tab.path}: {spec.name} is undefined on the shared documents")
-        g.scorers[(model, tid, spec.name, "strict")] = sc
-        g.scores[(model, tid, spec.name, "strict")] = s
-        if full:
-            _check_recomputed(g, model, tid, spec, run, s, messages)
-        if "parsed_only" in opts.modes and (model, tid) in g.parse_ok:
-            ok = g.parse_ok[(model, tid)]
+            raise SharpeInputError(f"{c.tables[ti].path}: {spec.name} is undefined on the shared documents")
+        out.scorers[(model, tid, spec.name, "strict")] = sc
+        out.scores[(model, tid, spec.name, "strict")] = s
+        if c.complete[ti]:
+            _recomputed(row, model, tid, spec, s, out.model_flags, messages)
+        if "parsed_only" in opts.modes and ok is not None:
             msc = sc.masked(ok)
-            g.scorers[(model, tid, spec.name, "parsed_only")] = msc
-            g.scores[(model, tid, spec.name, "parsed_only")] = msc.score() if ok.any() else math.nan
+            out.scorers[(model, tid, spec.name, "parsed_only")] = msc
+            out.scores[(model, tid, spec.name, "parsed_only")] = msc.score() if ok.any() else math.nan
 
 
-def build_scorers(g: Group, opts: Options, messages: list[str]) -> None:
-    """Fill ``g.scores``, ``g.scorers``, ``g.fail_rate`` (and per-unit failure / parse masks) for every model and
-    template of the group."""
-    for model in g.models:
-        for tid in g.templates:
-            run = g.runs[model][tid]
-            ff_res = run.row.get(f"format_failure,{g.metrics[0].filter}")
-            g.fail_rate[(model, tid)] = float(ff_res) if isinstance(ff_res, (int, float)) else None
-            if g.has_samples(model):
-                _scores_from_samples(g, model, tid, run, opts, messages)
+def template_scores(row: Row, cells: dict[str, Cells], opts: Options, messages: list[str]) -> TemplateScores:
+    """Every s_t of the row: recomputed from the cells of a model with samples, else read from the results file."""
+    out = TemplateScores({}, {}, {}, {}, {})
+    for model in row.models:
+        c = cells.get(model)
+        for ti, tid in enumerate(row.templates):
+            run = row.runs[model][tid]
+            ff_res = run.row.get(f"format_failure,{row.metrics[0].filter}")
+            out.fail_rate[(model, tid)] = float(ff_res) if isinstance(ff_res, (int, float)) else None
+            if c is not None:
+                out.n_docs[model] = len(c.units)
+                _from_cells(row, c, ti, opts, out, messages)
             else:
-                _scores_from_results(g, model, tid, run)
+                out.n_docs[model] = (run.n_samples or {}).get("effective")
+                _from_results(row, model, tid, out.scores)
+    return out
 
 
 # ============================================================================================== baselines
@@ -199,11 +177,11 @@ def _choice_info(tab: SampleTable, idx) -> BL.LabelInfo:
     return BL.LabelInfo("choice", gold_counts=counts)
 
 
-def label_info(g: Group, tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInfo:
-    """What the baseline formulas need about the shared documents of one template."""
-    fam = families.find(g.family)
+def label_info(family: str | None, unit: str, tab: SampleTable, idx, spec: MetricSpec) -> BL.LabelInfo:
+    """What the baseline formulas need about the units of one template (their line(s) ``idx`` in ``tab``)."""
+    fam = families.find(family)
     kind = fam.baseline if fam is not None else "none"
-    if g.unit == "query":
+    if unit == "query":
         return _ranking_info(tab, idx, spec)
     if kind == "classification" or (spec.agg in corpus.STATISTICS and corpus.statistic(spec.agg).average):
         return _classification_info(tab, idx, spec)
@@ -248,10 +226,10 @@ def table_baselines(spec_str: str) -> dict[tuple[str, str], BL.Baseline]:
     return out
 
 
-def _metadata_baseline(g: Group, spec: MetricSpec) -> BL.Baseline | None:
+def _metadata_baseline(row: Row, spec: MetricSpec) -> BL.Baseline | None:
     vals = set()
-    for by_t in g.runs.values():
-        for t in g.templates:
+    for by_t in row.runs.values():
+        for t in row.templates:
             b = by_t[t].meta.get("baseline")
             if isinstance(b, dict) and spec.name in b:
                 b = b[spec.name]
@@ -261,51 +239,53 @@ def _metadata_baseline(g: Group, spec: MetricSpec) -> BL.Baseline | None:
                 vals.add((float(b), "metadata"))
             elif b is not None:
                 raise SharpeInputError(
-                    f"group {g.name}: metadata.baseline {b!r} is neither a number nor {{value, method}}"
+                    f"group {row.name}: metadata.baseline {b!r} is neither a number nor {{value, method}}"
                 )
     if not vals:
         return None
     if len(vals) > 1:
-        raise SharpeInputError(f"group {g.name}: templates carry different metadata.baseline values {sorted(vals)}")
+        raise SharpeInputError(f"group {row.name}: templates carry different metadata.baseline values {sorted(vals)}")
     v, m = vals.pop()
     return BL.Baseline(v, f"metadata:{m}")
 
 
-def _computed_baseline(g: Group, spec: MetricSpec, method: str, opts: Options) -> BL.Baseline:
-    """The formula baseline per template on the shared documents; per-template values b_t when the templates
-    differ in label set."""
-    sample_models = [m for m in g.models if g.has_samples(m)]
+def _computed_baseline(row: Row, cells: Cells | None, spec: MetricSpec, method: str, opts: Options) -> BL.Baseline:
+    """The formula baseline per template on the shared units (label information from ``cells``, the first model
+    with samples); per-template values b_t when the templates differ in label set."""
     per_t = {}
-    for tid in g.templates:
-        if sample_models:
-            m = sample_models[0]
-            info = label_info(g, g.tables[m][tid], g.lines[(m, tid)], spec)
-        else:
-            info = BL.LabelInfo("none")
+    for ti, tid in enumerate(row.templates):
+        info = (
+            label_info(row.family, row.unit, cells.tables[ti], cells.lines[ti], spec)
+            if cells is not None
+            else BL.LabelInfo("none")
+        )
         per_t[tid] = BL.compute(
-            spec.name, g.family, spec.agg or "mean", info, method, opts.seed, opts.generation_baseline
+            spec.name, row.family, spec.agg or "mean", info, method, opts.seed, opts.generation_baseline
         )
     vals = {None if b.value is None else round(b.value, 12) for b in per_t.values()}
-    first = per_t[g.templates[0]]
+    first = per_t[row.templates[0]]
     if len(vals) == 1:
         return first
     if None in vals:
         return BL.Baseline(None, "unavailable", note="label information missing for some templates")
     return BL.Baseline(
-        float(np.mean([per_t[t].value for t in g.templates])),
+        float(np.mean([per_t[t].value for t in row.templates])),
         first.method,
-        per_template={t: per_t[t].value for t in g.templates},
+        per_template={t: per_t[t].value for t in row.templates},
         note="templates differ in label set: per-template baselines b_t",
     )
 
 
-def assign_baselines(g: Group, opts: Options, table: dict) -> None:
-    """``g.baseline[metric]``: table entry (group or dataset name) > ``metadata.baseline`` > formula."""
+def row_baselines(row: Row, cells: dict[str, Cells], opts: Options, table: dict) -> dict[str, BL.Baseline]:
+    """metric → b: a ``--baseline table:PATH`` entry (group or dataset name) > ``metadata.baseline`` > formula."""
     method = opts.baseline if not opts.baseline.startswith("table:") else "uniform"
-    for spec in g.metrics:
-        if (g.name, spec.name) in table or (g.dataset, spec.name) in table:
-            b = table.get((g.name, spec.name)) or table[(g.dataset, spec.name)]
-            g.baseline[spec.name] = BL.Baseline(b.value, f"table:{b.method}")
+    first = next((cells[m] for m in row.models if m in cells), None)
+    out = {}
+    for spec in row.metrics:
+        if (row.name, spec.name) in table or (row.dataset, spec.name) in table:
+            b = table.get((row.name, spec.name)) or table[(row.dataset, spec.name)]
+            out[spec.name] = BL.Baseline(b.value, f"table:{b.method}")
             continue
-        meta = _metadata_baseline(g, spec) if method != "none" else None
-        g.baseline[spec.name] = meta if meta is not None else _computed_baseline(g, spec, method, opts)
+        meta = _metadata_baseline(row, spec) if method != "none" else None
+        out[spec.name] = meta if meta is not None else _computed_baseline(row, first, spec, method, opts)
+    return out
