@@ -383,3 +383,16 @@ def test_an_article_is_not_option_a():
     filt = answer_filter(TASKS, TASKS.templates[0])
     assert str(filt.read("a library", DOC)) == INVALID
     assert str(filt.read("A", DOC)) == DOC["label_names"][0]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a lead-in that is itself an option is never dropped (filters.strip_lead_ins keeps it), so when 'answer' "
+    "is one of the options, the echo 'Answer: initiate' reads as the wrong option 'answer' (README, Templates)",
+)
+def test_an_answer_lead_in_is_dropped_when_answer_is_an_option():
+    """Genuine dev line 159: options initiate / ignore / question / answer / ask, the right one initiate."""
+    rec = SRC.convert(shared_sample("commonsense_qa"))["valid"][158]
+    assert rec["id"] == "26ce83b8e9a263079aa8cdbd5258d667" and rec["choices"][3] == "answer"
+    doc = SRC.finalize(rec)
+    assert [str(answer_filter(TASKS, t).read("Answer: initiate", doc)) for t in TASKS.templates] == ["initiate"] * 8
