@@ -140,14 +140,17 @@ def synthetic_cases(n_docs: int, seed: int, n_templates: int = 5):
 
 def real_cases(root: Path, metric: str | None = None):
     """Cases of the full runs under ``root`` (one sub-folder per task group): primary metric, or ``metric``."""
-    from lm_eval_enterprise.sharpe.options import Options
-    from lm_eval_enterprise.sharpe.sparse_io import read_sparse
+    from lm_eval_enterprise.sharpe.estimates import sparse_groups
+    from lm_eval_enterprise.sharpe.inputs import Diagnostics, Options, Progress, read_inputs, select_runs
 
     out = []
+    opts = Options(metrics=[metric] if metric else None, progress=False)
     for d in sorted(p for p in root.iterdir() if p.is_dir()):
         if not list(d.rglob("results_*.json")):
             continue
-        groups, _ = read_sparse([str(d)], Options(metrics=[metric] if metric else None, progress=False))
+        diag = Diagnostics()
+        inputs = read_inputs([str(d)], opts.variant_pattern, Progress(False))
+        groups = sparse_groups(select_runs(inputs, "core", opts, diag), opts, diag)
         for g in groups:
             if not g.cells.mask.all():
                 raise SystemExit(f"{d}: not a full run ({g.cells.share:.0%} of cells)")

@@ -52,8 +52,9 @@ def full_run_api():
 
         return P, P.aggregate, P.Options, P.write_outputs, P.SharpeInputError
     except ImportError:
-        from lm_eval_enterprise.sharpe import api, engine
         from lm_eval_enterprise.sharpe.io import SharpeInputError
+
+        from lm_eval_enterprise.sharpe import api, engine
 
         return engine, engine.aggregate, engine.Options, api.write_outputs, SharpeInputError
 

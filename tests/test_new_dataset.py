@@ -30,7 +30,7 @@ from lm_eval_enterprise import cli
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.data.tasktree import ENV_TASK_PATH, folder_package
 from lm_eval_enterprise.harness.runner import save_results
-from lm_eval_enterprise.sharpe.api import aggregate
+from lm_eval_enterprise.sharpe.pipeline import aggregate
 from testkit.testing import GarbageLM, OracleLM
 
 REPO = Path(__file__).resolve().parents[1]

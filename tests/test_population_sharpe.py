@@ -91,8 +91,8 @@ def test_a_population_of_a_dataset_made_of_questions_is_one_estimate(tmp_path):
     """gold_news (documents = headline × question, score = the mean over questions of weighted F1, [QMEAN]): one
     population record per model, not one per question; run densely, each template's score is lm-eval's own score
     of that task."""
-    from lm_eval_enterprise.sharpe.options import Options
-    from lm_eval_enterprise.sharpe.populations import population_records
+    from lm_eval_enterprise.sharpe.inputs import Options
+    from lm_eval_enterprise.sharpe.pipeline import estimate_populations
 
     pop, out = tmp_path / "pop", tmp_path / "out"
     write_population("gold_news", 3, 0, pop)
@@ -101,7 +101,7 @@ def test_a_population_of_a_dataset_made_of_questions_is_one_estimate(tmp_path):
     tracker = EvaluationTracker(output_path=str(out))
     res = evaluate(GoldOrGarbage(tasks.leaves), tasks.top, task_manager=tm, evaluation_tracker=tracker)
     save_results(tracker, res, res.pop("samples"))
-    (rec,) = population_records([str(out)], Options(bootstrap=0))["records"]
+    (rec,) = estimate_populations([str(out)], Options(bootstrap=0))["records"]
     assert rec["group"] == "ent_gold_news_population" and len(rec["questions"]) > 1
     for task, cfg in res["configs"].items():
         meta = cfg["metadata"]

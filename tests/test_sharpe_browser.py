@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from html_page import Page
 
-from lm_eval_enterprise.sharpe.api import aggregate, write_outputs
+from lm_eval_enterprise.sharpe.pipeline import aggregate, write_outputs
 from testkit.synthetic import report_scenario
 
 pytestmark = pytest.mark.skipif(

@@ -7,14 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lm_eval_enterprise.sharpe import bootstrap as BS
-from lm_eval_enterprise.sharpe.bootstrap_rows import resample
-from lm_eval_enterprise.sharpe.cells import full_cells, pair, question_cells, union_cells
-from lm_eval_enterprise.sharpe.grouping import MetricSpec, Row
-from lm_eval_enterprise.sharpe.io import SampleTable, SharpeInputError
-from lm_eval_enterprise.sharpe.options import Options
+from lm_eval_enterprise.sharpe import stats as BS
+from lm_eval_enterprise.sharpe.cells import full_cells, pair, question_cells, resample, template_scores, union_cells
+from lm_eval_enterprise.sharpe.inputs import Diagnostics, Options, SampleTable, SharpeInputError
 from lm_eval_enterprise.sharpe.records import row_records
-from lm_eval_enterprise.sharpe.template_scores import template_scores
+from lm_eval_enterprise.sharpe.rows import MetricSpec, Row
 from testkit.synthetic import SynthTask, write_run
 
 
@@ -34,9 +31,12 @@ class Run:
         self.samples_path = Path("x") if samples else None
 
 
-def row_of(models, templates=("t1", "t2"), metric=MetricSpec("accuracy", "answer", "mean", True), results=None):
+ACCURACY = MetricSpec("accuracy", "answer", "mean", True)
+
+
+def row_of(models, templates=("t1", "t2"), results=None):
     runs = {m: {t: Run(f"x__{t}", (results or {}).get((m, t), {})) for t in templates} for m in models}
-    return Row("ent_x", "x", "finance", "multiple_choice", runs, list(templates), [metric], "doc", {}, {}, {})
+    return Row("ent_x", "x", "finance", "multiple_choice", runs, list(templates), [ACCURACY], "doc", {}, {}, {})
 
 
 def test_a_full_run_pairs_the_shared_documents_in_natural_order():
@@ -45,27 +45,27 @@ def test_a_full_run_pairs_the_shared_documents_in_natural_order():
         "a": {"t1": table(["d10", "d2", "d1"], [1, 0, 1]), "t2": table(["d1", "d2", "d10"], [0, 0, 1])},
         "b": {"t1": table(["d1", "d2"], [1, 1]), "t2": table(["d2", "d1", "d10"], [1, 0, 0])},
     }
-    messages = []
-    p = pair(row, tabs, Options(), messages)
+    diag = Diagnostics()
+    p = pair(row, tabs, diag)
     assert p.units == ["d1", "d2"] and p.key_source == "id"
     assert p.lines[("a", "t1")].tolist() == [2, 1] and p.lines[("b", "t2")].tolist() == [1, 0]
-    assert p.flags["doc_set_intersected"] == {"shared": 2, "sizes": [2, 3]} and "2 shared" in messages[0]
+    assert p.flags["doc_set_intersected"] == {"shared": 2, "sizes": [2, 3]} and "2 shared" in diag.notes[0]
     c = full_cells(row, "a", tabs["a"], p)
     assert c.observed.all() and c.observed.shape == (2, 2) and c.complete == [False, False]
     assert [sc.score() for sc in c.stats["accuracy"]] == [0.5, 0.0]
     values, kind, is_metric = c.per_unit("accuracy")
     assert values.tolist() == [[1, 0], [0, 0]] and kind == "value" and is_metric
     with pytest.raises(SharpeInputError, match="cover different documents"):
-        pair(row, tabs, Options(strict=True), [])
+        pair(row, tabs, Diagnostics(strict_inputs=True))
 
 
 def test_parsed_mask_and_failure_rates_of_a_template():
     row = row_of(["a"])
     tabs = {"a": {"t1": table(["d1", "d2", "d3"], [1, 0, 0], [0, 0, 1]), "t2": table(["d1", "d2", "d3"], [1, 1, 0])}}
-    c = full_cells(row, "a", tabs["a"], pair(row, tabs, Options(), []))
+    c = full_cells(row, "a", tabs["a"], pair(row, tabs, Diagnostics()))
     assert c.parsed(0).tolist() == [True, True, False] and c.parsed(1) is None
     assert c.fail_rates == [pytest.approx(1 / 3), None] and c.complete == [True, True]
-    sc = template_scores(row, {"a": c}, Options(), [])
+    sc = template_scores(row, {"a": c}, Options(), Diagnostics())
     assert sc.scores[("a", "t1", "accuracy", "strict")] == pytest.approx(1 / 3)
     assert sc.scores[("a", "t1", "accuracy", "parsed_only")] == pytest.approx(1 / 2)  # d3 failed to parse
     assert ("a", "t2", "accuracy", "parsed_only") not in sc.scores  # no failures logged: no parsed mask
@@ -78,10 +78,12 @@ def test_recomputed_scores_are_checked_against_the_results_file():
     row.runs["b"]["t1"].row = {"accuracy,answer": 0.25}
     row.runs["b"]["t2"].row = {"accuracy,answer": 0.75}
     tabs = {"a": {"t1": table(["d1", "d2"], [1, 0]), "t2": table(["d1", "d2"], [1, 0])}}
-    c = full_cells(row, "a", tabs["a"], pair(row, tabs, Options(), []))
-    messages = []
-    sc = template_scores(row, {"a": c}, Options(), messages)
-    assert sc.model_flags == {"a": {"recompute_mismatch": ["t2:accuracy"]}} and "the results file says 1" in messages[0]
+    c = full_cells(row, "a", tabs["a"], pair(row, tabs, Diagnostics()))
+    diag = Diagnostics()
+    sc = template_scores(row, {"a": c}, Options(), diag)
+    assert (
+        sc.model_flags == {"a": {"recompute_mismatch": ["t2:accuracy"]}} and "the results file says 1" in diag.notes[0]
+    )
     assert sc.scores[("b", "t1", "accuracy", "strict")] == 0.25 and sc.n_docs["b"] == 3  # no samples: results file
     assert ("b", "t1", "accuracy", "strict") not in sc.scorers
 
@@ -90,15 +92,15 @@ def test_resampled_scores_are_the_statistic_on_each_draw():
     row = row_of(["a"])
     acc = {"t1": [1, 0, 1, 1], "t2": [0, 0, 1, 0]}
     tabs = {"a": {t: table(["d1", "d2", "d3", "d4"], v) for t, v in acc.items()}}
-    c = full_cells(row, "a", tabs["a"], pair(row, tabs, Options(), []))
+    c = full_cells(row, "a", tabs["a"], pair(row, tabs, Diagnostics()))
     opts = Options(bootstrap=50, seed=3)
-    res = resample(row, 4, template_scores(row, {"a": c}, opts, []), opts)
+    res = resample(row, 4, template_scores(row, {"a": c}, opts, Diagnostics()), opts)
     di, _ = BS.draw(3, 50, 4, 2, False)
     want = np.column_stack([np.array(acc[t])[di].mean(1) for t in ("t1", "t2")])
     assert res.boot[("a", "accuracy", "strict", "docs")] == pytest.approx(want)
     assert res.template_idx == {"docs": None} and ("a", "accuracy", "parsed_only", "docs") not in res.boot
     no_samples = row_of(["a"], results={("a", t): {"accuracy,answer": 0.5} for t in ("t1", "t2")})
-    assert resample(no_samples, 4, template_scores(no_samples, {}, opts, []), opts).boot == {}
+    assert resample(no_samples, 4, template_scores(no_samples, {}, opts, Diagnostics()), opts).boot == {}
 
 
 def test_a_sparse_run_keeps_the_union_of_its_units_as_a_partial_mask():
@@ -145,14 +147,17 @@ def test_failure_flags_are_added_to_both_scoring_modes(tmp_path):
         for t, outs in (("t1", ["A"] * 8 + ["B"] * 2), ("t2", ["[invalid]"] * 5 + ["A"] * 5))
     ]
     write_run(tmp_path, "m", tasks)
-    from lm_eval_enterprise.sharpe.grouping import build_rows, load_runs
-    from lm_eval_enterprise.sharpe.options import Progress
-    from lm_eval_enterprise.sharpe.parallel import process_row
+    from lm_eval_enterprise.sharpe.inputs import Progress, read_inputs, select_runs
+    from lm_eval_enterprise.sharpe.pipeline import score_row
+    from lm_eval_enterprise.sharpe.rows import build_rows
 
-    opts = Options(bootstrap=0)
-    _, runs, listed = load_runs([str(tmp_path)], opts, [], Progress(False))
-    (row,) = build_rows(runs, opts, [], listed)
-    scored, _ = process_row(row, opts, {})
+    opts, diag = Options(bootstrap=0), Diagnostics()
+    (row,) = build_rows(
+        select_runs(read_inputs([tmp_path], opts.variant_pattern, Progress(False)), "core", opts, diag).selected,
+        opts,
+        diag,
+    )
+    scored, _ = score_row(row, opts, {})
     recs = row_records(scored, opts)
     assert [(r.scoring_mode, r.flag_details.get("high_failure")) for r in recs] == [
         ("strict", ["t2"]),

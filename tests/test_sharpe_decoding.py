@@ -14,9 +14,9 @@ from lm_eval_enterprise.cli import sharpe as cli
 from lm_eval_enterprise.families import aggregation_of
 from lm_eval_enterprise.scoring.filters import ParsedAnswer
 from lm_eval_enterprise.sharpe import baselines as BL
-from lm_eval_enterprise.sharpe.api import aggregate
 from lm_eval_enterprise.sharpe.export import hub_model_id
-from lm_eval_enterprise.sharpe.io import SharpeInputError
+from lm_eval_enterprise.sharpe.inputs import SharpeInputError
+from lm_eval_enterprise.sharpe.pipeline import aggregate
 from testkit.synthetic import SynthTask, choice_task, write_run
 
 FAMILY_METRICS = {name: dict(f.metrics) for name, f in families.FAMILIES.items()}

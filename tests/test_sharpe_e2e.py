@@ -18,7 +18,7 @@ from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.cli import sharpe as cli
 from lm_eval_enterprise.harness.models import build_tiny_model
 from lm_eval_enterprise.harness.runner import evaluate, save_results
-from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown
+from lm_eval_enterprise.sharpe.pipeline import aggregate, leaderboard_markdown
 from testkit.testing import OracleLM, build_tasks
 
 
@@ -185,15 +185,15 @@ def test_noisy_oracles_recompute_lm_eval_exactly(oracle_runs):
 
 
 def test_sparse_estimator_splits_gold_news_by_question(oracle_runs):
-    """The sparse estimator (``sharpe.sparse_io``) on a run where every cell is observed: one cell matrix per
+    """The sparse estimator (``sharpe.estimates``) on a run where every cell is observed: one cell matrix per
     question (documents = that question's headlines), s_t = mean over the nine questions — the full tool's and
     lm-eval's number."""
     from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES
 
-    from lm_eval_enterprise.sharpe.options import Options
-    from lm_eval_enterprise.sharpe.sparse_io import aggregate_sparse
+    from lm_eval_enterprise.sharpe.inputs import Options
+    from lm_eval_enterprise.sharpe.pipeline import estimate_sparse
 
-    est = aggregate_sparse([str(oracle_runs)], Options(bootstrap=0))
+    est = estimate_sparse([str(oracle_runs)], Options(bootstrap=0))
     full = aggregate([oracle_runs], bootstrap=0, progress=False)
     assert len(est["records"]) == 2
     for rec in est["records"]:

@@ -14,8 +14,8 @@ import pytest
 
 from lm_eval_enterprise import families
 from lm_eval_enterprise.cli import sharpe as cli
-from lm_eval_enterprise.sharpe.api import aggregate, leaderboard_markdown, write_outputs
-from lm_eval_enterprise.sharpe.io import OutdatedResultsError, SharpeInputError
+from lm_eval_enterprise.sharpe.inputs import OutdatedResultsError, SharpeInputError
+from lm_eval_enterprise.sharpe.pipeline import aggregate, leaderboard_markdown, write_outputs
 from lm_eval_enterprise.sharpe.report import SCALARS, markdown, to_json
 from testkit.synthetic import SynthTask, family_task, write_run
 from testkit.synthetic import choice_task as mc_task
@@ -215,7 +215,7 @@ def test_ranking_pairs_by_query_and_intersects_partial_queries(tmp_path):
     assert "doc_set_intersected" in r["flags"]
     assert any("cover different documents" in m for m in res["messages"])
     with pytest.raises(SharpeInputError, match="cover different documents"):
-        aggregate([tmp_path], bootstrap=0, progress=False, strict=True)
+        aggregate([tmp_path], bootstrap=0, progress=False, strict_inputs=True)
 
 
 def test_results_of_metric_version_1_2_are_refused_in_one_line(tmp_path, capsys):
@@ -615,7 +615,7 @@ def test_exclude_template_matching_nothing_is_reported(tmp_path, capsys, spec, w
     row = by(res, "m", "ent_news")
     assert row["templates"] == ["t1", "t2", "t3"] and "excluded_templates" not in row["flags"]
     with pytest.raises(SharpeInputError, match="matches nothing"):
-        aggregate([tmp_path], exclude_templates=[spec], strict=True, **FAST)
+        aggregate([tmp_path], exclude_templates=[spec], strict_inputs=True, **FAST)
     assert cli.main([str(tmp_path), "--exclude_template", spec, "--strict", "--bootstrap", "0", "--no_progress"]) == 1
     assert "matches nothing" in capsys.readouterr().err
     with pytest.raises(SharpeInputError, match="expected GROUP:TEMPLATE_ID"):
@@ -642,11 +642,11 @@ def test_template_listed_but_without_result_for_the_only_model(tmp_path, capsys)
         "scored on t1, t2, t4 only (flag templates_missing)"
     ) in res["messages"]
     with pytest.raises(SharpeInputError, match="no result for template.s. t3"):
-        aggregate([tmp_path], strict=True, **FAST)
+        aggregate([tmp_path], strict_inputs=True, **FAST)
     assert cli.main([str(tmp_path), "--strict", "--bootstrap", "0", "--no_progress"]) == 1
     assert "missing templates (--strict)" in capsys.readouterr().err
     # an explicit exclusion of the missing template is applied and silences the flag
-    res = aggregate([tmp_path], exclude_templates=["ent_x:t3"], strict=True, **FAST)
+    res = aggregate([tmp_path], exclude_templates=["ent_x:t3"], strict_inputs=True, **FAST)
     r = by(res, "m")
     assert "templates_missing" not in r["flags"] and r["flag_details"]["excluded_templates"] == ["t3"]
 

@@ -11,9 +11,9 @@ import pytest
 from hf_leaderboard_template import get_evaluation_queue_df, get_leaderboard_df, get_raw_eval_results, load_tasks
 
 from lm_eval_enterprise.cli import sharpe as cli
-from lm_eval_enterprise.sharpe.api import aggregate, write_outputs
 from lm_eval_enterprise.sharpe.export import hub_model_id, leaderboard_sharpe, template_precision
-from lm_eval_enterprise.sharpe.io import SharpeInputError
+from lm_eval_enterprise.sharpe.inputs import SharpeInputError
+from lm_eval_enterprise.sharpe.pipeline import aggregate, write_outputs
 from testkit.synthetic import choice_task, correct_counts, write_run
 
 N = 30

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from lm_eval_enterprise.sharpe.io import (
+from lm_eval_enterprise.sharpe.inputs import (
     SharpeInputError,
     display_name,
     find_results_files,
@@ -99,7 +99,7 @@ def test_names(tmp_path):
 
 
 def test_listed_templates_from_group_subtasks(tmp_path):
-    from lm_eval_enterprise.sharpe.io import DEFAULT_VARIANT_PATTERN, listed_templates, task_runs
+    from lm_eval_enterprise.sharpe.inputs import DEFAULT_VARIANT_PATTERN, listed_templates, task_runs
 
     meta = {"variant_group": "ent_kpi", "template_id": "t1", "primary_metric": "f1"}
     data = {
@@ -130,7 +130,7 @@ def test_listed_templates_from_group_subtasks(tmp_path):
 
 
 def test_toy_data_roots():
-    from lm_eval_enterprise.sharpe.io import is_toy_data_root
+    from lm_eval_enterprise.sharpe.inputs import is_toy_data_root
 
     assert is_toy_data_root("embedded")
     paths = ("/data/enterprise", "", None, 3, "fixtures", "/venv/site-packages/lm_eval_enterprise/fixtures")

@@ -5,8 +5,8 @@ timestamp) is named with the reason; the CLI's exit codes follow lm-eval's (1 fa
 import pytest
 
 from lm_eval_enterprise.cli import sharpe as cli
-from lm_eval_enterprise.sharpe.api import aggregate
-from lm_eval_enterprise.sharpe.io import SharpeInputError
+from lm_eval_enterprise.sharpe.inputs import SharpeInputError
+from lm_eval_enterprise.sharpe.pipeline import aggregate
 from testkit.synthetic import choice_task as mc_task
 from testkit.synthetic import correct_counts as counts
 from testkit.synthetic import write_run

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from html_page import Page
 
-from lm_eval_enterprise.sharpe.api import aggregate, write_outputs
 from lm_eval_enterprise.sharpe.html_report import markdown_to_html
+from lm_eval_enterprise.sharpe.pipeline import aggregate, write_outputs
 from lm_eval_enterprise.sharpe.report import markdown
 from testkit.synthetic import REPORT_MODELS, report_scenario
 
@@ -100,7 +100,7 @@ def test_html_page_renders_the_markdown_and_defines_its_terms(toy_report):
 def test_plot_text_fits_and_guides_do_not_set_the_limits(toy_report):
     import matplotlib.text
 
-    from lm_eval_enterprise.sharpe.plots import figures
+    from lm_eval_enterprise.sharpe.html_report import figures
 
     res, _ = toy_report
     figs = figures(res)

@@ -1,4 +1,5 @@
-"""Sparse-design estimator (lm_eval_enterprise/sharpe/sparse.py) and the sparse-run reader (sparse_io.py)."""
+"""Sparse-design estimator (lm_eval_enterprise/sharpe/sparse.py) and the estimates of sparse runs and template
+populations (estimates.py)."""
 
 import json
 import math
@@ -8,9 +9,17 @@ import numpy as np
 import pytest
 
 from lm_eval_enterprise.harness.cellplan import plan_cells
-from lm_eval_enterprise.sharpe.api import aggregate
-from lm_eval_enterprise.sharpe.io import SharpeUsageError
-from lm_eval_enterprise.sharpe.options import Options
+from lm_eval_enterprise.sharpe.estimates import sparse_groups
+from lm_eval_enterprise.sharpe.inputs import (
+    Diagnostics,
+    Options,
+    Progress,
+    SharpeInputError,
+    SharpeUsageError,
+    read_inputs,
+    select_runs,
+)
+from lm_eval_enterprise.sharpe.pipeline import aggregate, estimate_populations, estimate_sparse
 from lm_eval_enterprise.sharpe.sparse import (
     CellMatrix,
     SparseError,
@@ -22,7 +31,6 @@ from lm_eval_enterprise.sharpe.sparse import (
     plugin_scores,
     predictive_stats,
 )
-from lm_eval_enterprise.sharpe.sparse_io import aggregate_sparse, read_sparse
 from lm_eval_enterprise.sharpe.stats import sharpe
 from testkit import synthetic as S
 
@@ -34,6 +42,17 @@ def _sigmoid(x):
 
 
 # ============================================================================================ two-way models
+def read_sparse(paths, opts):
+    """The cell matrices of the sparse run under ``paths`` and the notes reading them raised."""
+    diag = Diagnostics()
+    inputs = read_inputs([str(p) for p in paths], opts.variant_pattern, Progress(False))
+    return sparse_groups(select_runs(inputs, "core", opts, diag), opts, diag), diag.notes
+
+
+def sparse_inputs(paths) -> bool:
+    return read_inputs([str(p) for p in paths], Options().variant_pattern, Progress(False)).sparse
+
+
 def test_additive_model_fills_the_missing_cell_by_hand():
     # y = c + a_t + b_d fits the three observed cells exactly; the fourth is 0.3 + 0.2 − 0.1 = 0.4
     y = np.array([[0.1, 0.2], [0.3, NAN]])
@@ -245,7 +264,7 @@ def test_full_run_matches_the_sharpe_tool(tmp_path, fam):
     S.write_run(tmp_path, "m", _tasks(fam, 60 if "ranking" in fam else 30))
     ref = aggregate([tmp_path], bootstrap=200, seed=0, progress=False)
     rec = next(r for r in ref["records"] if r["level"] == "dataset" and r.get("scoring", "strict") == "strict")
-    got = aggregate_sparse([tmp_path], Options(bootstrap=200, seed=0))["records"][0]
+    got = estimate_sparse([tmp_path], Options(bootstrap=200, seed=0))["records"][0]
     assert got["estimate"] is False and got["share"] == 1.0
     for key in ("mean", "std", "sharpe"):
         assert got[key] == pytest.approx(rec[key], abs=1e-12), key
@@ -264,7 +283,7 @@ def test_full_dataset_made_of_questions_matches_the_sharpe_tool(tmp_path):
     S.write_run(tmp_path, "m", tasks)
     ref = aggregate([tmp_path], bootstrap=100, seed=0, progress=False)
     rec = next(r for r in ref["records"] if r["scoring_mode"] == "strict")
-    got = aggregate_sparse([tmp_path], Options(bootstrap=100, seed=0))["records"]
+    got = estimate_sparse([tmp_path], Options(bootstrap=100, seed=0))["records"]
     assert len(got) == 1 and sorted(got[0]["questions"]) == ["down", "up"]
     for key in ("mean", "std", "sharpe"):
         assert got[0][key] == pytest.approx(rec[key], abs=1e-12)
@@ -320,13 +339,13 @@ def test_metric_without_a_cell_model_is_an_error(tmp_path, family, metric):
 # ============================================================================================ `sharpe` detects them
 def test_sharpe_detects_sparse_runs_and_reports_estimates(tmp_path, capsys):
     from lm_eval_enterprise.cli.sharpe import main as sharpe_main
-    from lm_eval_enterprise.sharpe.sparse_io import sparse_inputs
 
     _sparse_run(tmp_path / "sparse", "classification_weighted", 40)
     S.write_run(tmp_path / "full", "m", _tasks("classification_weighted", 40))
     assert sparse_inputs([tmp_path / "sparse"]) is True
     assert sparse_inputs([tmp_path / "full"]) is False
-    assert sparse_inputs([tmp_path / "missing"]) is False  # the full tool reports it as before
+    with pytest.raises(SharpeInputError, match="missing: no such file or folder"):  # one reading, one error
+        sparse_inputs([tmp_path / "missing"])
     assert sharpe_main([str(tmp_path / "sparse"), "--bootstrap", "20", "--out", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
     # 40 documents × 4 templates, budget 0.5: 80 of 160 cells
@@ -334,7 +353,7 @@ def test_sharpe_detects_sparse_runs_and_reports_estimates(tmp_path, capsys):
     data = json.loads((tmp_path / "o" / "sparse_estimates.json").read_text())
     assert data["estimate"] is True and data["share_observed"] == 0.5  # the file says it holds estimates
     rec = data["records"][0]
-    want = aggregate_sparse([tmp_path / "sparse"], Options(bootstrap=20, seed=0))["records"][0]
+    want = estimate_sparse([tmp_path / "sparse"], Options(bootstrap=20, seed=0))["records"][0]
     assert rec["estimate"] is True and (rec["cells_observed"], rec["cells_total"]) == (80, 160)
     assert (rec["mean"], rec["std"], rec["sharpe"]) == (want["mean"], want["std"], want["sharpe"])
     assert (tmp_path / "o" / "sparse_estimates.md").read_text() == out
@@ -354,7 +373,6 @@ def test_sharpe_detects_sparse_runs_and_reports_estimates(tmp_path, capsys):
 
 
 def test_budget_one_is_a_full_run(tmp_path):
-    from lm_eval_enterprise.sharpe.sparse_io import sparse_inputs
 
     _sparse_run(tmp_path, "classification_weighted", 10, budget=1.0)
     assert sparse_inputs([tmp_path]) is False
@@ -389,7 +407,7 @@ def test_options_know_what_an_estimate_cannot_honour(settings, error):
     assert problem == error if error is None else problem.startswith(error)
     if error is not None:  # the estimator itself refuses them too (API callers), with the same text
         with pytest.raises(SharpeUsageError, match=re.escape(problem)):
-            aggregate_sparse(["unused"], opts)
+            estimate_sparse(["unused"], opts)
 
 
 def test_sparse_runs_are_read_by_the_grouping_stage(tmp_path, capsys):
@@ -402,16 +420,16 @@ def test_sparse_runs_are_read_by_the_grouping_stage(tmp_path, capsys):
     )
     tasks, _, new = _sparse_run(tmp_path, "classification_weighted", 40)
     assert old.parent == new.parent and old != new
-    res = aggregate_sparse([tmp_path], Options(bootstrap=0))
+    res = estimate_sparse([tmp_path], Options(bootstrap=0))
     (rec,) = res["records"]
     assert rec["cells_total"] == 160 and res["share_observed"] == 0.5  # the newer, sparse run
     assert any(str(old) in m and "superseded by the newer run" in m for m in res["messages"])
-    res = aggregate_sparse([tmp_path], Options(bootstrap=0, run="2025-06-01"))
+    res = estimate_sparse([tmp_path], Options(bootstrap=0, run="2025-06-01"))
     assert res["records"][0]["cells_total"] == 80 and res["share_observed"] == 1.0
     names = tmp_path / "names.json"
     names.write_text(json.dumps({"m": "Model M"}))
     assert [
-        r["model"] for r in aggregate_sparse([tmp_path], Options(bootstrap=0, model_names=str(names)))["records"]
+        r["model"] for r in estimate_sparse([tmp_path], Options(bootstrap=0, model_names=str(names)))["records"]
     ] == ["Model M"]
     # the CLI prints the warning like the full tool's
     assert sharpe_main([str(tmp_path), "--bootstrap", "0", "--quiet"]) == 0
@@ -428,14 +446,14 @@ def _population_only_run(root, n_templates=4):
 
 def test_population_estimates_are_marked_and_bad_settings_are_one_line(tmp_path, capsys):
     from lm_eval_enterprise.cli.sharpe import main as sharpe_main
-    from lm_eval_enterprise.sharpe.populations import population_records
 
     _population_only_run(tmp_path / "in")
-    res = population_records([tmp_path / "in"], Options(bootstrap=10))
+    res = estimate_populations([tmp_path / "in"], Options(bootstrap=10))
     assert res["estimate"] is True and res["share_observed"] == 1.0 and len(res["records"]) == 1
     # --metric is the core set's: a population group is scored by its own primary metric
     assert (
-        population_records([tmp_path / "in"], Options(bootstrap=10, metrics=["accuracy"]))["records"] == res["records"]
+        estimate_populations([tmp_path / "in"], Options(bootstrap=10, metrics=["accuracy"]))["records"]
+        == res["records"]
     )
     assert sharpe_main([str(tmp_path / "in"), "--bootstrap", "10", "--output_path", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out

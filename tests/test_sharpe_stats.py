@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lm_eval_enterprise.scoring.corpus import mean_values as mean_scorer
-from lm_eval_enterprise.sharpe import bootstrap as BS
+from lm_eval_enterprise.sharpe import stats as BS
 from lm_eval_enterprise.sharpe import stats as ST
 
 TOL = 1e-6

@@ -1,16 +1,19 @@
-"""Stage 2 — the cell table: the samples of one model × dataset row as (template × unit × statistics, observed
-mask, per-unit correctness), read-only.
+"""The cell table: the samples of one model × dataset row as (template × unit × statistics, observed mask,
+per-unit values), read-only, and what it scores — the per-template scores s_t and their bootstrap resamples.
 
 A unit is a document or, for ranking, a query (all candidate lines of ``doc.qid``, ordered by ``doc.cand_index``).
 Lines are keyed by ``doc.id``, else ``doc_hash``, else ``doc_id``. A cell (t, u) is observed when template t logged
 unit u; its statistics are the per-unit sufficient statistics of the metric's aggregation
 (:mod:`lm_eval_enterprise.scoring.corpus`). A full run pairs the units shared by every template and model
-(:func:`pair`: every cell observed); parsed-only scoring is the second mask :meth:`Cells.parsed`; a sparse run or a
-template population keeps the union of the logged units (:func:`union_cells`: a partial mask).
+(:func:`pair`: every cell observed; s_t recomputed and checked against the results file); parsed-only scoring is the
+second mask :meth:`Cells.parsed`; a sparse run or a template population keeps the union of the logged units
+(:func:`union_cells`: a partial mask). Resampled scores: one unit draw per resample shared by every template and
+model of the row (:func:`resample`); a linear statistic is ``finalize(W @ features)``, one matrix product per chunk.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,9 +24,11 @@ import numpy as np
 from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
 from ..scoring import metrics as M
-from .grouping import MetricSpec, Row, strict_or_note
-from .io import SampleTable, SharpeInputError, read_samples
-from .options import Options, natural_key
+from . import stats as ST
+from .inputs import Diagnostics, Options, SampleTable, SharpeInputError, TaskRun, natural_key, read_samples
+from .rows import MetricSpec, Row
+
+RECOMPUTE_TOL = 1e-9
 
 KEY_LABELS = {"qid": "(doc.qid, doc.cand_index)", "id": "doc.id", "doc_hash": "doc_hash", "doc_id": "doc_id"}
 
@@ -140,7 +145,7 @@ def unit_lines(keys: list, unit: str) -> dict:
 
 
 # ============================================================================================== full runs
-def read_row_samples(row: Row, messages: list[str]) -> tuple[dict[str, dict[str, SampleTable]], dict[str, dict]]:
+def read_row_samples(row: Row, diag: Diagnostics) -> tuple[dict[str, dict[str, SampleTable]], dict[str, dict]]:
     """(model → template → samples of the primary filter, model → flags): a model with a missing or empty samples
     file keeps results-file scores only (flag ``no_samples``). Document fields are kept for the first model with
     samples only (the baselines read them)."""
@@ -166,12 +171,12 @@ def read_row_samples(row: Row, messages: list[str]) -> tuple[dict[str, dict[str,
             out[model] = tables
             continue
         if tables:
-            messages.append(
+            diag.note(
                 f"group {row.name}, model {model}: samples missing for {', '.join(missing)}; "
                 "sample-based statistics of this model are null (flag no_samples)"
             )
         else:
-            messages.append(
+            diag.note(
                 f"group {row.name}, model {model}: no samples ({', '.join(missing)}); scores from "
                 "the results files only, sample-based statistics null (flag no_samples)"
             )
@@ -190,7 +195,7 @@ class Pairing:
     flags: dict[str, Any]
 
 
-def pair(row: Row, tables: dict[str, dict[str, SampleTable]], opts: Options, messages: list[str]) -> Pairing | None:
+def pair(row: Row, tables: dict[str, dict[str, SampleTable]], diag: Diagnostics) -> Pairing | None:
     """Choose the key source, intersect the key sets (flag ``doc_set_intersected`` when templates or models cover
     different documents) and record each table's line order per unit; None without samples."""
     tabs = [(m, t, tab) for m, by_t in tables.items() for t, tab in by_t.items()]
@@ -208,12 +213,10 @@ def pair(row: Row, tables: dict[str, dict[str, SampleTable]], opts: Options, mes
     flags: dict[str, Any] = {}
     if any(len(s) != len(common) for s in sets):
         detail = ", ".join(f"{m}/{t}: {len(s)}" for (m, t, _), s in zip(tabs, sets))
-        msg = (
+        diag.problem(
             f"group {row.name}: templates/models cover different documents ({detail}); "
-            f"{len(common)} shared (usual cause: differing --limit)"
-        )
-        strict_or_note(
-            opts, messages, msg, "", "; every score recomputed on the intersection (flag doc_set_intersected)"
+            f"{len(common)} shared (usual cause: differing --limit)",
+            note_suffix="; every score recomputed on the intersection (flag doc_set_intersected)",
         )
         flags["doc_set_intersected"] = {"shared": len(common), "sizes": sorted({len(s) for s in sets})}
     if not common:
@@ -233,11 +236,11 @@ def pair(row: Row, tables: dict[str, dict[str, SampleTable]], opts: Options, mes
             if (q, c) in common:
                 by_q[q].append((c, i))
         lines[(m, t)] = [[i for _, i in sorted(by_q[q])] for q in units]
-    _flag_cut_queries(row, units, lines, flags, messages)
+    _flag_cut_queries(row, units, lines, flags, diag)
     return Pairing(units, source, lines, flags)
 
 
-def _flag_cut_queries(row: Row, units: list, lines: dict, flags: dict, messages: list[str]) -> None:
+def _flag_cut_queries(row: Row, units: list, lines: dict, flags: dict, diag: Diagnostics) -> None:
     """Flag ``cut_queries``: queries scored over fewer candidates than the task's ``candidates_per_query`` (a
     ``--limit`` that ended inside a query, as plain ``lm_eval`` allows): their RR@k / nDCG@k rank part of the
     candidates only."""
@@ -250,7 +253,7 @@ def _flag_cut_queries(row: Row, units: list, lines: dict, flags: dict, messages:
     )
     if cut:
         flags["cut_queries"] = {"queries": cut, "candidates_per_query": int(expected)}
-        messages.append(
+        diag.note(
             f"group {row.name}: {len(cut)} quer{'y' if len(cut) == 1 else 'ies'} scored over fewer than their "
             f"{expected} candidates ({', '.join(cut[:3])}{', ...' if len(cut) > 3 else ''}: a --limit that cuts "
             "a query; flag cut_queries)"
@@ -378,3 +381,135 @@ def question_cells(cells: Cells, metric: str, agg: str) -> list[tuple[str, Cells
 
 def _observed_units(cells: Cells, t: int) -> list:
     return [u for u, o in zip(cells.units, cells.observed[t]) if o]
+
+
+# ============================================================================================== scores
+@dataclass(frozen=True)
+class TemplateScores:
+    """s_t per (model, template, metric, scoring mode) with the statistics behind it (models with samples), the
+    format-failure rate per (model, template), the units scored per model, and the model flags scoring raised."""
+
+    scores: dict[tuple, float]
+    scorers: dict[tuple, corpus.Stats]
+    fail_rate: dict[tuple[str, str], float | None]
+    n_docs: dict[str, int | None]
+    model_flags: dict[str, dict]
+
+
+def _reported(run: TaskRun, spec: MetricSpec):
+    v = run.row.get(f"{spec.name},{spec.filter}")
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _from_results(row: Row, model: str, tid: str, out: dict) -> None:
+    """A model without samples: s_t straight from the results file (strict mode only)."""
+    run = row.runs[model][tid]
+    for spec in row.metrics:
+        v = _reported(run, spec)
+        if v is None:
+            raise SharpeInputError(
+                f"{run.source.path}: results[{run.task}][{spec.name},{spec.filter}] "
+                f"is not a number ({run.row.get(f'{spec.name},{spec.filter}')!r})"
+            )
+        out[(model, tid, spec.name, "strict")] = float(v)
+
+
+def _from_cells(row: Row, c: Cells, ti: int, opts: Options, out: TemplateScores, diag: Diagnostics) -> None:
+    """s_t of one template from its cells: strict (checked against the results file when every logged line is a
+    cell: flag ``recompute_mismatch``), and parsed-only on the parsed units."""
+    model, tid = c.model, row.templates[ti]
+    if c.fail_rates[ti] is not None:
+        out.fail_rate[(model, tid)] = c.fail_rates[ti]
+    ok = c.parsed(ti)
+    for spec in row.metrics:
+        sc = c.stats[spec.name][ti]
+        s = sc.score()
+        if not math.isfinite(s):
+            raise SharpeInputError(f"{c.tables[ti].path}: {spec.name} is undefined on the shared documents")
+        out.scorers[(model, tid, spec.name, "strict")] = sc
+        out.scores[(model, tid, spec.name, "strict")] = s
+        target = _reported(row.runs[model][tid], spec)
+        if c.complete[ti] and target is not None and abs(target - s) > RECOMPUTE_TOL:
+            diag.note(
+                f"group {row.name}, model {model}, {tid}: {spec.name} recomputed from samples = "
+                f"{s:.10g} but the results file says {target:.10g} (flag recompute_mismatch); "
+                "the recomputed value is used"
+            )
+            out.model_flags.setdefault(model, {}).setdefault("recompute_mismatch", []).append(f"{tid}:{spec.name}")
+        if "parsed_only" in opts.modes and ok is not None:
+            msc = sc.masked(ok)
+            out.scorers[(model, tid, spec.name, "parsed_only")] = msc
+            out.scores[(model, tid, spec.name, "parsed_only")] = msc.score() if ok.any() else math.nan
+
+
+def template_scores(row: Row, cells: dict[str, Cells], opts: Options, diag: Diagnostics) -> TemplateScores:
+    """Every s_t of the row: recomputed from the cells of a model with samples, else read from the results file."""
+    out = TemplateScores({}, {}, {}, {}, {})
+    for model in row.models:
+        c = cells.get(model)
+        for ti, tid in enumerate(row.templates):
+            run = row.runs[model][tid]
+            ff_res = run.row.get(f"format_failure,{row.metrics[0].filter}")
+            out.fail_rate[(model, tid)] = float(ff_res) if isinstance(ff_res, (int, float)) else None
+            if c is not None:
+                out.n_docs[model] = len(c.units)
+                _from_cells(row, c, ti, opts, out, diag)
+            else:
+                out.n_docs[model] = (run.n_samples or {}).get("effective")
+                _from_results(row, model, tid, out.scores)
+    return out
+
+
+# ============================================================================================== resamples
+@dataclass(frozen=True)
+class Resamples:
+    """``boot[(model, metric, mode, kind)]``: B × T resampled s_t; ``template_idx[kind]``: B × T template draws
+    (None for the unit bootstrap). kind: ``docs``, and ``docs+templates`` with ``--bootstrap_templates``."""
+
+    boot: dict[tuple, np.ndarray]
+    template_idx: dict[str, np.ndarray | None]
+
+
+def _resampled(row: Row, scores: TemplateScores, n_units: int, di: np.ndarray, opts: Options, kind: str) -> dict:
+    """(model, metric, mode, kind) → B × T matrix of the row's templates."""
+    entries = [(k, s) for k, s in scores.scorers.items() if k[3] in opts.modes]
+    lin = [(k, s) for k, s in entries if s.linear]
+    nonlin = [(k, s) for k, s in entries if not s.linear]
+    out = {k: np.empty(opts.bootstrap) for k, _ in entries}
+    if lin:
+        feats = np.hstack([s.features for _, s in lin])
+        bounds = np.cumsum([0] + [s.features.shape[1] for _, s in lin])
+    chunk = max(1, min(opts.bootstrap, 4_000_000 // max(n_units, 1), 8_000_000 // max(feats.shape[1] if lin else 1, 1)))
+    for start in range(0, opts.bootstrap, chunk):
+        # column-major, as the bootstrap always multiplied: BLAS picks its kernels by layout, and the last bits of
+        # W @ features follow them
+        w = np.asfortranarray(ST.multiplicities(di[start : start + chunk], n_units))
+        if lin:
+            sums = w @ feats
+            for j, (k, s) in enumerate(lin):
+                out[k][start : start + len(w)] = s.finalize(sums[:, bounds[j] : bounds[j + 1]])
+        for k, s in nonlin:
+            out[k][start : start + len(w)] = s.scores(w)
+    boot = {}
+    for model in row.models:
+        for spec in row.metrics:
+            for mode in opts.modes:
+                if (model, row.templates[0], spec.name, mode) in scores.scorers:
+                    boot[(model, spec.name, mode, kind)] = np.column_stack(
+                        [out[(model, t, spec.name, mode)] for t in row.templates]
+                    )
+    return boot
+
+
+def resample(row: Row, n_units: int, scores: TemplateScores, opts: Options) -> Resamples:
+    """The row's resampled scores over its ``n_units`` shared units (:func:`.stats.draw` from the row's own seed):
+    kind "docs" (unit resampling) and, with ``--bootstrap_templates``, "docs+templates" (its own draw stream).
+    Nothing without resamples or samples."""
+    if opts.bootstrap <= 0 or not scores.scorers:
+        return Resamples({}, {})
+    boot, template_idx = {}, {}
+    for kind, tpl in [("docs", False)] + ([("docs+templates", True)] if opts.bootstrap_templates else []):
+        di, ti = ST.draw(opts.seed, opts.bootstrap, n_units, len(row.templates), tpl)
+        template_idx[kind] = ti
+        boot.update(_resampled(row, scores, n_units, di, opts, kind))
+    return Resamples(boot, template_idx)

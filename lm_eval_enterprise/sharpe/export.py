@@ -41,8 +41,8 @@ import shutil
 from pathlib import Path
 
 from .. import __version__
-from .io import SharpeInputError
-from .serialize import clean
+from .inputs import SharpeInputError
+from .report import clean
 
 SHARPE_CAP = 100.0
 MARKER = ".lm-eval-enterprise-export"

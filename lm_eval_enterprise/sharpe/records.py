@@ -1,4 +1,5 @@
-"""Stage 5 — records: one :class:`Record` per model × dataset row × metric × scoring mode.
+"""Records: one :class:`Record` per model × dataset row × metric × scoring mode, from the scored row
+(:class:`ScoredRow`: what the per-row stages of :mod:`.pipeline` give).
 
 A record holds the per-template scores s_t, the baseline b, μ, σ, the Sharpe score S = (μ − b)/(α·σ) (``null`` +
 ``sharpe_status`` when not finite), the across-template statistics (min, max, spread, MaxP/AvgP/CPS, quantiles),
@@ -17,10 +18,9 @@ from typing import Any
 import numpy as np
 
 from . import baselines as BL
-from . import bootstrap as BS
 from . import stats as ST
-from .grouping import MetricSpec, Row
-from .options import Options, natural_key
+from .inputs import Options, natural_key
+from .rows import MetricSpec, Row
 
 
 class _Absent:
@@ -104,7 +104,7 @@ class Record:
 
 @dataclass(frozen=True)
 class ScoredRow:
-    """A dataset row after the per-row stages (cells, scores, baselines, bootstrap; see :mod:`.parallel`): what the
+    """A dataset row after the per-row stages (cells, scores, baselines, bootstrap; :func:`.pipeline.score_row`): what the
     records, comparisons and roll-ups read. ``flags``: the row's flags; ``model_flags``: each model's; ``per_doc``:
     (model, metric) → (T × U per-unit values, their kind, whether the score is their mean); ``boot``: (model,
     metric, mode, kind) → B × T resampled s_t; ``template_idx``: kind → B × T template draws."""
@@ -194,7 +194,7 @@ def _intervals(inp: RecordInputs, b_arg, n_docs, higher_is_better: bool, opts: O
         if not higher_is_better:
             mat = -mat
         b = b_arg if b_arg is not None else np.nan
-        ci = BS.summarize(
+        ci = ST.summarize(
             mat, b, opts.ddof, opts.alpha, opts.floor_mode(), n_docs or 0, inp.template_idx.get(kind), opts.seed
         )
         if b_arg is None:

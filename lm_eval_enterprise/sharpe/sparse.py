@@ -58,9 +58,8 @@ from functools import partial
 import numpy as np
 
 from ..scoring import metrics as M
-from .bootstrap import draw, multiplicities
-from .options import natural_key
-from .stats import percentile_ci, sharpe, sharpe_matrix
+from .inputs import natural_key
+from .stats import draw, multiplicities, percentile_ci, sharpe, sharpe_matrix
 
 PREDICTIVE_DRAWS = 400  # posterior predictive draws of the unobserved cells for the point estimates of σ and S
 ERROR_SHRINK = 1.0  # pseudo-cells pulling a template's error distribution towards the pooled one

@@ -1,40 +1,18 @@
-"""Stage 1 — grouping: results files → template variants → variant groups, one dataset row each.
-
-A **variant group** is one dataset across models and templates (``metadata.variant_group``). Every inconsistency
-is a message and a flag, or under ``--strict`` a :class:`~.io.SharpeInputError`; nothing is dropped silently.
+"""Dataset rows: the selected task runs of a full run grouped into variant groups (``metadata.variant_group``),
+one read-only :class:`Row` each, with the templates every model has, the metrics, the unit (document or query)
+and the flags grouping raises. Every inconsistency is a message and a flag, or under ``--strict`` a
+:class:`~.inputs.SharpeInputError`; nothing is dropped silently.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .. import families
 from ..scoring import corpus
-from .io import (
-    ResultsFile,
-    SharpeInputError,
-    SharpeUsageError,
-    TaskRun,
-    assign_models,
-    find_results_files,
-    listed_templates,
-    load_name_map,
-    read_results_file,
-    select_newest,
-    task_runs,
-)
-from .options import Options, Progress, natural_key
-
-
-def strict_or_note(opts: Options, messages: list[str], msg: str, strict_suffix: str, note_suffix: str) -> None:
-    """A problem in the input: with ``--strict`` a :class:`SharpeInputError` (``msg + strict_suffix``), otherwise a
-    note ``msg + note_suffix`` added to ``messages`` and the run goes on."""
-    if opts.strict:
-        raise SharpeInputError(msg + strict_suffix)
-    messages.append(msg + note_suffix)
+from .inputs import Diagnostics, Options, SharpeInputError, SharpeUsageError, TaskRun, natural_key
 
 
 @dataclass(frozen=True)
@@ -47,8 +25,7 @@ class MetricSpec:
 
 @dataclass(frozen=True)
 class Row:
-    """One dataset row: a variant group (``metadata.variant_group``) across models and templates, as the results
-    files give it — read-only; the later stages return values of their own."""
+    """One dataset row: a variant group across models and templates, as the results files give it."""
 
     name: str
     dataset: str
@@ -70,63 +47,6 @@ class Row:
     def primary(self) -> str:
         """The row's primary metric (the first metric aggregated)."""
         return self.metrics[0].name
-
-
-# ============================================================================================== reading
-def read_runs(
-    paths: Sequence[str], opts: Options, messages: list[str], progress: Progress, template_set: str = "core"
-) -> tuple[list[ResultsFile], list[TaskRun], list[TaskRun]]:
-    """The reading every path of the tool shares (full runs, sparse runs, template populations): (results files,
-    every template-variant task run of ``template_set`` with its model — display name, settings, decoding —, the
-    runs in use: ``--run`` or the newest per model and task). Each file or task left out is named in ``messages``."""
-    files = find_results_files(paths)
-    rfs = [read_results_file(p) for p in progress(files, "reading results", len(files))]
-    runs: list[TaskRun] = []
-    for rf in rfs:
-        runs.extend(task_runs(rf, opts.variant_pattern, messages, template_set))
-    if not runs:
-        raise SharpeInputError(
-            "no template-variant tasks in the inputs (tasks need configs[task].metadata with "
-            "variant_group and template_id, or names matching --variant_pattern)"
-        )
-    assign_models(runs, load_name_map(opts.model_names), opts.strict, messages)
-    return rfs, runs, select_newest(runs, opts.run, messages)
-
-
-def load_runs(
-    paths: Sequence[str], opts: Options, messages: list[str], progress: Progress
-) -> tuple[list[ResultsFile], list[TaskRun], dict[str, dict[str, set[str]]]]:
-    """(results files, selected task runs — newest per model and task —, templates listed per model and group): the
-    shared reading (:func:`read_runs`) plus the full tool's check of the templates listed in ``group_subtasks``."""
-    rfs, runs, selected = read_runs(paths, opts, messages, progress)
-    return rfs, selected, _listed_by_model(runs, selected, opts, messages)
-
-
-def _listed_by_model(
-    runs: list[TaskRun], selected: list[TaskRun], opts: Options, messages: list[str]
-) -> dict[str, dict[str, set[str]]]:
-    """model → variant group → template ids listed in ``group_subtasks`` of the model's results files in use
-    (those of the selected runs), so that a template without a result is detected even when no other model has it
-    (see :func:`.io.listed_templates`)."""
-    by_file: dict[int, list[TaskRun]] = defaultdict(list)
-    for r in runs:
-        by_file[id(r.source)].append(r)
-    files: dict[str, dict[int, Any]] = defaultdict(dict)
-    for r in selected:
-        files[r.model][id(r.source)] = r.source
-    listed: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for model, fs in files.items():
-        for key, rf in fs.items():
-            found, unresolved = listed_templates(rf, by_file[key], opts.variant_pattern)
-            for vg, tids in found.items():
-                listed[model][vg] |= tids
-            if unresolved:
-                msg = (
-                    f"{rf.path}: task(s) {', '.join(sorted(unresolved))} listed in group_subtasks have no results "
-                    f"row and no template metadata (model {model})"
-                )
-                strict_or_note(opts, messages, msg, "; missing results (--strict)", "; they are not part of any score")
-    return listed
 
 
 # ============================================================================================== metrics & settings
@@ -185,36 +105,30 @@ def metric_specs(runs: list[TaskRun], group: str, opts: Options) -> list[MetricS
     return specs
 
 
-def _check_settings(
-    name: str, runs: dict, templates: list[str], model_flags: dict, opts: Options, messages: list[str]
-) -> None:
+def _check_settings(name: str, runs: dict, templates: list[str], model_flags: dict, diag: Diagnostics) -> None:
     """Every template of a model must share lm-eval version, n-shot and limit (flag ``inconsistent_settings``)."""
     for model, by_t in runs.items():
         for attr, label in (("lm_eval_version", "lm-eval version"), ("n_shot", "n-shot"), ("limit", "limit")):
             vals = {str(getattr(r, attr)) for t, r in by_t.items() if t in templates}
             if len(vals) > 1:
                 detail = ", ".join(f"{t}={getattr(r, attr)}" for t, r in sorted(by_t.items()))
-                msg = f"group {name}, model {model}: templates differ in {label} ({detail})"
-                strict_or_note(opts, messages, msg, "", "; reported with flag inconsistent_settings")
+                diag.problem(
+                    f"group {name}, model {model}: templates differ in {label} ({detail})",
+                    note_suffix="; reported with flag inconsistent_settings",
+                )
                 model_flags.setdefault(model, {})["inconsistent_settings"] = label
 
 
 # ============================================================================================== exclusions
-def _group_aliases(name: str, rs: list[TaskRun]) -> set[str]:
-    """Names under which ``--exclude_template`` reaches a variant group: the group itself and its dataset
-    (``metadata.dataset``)."""
-    return {name} | {r.dataset for r in rs}
-
-
 def _exclusions(
-    by_group: dict[str, list[TaskRun]], opts: Options, messages: list[str], listed: dict[str, dict[str, set[str]]]
+    by_group: dict[str, list[TaskRun]], opts: Options, diag: Diagnostics, listed: dict[str, dict[str, set[str]]]
 ) -> dict[str, set[str]]:
     """``--exclude_template NAME:TID`` → variant group → excluded template ids. NAME is a variant group (an exact
-    match wins) or a dataset (row name or ``metadata.dataset``), which applies to all its variant groups. An
-    exclusion matching no template of the inputs is reported (``--strict``: exit 1), never silently ignored. A
-    template listed in ``group_subtasks`` without a result counts as a template of the group (excluding it
-    silences ``templates_missing``)."""
-    aliases = {name: _group_aliases(name, rs) for name, rs in by_group.items()}
+    match wins) or a dataset (``metadata.dataset``), which applies to all its variant groups. An exclusion
+    matching no template of the inputs is reported (``--strict``: exit 1), never silently ignored. A template listed
+    in ``group_subtasks`` without a result counts as a template of the group (excluding it silences
+    ``templates_missing``)."""
+    aliases = {name: {name} | {r.dataset for r in rs} for name, rs in by_group.items()}
     tids_of = {
         name: {r.template_id for r in rs} | set().union(*(lst.get(name, set()) for lst in listed.values()))
         for name, rs in by_group.items()
@@ -236,29 +150,27 @@ def _exclusions(
                     f"no variant group or dataset named {grp} (groups: "
                     f"{', '.join(sorted(by_group)[:20])}{', ...' if len(by_group) > 20 else ''})"
                 )
-            msg = f"--exclude_template {spec}: matches nothing: {why}"
-            strict_or_note(opts, messages, msg, " (--strict)", "; ignored")
+            diag.problem(f"--exclude_template {spec}: matches nothing: {why}", " (--strict)", "; ignored")
             continue
         if hits != [grp]:
-            messages.append(f"--exclude_template {spec}: applies to {len(hits)} variant group(s) {', '.join(hits)}")
+            diag.note(f"--exclude_template {spec}: applies to {len(hits)} variant group(s) {', '.join(hits)}")
         for n in hits:
             excluded[n].add(tid)
     return excluded
 
 
-# ============================================================================================== groups
-def _report_models_without_results(
-    name: str, present: set[str], listed: dict, excluded: set[str], opts: Options, messages: list[str]
-) -> None:
+# ============================================================================================== rows
+def _report_models_without_results(name: str, present: set[str], listed: dict, excluded: set, diag: Diagnostics):
     """A model that lists templates of the group in ``group_subtasks`` but has no result for any of them."""
     for m in sorted(listed):
         want = listed[m].get(name, set()) - excluded
         if want and m not in present:
-            msg = (
+            diag.problem(
                 f"group {name}: model {m} has no result for any of its listed templates "
-                f"{', '.join(sorted(want, key=natural_key))} (group_subtasks)"
+                f"{', '.join(sorted(want, key=natural_key))} (group_subtasks)",
+                "; missing templates (--strict)",
+                "; no record for this model",
             )
-            strict_or_note(opts, messages, msg, "; missing templates (--strict)", "; no record for this model")
 
 
 def _runs_by_model(name: str, rs: list[TaskRun]) -> dict[str, dict[str, TaskRun]]:
@@ -274,28 +186,24 @@ def _runs_by_model(name: str, rs: list[TaskRun]) -> dict[str, dict[str, TaskRun]
     return dict(by_model)
 
 
-def _shared_templates(name: str, runs: dict, flags: dict, opts: Options, messages: list[str]) -> set[str]:
+def _shared_templates(name: str, runs: dict, flags: dict, diag: Diagnostics) -> set[str]:
     """Templates every model has; the others are dropped for every model (flag ``templates_dropped``)."""
     all_t = set().union(*(set(v) for v in runs.values()))
     common = set.intersection(*(set(v) for v in runs.values()))
     if common != all_t:
         missing = {m: sorted(all_t - set(v), key=natural_key) for m, v in runs.items() if all_t - set(v)}
         desc = "; ".join(f"{m} lacks {', '.join(ts)}" for m, ts in sorted(missing.items()))
-        msg = f"group {name}: missing templates ({desc})"
-        if opts.strict:
-            raise SharpeInputError(msg)
         dropped = sorted(all_t - common, key=natural_key)
-        messages.append(
-            f"{msg}; template(s) {', '.join(dropped)} dropped for every model so that all models "
-            f"are scored on the same templates (flag templates_dropped)"
+        diag.problem(
+            f"group {name}: missing templates ({desc})",
+            note_suffix=f"; template(s) {', '.join(dropped)} dropped for every model so that all models "
+            f"are scored on the same templates (flag templates_dropped)",
         )
         flags["templates_dropped"] = {"templates": dropped, "missing": missing}
     return common
 
 
-def _flag_listed_missing(
-    name: str, runs: dict, templates: list[str], model_flags: dict, listed: dict, excluded: set[str], opts, messages
-) -> None:
+def _flag_listed_missing(name, runs, templates, model_flags, listed, excluded, diag: Diagnostics) -> None:
     """Templates a model lists in ``group_subtasks`` without a result: flag ``templates_missing`` (a message unless
     the template is already reported as dropped)."""
     all_t = set().union(*(set(v) for v in runs.values()))
@@ -307,15 +215,15 @@ def _flag_listed_missing(
         model_flags.setdefault(m, {})["templates_missing"] = lack
         new = [t for t in lack if t not in all_t]  # others are already reported as templates_dropped
         if new:
-            msg = (
+            diag.problem(
                 f"group {name}: model {m} has no result for template(s) {', '.join(new)} listed in its "
-                f"results file (group_subtasks)"
+                f"results file (group_subtasks)",
+                "; missing templates (--strict)",
+                f"; scored on {', '.join(templates) or 'no template'} only (flag templates_missing)",
             )
-            only = f"; scored on {', '.join(templates) or 'no template'} only (flag templates_missing)"
-            strict_or_note(opts, messages, msg, "; missing templates (--strict)", only)
 
 
-def _row(name: str, rs: list[TaskRun], excluded: set[str], listed: dict, opts: Options, messages) -> Row | None:
+def _row(name: str, rs: list[TaskRun], excluded: set[str], listed: dict, opts: Options, diag) -> Row | None:
     """The dataset row of one variant group (None when no template is shared by all models)."""
     runs = _runs_by_model(name, rs)
     flags: dict[str, Any] = {}
@@ -324,39 +232,37 @@ def _row(name: str, rs: list[TaskRun], excluded: set[str], listed: dict, opts: O
         flags["excluded_templates"] = sorted(excluded, key=natural_key)
     if any(r.grouped_by == "name" for r in rs):
         flags["grouped_by_name"] = True
-    common = _shared_templates(name, runs, flags, opts, messages)
+    common = _shared_templates(name, runs, flags, diag)
     templates = sorted(common, key=natural_key)
-    _flag_listed_missing(name, runs, templates, model_flags, listed, excluded, opts, messages)
+    _flag_listed_missing(name, runs, templates, model_flags, listed, excluded, diag)
     if not templates:
-        messages.append(f"group {name}: no template is shared by all models; skipped")
+        diag.note(f"group {name}: no template is shared by all models; skipped")
         return None
     first = rs[0]
     metrics = metric_specs([r for v in runs.values() for t, r in v.items() if t in common], name, opts)
     is_rank = families.uses_query_units(first.family) or any(corpus.per_query(m.agg) for m in metrics)
-    _check_settings(name, runs, templates, model_flags, opts, messages)
+    _check_settings(name, runs, templates, model_flags, diag)
     toy = {m: any(r.toy_data for r in by_t.values()) for m, by_t in runs.items()}
     unit = "query" if is_rank else "doc"
     return Row(name, first.dataset, first.domain, first.family, runs, templates, metrics, unit, flags, model_flags, toy)
 
 
-def build_rows(
-    runs: list[TaskRun], opts: Options, messages: list[str], listed: dict[str, dict[str, set[str]]] | None = None
-) -> list[Row]:
-    """One dataset row per variant group: its shared templates, metrics, unit (document or query) and settings
-    checks, sorted by domain and name."""
+def build_rows(runs: list[TaskRun], opts: Options, diag: Diagnostics, listed: dict | None = None) -> list[Row]:
+    """One dataset row per variant group of the selected runs (``listed``: the templates each model's results files
+    list, :func:`.inputs.listed_by_model`), sorted by domain and name."""
     by_group: dict[str, list[TaskRun]] = defaultdict(list)
     for r in runs:
         by_group[r.variant_group].append(r)
     listed = listed or {}
-    excluded = _exclusions(by_group, opts, messages, listed)
+    excluded = _exclusions(by_group, opts, diag, listed)
     rows = []
     for name in sorted(by_group):
         ex = excluded.get(name, set())
         for tid in sorted(ex, key=natural_key):
-            messages.append(f"group {name}: template {tid} excluded by --exclude_template (flag excluded_templates)")
+            diag.note(f"group {name}: template {tid} excluded by --exclude_template (flag excluded_templates)")
         rs = [r for r in by_group[name] if r.template_id not in ex]
-        _report_models_without_results(name, {r.model for r in rs}, listed, ex, opts, messages)
-        row = _row(name, rs, ex, listed, opts, messages) if rs else None
+        _report_models_without_results(name, {r.model for r in rs}, listed, ex, diag)
+        row = _row(name, rs, ex, listed, opts, diag) if rs else None
         if row is not None:
             rows.append(row)
     if not rows:

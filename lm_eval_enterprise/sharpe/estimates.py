@@ -1,24 +1,24 @@
-"""Reading a sparse run (``lm-eval-enterprise run --cell_budget F``) into cell matrices, and the estimates per
-model × dataset (:func:`aggregate_sparse`; CLI: ``lm-eval-enterprise sharpe``, which detects such runs).
+"""Estimates from a partial cell table: the runs of a sparse design (``lm-eval-enterprise run --cell_budget F``) and
+template populations (``lm-eval-enterprise population``), beside the full tool and never pooled with it.
 
-A stage of the one Sharpe pipeline: the tool's :class:`.options.Options`, the grouping stage's reading
-(:func:`.grouping.read_runs`: results files, template metadata, ``--run``, model names, newest run per model and
-task) and the tool's writers (:mod:`.outputs`); samples of the primary filter are read with :mod:`.io`. Per model × variant group, the documents are the union over templates of the logged documents
-(keyed like the full tool: ``doc.id``, else ``doc_hash``, else ``doc_id``; ranking families by query), sorted in
-the full tool's order; each template's logged lines become the observed cells, with the per-document sufficient
-statistics of :mod:`lm_eval_enterprise.scoring.corpus`. The baseline is computed on all documents of the group with :mod:`.baselines`
-(label information from the logged documents), as the full tool does.
+Per model × variant group the units are the union of the units the templates logged (:func:`.cells.union_cells`:
+keyed like the full tool, sorted in its order; a dataset made of questions splits into one table per question,
+averaged per template, [QMEAN]); the observed cells carry the per-unit sufficient statistics of
+:mod:`lm_eval_enterprise.scoring.corpus`, and the estimator (:mod:`.sparse`) imputes the others. The baseline is
+computed on all units of the group with :mod:`.baselines`, as the full tool does. A run made with ``--cell_budget``
+records ``cell_budget``, ``cell_seed``, ``cells_planned`` and ``cell_design`` in every task's metadata; the observed
+cells are checked against them (a mismatch is a message, e.g. a run cut short). A full run can be read too (every
+cell observed: the estimates are then the exact scores).
 
-A run made with ``--cell_budget`` records ``cell_budget``, ``cell_seed``, ``cells_planned`` and ``cell_design`` in
-every task's metadata; the reader checks the observed cells against them (a mismatch is a message, e.g. a run
-that was cut short). A full run can be read too (every cell observed: the estimates are then the exact scores).
+Populations (tasks of ``metadata.template_set: population``) get one record per model × population group:
+:func:`.sparse.estimate_population` with the templates' axis values (``metadata.population_axes``) as covariates,
+scored by each group's own primary metric (``--metric`` applies to the core set).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -26,11 +26,20 @@ from .. import __version__, families
 from ..scoring import corpus
 from . import baselines as BL
 from .cells import Cells, question_cells, union_cells
-from .grouping import MetricSpec, read_runs
-from .io import SampleTable, SharpeInputError, TaskRun, read_samples, task_metadata
-from .options import Options, Progress, natural_key
-from .sparse import CellMatrix, RowEstimate, SparseError, estimate_row
-from .template_scores import label_info
+from .inputs import (
+    Diagnostics,
+    Inputs,
+    Options,
+    RunSet,
+    SampleTable,
+    SharpeInputError,
+    TaskRun,
+    natural_key,
+    read_samples,
+    select_runs,
+)
+from .rows import MetricSpec
+from .sparse import CellMatrix, SparseError, axis_covariates, estimate_population, estimate_row
 
 
 @dataclass(frozen=True)
@@ -93,7 +102,7 @@ def _baseline(c: Cells, family: str | None, unit: str, metric: str, agg: str, me
             values.extend(tab.values[metric][i] for i in li)
     n = len(merged_docs)
     merged = SampleTable(c.tables[0].path, merged_docs, [None] * n, [None] * n, {metric: values}, None)
-    info = label_info(family, unit, merged, idx, MetricSpec(metric, "", agg, True))
+    info = BL.label_info(family, unit, merged, idx, MetricSpec(metric, "", agg, True))
     return BL.compute(metric, family, agg, info, method, seed)
 
 
@@ -182,27 +191,25 @@ def _group_cells(
     ]
 
 
-def read_sparse(paths: Sequence[str], opts: Options, template_set: str = "core") -> tuple[list[SparseGroup], list[str]]:
-    """Cell matrices of every model × variant group of ``template_set`` under ``paths`` (and messages). The inputs
-    are read by the grouping stage's :func:`.grouping.read_runs`, as for full runs (``--run``, ``--model_names``,
-    ``--variant_pattern``, newest run per model and task); the full tool's checks that a sparse run fails by design
-    (documents differ across templates) are not applied. Metric: :attr:`.Options.estimate_metric`."""
-    messages: list[str] = []
-    _, _, selected = read_runs(paths, opts, messages, Progress(opts.progress), template_set)
+def sparse_groups(rs: RunSet, opts: Options, diag: Diagnostics) -> list[SparseGroup]:
+    """Cell matrices of every model × variant group of the selected runs (the full tool's checks that a sparse run
+    fails by design — documents differ across templates — are not applied). Metric:
+    :attr:`.Options.estimate_metric`."""
     by: dict[tuple[str, str], dict[str, TaskRun]] = defaultdict(dict)
-    for r in selected:
+    for r in rs.selected:
         by[(r.model, r.variant_group)][r.template_id] = r
     groups = []
-    for (model, name), rs in sorted(by.items()):
-        if len(rs) < 2:
-            messages.append(f"group {name}, model {model}: a single template; skipped")
+    for (model, name), runs in sorted(by.items()):
+        if len(runs) < 2:
+            diag.note(f"group {name}, model {model}: a single template; skipped")
             continue
-        for g in _group_cells(model, name, rs, opts.estimate_metric, opts.baseline, opts.seed):
-            messages.extend(g.messages)
+        for g in _group_cells(model, name, runs, opts.estimate_metric, opts.baseline, opts.seed):
+            for msg in g.messages:
+                diag.note(msg)
             groups.append(g)
     if not groups:
         raise SharpeInputError("no variant group with at least two templates")
-    return groups, messages
+    return groups
 
 
 def estimate_result(what: str, records: list[dict], messages: list[str]) -> dict:
@@ -219,64 +226,107 @@ def estimate_result(what: str, records: list[dict], messages: list[str]) -> dict
     }
 
 
-def row_baseline(gs: list[SparseGroup]) -> tuple[float | None, str]:
-    """The baseline of a row of several groups (the questions of a dataset made of questions): the mean of theirs,
-    unavailable when one is."""
+def mean_baseline(gs: list[SparseGroup]) -> tuple[float | None, str]:
+    """(value, method) of the baseline of several groups of one row (the questions of a dataset made of
+    questions): the mean of theirs, unavailable when one is."""
     vals = [g.baseline.value for g in gs]
     if any(v is None for v in vals):
         return None, "unavailable"
     return float(np.mean(vals)), gs[0].baseline.method
 
 
-def aggregate_sparse(paths: Sequence[str], opts: Options, keep_boot: bool = False) -> dict:
-    """Estimates per model × dataset row (the questions of a dataset made of questions: s_t = mean over them), with the tool's :class:`.Options` (:meth:`.Options.validate_estimate`).
-    Returns a JSON-ready dict marked as estimates (:func:`estimate_result`): ``records`` (see
-    :meth:`.sparse.RowEstimate.as_dict`, plus model, dataset, domain, metric, baseline method, plan) and
-    ``messages``."""
-    opts.validate_estimate()
-    floor_mode = opts.floor_mode()
-    groups, messages = read_sparse(paths, opts)
+def _by_row(groups: list[SparseGroup]) -> dict[tuple[str, str], list[SparseGroup]]:
     rows: dict[tuple[str, str], list[SparseGroup]] = defaultdict(list)
     for g in groups:
         rows[(g.model, g.name)].append(g)
-    records, estimates = [], {}
-    for (model, name), gs in sorted(rows.items()):
-        b, method = row_baseline(gs)
+    return rows
+
+
+def sparse_estimates(inputs: Inputs, opts: Options) -> dict:
+    """Estimates per model × dataset row of a sparse run (a dataset made of questions: s_t = mean over them), with
+    the tool's :class:`.Options` (``validate(estimate=True)``): ``records`` (:meth:`.sparse.RowEstimate.as_dict`
+    plus model, dataset, domain, metric, baseline method, plan) and ``messages``, marked as estimates
+    (:func:`estimate_result`)."""
+    opts.validate(estimate=True)
+    diag = Diagnostics(opts.strict_inputs)
+    groups = sparse_groups(select_runs(inputs, "core", opts, diag), opts, diag)
+    records = []
+    for (model, name), gs in sorted(_by_row(groups).items()):
+        b, method = mean_baseline(gs)
         try:
-            est: RowEstimate = estimate_row(
+            est = estimate_row(
                 [g.cells for g in gs],
                 b,
                 ddof=opts.ddof,
                 alpha=opts.alpha,
-                floor_mode=floor_mode,
+                floor_mode=opts.floor_mode(),
                 n_boot=opts.bootstrap,
                 seed=opts.seed,
                 name=name,
-                keep_boot=keep_boot,
             )
         except SparseError as exc:
             raise SharpeInputError(str(exc)) from None
-        rec = {
-            "model": model,
-            "dataset": gs[0].dataset,
-            "domain": gs[0].domain,
-            "metric": gs[0].metric,
-            "subtasks": None,  # kept in the output layout (metric version ≤ 1.2 had subtask groups)
-            **({"questions": [g.question for g in gs]} if gs[0].question else {}),
-            "baseline_method": method,
-            "plan": gs[0].plan,
-            "ddof": opts.ddof,
-            **est.as_dict(),
-        }
-        records.append(rec)
-        estimates[(model, name)] = est
-    out = estimate_result("estimates of a --cell_budget run", records, messages)
-    if keep_boot:
-        out["_estimates"] = estimates
-    return out
+        records.append(
+            {
+                "model": model,
+                "dataset": gs[0].dataset,
+                "domain": gs[0].domain,
+                "metric": gs[0].metric,
+                "subtasks": None,  # kept in the output layout (metric version ≤ 1.2 had subtask groups)
+                **({"questions": [g.question for g in gs]} if gs[0].question else {}),
+                "baseline_method": method,
+                "plan": gs[0].plan,
+                "ddof": opts.ddof,
+                **est.as_dict(),
+            }
+        )
+    return estimate_result("estimates of a --cell_budget run", records, diag.notes)
 
 
-def sparse_inputs(paths: Sequence[str]) -> bool:
-    """Do the inputs hold a sparse run, i.e. a results file with a task whose metadata records ``cell_budget`` < 1?
-    Unreadable inputs answer False (the full tool then reports them as it always did)."""
-    return any(isinstance(m.get("cell_budget"), (int, float)) and m["cell_budget"] < 1 for m in task_metadata(paths))
+def population_estimates(inputs: Inputs, opts: Options) -> dict:
+    """The estimates of the population groups of the inputs (:func:`estimate_result`; without a usable population
+    group: no records and a message saying why). :class:`.inputs.SharpeUsageError` for settings the tool cannot
+    use."""
+    opts.validate()
+    diag = Diagnostics(opts.strict_inputs)
+    try:
+        pop_opts = replace(opts, metrics=None)
+        groups = sparse_groups(select_runs(inputs, "population", pop_opts, diag), pop_opts, diag)
+    except SharpeInputError as exc:  # no usable population group: said, not silently skipped
+        return estimate_result("estimates of template populations", [], [f"template populations: {exc}; no section"])
+    records = [_population_record(gs, opts) for gs in _by_row(groups).values()]
+    return estimate_result("estimates of template populations", records, diag.notes)
+
+
+def _population_record(gs: list[SparseGroup], opts: Options) -> dict:
+    """One model × population group: its cell matrix, or one per question whose per-template scores are averaged
+    ([QMEAN], as the dataset's own score is)."""
+    g = gs[0]
+    axes = [g.axes.get(t) for t in g.cells.templates]
+    x = axis_covariates(axes) if all(isinstance(a, dict) for a in axes) else None
+    base, method = (g.baseline.value, g.baseline.method) if len(gs) == 1 else mean_baseline(gs)
+    try:
+        est = estimate_population(
+            [q.cells for q in gs],
+            base,
+            covariates=x,
+            ddof=opts.ddof,
+            alpha=opts.alpha,
+            floor_mode=opts.floor_mode(),
+            n_boot=opts.bootstrap,
+            seed=opts.seed,
+        )
+    except SparseError as exc:
+        raise SharpeInputError(str(exc)) from None
+    return {
+        "model": g.model,
+        "group": g.name,
+        "dataset": g.dataset,
+        "domain": g.domain,
+        "subtask": None,  # kept in the output layout (metric version ≤ 1.2 had subtask groups)
+        **({"questions": [q.question for q in gs]} if g.question else {}),
+        "metric": g.metric,
+        "baseline_method": method,
+        "plan": g.plan,
+        **est,
+    }
