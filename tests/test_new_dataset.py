@@ -5,7 +5,7 @@ names — ``source.py``, ``templates.py``, ``make_fixture.py``, ``README.md``, `
 fixture generator (``fixture/`` with ``MANIFEST.json``) and ``scripts/generate_tasks.py --root`` (the YAMLs), and
 points ``$LM_EVAL_ENTERPRISE_TASK_PATH`` at the root. Then:
 
-* the registry finds it, and the checks of ``tests/test_datasets.py`` that every dataset passes pass for it;
+* the registry finds it, and the checks of ``tests/data/test_datasets.py`` that every dataset passes pass for it;
 * lm-eval's own ``TaskManager`` (the root as include path) and ``simple_evaluate`` run its five templates: the
   gold answer scores 1.0 on every one, an unreadable answer 0.0 and a format failure;
 * a scripted model right on 4, 3, 2, 1 and 0 of the 4 test questions under t1 … t5, saved as lm-eval's CLI saves

@@ -24,7 +24,7 @@ from testkit.synthetic import correct_counts as counts
 FAMILY_METRICS = {name: dict(f.metrics) for name, f in families.FAMILIES.items()}
 HELM_METRICS = {name: dict(f.helm_metrics) for name, f in families.FAMILIES.items() if f.helm_metrics}
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def by(result, model, group=None, mode="strict", level="dataset"):
@@ -711,7 +711,7 @@ def _summaries(tmp_path):
 
 
 def test_lead_baseline_for_rouge(tmp_path, capsys):
-    # s = ROUGE-L per template = [0.5, 1.0, 0.5]: μ = 2/3, σ = sqrt(1/12); lead-1 b = 0.5 (see test_sharpe_baselines)
+    # s = ROUGE-L per template = [0.5, 1.0, 0.5]: μ = 2/3, σ = sqrt(1/12); lead-1 b = 0.5 (see tests/sharpe/test_baselines.py)
     d = _summaries(tmp_path)
     zero = by(aggregate([d], bootstrap=0, progress=False), "m")
     assert zero["template_scores"] == pytest.approx({"t1": 0.5, "t2": 1.0, "t3": 0.5})

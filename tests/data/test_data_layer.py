@@ -25,7 +25,7 @@ FAKE_MODULE = "lmee_test_fake_source"
 
 def _rows(n, prefix="headline"):
     # id, text, label; labels 0..n-1: Yes for every third row. Eval rows get their own prefix: an eval text equal
-    # to a pool text would be removed by the few-shot de-duplication ([LEAK], tests/test_leakage.py)
+    # to a pool text would be removed by the few-shot de-duplication ([LEAK], tests/data/test_leakage.py)
     return [{"id": f"r{i}", "text": f"{prefix} number {i}", "label": "Yes" if i % 3 == 0 else "No"} for i in range(n)]
 
 

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(
     not os.environ.get("SHARPE_BROWSER_TEST"), reason="opt-in browser test: make test-browser"
 )
 
-ARTIFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artifacts"
 FLAGS = [
     "--headless",
     "--no-sandbox",

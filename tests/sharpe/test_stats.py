@@ -1,5 +1,5 @@
 """docs/sharpe.md#worked-examples (both ddof, and the properties listed there) and #degenerate-cases, on the
-statistics functions. The same examples run through the whole tool (files → records) in test_sharpe_engine.py."""
+statistics functions. The same examples run through the whole tool (files → records) in test_full_run.py."""
 
 import math
 

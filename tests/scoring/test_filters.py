@@ -1,7 +1,7 @@
 """lm_eval_enterprise/scoring/filters.py: the [PARSE] reading rule, format regexes (rendering, decoder-friendliness,
 adherence), the AnswerFilter in lm-eval's pipeline, and the HELM-parity process_results of hooks.py.
 
-The per-dataset table over every template is tests/test_parse_table.py."""
+The per-dataset table over every template is tests/scoring/test_parse_table.py."""
 
 import pickle
 import re

@@ -1,5 +1,5 @@
 """Leaderboard exports read back the way their consumers read them: the Hugging Face leaderboard template through a
-faithful re-implementation of its reader (tests/hf_leaderboard_template.py), the lm-eval raw-results layout through
+faithful re-implementation of its reader (tests/sharpe/hf_leaderboard_template.py), the lm-eval raw-results layout through
 lm-eval's own table maker. Values are worked out by hand from per-document correctness."""
 
 import datetime

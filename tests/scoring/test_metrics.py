@@ -135,7 +135,7 @@ def test_binary_f1_length_mismatch_raises():
         M.binary_f1(["yes", "no"], ["yes"], "yes")
 
 
-# [EF1] entity F1 and [KPIF1] KPI-Edgar F1: tests/test_list_metrics.py
+# [EF1] entity F1 and [KPIF1] KPI-Edgar F1: tests/scoring/test_list_metrics.py
 
 
 # =============================================================================================================
@@ -327,7 +327,7 @@ def test_first_number():
 
 def test_numeric_hook():
     # plain strings stand for clean completions (format_adherence = readable); the filter's ParsedAnswer carries
-    # the real adherence (tests/test_filters.py)
+    # the real adherence (tests/scoring/test_filters.py)
     assert H.numeric({"answer": "2.5"}, ["2.50 million"]) == {
         "accuracy": 1.0,
         "format_failure": 0.0,
@@ -337,7 +337,7 @@ def test_numeric_hook():
 
 
 # =============================================================================================================
-# [ACC] multiple choice (the letter is read by [PARSE]: tests/test_filters.py, tests/test_parse_table.py)
+# [ACC] multiple choice (the letter is read by [PARSE]: tests/scoring/test_filters.py, tests/scoring/test_parse_table.py)
 
 
 def test_multiple_choice_hook():

@@ -1,6 +1,6 @@
 """The report pages people read: toy-data marks everywhere, dataset flags shown once per dataset (not as a
 model's footnote), the Markdown rendered to HTML, definitions, and plots whose text fits the figure. The same page
-in a real browser: tests/test_sharpe_browser.py (``make test-browser``)."""
+in a real browser: tests/sharpe/test_report_in_a_browser.py (``make test-browser``)."""
 
 import csv
 import json
