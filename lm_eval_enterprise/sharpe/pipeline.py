@@ -50,16 +50,6 @@ from .records import Record, ScoredRow, collect_records
 from .report import decoding_markdown, estimate_markdown, markdown, to_json, write_csvs
 from .rows import Row, build_rows
 
-__all__ = [
-    "Options",
-    "SharpeInputError",
-    "SharpeUsageError",
-    "aggregate",
-    "estimate_populations",
-    "estimate_sparse",
-    "leaderboard_markdown",
-    "write_outputs",
-]
 
 SCHEMA_VERSION = 1
 FORMATS = ("json", "csv", "md", "html", "hf", "openllm")

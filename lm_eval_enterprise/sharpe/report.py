@@ -46,14 +46,8 @@ def to_json(result: dict) -> str:
 
 
 # flags that describe a dataset row (every model's record carries them); shown once under the row's table
-ROW_FLAGS = (
-    "high_failure",
-    "broken_template",
-    "templates_dropped",
-    "doc_set_intersected",
-    "excluded_templates",
-    "grouped_by_name",
-    "cut_queries",
+ROW_FLAGS = tuple(
+    "high_failure broken_template templates_dropped doc_set_intersected excluded_templates grouped_by_name cut_queries".split()
 )
 HIDDEN_FLAGS = ("negated_metric",)
 
@@ -444,36 +438,10 @@ def decoding_markdown(result: dict) -> str:
 
 
 # ============================================================================================== CSV
-SCALARS = [
-    "level",
-    "group",
-    "dataset",
-    "domain",
-    "subtask",
-    "model",
-    "metric",
-    "filter",
-    "scoring_mode",
-    "n_templates",
-    "n_docs",
-    "toy_data",
-    "mean",
-    "std",
-    "ddof",
-    "sharpe",
-    "sharpe_status",
-    "alpha",
-    "sigma_floor_mode",
-    "sigma_floor_active",
-    "degenerate_std",
-    "min",
-    "max",
-    "spread",
-    "maxp",
-    "avgp",
-    "cps",
-    "pss",
-]
+SCALARS = (  # the scalar fields of a record, as leaderboard.csv columns
+    "level group dataset domain subtask model metric filter scoring_mode n_templates n_docs toy_data mean std ddof "
+    "sharpe sharpe_status alpha sigma_floor_mode sigma_floor_active degenerate_std min max spread maxp avgp cps pss"
+).split()
 
 
 def leaderboard_rows(result: dict) -> list[dict]:
