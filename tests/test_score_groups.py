@@ -146,12 +146,18 @@ def test_group_yamls_declare_plain_means():
 
 
 def _table_scores(stdout: str) -> dict[str, float]:
-    """``score`` value of every named row of lm-eval's printed tables (first occurrence: the 4-decimal table)."""
+    """``score`` value of every task and group of lm-eval's printed tables (first occurrence: the 4-decimal table);
+    a row with an empty name cell is a further metric of the row above (a dataset group's ``score`` below its
+    primary metric)."""
     out: dict[str, float] = {}
+    name = None
     for line in stdout.splitlines():
         cells = [c.strip() for c in line.split("|")]
-        if len(cells) > 7 and cells[5] == "score" and cells[1].lstrip("- ").strip():
-            out.setdefault(cells[1].lstrip("- ").strip(), float(cells[7]))
+        if len(cells) <= 7:
+            continue
+        name = cells[1].lstrip("- ").strip() or name
+        if cells[5] == "score" and name:
+            out.setdefault(name, float(cells[7]))
     return out
 
 
