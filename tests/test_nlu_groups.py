@@ -3,17 +3,10 @@
 leaf tasks, which is that mean because every NLU dataset has eight templates — in the results JSON and in the
 printed table, in-process and with plain ``lm_eval --model dummy``; ``enterprise`` holds no NLU task."""
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from lm_eval.utils import make_table
-from test_score_groups import _table_scores
+from test_score_groups import _table_scores, plain_lm_eval_dummy
 
-from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.harness.runner import evaluate, load_tasks, make_task_manager
 from testkit.testing import GarbageLM, OracleLM
 
@@ -128,15 +121,8 @@ def test_plain_lm_eval_prints_the_nlu_rows(tmp_path):
     """Plain ``lm_eval --model dummy --tasks nlu --include_path tasks``: every dataset row, ``nlu_en``, ``nlu_ja``
     and ``nlu`` in the results JSON and the printed table, each the mean over its datasets (the dummy model answers
     "lol" everywhere: every score is 0, so this checks the rows and the command; the values are checked above)."""
-    lm_eval_cli = Path(sys.executable).parent / "lm_eval"
-    cmd = [str(lm_eval_cli), "--model", "dummy", "--tasks", "nlu", "--include_path", TASK_DIR]
-    cmd += ["--limit", "2", "--output_path", str(tmp_path)]
-    env = {**os.environ, "LM_EVAL_ENTERPRISE_DATA": "embedded"}
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (path,) = tmp_path.glob("**/results_*.json")
-    out = json.loads(path.read_text())
+    stdout, out = plain_lm_eval_dummy("nlu", tmp_path)
     means = _dataset_means(out["results"], out["group_subtasks"])
     _check_rows({g: v[KEY] for g, v in out["results"].items() if KEY in v}, means, 1e-12)
-    _check_rows(_table_scores(proc.stdout), means, 5e-5)
+    _check_rows(_table_scores(stdout), means, 5e-5)
     assert "enterprise" not in out["results"] and not any(t.startswith("ent_") for t in out["results"])
