@@ -14,7 +14,7 @@ Stages (one module each):
 5. :mod:`.records` — one typed :class:`~.records.Record` per model × group × metric × mode (point statistics,
    PSS, intervals, failure flags);
 6. :mod:`.comparisons` — paired model comparisons (and, with ``--compare_decoding``, unconstrained vs
-   regex-constrained runs of each model);
+   regex-constrained runs of each model; cross-lingual pairs of datasets, ``metadata.pair``);
 7. :mod:`.rollup` — rank stability, domain and overall rows.
 
 The result is one JSON-ready dict (no NaN/inf: Sharpe is ``null`` plus ``sharpe_status``); the writers are in
@@ -29,7 +29,7 @@ from dataclasses import asdict
 
 from .. import __version__
 from . import stats as ST
-from .comparisons import comparisons, decoding_comparisons
+from .comparisons import comparisons, cross_lingual, decoding_comparisons
 from .grouping import Group, build_groups, build_rows, load_runs
 from .io import SharpeInputError, TaskRun, _sha256
 from .options import Options, Progress
@@ -119,6 +119,9 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
     _check_compare(opts, {r.model for r in recs.records})
     comps = comparisons(recs, rows, opts)
     decoding = decoding_comparisons(recs, rows, opts, messages) if opts.compare_decoding else None
+    crossed, crossed_notes = cross_lingual(recs, rows)
+    if not crossed:  # no pair with both sides: the notes say why, the result keeps its layout
+        messages.extend(crossed_notes)
     models = sorted({r.model for r in recs.records})
     macro = rollup(recs, rows, models)
     records = sorted(
@@ -177,4 +180,6 @@ def aggregate(paths: Sequence[str], opts: Options | None = None, argv: Sequence[
     }
     if decoding is not None:  # only with --compare_decoding (other outputs keep their layout)
         result["decoding_comparisons"] = decoding
+    if crossed:  # only when a pair of datasets in two languages has both sides (the NLU suite)
+        result["cross_lingual"] = {"rows": crossed, "notes": crossed_notes}
     return result

@@ -113,6 +113,16 @@ class Row:
         """The row's primary metric (the first metric aggregated)."""
         return self.groups[0].metrics[0].name
 
+    def metadata(self, key: str, default: Any = None) -> Any:
+        """``metadata[key]`` of the row's template variants (the first variant that has it, else ``default``):
+        e.g. the NLU suite's ``suite``, ``language`` and ``pair``."""
+        for g in self.groups:
+            for by_t in g.runs.values():
+                for run in by_t.values():
+                    if run.meta.get(key) is not None:
+                        return run.meta[key]
+        return default
+
 
 # ============================================================================================== reading
 def read_runs(

@@ -2,7 +2,8 @@
 
 Rank stability (≥ 2 models): ranks per template, Kendall τ_b, Kendall's W, Friedman χ², and the model order by
 mean, by Sharpe and by CPS with the pairs that flip. Roll-ups: equal-weight means over datasets of μ, σ and S
-(finite S only, count reported) and the mean rank by S; a model missing a dataset is excluded (reported).
+(finite S only, count reported) and the mean rank by S; a model missing a dataset is excluded (reported); one
+overall roll-up per suite when the rows come from several (never pooled).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import numpy as np
 from . import stats as ST
 from .grouping import Row
 from .records import RecordSet
+
+DEFAULT_SUITE = "enterprise"  # the suite of a variant without ``metadata.suite``
 
 
 def rank_stability(recs: RecordSet, rows: list[Row]) -> dict:
@@ -116,10 +119,30 @@ def _block(recs: RecordSet, rs: list[Row], models: list[str]) -> dict:
     }
 
 
-def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
-    """Domain and overall rows: equal-weight means over datasets of μ, σ and S; mean rank by S."""
-    domains = sorted({r.domain for r in rows})
+def _unpooled(rows: list[Row], suites: list[str]) -> dict:
+    """The ``overall`` entry when the rows come from several suites: their rows and metrics, no model statistics
+    (the suites' datasets and templates have nothing in common; each suite has its own roll-up)."""
     return {
-        "domains": {d: _block(recs, [r for r in rows if r.domain == d], models) for d in domains},
-        "overall": _block(recs, rows, models),
+        "datasets": sorted({r.dataset for r in rows}),
+        "rows": [r.name for r in rows],
+        "metrics": {r.name: r.primary for r in rows},
+        "models": {},
+        "excluded_models": {},
+        "note": f"not pooled across the suites {', '.join(suites)}: see suites",
     }
+
+
+def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
+    """Domain and overall rows: equal-weight means over datasets of μ, σ and S; mean rank by S. Rows of several
+    suites (``metadata.suite``: the enterprise datasets, the NLU suite) are never pooled: then ``suites`` holds
+    one overall roll-up per suite and ``overall`` only the rows (:func:`_unpooled`)."""
+    domains = sorted({r.domain for r in rows})
+    out = {"domains": {d: _block(recs, [r for r in rows if r.domain == d], models) for d in domains}}
+    suite_of = {r.name: r.metadata("suite", DEFAULT_SUITE) for r in rows}
+    suites = sorted(set(suite_of.values()))
+    if len(suites) <= 1:
+        out["overall"] = _block(recs, rows, models)
+        return out
+    out["overall"] = _unpooled(rows, suites)
+    out["suites"] = {s: _block(recs, [r for r in rows if suite_of[r.name] == s], models) for s in suites}
+    return out
