@@ -7,21 +7,31 @@ shared document bootstrap, per-template bootstrap intervals of Δ_t and — wher
 per-document values — a paired sign-flip permutation test per template. Holm correction across all pairs.
 Rank stability (≥ 2 models): ranks per template, Kendall τ_b, Kendall's W, Friedman χ², and the model order by
 mean, by Sharpe and by CPS with the pairs that flip. Roll-ups: equal-weight means over datasets of μ, σ and S
-(finite S only, count reported) and the mean rank by S; a model missing a dataset is excluded (reported).
+(finite S only, count reported) and the mean rank by S; a model missing a dataset is excluded (reported); one
+overall roll-up per suite when the rows come from several (never pooled).
+
+Also the cross-lingual pairs of datasets (``metadata.pair``: template t<k> of one is the translation of t<k> of the
+other), per model: both languages' μ, σ and S, the Spearman correlation of the per-template scores and whether
+the best and the worst template agree (:func:`cross_lingual_rows`).
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from itertools import combinations
 
 import numpy as np
 
+from ..scoring import metrics as M
 from . import stats as ST
-from .inputs import Diagnostics, Options
+from .inputs import Diagnostics, Options, natural_key
 from .records import Record, RecordSet
 from .rows import Row
+
+DEFAULT_SUITE = "enterprise"  # the suite of a variant without ``metadata.suite``
 
 
 def _pairs(models: list[str], compare: list[str] | None) -> list[tuple[str, str]]:
@@ -354,10 +364,207 @@ def _block(recs: RecordSet, rs: list[Row], models: list[str]) -> dict:
     }
 
 
-def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
-    """Domain and overall rows: equal-weight means over datasets of μ, σ and S; mean rank by S."""
-    domains = sorted({r.domain for r in rows})
+def _unpooled(rows: list[Row], suites: list[str]) -> dict:
+    """The ``overall`` entry when the rows come from several suites: their rows and metrics, no model statistics
+    (the suites' datasets and templates have nothing in common; each suite has its own roll-up)."""
     return {
-        "domains": {d: _block(recs, [r for r in rows if r.domain == d], models) for d in domains},
-        "overall": _block(recs, rows, models),
+        "datasets": sorted({r.dataset for r in rows}),
+        "rows": [r.name for r in rows],
+        "metrics": {r.name: r.primary for r in rows},
+        "models": {},
+        "excluded_models": {},
+        "note": f"not pooled across the suites {', '.join(suites)}: see suites",
     }
+
+
+def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
+    """Domain and overall rows: equal-weight means over datasets of μ, σ and S; mean rank by S. Rows of several
+    suites (``metadata.suite``: the enterprise datasets, the NLU suite) are never pooled: then ``suites`` holds
+    one overall roll-up per suite and ``overall`` only the rows (:func:`_unpooled`)."""
+    domains = sorted({r.domain for r in rows})
+    out = {"domains": {d: _block(recs, [r for r in rows if r.domain == d], models) for d in domains}}
+    suite_of = {r.name: r.metadata("suite", DEFAULT_SUITE) for r in rows}
+    suites = sorted(set(suite_of.values()))
+    if len(suites) <= 1:
+        out["overall"] = _block(recs, rows, models)
+        return out
+    out["overall"] = _unpooled(rows, suites)
+    out["suites"] = {s: _block(recs, [r for r in rows if suite_of[r.name] == s], models) for s in suites}
+    return out
+
+
+# ============================================================================================== cross-lingual
+MIN_RANK_TEMPLATES = 3  # a rank correlation over fewer shared templates is not reported
+
+
+@dataclass
+class LanguageSide:
+    """One side of a cross-lingual pair for one model: the dataset row's μ, σ and S (its strict record of the
+    primary metric) and its best and worst templates among the shared ones (every template tied at the extreme,
+    within ``stats.EPS``; None when all shared templates score the same)."""
+
+    dataset: str
+    language: str
+    group: str
+    metric: str
+    mean: float | None
+    std: float | None
+    sharpe: float | None
+    sharpe_status: str
+    degenerate_std: bool
+    best: list[str] | None
+    worst: list[str] | None
+
+
+@dataclass
+class CrossLingualRow:
+    """One model on one pair of datasets whose templates translate each other (English side first)."""
+
+    model: str
+    pair: list[str]  # the two datasets, in the order of ``sides``
+    sides: list[LanguageSide]
+    templates: list[str]  # templates both sides scored (finite), natural order
+    n: int
+    spearman: float | None  # None when undefined (``spearman_status`` says why), never 0 in its place
+    spearman_status: str  # ok | too_few_templates | constant
+    spearman_note: str
+    best_agree: bool | None  # the two sides' best templates share one; None when a side has no best
+    worst_agree: bool | None
+    unshared: dict[str, list[str]]  # dataset → its templates the other side lacks (or scored undefined)
+
+
+def _oriented(rec: Record) -> dict[str, float]:
+    """The record's finite per-template scores, oriented so that higher is better."""
+    sign = -1.0 if "negated_metric" in rec.flags else 1.0
+    return {t: sign * v for t, v in rec.template_scores.items() if v is not None and math.isfinite(v)}
+
+
+def _is_constant(values: Sequence[float]) -> bool:
+    return max(values) - min(values) < ST.EPS
+
+
+def extreme_templates(scores: Mapping[str, float]) -> tuple[list[str] | None, list[str] | None]:
+    """(best, worst): the templates at the maximum and at the minimum of ``scores`` (higher is better; ties, within
+    ``stats.EPS``, all listed, natural order); (None, None) when every template scores the same."""
+    vals = list(scores.values())
+    if not vals or _is_constant(vals):
+        return None, None
+    hi, lo = max(vals), min(vals)
+    order = sorted(scores, key=natural_key)
+    return [t for t in order if hi - scores[t] < ST.EPS], [t for t in order if scores[t] - lo < ST.EPS]
+
+
+def template_rank_correlation(
+    a: Mapping[str, float], b: Mapping[str, float], labels: tuple[str, str] = ("a", "b")
+) -> tuple[list[str], float | None, str, str]:
+    """(shared templates, ρ, status, note): Spearman's ρ (the Pearson r of the average ranks, ties sharing their
+    mean rank: :func:`lm_eval_enterprise.scoring.metrics.spearman`) between ``a[t]`` and ``b[t]`` over the
+    templates t both have. Undefined (ρ None, never 0) with fewer than :data:`MIN_RANK_TEMPLATES` shared templates
+    (``too_few_templates``) or when one side scores every shared template the same (``constant``: no ranking)."""
+    shared = sorted(set(a) & set(b), key=natural_key)
+    n = len(shared)
+    if n < MIN_RANK_TEMPLATES:
+        return shared, None, "too_few_templates", f"undefined: {n} shared templates (fewer than {MIN_RANK_TEMPLATES})"
+    x, y = [a[t] for t in shared], [b[t] for t in shared]
+    flat = [lab for lab, v in zip(labels, (x, y)) if _is_constant(v)]
+    if flat:
+        return shared, None, "constant", f"undefined: every shared template of {' and '.join(flat)} scores the same"
+    return shared, M.spearman(x, y), "ok", ""
+
+
+def _side(rec: Record, language: str, scores: Mapping[str, float]) -> LanguageSide:
+    best, worst = extreme_templates(scores)
+    return LanguageSide(
+        rec.dataset,
+        language,
+        rec.group,
+        rec.metric,
+        rec.mean,
+        rec.std,
+        rec.sharpe,
+        rec.sharpe_status,
+        rec.degenerate_std,
+        best,
+        worst,
+    )
+
+
+def _agree(x: list[str] | None, y: list[str] | None) -> bool | None:
+    return None if x is None or y is None else bool(set(x) & set(y))
+
+
+def cross_lingual_row(model: str, recs: tuple[Record, Record], languages: tuple[str, str]) -> CrossLingualRow:
+    """The comparison of one model's records of the two datasets of a pair (see :class:`CrossLingualRow`); best
+    and worst templates are taken among the shared templates."""
+    oriented = [_oriented(r) for r in recs]
+    shared, rho, status, note = template_rank_correlation(*oriented, labels=languages)
+    sides = [_side(r, lang, {t: o[t] for t in shared}) for r, lang, o in zip(recs, languages, oriented)]
+    unshared = {r.dataset: sorted(set(r.templates) - set(shared), key=natural_key) for r in recs}
+    return CrossLingualRow(
+        model=model,
+        pair=[r.dataset for r in recs],
+        sides=sides,
+        templates=shared,
+        n=len(shared),
+        spearman=rho,
+        spearman_status=status,
+        spearman_note=note,
+        best_agree=_agree(sides[0].best, sides[1].best),
+        worst_agree=_agree(sides[0].worst, sides[1].worst),
+        unshared={d: ts for d, ts in unshared.items() if ts},
+    )
+
+
+def _pairs_of(languages: Mapping[str, tuple[str | None, str]], notes: list[str]) -> list[tuple[str, str]]:
+    """The dataset pairs named by ``metadata.pair`` on both sides, English side first (then by language, name);
+    a pair named by one side only is a note."""
+    out = set()
+    for ds, (lang, partner) in sorted(languages.items()):
+        if partner not in languages:
+            notes.append(f"cross-lingual: {ds} ({lang}) pairs with {partner}, which is not in the inputs; no row")
+            continue
+        back = languages[partner][1]
+        if back != ds:
+            notes.append(f"cross-lingual: {ds} pairs with {partner}, but {partner} pairs with {back}; not compared")
+            continue
+        key = sorted((ds, partner), key=lambda d: (languages[d][0] != "en", str(languages[d][0]), d))
+        out.add((key[0], key[1]))
+    return sorted(out)
+
+
+def cross_lingual_rows(
+    records: Sequence[Record], languages: Mapping[str, tuple[str | None, str]]
+) -> tuple[list[CrossLingualRow], list[str]]:
+    """(rows, notes) of every cross-lingual pair and model. ``records``: the strict dataset-level records of each
+    row's primary metric (a dataset with several rows is represented by its shortest row name, as in the
+    roll-ups); ``languages``: dataset → (language, the paired dataset) from the variants' metadata. Pairs are
+    formed by that metadata only (both sides must name each other); a model with only one side of a pair gets no
+    row and a note."""
+    notes: list[str] = []
+    by: dict[tuple[str, str], Record] = {}
+    for r in sorted(records, key=lambda r: (len(r.group), r.group)):
+        by.setdefault((r.dataset, r.model), r)
+    rows = []
+    for a, b in _pairs_of(languages, notes):
+        models = sorted({m for d, m in by if d in (a, b)})
+        for m in models:
+            ra, rb = by.get((a, m)), by.get((b, m))
+            if ra is None or rb is None:
+                have, lack = (a, b) if rb is None else (b, a)
+                notes.append(f"cross-lingual {a} / {b}: model {m} has results for {have} only (no {lack}); no row")
+                continue
+            rows.append(cross_lingual_row(m, (ra, rb), (str(languages[a][0]), str(languages[b][0]))))
+    return rows, notes
+
+
+def cross_lingual(recs: RecordSet, rows: list[Row]) -> tuple[list[dict], list[str]]:
+    """The cross-lingual rows (JSON-ready dicts) and notes of the aggregation: languages and pairs from each dataset
+    row's ``metadata.language`` / ``metadata.pair``; ([], []) when no row carries a pair."""
+    languages = {
+        row.dataset: (row.metadata("language"), str(row.metadata("pair"))) for row in rows if row.metadata("pair")
+    }
+    if not languages:
+        return [], []
+    records = [r for row in rows for m in row.models if (r := recs.get(row.name, m, row.primary)) is not None]
+    found, notes = cross_lingual_rows(records, languages)
+    return [asdict(r) for r in found], notes

@@ -29,7 +29,7 @@ from .. import __version__
 from . import stats as ST
 from .baselines import row_baselines, table_baselines
 from .cells import full_cells, pair, read_row_samples, resample, template_scores
-from .comparisons import comparisons, decoding_comparisons, rank_stability, rollup
+from .comparisons import comparisons, cross_lingual, decoding_comparisons, rank_stability, rollup
 from .estimates import population_estimates, sparse_estimates
 from .export import write_hf_leaderboard, write_open_llm
 from .html_report import html_report
@@ -39,7 +39,6 @@ from .inputs import (
     Options,
     Progress,
     SharpeInputError,
-    SharpeUsageError,
     TaskRun,
     listed_by_model,
     read_inputs,
@@ -49,7 +48,6 @@ from .inputs import (
 from .records import Record, ScoredRow, collect_records
 from .report import decoding_markdown, estimate_markdown, markdown, to_json, write_csvs
 from .rows import Row, build_rows
-
 
 SCHEMA_VERSION = 1
 FORMATS = ("json", "csv", "md", "html", "hf", "openllm")
@@ -240,6 +238,10 @@ def full_run(inputs: Inputs, opts: Options, argv: Sequence[str] | None = None, s
     _check_compare(opts, {r.model for r in recs.records})
     comps = comparisons(recs, rows, opts)
     decoding = decoding_comparisons(recs, rows, opts, diag) if opts.compare_decoding else None
+    crossed, crossed_notes = cross_lingual(recs, rows)
+    if not crossed:  # no pair with both sides: the notes say why, the result keeps its layout
+        for msg in crossed_notes:
+            diag.note(msg)
     models = sorted({r.model for r in recs.records})
     macro = rollup(recs, rows, models)
     records = sorted(recs.records, key=_record_order)
@@ -286,6 +288,8 @@ def full_run(inputs: Inputs, opts: Options, argv: Sequence[str] | None = None, s
     }
     if decoding is not None:  # only with --compare_decoding (other outputs keep their layout)
         result["decoding_comparisons"] = decoding
+    if crossed:  # only when a pair of datasets in two languages has both sides (the NLU suite)
+        result["cross_lingual"] = {"rows": crossed, "notes": crossed_notes}
     return result
 
 

@@ -108,9 +108,19 @@ def dataset_records(result: dict, mode: str = "strict") -> dict[tuple[str, str],
     return out
 
 
-def model_order(result: dict) -> list[str]:
-    """Models by overall mean rank (then mean Sharpe, name); models outside the roll-up last."""
-    ov = result["macro"]["overall"]["models"]
+def rollup_blocks(result: dict) -> list[tuple[str, dict]]:
+    """(scope, roll-up) of the overall roll-ups: ``overall``, or one ``<suite> overall`` per suite when the rows
+    come from several suites (never pooled: :func:`.comparisons.rollup`)."""
+    suites = result["macro"].get("suites")
+    if not suites:
+        return [("overall", result["macro"]["overall"])]
+    return [(f"{s} overall", blk) for s, blk in suites.items()]
+
+
+def model_order(result: dict, block: dict | None = None) -> list[str]:
+    """Models by mean rank in ``block`` (default: the first overall roll-up), then mean Sharpe, name; models
+    outside the roll-up last."""
+    ov = (block or rollup_blocks(result)[0][1])["models"]
     return sorted(
         result["models"],
         key=lambda m: (
@@ -245,8 +255,10 @@ def _baseline_text(r0: dict) -> str:
     return out
 
 
-def _summary_table(result: dict, recs: dict, models: list[str], groups: list[str], notes: _Footnotes) -> list[str]:
-    ov = result["macro"]["overall"]["models"]
+def _summary_table(
+    result: dict, recs: dict, models: list[str], groups: list[str], notes: _Footnotes, block: dict
+) -> list[str]:
+    ov = block["models"]
     head = ["#", "model", "data", "mean Sharpe", "mean rank"] + [g.removeprefix("ent_") for g in groups]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i, m in enumerate(models, 1):
@@ -258,11 +270,7 @@ def _summary_table(result: dict, recs: dict, models: list[str], groups: list[str
             fmt((o or {}).get("mean_sharpe"), 2)
             if o
             else "excluded"
-            + notes.ref(
-                f"{m}: missing datasets "
-                f"{_detail(result['macro']['overall']['excluded_models'].get(m))}; not in "
-                "the macro columns"
-            ),
+            + notes.ref(f"{m}: missing datasets {_detail(block['excluded_models'].get(m))}; not in the macro columns"),
             fmt((o or {}).get("mean_rank"), 2) if o else "–",
         ]
         cells += [fmt_sharpe(recs[(g, m)], ci=False) if (g, m) in recs else "–" for g in groups]
@@ -325,7 +333,7 @@ def _domain_table(result: dict, models: list[str]) -> list[str]:
         "| scope | model | datasets | mean μ | mean σ | mean Sharpe (finite/total) | mean rank |",
         "|---|---|---|---|---|---|---|",
     ]
-    for scope, blk in list(dom.items()) + [("overall", result["macro"]["overall"])]:
+    for scope, blk in list(dom.items()) + rollup_blocks(result):
         for m in models:
             o = blk["models"].get(m)
             if o is None:
@@ -342,6 +350,66 @@ def _domain_table(result: dict, models: list[str]) -> list[str]:
     return lines
 
 
+def _templates_cell(side_a: dict, side_b: dict, key: str, agree: bool | None) -> str:
+    """``t2 / t2 (agree)``, ``t1 / t3, t4 (differ)`` or why there is no best / worst template."""
+    if agree is None:
+        flat = [s["language"] for s in (side_a, side_b) if s[key] is None]
+        return f"– ({' and '.join(flat)}: all shared templates equal)"
+    return f"{', '.join(side_a[key])} / {', '.join(side_b[key])} ({'agree' if agree else 'differ'})"
+
+
+def _rho_cell(row: dict) -> str:
+    if row["spearman"] is None:
+        return f"{row['spearman_note']} (n = {row['n']})"
+    return f"{row['spearman']:.3f} (n = {row['n']})"
+
+
+def cross_lingual_lines(result: dict) -> list[str]:
+    """The section "Across languages" (only when the result has cross-lingual rows): per dataset pair and model,
+    both sides' μ ± σ and S, Spearman's ρ of the per-template scores over the shared templates, and the best and
+    worst templates of each side; then the notes (a missing side, templates one side lacks)."""
+    section = result.get("cross_lingual")
+    if not section or not section["rows"]:
+        return []
+    lines = [
+        "",
+        "### Across languages",
+        "",
+        "Template t<k> of a dataset is the translation of t<k> of its pair (`metadata.pair`). Per model: μ ± σ and "
+        "S of each side, Spearman's ρ between the two sides' scores of the same template over the templates both "
+        "have (n; undefined below 3 templates or when one side scores them all alike), and whether the best "
+        "and the worst template are the same in both languages (ties: all listed; agree = one in common).",
+        "",
+    ]
+    langs = {tuple(side["language"] for side in r["sides"]) for r in section["rows"]}
+    la, lb = langs.pop() if len(langs) == 1 else ("first", "second")
+    head = ["pair", "model", "metric", f"μ ± σ ({la})", f"S ({la})", f"μ ± σ ({lb})", f"S ({lb})", "ρ (n)"]
+    lines += ["| " + " | ".join(head + ["best", "worst"]) + " |", "|" + "---|" * (len(head) + 2)]
+    for r in section["rows"]:
+        a, b = r["sides"]
+        metric = a["metric"] if a["metric"] == b["metric"] else f"{a['metric']} / {b['metric']}"
+        cells = [
+            f"{a['dataset']} ({a['language']}) / {b['dataset']} ({b['language']})",
+            r["model"],
+            metric,
+            fmt_mean_std(a),
+            fmt_sharpe(a, ci=False),
+            fmt_mean_std(b),
+            fmt_sharpe(b, ci=False),
+            _rho_cell(r),
+            _templates_cell(a, b, "best", r["best_agree"]),
+            _templates_cell(a, b, "worst", r["worst_agree"]),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    unshared = [
+        f"{r['model']}: {d} has {', '.join(ts)} without a counterpart"
+        for r in section["rows"]
+        for d, ts in r["unshared"].items()
+    ]
+    extra = unshared + list(section.get("notes") or [])
+    return lines + ([""] + [f"- {n}" for n in extra] if extra else [])
+
+
 def markdown(result: dict, full: bool = True) -> str:
     """``leaderboard.md``: toy-data banner, summary table (models × datasets), definitions, one table per dataset
     with its dataset flags, rank stability, domain rows; per-model flags as footnotes."""
@@ -355,7 +423,13 @@ def markdown(result: dict, full: bool = True) -> str:
         who = ", ".join(f"`{m}`" for m in toy)
         lines += [TOY_BANNER.format(who=f"{who} {'was' if len(toy) == 1 else 'were'}"), ""]
     lines += [f"S = (μ − b)/σ over templates; {_settings_line(result)}. Rows are models, best mean rank first.", ""]
-    lines += _summary_table(result, recs, models, groups, notes)
+    blocks = rollup_blocks(result)
+    for i, (scope, blk) in enumerate(blocks):
+        shown = groups
+        if len(blocks) > 1:  # one table per suite: its datasets, its mean Sharpe and rank (suites never pooled)
+            shown = [g for g in groups if g in blk["rows"]]
+            lines += ([""] if i else []) + [f"**{scope.removesuffix(' overall')}** (mean over its datasets only)", ""]
+        lines += _summary_table(result, recs, model_order(result, blk), shown, notes, blk)
     if full:
         lines += [""] + [d.format(ddof=result["settings"]["ddof"]) for d in DEFINITIONS]
         for row in result["rows"]:
@@ -363,6 +437,7 @@ def markdown(result: dict, full: bool = True) -> str:
             if rs:
                 lines += _dataset_section(result, row, rs, notes)
         lines += _domain_table(result, models)
+        lines += cross_lingual_lines(result)
     if notes.texts:
         lines += [""] + notes.lines()
     if "decoding_comparisons" in result:

@@ -48,6 +48,15 @@ class Row:
         """The row's primary metric (the first metric aggregated)."""
         return self.metrics[0].name
 
+    def metadata(self, key: str, default: Any = None) -> Any:
+        """``metadata[key]`` of the row's template variants (the first variant that has it, else ``default``):
+        e.g. the NLU suite's ``suite``, ``language`` and ``pair``."""
+        for by_t in self.runs.values():
+            for run in by_t.values():
+                if run.meta.get(key) is not None:
+                    return run.meta[key]
+        return default
+
 
 # ============================================================================================== metrics & settings
 def _metric_filter(runs: list[TaskRun], group: str, name: str) -> str:

@@ -1,4 +1,4 @@
-"""Reading lm-eval outputs: samples parsing, filters, keys, error messages (lm_eval_enterprise.sharpe.io)."""
+"""Reading lm-eval outputs: samples parsing, filters, keys, error messages (lm_eval_enterprise.sharpe.inputs)."""
 
 import json
 
