@@ -202,16 +202,7 @@ def _label_width(labels) -> float:
     return 0.35 + CHAR_IN * max((len(str(x)) for x in labels), default=4)
 
 
-def _panels(
-    plt,
-    n: int,
-    n_rows_each: int,
-    labels,
-    per_row: int = 3,
-    panel_w: float = 3.3,
-    row_h: float = 0.34,
-    extra_top: float = 0.0,
-):
+def _panels(plt, n: int, n_rows_each: int, labels, per_row=3, panel_w=3.3, row_h=0.34, extra_top=0.0):
     """A grid of ``n`` panels sharing the y axis (``n_rows_each`` categories labelled ``labels``), with fixed
     margins in inches (constrained layout is several times slower on 25+ panels)."""
     cols = min(per_row, max(n, 1))
@@ -223,12 +214,7 @@ def _panels(
     fig_h = top + rows * panel_h + (rows - 1) * gap_h + bottom
     fig, axes = plt.subplots(rows, cols, figsize=(fig_w, fig_h), squeeze=False, sharey=True)
     fig.subplots_adjust(
-        left=left / fig_w,
-        right=1 - right / fig_w,
-        top=1 - top / fig_h,
-        bottom=bottom / fig_h,
-        hspace=gap_h / panel_h,
-        wspace=0.2 / panel_w,
+        left / fig_w, bottom / fig_h, 1 - right / fig_w, 1 - top / fig_h, 0.2 / panel_w, gap_h / panel_h
     )
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
@@ -278,15 +264,8 @@ def _sharpe_figure(plt, result, recs, models, groups, colors):
                 ax.barh(i, r["sharpe"], color=colors[m], height=0.6)
                 c = (r.get("ci") or {}).get("sharpe")
                 if c:
-                    ax.errorbar(
-                        r["sharpe"],
-                        i,
-                        xerr=[[max(r["sharpe"] - c[0], 0)], [max(c[1] - r["sharpe"], 0)]],
-                        fmt="none",
-                        ecolor="black",
-                        capsize=3,
-                        lw=1,
-                    )
+                    err = [[max(r["sharpe"] - c[0], 0)], [max(c[1] - r["sharpe"], 0)]]
+                    ax.errorbar(r["sharpe"], i, xerr=err, fmt="none", ecolor="black", capsize=3, lw=1)
             else:
                 label = {"inf": "+∞ (σ = 0)", "-inf": "−∞ (σ = 0)"}.get(r["sharpe_status"], "undefined")
                 ax.text(0.02 * span, i, label, va="center", ha="left", fontsize=9, color="#444444")
@@ -312,13 +291,8 @@ def _bump_figure(plt, result, models, groups, colors):
         ax.set_ylim(n_models + 0.5, 0.5)
         ax.set_title(f"{g}: W = {rk['kendall_w']:.2f}", loc="left")
     handles = [plt.Line2D([], [], color=colors[m], marker="o", label=m) for m in models]
-    fig.legend(
-        handles=handles,
-        loc="upper left",
-        bbox_to_anchor=(0.01, 1 - 0.05 / fig.get_figheight()),
-        ncol=min(len(models), 4),
-        frameon=False,
-    )
+    anchor = (0.01, 1 - 0.05 / fig.get_figheight())
+    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=anchor, ncol=min(len(models), 4), frameon=False)
     return fig
 
 
@@ -336,32 +310,17 @@ def _failure_figure(plt, result, recs, models, groups):
         mats[m] = mat
     if not any(np.isfinite(mat).any() for mat in mats.values()):
         return None
-    fig, axes = _panels(
-        plt, len(models), len(groups), groups, per_row=3, panel_w=0.55 * len(tids) + 0.6, row_h=0.3, extra_top=0.1
-    )
+    width = 0.55 * len(tids) + 0.6
+    fig, axes = _panels(plt, len(models), len(groups), groups, per_row=3, panel_w=width, row_h=0.3, extra_top=0.1)
     for ax, m in zip(axes, models):
         mat = mats[m]
-        ax.imshow(
-            np.ma.masked_invalid(mat),
-            aspect="auto",
-            cmap="Reds",
-            vmin=0,
-            vmax=1,
-            extent=(-0.5, len(tids) - 0.5, len(groups) - 0.5, -0.5),
-        )
+        extent = (-0.5, len(tids) - 0.5, len(groups) - 0.5, -0.5)
+        ax.imshow(np.ma.masked_invalid(mat), aspect="auto", cmap="Reds", vmin=0, vmax=1, extent=extent)
         for i in range(len(groups)):
             for j in range(len(tids)):
                 v = mat[i, j]
-                txt = "–" if not np.isfinite(v) else f"{100 * v:.0f}"
-                ax.text(
-                    j,
-                    i,
-                    txt,
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color="white" if np.isfinite(v) and v > 0.6 else "black",
-                )
+                txt, dark = ("–", False) if not np.isfinite(v) else (f"{100 * v:.0f}", v > 0.6)
+                ax.text(j, i, txt, ha="center", va="center", fontsize=8, color="white" if dark else "black")
         ax.set_xticks(range(len(tids)), tids)
         ax.set_yticks(range(len(groups)), groups)
         ax.set_ylim(len(groups) - 0.5, -0.5)
@@ -384,9 +343,7 @@ def _scatter_figure(plt, result, recs, models, groups, colors):
     label_w = _label_width(models)
     fig_w, fig_h = 7.0 + label_w, 5.0
     fig, ax = plt.subplots(figsize=(fig_w, fig_h))
-    fig.subplots_adjust(
-        left=0.9 / fig_w, right=(fig_w - label_w - 0.3) / fig_w, top=1 - 0.3 / fig_h, bottom=0.7 / fig_h
-    )
+    fig.subplots_adjust(0.9 / fig_w, 0.7 / fig_h, (fig_w - label_w - 0.3) / fig_w, 1 - 0.3 / fig_h)
     xs = [x for p in pts.values() for x, _ in p]
     ys = [y for p in pts.values() for _, y in p]
     xmax = max(max(xs) * 1.15, 1e-3)
@@ -396,30 +353,15 @@ def _scatter_figure(plt, result, recs, models, groups, colors):
     markers = "osD^v<>Ph*"
     for k, m in enumerate(models):
         if pts[m]:
-            ax.scatter(
-                *zip(*pts[m]),
-                color=colors[m],
-                marker=markers[k % len(markers)],
-                s=40,
-                label=m,
-                zorder=3,
-                edgecolor="white",
-                lw=0.5,
-            )
+            style = {"marker": markers[k % len(markers)], "s": 40, "zorder": 3, "edgecolor": "white", "lw": 0.5}
+            ax.scatter(*zip(*pts[m]), color=colors[m], label=m, **style)
     xline = np.linspace(0, xmax, 50)
     for s in (0.5, 1, 2, 5, 10, 20):
         ax.plot(xline, s * xline, color="grey", lw=0.7, ls=":", zorder=1)
         x_end, y_end = (xmax, s * xmax) if s * xmax <= yhi else (yhi / s, yhi)
         if y_end > ylo + 0.05 * (yhi - ylo) and x_end > 0.05 * xmax:
-            ax.text(
-                x_end,
-                y_end,
-                f" S={s:g}",
-                fontsize=9,
-                color="grey",
-                ha="right" if x_end >= xmax else "left",
-                va="bottom" if x_end >= xmax else "top",
-            )
+            ha, va = ("right", "bottom") if x_end >= xmax else ("left", "top")
+            ax.text(x_end, y_end, f" S={s:g}", fontsize=9, color="grey", ha=ha, va=va)
     ax.set_xlim(0, xmax)
     ax.set_ylim(ylo, yhi)
     ax.axhline(0, color="black", lw=0.6)

@@ -71,6 +71,8 @@ def score_row(row: Row, opts: Options, table: dict) -> tuple[ScoredRow, list[str
         baseline = row_baselines(row, cells, opts, table)
         resamples = resample(row, len(pairing.units) if pairing else 0, scores, opts)
         per_doc = {(m, spec.name): c.per_unit(spec.name) for m, c in cells.items() for spec in row.metrics}
+        with_samples = set(cells)
+        del tables, cells  # the samples go before the collector runs again (nothing left for it to traverse)
     finally:
         if gc_enabled:
             gc.enable()
@@ -83,7 +85,7 @@ def score_row(row: Row, opts: Options, table: dict) -> tuple[ScoredRow, list[str
         key_source=pairing.key_source if pairing else None,
         flags={**row.flags, **(pairing.flags if pairing else {})},
         model_flags=model_flags,
-        with_samples=set(cells),
+        with_samples=with_samples,
         scores=scores.scores,
         fail_rate=scores.fail_rate,
         n_docs=scores.n_docs,
