@@ -383,11 +383,15 @@ def jobs(truths, sizes, budgets, seeds: int, n_boot: int | None, dense: bool) ->
 
 
 def run_all(job_list: list[tuple], workers: int) -> list[dict]:
-    # the population values first (cached per process; computed here once, then handed to the workers' caches)
     if workers <= 1:
         return [one_case(j) for j in job_list]
+    out = []
     with ProcessPoolExecutor(max_workers=workers) as ex:
-        return list(ex.map(one_case, job_list, chunksize=4))
+        for i, r in enumerate(ex.map(one_case, job_list, chunksize=1)):
+            out.append(r)
+            if (i + 1) % 20 == 0:
+                print(f"  {i + 1}/{len(job_list)} estimates", file=sys.stderr, flush=True)
+    return out
 
 
 def _mean(xs) -> float:
@@ -487,7 +491,11 @@ def main(argv=None) -> int:
         f"{cpu:.0f} s, {cpu / max(len(results), 1):.2f} s per estimate; main process {time.process_time() - c0:.0f} s)"
     )
     if args.json:
-        args.json.write_text(json.dumps({"cases": results, "aggregate": agg, "truths": {k: asdict(v) for k, v in TRUTHS.items()}}, indent=1))
+        args.json.write_text(
+            json.dumps(
+                {"cases": results, "aggregate": agg, "truths": {k: asdict(v) for k, v in TRUTHS.items()}}, indent=1
+            )
+        )
     return 0
 
 

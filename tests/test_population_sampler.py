@@ -101,7 +101,7 @@ def test_sparse_population_reports_both_intervals_and_its_precision():
     assert plan_from_estimate(dense_est, "std", 1.0).basis == "a dense run"
 
 
-def test_bench_calls_the_estimator_as_the_sharpe_tool_does(tmp_path):
+def test_bench_calls_the_estimator_as_the_sharpe_tool_does(tmp_path, capsys):
     """The simulation bench's :func:`estimate` (scripts/bench_population_sim.py) gives the record the Sharpe tool
     gives for the same cells written as a sparse population run (``sharpe.populations.population_records``)."""
     from lm_eval_enterprise.sharpe.populations import population_records
@@ -129,6 +129,12 @@ def test_bench_calls_the_estimator_as_the_sharpe_tool_does(tmp_path):
     mine = bench.estimate(g.cells, axes, g.baseline.value, 60)
     for key in ("mean", "std", "sharpe", "quantiles", "ci", "ci_full_run", "scores"):
         assert mine[key] == tool[key], key
+    # the report says whether the default targets were met
+    from lm_eval_enterprise.cli.sharpe import main as sharpe_main
+
+    assert sharpe_main([str(tmp_path), "--bootstrap", "60"]) == 0
+    out = capsys.readouterr().out
+    assert "Precision (95 % half-widths" in out and "(target ±0.5: " in out and "(target ±0.02: " in out
 
 
 def test_bench_case_compares_with_the_dense_and_population_values():
