@@ -44,13 +44,12 @@ import argparse
 import itertools
 import json
 import math
-import os
 import sys
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -121,7 +120,7 @@ INTERACTIONS = (("body", "lead"), ("labels", "casing"))
 
 
 # ============================================================================================ truths
-@lru_cache(maxsize=None)
+@cache
 def grammar_axes(dataset: str) -> dict[str, tuple]:
     """The grammar's axes of a dataset (axis → values), as ``lm-eval-enterprise population`` composes them."""
     from lm_eval_enterprise.prompting.population import _wordings, axes_of, core_spec
@@ -130,7 +129,7 @@ def grammar_axes(dataset: str) -> dict[str, tuple]:
     return {k: tuple(v) for k, v in axes_of(spec, _wordings(spec.domain, spec.dataset)).items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def axis_effects(truth: Truth) -> tuple[dict, dict]:
     """The truth's fixed effects: per axis value (additive part) and per value pair of :data:`INTERACTIONS`
     (double-centred), scaled so that their variance over uniformly drawn templates is axis_sd² (split by
@@ -270,7 +269,7 @@ def instance(truth: Truth, t_n: int, d_n: int, seed: int):
     return axes, cm, base, summary(scores_of(cm), base)
 
 
-@lru_cache(maxsize=None)
+@cache
 def population_values(truth: Truth, d_n: int) -> dict:
     """μ, σ, S and the quantiles of the truth's template population on fresh samples of d_n documents (module
     docstring), Monte Carlo."""
@@ -433,6 +432,12 @@ def _pct(x) -> str:
     return "–" if not _ok(x) else f"{100 * x:.0f}"
 
 
+def _coverage(row: dict, kind: str) -> str:
+    """μ/σ/S/quantiles (mean over the five) coverage of one interval kind, in %."""
+    q = _mean(row[f"q_{kind}"])
+    return "/".join(_pct(row[f"{s}_{kind}"]) for s in ("mean", "std", "sharpe")) + f"/{_pct(q)}"
+
+
 def print_tables(agg: dict, file=sys.stdout) -> None:
     """Markdown: one row per truth × T × D × budget."""
     print(
@@ -446,15 +451,11 @@ def print_tables(agg: dict, file=sys.stdout) -> None:
         qb = max(abs(x) for x in r["q_bias"])
         qr = float(np.mean(r["q_rmse"]))
 
-        def cov(kind):
-            q = _mean(r[f"q_{kind}"])
-            return "/".join(_pct(r[f"{s}_{kind}"]) for s in ("mean", "std", "sharpe")) + f"/{_pct(q)}"
-
         print(
             f"| {truth} | {t_n} | {d_n} | {runs} | {r['std_dense']:.3f} | {100 * r['std_relbias']:+.1f} | "
             f"{r['std_rmse']:.3f} | {r['sharpe_dense']:.2f} | {100 * r['sharpe_relbias']:+.1f} | "
             f"{r['sharpe_rmse']:.2f} | {r['mean_bias']:+.3f} | {r['mean_rmse']:.3f} | {qb:.3f} | {qr:.3f} | "
-            f"{cov('cover_pop')} | {cov('cover_dense')} | {r['cpu']:.2f} |",
+            f"{_coverage(r, 'cover_pop')} | {_coverage(r, 'cover_dense')} | {r['cpu']:.2f} |",
             file=file,
         )
 

@@ -15,7 +15,6 @@ from lm_eval_enterprise.harness.cellplan import plan_cells, plan_from_estimate, 
 from lm_eval_enterprise.sharpe.options import Options
 from lm_eval_enterprise.sharpe.popfit import _doc_marginal, _pg_moments, pg_draw
 from lm_eval_enterprise.sharpe.sparse import (
-    CellMatrix,
     SampledFit,
     axis_covariates,
     estimate_population,
