@@ -56,10 +56,12 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
+from scipy.special import expit
 
 from ..scoring import metrics as M
 from .bootstrap import draw, multiplicities
 from .options import natural_key
+from .popfit import PRIOR_SCALES, SamplerSettings, effective_draws, sample_two_way
 from .stats import percentile_ci, sharpe, sharpe_matrix
 
 PREDICTIVE_DRAWS = 400  # posterior predictive draws of the unobserved cells for the point estimates of σ and S
@@ -135,7 +137,7 @@ class TwoWayFit:
 
 def _mean(family: str, eta: np.ndarray, trials, lo: float = -math.inf, hi: float = math.inf) -> np.ndarray:
     if family == "binomial":
-        p = 1.0 / (1.0 + np.exp(-np.clip(eta, -40, 40)))
+        p = expit(eta)
         return p if trials is None else p * trials
     if family == "poisson":
         return np.exp(np.minimum(eta, 30.0))
@@ -363,6 +365,93 @@ def axis_covariates(axes: Sequence[dict]) -> np.ndarray:
     return np.array([[float(str(a.get(k)) == v) for k, v in cols] for a in axes]).reshape(len(axes), len(cols))
 
 
+# ============================================================================================ sampled fit
+@dataclass
+class SampledFit(TwoWayFit):
+    """A two-way model fitted by Gibbs sampling (:mod:`.popfit`): ``a_draws`` (S × T, the template effects with the
+    intercept), ``b_draws`` (S × D); ``a``/``b`` their posterior means (``c`` 0), ``tau``/``sigma_a``/``phi`` the
+    posterior means of the scales. :meth:`draw_eta` takes stored draws (no refit: a bootstrap over a sampled fit
+    draws the cells from the posterior instead)."""
+
+    a_draws: np.ndarray | None = None
+    b_draws: np.ndarray | None = None
+    sampler: dict = field(default_factory=dict)
+
+    def draw_eta(self, rng: np.random.Generator, n: int | None = None) -> np.ndarray:
+        """η of ``n`` posterior draws (stored draws taken at random), n × T × D."""
+        if n is None:
+            raise ValueError("a sampled fit is not refitted per resample: draw n rows")
+        idx = rng.integers(0, len(self.a_draws), n)
+        return self.a_draws[idx][:, :, None] + self.b_draws[idx][:, None, :]
+
+
+def fit_sampled(
+    y: np.ndarray,
+    mask: np.ndarray,
+    family: str,
+    trials: np.ndarray | None = None,
+    covariates: np.ndarray | None = None,
+    strong: int = 0,
+    rng: np.random.Generator | None = None,
+    settings: SamplerSettings | None = None,
+) -> TwoWayFit:
+    """The model of :func:`fit_two_way` (same arguments) fitted by the Gibbs sampler of :mod:`.popfit`: template
+    effects a_t ~ N(c + x_t·β, σ_a²), document effects b_d ~ N(0, τ²), half-normal priors on σ_a, τ and the axis
+    columns' shared sd (:data:`.popfit.PRIOR_SCALES` × the effect scale). Cells with every observed value at a bound
+    and the Poisson family (false-positive counts) keep :func:`fit_two_way`."""
+    y = np.where(mask, np.asarray(y, dtype=float), 0.0)
+    m = np.asarray(mask, dtype=float)
+    if trials is not None:
+        trials = np.broadcast_to(np.asarray(trials, dtype=float), y.shape)
+        m = m * (trials > 0)
+    if family == "poisson" or _constant_outcome(y, m, family, trials) is not None:
+        return fit_two_way(y, mask, family, trials=trials, covariates=covariates, strong=strong)
+    t_n, d_n = y.shape
+    lo, hi, scale = _range_and_scale(y, m, family)
+    x, strong_cols = (None, None) if covariates is None else _centred(covariates, t_n, strong)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    out = sample_two_way(y, m, family, trials, x, strong_cols, scale, rng, settings or SamplerSettings())
+    a, b = out["a"], out["b"]
+    info = {
+        "draws": len(a),
+        "effective_draws": {k: round(effective_draws(out[k]), 1) for k in ("sigma_a", "tau")},
+        "template_effect_sd_interval": [float(v) for v in np.percentile(out["sigma_a"], [2.5, 97.5])],
+        "doc_effect_sd_interval": [float(v) for v in np.percentile(out["tau"], [2.5, 97.5])],
+        "prior_contraction": {  # 1 − posterior variance / prior variance: how much the cells say about the scale
+            k: float(1 - np.var(out[k]) / ((PRIOR_SCALES[p] * scale) ** 2 * (1 - 2 / math.pi)))
+            for k, p in (("sigma_a", "sigma_a"), ("tau", "tau"))
+        },
+    }
+    return SampledFit(
+        family,
+        a.mean(0)[None, :],
+        np.zeros(1),
+        b.mean(0)[None, :],
+        float(out["tau"].mean()),
+        float(out["sigma_a"].mean()),
+        float(out["phi"].mean()) if family == "gaussian" else 1.0,
+        iterations=len(a),
+        converged=min(info["effective_draws"].values()) >= 50,
+        lo=lo,
+        hi=hi,
+        a_draws=a,
+        b_draws=b,
+        sampler=info,
+    )
+
+
+def sampled_fitter(seed) -> Callable:
+    """A ``fitter`` for :func:`cell_model`: :func:`fit_sampled` with one seeded generator per fit, in the order the
+    cell model fits (deterministic)."""
+    calls = iter(range(1_000_000))
+
+    def fit(y, mask, family, trials=None, covariates=None, strong=0):
+        rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), 7, next(calls)])
+        return fit_sampled(y, mask, family, trials, covariates, strong, rng)
+
+    return fit
+
+
 # ============================================================================================ cell matrices
 @dataclass
 class CellMatrix:
@@ -488,10 +577,11 @@ class _CellModel:
     predictive draw (``mode="draw"``: parameters from the Laplace posterior, then the cell outcome)), B × T × K.
     ``refit``: fit the model again on the weighted documents (bootstrap) at the point fit's hyper-parameters."""
 
-    def __init__(self, cm: CellMatrix):
+    def __init__(self, cm: CellMatrix, fitter: Callable | None = None):
         self.cm = cm
         self.m = cm.mask.astype(float)
         self.obs_f = cm.features * self.m[:, :, None]
+        self.fitter = fitter or fit_two_way  # (y, mask, family, trials=, covariates=, strong=) → fit
 
     def fits(self) -> list[TwoWayFit]:
         raise NotImplementedError
@@ -507,8 +597,8 @@ class _CellModel:
         fits = self.refit(w) if refit else self.fits()
         n = None if refit else (len(w) if mode == "draw" else None)
         x = self.cells(fits, mode, rng, n)
-        miss = (1.0 - self.m)[None, :, :, None] * w[:, None, :, None]
-        return np.einsum("bd,tdk->btk", w, self.obs_f) + (miss * x).sum(2)
+        miss = (1.0 - self.m)[None, :, :] * w[:, None, :]
+        return np.einsum("bd,tdk->btk", w, self.obs_f) + np.matmul(miss[:, :, None, :], x)[:, :, 0, :]
 
     def describe(self) -> dict:
         raise NotImplementedError
@@ -542,16 +632,17 @@ def _fit_info(f: TwoWayFit) -> dict:
         "noise_var": f.phi if f.family == "gaussian" else None,
         "converged": f.converged,
         "degenerate": f.constant,
+        **({"sampler": f.sampler} if isinstance(f, SampledFit) else {}),
     }
 
 
 class _MeanModel(_CellModel):
-    def __init__(self, cm: CellMatrix):
-        super().__init__(cm)
+    def __init__(self, cm: CellMatrix, fitter: Callable | None = None):
+        super().__init__(cm, fitter)
         self.y = cm.features[:, :, 0]
         obs = self.y[cm.mask]
         self.family = "binomial" if np.all((obs == 0) | (obs == 1)) else "gaussian"
-        self.fit = fit_two_way(self.y, cm.mask, self.family, covariates=cm.covariates)
+        self.fit = self.fitter(self.y, cm.mask, self.family, covariates=cm.covariates)
 
     def fits(self):
         return [self.fit]
@@ -563,12 +654,15 @@ class _MeanModel(_CellModel):
         f = fits[0]
         eta = _eta(f, mode, rng, n)
         mu = f.mean(eta=eta)
-        if mode == "draw":
-            if self.family == "binomial":
-                mu = (rng.random(mu.shape) < mu).astype(float)
-            else:
-                mu = np.clip(mu + rng.standard_normal(mu.shape) * math.sqrt(f.phi), f.lo, f.hi)
-        return np.stack([mu, np.ones_like(mu)], axis=3)
+        out = np.empty(mu.shape + (2,))
+        out[..., 1] = 1.0
+        if mode != "draw":
+            out[..., 0] = mu
+        elif self.family == "binomial":
+            out[..., 0] = rng.random(mu.shape) < mu
+        else:
+            out[..., 0] = np.clip(mu + rng.standard_normal(mu.shape) * math.sqrt(f.phi), f.lo, f.hi)
+        return out
 
     def describe(self):
         kind = "Rasch (logit) model of 0/1 values" if self.family == "binomial" else "additive model of values"
@@ -580,8 +674,8 @@ class _ClassificationModel(_CellModel):
     class through its label bias); a wrong answer's predicted label ~ template t's error distribution for the
     document's gold class (categories: the k feature labels and "none" = no feature label, e.g. unparsable)."""
 
-    def __init__(self, cm: CellMatrix):
-        super().__init__(cm)
+    def __init__(self, cm: CellMatrix, fitter: Callable | None = None):
+        super().__init__(cm, fitter)
         k = cm.layout[1]
         self.k = k
         d_idx = np.arange(len(cm.docs))
@@ -610,7 +704,7 @@ class _ClassificationModel(_CellModel):
         self.right = np.concatenate([self.g, self.g, self.g], axis=1)  # D × 3k
         self.classes = [np.flatnonzero(self.sig == s) for s in np.unique(self.sig)]
         self.fit = [
-            fit_two_way(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=x, strong=strong)
+            self.fitter(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=x, strong=strong)
             for c, (x, strong) in zip(self.classes, self._class_covariates(cat))
         ]
 
@@ -666,8 +760,8 @@ class _ClassificationModel(_CellModel):
 class _CountModel(_CellModel):
     """Per slot: hits TP ~ Binomial(g_d, logit⁻¹ η), false positives FP ~ Poisson(exp η')."""
 
-    def __init__(self, cm: CellMatrix):
-        super().__init__(cm)
+    def __init__(self, cm: CellMatrix, fitter: Callable | None = None):
+        super().__init__(cm, fitter)
         first = cm.mask.argmax(0)
         d_idx = np.arange(len(cm.docs))
         self.parts = []
@@ -680,8 +774,8 @@ class _CountModel(_CellModel):
             else:
                 raise SparseError(f"unknown count slot {kind!r}")
             x = cm.covariates
-            fit_tp = fit_two_way(tp, cm.mask, "binomial", trials=g[None, :], covariates=x) if (g > 0).any() else None
-            fit_fp = fit_two_way(fp, cm.mask, "poisson", covariates=x)
+            fit_tp = self.fitter(tp, cm.mask, "binomial", trials=g[None, :], covariates=x) if (g > 0).any() else None
+            fit_fp = self.fitter(fp, cm.mask, "poisson", covariates=x)
             self.parts.append((kind, c, tp, fp, g, fit_tp, fit_fp))
 
     def fits(self):
@@ -728,14 +822,16 @@ class _CountModel(_CellModel):
         }
 
 
-def cell_model(cm: CellMatrix) -> _CellModel:
+def cell_model(cm: CellMatrix, fitter: Callable | None = None) -> _CellModel:
+    """The cell model of ``cm``'s layout; ``fitter`` fits its two-way models (default :func:`fit_two_way`, the
+    Laplace empirical-Bayes fit; the population estimator passes :func:`sampled_fitter`)."""
     kind = cm.layout[0]
     if kind == "mean":
-        return _MeanModel(cm)
+        return _MeanModel(cm, fitter)
     if kind == "classification":
-        return _ClassificationModel(cm)
+        return _ClassificationModel(cm, fitter)
     if kind == "counts":
-        return _CountModel(cm)
+        return _CountModel(cm, fitter)
     raise SparseError(f"{cm.name}: unknown feature layout {cm.layout!r}")
 
 
@@ -969,16 +1065,26 @@ def estimate_population(
 
     ``cm``: the population's cell matrix, or one per question of a dataset made of questions (gold_news: a
     template's score is the mean over its questions, [QMEAN], as :func:`estimate_row` averages subtask groups).
-    The cell model is :func:`estimate_row`'s with the templates' axis values as ``covariates`` (T × p, see
-    :func:`axis_covariates`; template effects a_t ~ N(x_t·β, σ_a²)). Point estimates: template scores (plug-in),
-    μ, σ and S as :func:`estimate_row`; the quantiles (:data:`QUANTILE_LEVELS`) of the template-score distribution
-    as the posterior predictive mean of the quantiles of the full-data scores (the plug-in scores are shrunk
-    towards each other, their quantiles would be too narrow); with every cell observed, the quantiles of the
-    scores. The worst decile: the templates whose estimated score is at or below the 10 % quantile of the
-    estimated scores. Intervals: :func:`estimate_row`'s document bootstrap (model refitted, unobserved cells drawn
-    on every resample) and, on every resample, the templates resampled with replacement — the population is a
-    sample of what the grammar can generate, so μ, σ, S and the quantiles carry template sampling as well as
-    document sampling (per-template intervals: documents only)."""
+    The cell models are :func:`estimate_row`'s with the templates' axis values as ``covariates`` (T × p, see
+    :func:`axis_covariates`; template effects a_t ~ N(c + x_t·β, σ_a²)), fitted by Gibbs sampling
+    (:func:`fit_sampled`, :mod:`.popfit`): the variance components carry their posterior uncertainty instead of
+    a Laplace mode, which shrank σ (docs/populations.md, the simulation study).
+
+    Point estimates from ``draws`` posterior predictive draws of the full-data scores (every unobserved cell drawn,
+    the observed ones kept): the template scores their posterior means, μ their mean, σ and S as
+    :func:`predictive_stats`, the quantiles (:data:`QUANTILE_LEVELS`) the posterior means of the full-data
+    quantiles. The worst decile: the templates whose estimated score is at or below the 10 % quantile of the
+    estimated scores. Intervals (``n_boot`` > 0), two kinds:
+
+    * ``ci`` — the population's values (the grammar's templates on the dataset's documents): per resample the
+      documents resampled (:func:`.bootstrap.draw`), the unobserved cells drawn from the posterior and the
+      templates resampled with replacement; imputation, document and template sampling together;
+    * ``ci_full_run`` — what a full run of these templates on these documents would give: the percentiles of the
+      posterior predictive draws (0 width with every cell observed).
+
+    With every cell observed: the exact scores, the full tool's bootstrap with templates resampled, no sampler.
+    ``information`` says how much each interval owes to the missing cells and which variance components rest
+    mostly on the prior (:func:`_information`)."""
     groups = [cm] if isinstance(cm, CellMatrix) else list(cm)
     if covariates is not None:
         x = np.asarray(covariates, dtype=float)
@@ -986,15 +1092,15 @@ def estimate_population(
             CellMatrix(g.templates, g.docs, g.features, g.mask, g.finalize, g.layout, g.correct, g.name, g.metric, x)
             for g in groups
         ]
-    est = estimate_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, keep_boot=True, draws=draws)
-    levels = np.array(QUANTILE_LEVELS)
-    if est.pred_draws is not None:
-        quantiles = np.quantile(est.pred_draws, levels, axis=1).mean(1)
+    if all(g.mask.all() for g in groups):
+        est = estimate_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, keep_boot=True, draws=0)
+        quantiles, full_run = np.quantile(est.scores, QUANTILE_LEVELS), None
     else:
-        quantiles = np.quantile(est.scores, levels)
-    cut = np.quantile(est.scores, WORST_DECILE)
-    order = np.argsort(est.scores, kind="stable")
+        est, full_run = _sampled_population(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws)
+        quantiles = np.quantile(full_run, QUANTILE_LEVELS, axis=1).mean(1)
     out = est.as_dict()
+    order = np.argsort(est.scores, kind="stable")
+    cut = np.quantile(est.scores, WORST_DECILE)
     out.update(
         {
             "template_set": "population",
@@ -1007,23 +1113,150 @@ def estimate_population(
             else int(np.asarray(covariates).reshape(len(groups[0].templates), -1).shape[1]),
         }
     )
+    stat_args = (baseline, ddof, alpha, floor_mode, est.n_docs)
     if est.boot_scores is not None:
-        boot = est.boot_scores
-        t_n = boot.shape[1]
-        ti = np.random.default_rng([seed, 2]).integers(0, t_n, boot.shape)
-        rs = np.take_along_axis(boot, ti, axis=1)
-        base = 0.0 if baseline is None else baseline
-        if baseline is not None and not np.isscalar(baseline):
-            base = np.take_along_axis(np.broadcast_to(np.asarray(baseline, dtype=float), boot.shape), ti, axis=1)
-        mu, sig, sh, _ = sharpe_matrix(rs, base, ddof, alpha, floor_mode, est.n_docs)
-        qs = np.quantile(rs, levels, axis=1)
+        ti = np.random.default_rng([seed, 2]).integers(0, est.boot_scores.shape[1], est.boot_scores.shape)
+        pop = _stat_intervals(est.boot_scores, *stat_args, template_idx=ti)
         out["ci"] = {
             **out["ci"],
-            "mean": percentile_ci(mu),
-            "std": percentile_ci(sig),
-            "sharpe": percentile_ci(sh) if baseline is not None else None,
-            "quantiles": [percentile_ci(q) for q in qs],
+            **pop,
             "resample_templates": True,
             "method": out["ci"]["method"] + "; templates resampled with replacement on every resample",
         }
+        if full_run is not None:
+            out["ci_full_run"] = {
+                **_stat_intervals(full_run, *stat_args),
+                "draws": len(full_run),
+                "method": "posterior predictive draws of the unobserved cells (these templates and documents)",
+            }
+            out["information"] = _information(est, full_run, pop, stat_args)
+        out["precision"] = _precision(out)
     return out
+
+
+DEFAULT_TARGETS = {"sharpe": 0.5, "std": 0.02}  # 95 % half-widths the report checks (the planner's examples)
+
+
+def _precision(record: dict) -> dict:
+    """Per default target (:data:`DEFAULT_TARGETS`): the half-width reached by the population interval and by the
+    full-run interval, whether each meets the target, and the runs (or templates) the planner
+    (:func:`lm_eval_enterprise.harness.cellplan.plan_from_estimate`) says it would take."""
+    from ..harness.cellplan import plan_from_estimate
+
+    res = {}
+    for stat, target in DEFAULT_TARGETS.items():
+        pop, full = (record.get("ci") or {}).get(stat), (record.get("ci_full_run") or {}).get(stat)
+        if not pop:
+            continue
+        plan = plan_from_estimate(record, stat, target)
+        hw_full = (full[1] - full[0]) / 2 if full else 0.0
+        res[stat] = {
+            "target": target,
+            "half_width": (pop[1] - pop[0]) / 2,
+            "met": (pop[1] - pop[0]) / 2 <= target,
+            "half_width_full_run": hw_full,
+            "met_full_run": hw_full <= target,
+            "runs_needed": plan.runs,
+            "templates_needed": plan.templates_needed,
+            "runs_needed_full_run": plan.full_run_runs,
+        }
+    return res
+
+
+def _sampled_population(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws):
+    """(RowEstimate, R × T posterior predictive draws of the full-data scores) of a sparse population: sampled cell
+    models; the bootstrap rows each draw the unobserved cells afresh from the posterior (no refit)."""
+    templates = groups[0].templates
+    if any(g.templates != templates for g in groups):
+        raise SparseError(f"{groups[0].name}: subtask groups have different templates")
+    fitter = sampled_fitter([seed])
+    models = [cell_model(g, fitter) for g in groups]
+    keys = sorted(set().union(*(g.docs for g in groups)), key=natural_key)
+    col = {k: i for i, k in enumerate(keys)}
+    cols = [np.array([col[k] for k in g.docs]) for g in groups]
+    width = max(g.features.shape[2] for g in groups)
+    chunk = max(1, min(100, 4_000_000 // max(len(keys) * len(templates) * width, 1)))
+    rng = np.random.default_rng([seed, 1])
+    n_pred = max(draws, 2)
+    pred = np.vstack(
+        [_draw_scores(groups, models, None, min(chunk, n_pred - i), rng, False) for i in range(0, n_pred, chunk)]
+    )
+    scores = pred.mean(0)
+    st = predictive_stats(pred, scores, baseline, ddof, alpha, floor_mode, len(keys))
+    st["baseline"] = (
+        None if baseline is None else (float(baseline) if np.isscalar(baseline) else [float(x) for x in baseline])
+    )
+    est = RowEstimate(
+        groups[0].name,
+        list(templates),
+        scores,
+        np.mean([naive_scores(g) for g in groups], axis=0),
+        st,
+        int(sum(g.mask.sum() for g in groups)),
+        int(sum(g.mask.size for g in groups)),
+        len(keys),
+        models=[m.describe() for m in models],
+    )
+    if n_boot and n_boot > 0:
+        di, _ = draw(seed, n_boot, len(keys), len(templates), False)
+        boot = np.zeros((n_boot, len(templates)))
+        for start in range(0, n_boot, chunk):
+            w_all = multiplicities(di[start : start + chunk], len(keys))
+            boot[start : start + len(w_all)] = _draw_scores(groups, models, w_all, len(w_all), rng, False, cols)
+        est.boot_scores = boot
+        est.ci = {
+            "per_template": {t: percentile_ci(boot[:, j]) for j, t in enumerate(templates)},
+            "B": int(n_boot),
+            "seed": int(seed),
+            "method": "document bootstrap; unobserved cells drawn from the sampled cell model's posterior on every "
+            "resample",
+        }
+    return est, pred
+
+
+def _stat_intervals(rows, baseline, ddof, alpha, floor_mode, n_docs, template_idx=None) -> dict:
+    """95 % percentile intervals of μ, σ, S and the quantiles over the rows (R × T scores), templates resampled by
+    ``template_idx`` (R × T) when given."""
+    base = 0.0 if baseline is None else baseline
+    if template_idx is not None:
+        rows = np.take_along_axis(rows, template_idx, axis=1)
+        if baseline is not None and not np.isscalar(baseline):
+            base = np.take_along_axis(np.broadcast_to(np.asarray(baseline, dtype=float), rows.shape), template_idx, 1)
+    mu, sig, sh, degen = sharpe_matrix(rows, base, ddof, alpha, floor_mode, n_docs)
+    valid = np.isfinite(mu)
+    return {
+        "mean": percentile_ci(mu),
+        "std": percentile_ci(sig),
+        "sharpe": percentile_ci(sh) if baseline is not None else None,
+        "quantiles": [percentile_ci(q) for q in np.quantile(rows, QUANTILE_LEVELS, axis=1)],
+        "frac_degenerate": float(degen[valid].mean()) if valid.any() else None,
+    }
+
+
+def _information(est: RowEstimate, full_run: np.ndarray, pop: dict, stat_args: tuple) -> dict:
+    """What the estimate rests on: per statistic the share of its population interval's width owed to the
+    unobserved cells ((full-run width / population width)², about the share of the variance), and per fitted
+    variance component the prior contraction 1 − Var(posterior)/Var(prior) (near 1: the cells pin it; below 0.5:
+    it rests mostly on the prior) — ``rests_on_prior`` lists those below 0.5."""
+    full = _stat_intervals(full_run, *stat_args)
+
+    def share(k):
+        a, b = full.get(k), pop.get(k)
+        if not a or not b or not (b[1] - b[0]) > 0:
+            return None
+        return float(min(1.0, ((a[1] - a[0]) / (b[1] - b[0])) ** 2))
+
+    contraction, weak = {}, []
+    for i, m in enumerate(est.models):
+        for j, f in enumerate(m.get("classes") or [m]):
+            c = (f.get("sampler") or {}).get("prior_contraction") or {}
+            for k, v in c.items():
+                name = f"fit{i + 1}" + (f".class{j + 1}" if "classes" in m else "") + f".{k}"
+                contraction[name] = round(v, 3)
+                if v < 0.5:
+                    weak.append(name)
+    return {
+        "imputation_share": {k: share(k) for k in ("mean", "std", "sharpe")},
+        "prior_contraction": contraction,
+        "rests_on_prior": weak,
+    }
