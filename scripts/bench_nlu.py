@@ -161,7 +161,11 @@ def join_item(gold, pred):
 
 def _answer_texts(answers) -> list[str]:
     """The reference answer texts of an extractive-QA record (``{text: [...], answer_start: [...]}`` or a list)."""
-    return list(answers["text"]) if isinstance(answers, dict) else [a if isinstance(a, str) else a["text"] for a in answers]
+    return (
+        list(answers["text"])
+        if isinstance(answers, dict)
+        else [a if isinstance(a, str) else a["text"] for a in answers]
+    )
 
 
 def add_run(cells: dict, dataset: str, mode: str, results_path: Path, cost: dict) -> None:
@@ -247,7 +251,9 @@ def baseline(entry: dict, metric: str) -> float:
     info = BL.LabelInfo("none")
     if gold[0] is not None and "labels" in gold[0]:
         labels = list(gold[0]["labels"])
-        info = BL.LabelInfo("classification", labels=labels, gold_counts=[sum(g["gold"] == x for g in gold) for x in labels])
+        info = BL.LabelInfo(
+            "classification", labels=labels, gold_counts=[sum(g["gold"] == x for g in gold) for x in labels]
+        )
     elif entry["family"] == "choice_text":
         info = BL.LabelInfo("choice", n_options=5)
     elif entry["family"] in ("classification_mcc", "classification_accuracy"):
@@ -276,6 +282,7 @@ def summary(entry: dict, mode: str, metric: str) -> dict:
     ci = BS.summarize(boot, b, 1, 1.0, "off", n_docs, None, SEED)
     fails = [float(np.mean(entry["modes"][mode]["templates"][t]["fail"])) for t in tids]
     return {
+        "boot": boot,  # B × T resampled template scores (same document draws for every mode: paired deltas)
         "metric": metric,
         "templates": dict(zip(tids, scores.tolist())),
         "baseline": b,
@@ -296,10 +303,14 @@ def cross_lingual(en: dict, ja: dict) -> dict:
     from scipy.stats import spearmanr
 
     tids = [t for t in en["templates"] if t in ja["templates"]]
-    x, y = [en["templates"][t] for t in tids], [ja["templates"][t] for t in tids]
-    rho = spearmanr(x, y).statistic if len(set(x)) > 1 and len(set(y)) > 1 else math.nan
-    best = (tids[int(np.argmax(x))], tids[int(np.argmax(y))])
-    worst = (tids[int(np.argmin(x))], tids[int(np.argmin(y))])
+    x, y = np.array([en["templates"][t] for t in tids]), np.array([ja["templates"][t] for t in tids])
+    rho = spearmanr(x, y).statistic if np.ptp(x) > 0 and np.ptp(y) > 0 else math.nan  # undefined for a constant side
+
+    def tied(v: np.ndarray, target: float) -> list[str]:  # every template at the best (worst) score: ties are kept
+        return [t for t, s in zip(tids, v) if abs(s - target) <= 1e-12]
+
+    best = (tied(x, x.max()), tied(y, y.max()))
+    worst = (tied(x, x.min()), tied(y, y.min()))
     return {"rho": float(rho), "best": best, "worst": worst}
 
 
@@ -315,25 +326,39 @@ def _ci(c, nd: int = 2) -> str:
 def report(cells: dict) -> dict:
     """Every summary the tables print, from the cells alone."""
     out: dict = {}
-    for dataset, entry in cells["datasets"].items():
-        for mode, m in entry["modes"].items():
-            if m.get("complete"):
-                out[(dataset, mode)] = summary(entry, mode, entry["primary"])
+    for dataset in [d for d in DATASETS if d in cells["datasets"]]:
+        entry = cells["datasets"][dataset]
+        for mode in [m for m in MODES if entry["modes"].get(m, {}).get("complete")]:
+            out[(dataset, mode)] = summary(entry, mode, entry["primary"])
+            out[(dataset, mode)]["others"] = {
+                m: float(np.mean([template_stats(entry, mode, t, m).score() for t in templates_of(entry, mode)]))
+                for m in entry["metrics"]
+                if m != entry["primary"]
+            }
     return out
 
 
 def print_report(cells: dict, res: dict) -> None:
     ds = cells["datasets"]
     n_docs = {d: len(e["docs"]) for d, e in ds.items()}
-    print(f"Model: {cells['model']}; zero-shot; first {cells['limit']} documents of the fair evaluation order.\n")
-    print("| dataset | lang | metric (b) | decoding | μ [95 % CI] | σ [95 % CI] | S [95 % CI] | format failures |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"Model: {cells['model']}; zero-shot; first {cells['limit']} documents of the fair evaluation order.")
+    missing = [f"{d} ({m})" for d in DATASETS for m in MODES if (d, m) not in res]
+    if missing:
+        print(f"**Partial**: not measured yet: {', '.join(missing)}. mnli has no genuine sample and is not measured.")
+    print()
+    print(
+        "| dataset | lang | metric (b) | decoding | μ [95 % CI] | σ [95 % CI] | S [95 % CI] | format failures "
+        "| μ of the other metrics |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for (d, mode), r in res.items():
         e = ds[d]
         print(
             f"| {d} ({n_docs[d]} docs) | {e['language']} | {e['primary']} ({_f(r['baseline'], 2)}) | {mode} | "
             f"{_f(r['mean'])}{_ci(r['ci']['mean'], 3)} | {_f(r['std'])}{_ci(r['ci']['std'], 3)} | "
-            f"{_f(r['sharpe'], 2)}{_ci(r['ci']['sharpe'])} | {r['fail']:.0%} |"
+            f"{_f(r['sharpe'], 2)}{_ci(r['ci']['sharpe'])} | {r['fail']:.0%} | "
+            + ", ".join(f"{m} {v:.3f}" for m, v in r["others"].items())
+            + " |"
         )
     print("\nPer-template scores (primary metric; format-failure rate in brackets):\n")
     tids = sorted({t for r in res.values() for t in r["templates"]}, key=lambda t: int(t[1:]))
@@ -349,36 +374,68 @@ def print_report(cells: dict, res: dict) -> None:
     _print_cost(cells)
 
 
+def decoding_delta(g: dict, c: dict) -> dict:
+    """Constrained − greedy on the same templates and documents: Δμ, Δσ, ΔS with 95 % intervals over the shared
+    document resamples (``stats.sharpe_matrix`` per resample, ``stats.percentile_ci``), as ``--compare_decoding``."""
+    from lm_eval_enterprise.sharpe.stats import percentile_ci, sharpe_matrix
+
+    mu_g, sd_g, sh_g, _ = sharpe_matrix(g["boot"], g["baseline"], 1)
+    mu_c, sd_c, sh_c, _ = sharpe_matrix(c["boot"], c["baseline"], 1)
+    both = g["sharpe"] is not None and c["sharpe"] is not None
+    return {
+        "delta_mean": c["mean"] - g["mean"],
+        "delta_mean_ci": percentile_ci(mu_c - mu_g),
+        "delta_std": c["std"] - g["std"],
+        "delta_std_ci": percentile_ci(sd_c - sd_g),
+        "delta_sharpe": c["sharpe"] - g["sharpe"] if both else None,
+        "delta_sharpe_ci": percentile_ci(sh_c - sh_g),
+    }
+
+
 def _print_decoding(res: dict) -> None:
     rows = [(d, res[(d, "greedy")], res[(d, "constrained")]) for d in DATASETS if (d, "constrained") in res]
     if not rows:
         return
-    print("\nConstrained − greedy (point values):\n")
-    print("| dataset | Δμ | ΔS | format failures greedy → constrained |")
-    print("|---|---|---|---|")
+    print("\nConstrained − greedy (95 % intervals over the shared document resamples):\n")
+    print("| dataset | μ greedy → constrained | Δμ | Δσ | ΔS | format failures greedy → constrained |")
+    print("|---|---|---|---|---|---|")
     for d, g, c in rows:
-        ds = c["sharpe"] - g["sharpe"] if g["sharpe"] is not None and c["sharpe"] is not None else math.nan
-        print(f"| {d} | {c['mean'] - g['mean']:+.3f} | {_f(ds, 2)} | {g['fail']:.0%} → {c['fail']:.0%} |")
+        x = decoding_delta(g, c)
+        print(
+            f"| {d} | {_f(g['mean'])} → {_f(c['mean'])} | {x['delta_mean']:+.3f}{_ci(x['delta_mean_ci'], 3)} | "
+            f"{x['delta_std']:+.3f}{_ci(x['delta_std_ci'], 3)} | {_f(x['delta_sharpe'], 2)}{_ci(x['delta_sharpe_ci'])} "
+            f"| {g['fail']:.0%} → {c['fail']:.0%} |"
+        )
 
 
 def _print_cross_lingual(res: dict) -> None:
     print("\nTemplate ranking across languages (t<k> of the English dataset vs t<k> of its Japanese pair):\n")
+    if not any((en, mode) in res and (ja, mode) in res for en, ja in PAIRS for mode in MODES):
+        print("(no pair measured in the same decoding mode yet)")
+        return
     print("| pair | decoding | Spearman ρ | best EN / JA | worst EN / JA |")
     print("|---|---|---|---|---|")
     for en, ja in PAIRS:
         for mode in MODES:
             if (en, mode) in res and (ja, mode) in res:
                 x = cross_lingual(res[(en, mode)], res[(ja, mode)])
-                agree = lambda p: f"{p[0]} / {p[1]}" + (" (same)" if p[0] == p[1] else "")  # noqa: E731
-                print(f"| {en} / {ja} | {mode} | {_f(x['rho'], 2)} | {agree(x['best'])} | {agree(x['worst'])} |")
+                print(f"| {en} / {ja} | {mode} | {_f(x['rho'], 2)} | {_agree(x['best'])} | {_agree(x['worst'])} |")
+
+
+def _agree(sides: tuple[list[str], list[str]]) -> str:
+    """``t2 / t5`` (tied templates joined by ``=``), with "agree" when the two sides share a template."""
+    en, ja = ("=".join(s) if len(s) <= 3 else f"{len(s)} tied" for s in sides)
+    return f"{en} / {ja}" + (" (agree)" if set(sides[0]) & set(sides[1]) else "")
 
 
 def _print_cost(cells: dict) -> None:
     print("\nCPU cost of the runs (one process, CPU time of the run command; wall time on shared cores):\n")
     print("| dataset | decoding | templates × docs | CPU s | wall s |")
     print("|---|---|---|---|---|")
-    for d, e in cells["datasets"].items():
-        for mode, m in e["modes"].items():
+    for d in [d for d in DATASETS if d in cells["datasets"]]:
+        e = cells["datasets"][d]
+        for mode in [m for m in MODES if m in e["modes"]]:
+            m = e["modes"][mode]
             c = m["cost"]
             print(f"| {d} | {mode} | {len(m['templates'])} × {len(e['docs'])} | {c['cpu_s']:.0f} | {c['wall_s']:.0f} |")
 
@@ -404,7 +461,21 @@ def check_sharpe_tool(res: dict, aggregate: Path) -> list[str]:
             a, b = np.atleast_1d(np.asarray(theirs, float)), np.atleast_1d(np.asarray(mine, float))
             if a.shape != b.shape or not np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True):
                 diffs.append(f"{dataset} {mode} {name}: sharpe tool {theirs} vs this script {mine}")
-    print(f"compared {seen} dataset rows with {aggregate}: {len(diffs)} differences", file=sys.stderr)
+    for comp in agg.get("decoding_comparisons") or []:
+        dataset = str(comp.get("group", "")).removeprefix("nlu_")
+        if (
+            (dataset, "greedy") not in res
+            or (dataset, "constrained") not in res
+            or comp["metric"] != res[(dataset, "greedy")]["metric"]
+        ):
+            continue
+        seen += 1
+        mine = decoding_delta(res[(dataset, "greedy")], res[(dataset, "constrained")])
+        for k in ("delta_mean", "delta_mean_ci", "delta_std", "delta_std_ci", "delta_sharpe", "delta_sharpe_ci"):
+            a, b = np.atleast_1d(np.asarray(comp.get(k), float)), np.atleast_1d(np.asarray(mine[k], float))
+            if a.shape != b.shape or not np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True):
+                diffs.append(f"{dataset} constrained − greedy {k}: sharpe tool {comp.get(k)} vs this script {mine[k]}")
+    print(f"compared {seen} rows and decoding comparisons with {aggregate}: {len(diffs)} differences", file=sys.stderr)
     return diffs
 
 
@@ -432,7 +503,8 @@ def main(argv=None) -> int:
         res = report(cells)
         print_report(cells, res)
         if args.json:
-            args.json.write_text(json.dumps({f"{d}/{m}": r for (d, m), r in res.items()}, indent=1))
+            plain = {f"{d}/{m}": {k: v for k, v in r.items() if k != "boot"} for (d, m), r in res.items()}
+            args.json.write_text(json.dumps(plain, indent=1))
         if args.check_sharpe:
             diffs = check_sharpe_tool(res, args.check_sharpe)
             print("\n".join(diffs) or "the Sharpe tool agrees on every compared value", file=sys.stderr)
