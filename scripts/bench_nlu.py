@@ -419,13 +419,18 @@ def _print_cross_lingual(res: dict) -> None:
         for mode in MODES:
             if (en, mode) in res and (ja, mode) in res:
                 x = cross_lingual(res[(en, mode)], res[(ja, mode)])
-                print(f"| {en} / {ja} | {mode} | {_f(x['rho'], 2)} | {_agree(x['best'])} | {_agree(x['worst'])} |")
+                n = len(res[(en, mode)]["templates"])
+                row = f"| {en} / {ja} | {mode} | {_f(x['rho'], 2)} | {_agree(x['best'], n)} | {_agree(x['worst'], n)} |"
+                print(row)
 
 
-def _agree(sides: tuple[list[str], list[str]]) -> str:
-    """``t2 / t5`` (tied templates joined by ``=``), with "agree" when the two sides share a template."""
-    en, ja = ("=".join(s) if len(s) <= 3 else f"{len(s)} tied" for s in sides)
-    return f"{en} / {ja}" + (" (agree)" if set(sides[0]) & set(sides[1]) else "")
+def _agree(sides: tuple[list[str], list[str]], n_templates: int) -> str:
+    """``t2 / t5`` (tied templates joined by ``=``), with "agree" / "differ" when the two sides share a template or
+    not; no verdict when a side has every template tied (a constant score ranks nothing)."""
+    en, ja = ("all tied" if len(s) == n_templates else "=".join(s) if len(s) <= 3 else f"{len(s)} tied" for s in sides)
+    if max(len(s) for s in sides) == n_templates:
+        return f"{en} / {ja}"
+    return f"{en} / {ja}" + (" (agree)" if set(sides[0]) & set(sides[1]) else " (differ)")
 
 
 def _print_cost(cells: dict) -> None:
