@@ -289,6 +289,7 @@ def summary(entry: dict, mode: str, metric: str) -> dict:
         "mean": point["mean"],
         "std": point["std"],
         "sharpe": point["sharpe"],
+        "sharpe_status": point["sharpe_status"],
         "ci": {k: ci[k] for k in ("mean", "std", "sharpe")},
         "fail": float(np.mean(fails)),
         "fail_per_template": dict(zip(tids, fails)),
@@ -317,6 +318,15 @@ def cross_lingual(en: dict, ja: dict) -> dict:
 # ============================================================================================ the report
 def _f(x, nd: int = 3) -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{x:.{nd}f}"
+
+
+def _sharpe(r: dict) -> str:
+    """S, or why it has no value (the Sharpe tool's status: σ = 0 at μ = b is ``undefined``)."""
+    if r["sharpe"] is not None and math.isfinite(r["sharpe"]):
+        return f"{r['sharpe']:.2f}"
+    return {"undefined": "undefined (σ = 0, μ = b)", "inf": "+∞ (σ = 0)", "-inf": "−∞ (σ = 0)"}.get(
+        r["sharpe_status"], r["sharpe_status"]
+    )
 
 
 def _ci(c, nd: int = 2) -> str:
@@ -356,7 +366,7 @@ def print_report(cells: dict, res: dict) -> None:
         print(
             f"| {d} ({n_docs[d]} docs) | {e['language']} | {e['primary']} ({_f(r['baseline'], 2)}) | {mode} | "
             f"{_f(r['mean'])}{_ci(r['ci']['mean'], 3)} | {_f(r['std'])}{_ci(r['ci']['std'], 3)} | "
-            f"{_f(r['sharpe'], 2)}{_ci(r['ci']['sharpe'])} | {r['fail']:.0%} | "
+            f"{_sharpe(r)}{_ci(r['ci']['sharpe'])} | {r['fail']:.0%} | "
             + ", ".join(f"{m} {v:.3f}" for m, v in r["others"].items())
             + " |"
         )
