@@ -673,7 +673,35 @@ def population_markdown(result: dict) -> str:
             f"{_f(r['mean'])}{_ci(ci.get('mean'))} | {_f(r['std'])}{_ci(ci.get('std'))} | "
             f"{_f(r['sharpe'], '.2f')}{_ci(ci.get('sharpe'))} | {q} | {worst} |"
         )
+    notes = [_precision_line(r) for r in sorted(recs, key=lambda r: (r["model"], r["group"])) if r.get("precision")]
+    if notes:
+        lines += [
+            "",
+            "Precision (95 % half-widths; targets ±0.5 on S, ±0.02 on σ; `population --plan` for others):",
+            "",
+        ]
+        lines += notes
     return "\n".join(lines) + "\n"
+
+
+def _precision_line(r: dict) -> str:
+    """One record's precision against the default targets: reached or not, and the planner's runs."""
+    names = {"sharpe": "S", "std": "σ"}
+    parts = []
+    for stat, p in r["precision"].items():
+        if p["met"]:
+            verdict = "met"
+        elif p["runs_needed"]:
+            verdict = f"not met; about {p['runs_needed']} single-template runs would meet it"
+        else:
+            verdict = "not met; more runs cannot meet it" + (
+                f" (about {p['templates_needed']} templates would)" if p.get("templates_needed") else ""
+            )
+        run = f", a full run of these templates ±{_f(p['half_width_full_run'])}" if r.get("ci_full_run") else ""
+        parts.append(f"{names.get(stat, stat)} ±{_f(p['half_width'])}{run} (target ±{p['target']:g}: {verdict})")
+    rests = (r.get("information") or {}).get("rests_on_prior") or []
+    prior = f"; resting mostly on the prior: {', '.join(rests)}" if rests else ""
+    return f"* {r['model']} {r['group']}: " + "; ".join(parts) + prior
 
 
 def estimate_markdown(result: dict, kind: str) -> str:
