@@ -1,4 +1,4 @@
-"""Validation of the sparse (template × document) estimator (``lm_eval_enterprise/sharpe/sparse.py``).
+"""Validation of the sparse (template × document) estimator (``lm_eval_enterprise/estimator/``).
 
 For every (dataset, model) case with a FULL score matrix (every template on every document):
 
@@ -34,9 +34,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from lm_eval_enterprise.estimator import CellMatrix, estimate_row, naive_scores  # noqa: E402
 from lm_eval_enterprise.harness.cellplan import design  # noqa: E402
 from lm_eval_enterprise.sharpe import baselines as BL  # noqa: E402
-from lm_eval_enterprise.sharpe.sparse import CellMatrix, estimate_row, naive_scores  # noqa: E402
 from lm_eval_enterprise.sharpe.stats import sharpe  # noqa: E402
 
 FRACS = (0.2, 0.3, 0.4, 0.6)

@@ -17,9 +17,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..estimator import SparseError
 from ..sharpe.inputs import DEFAULT_VARIANT_PATTERN, Options, Progress, SharpeInputError, SharpeUsageError, read_inputs
 from ..sharpe.pipeline import FORMATS
-from ..sharpe.sparse import SparseError
 from .common import EXIT_USAGE, add_option, fail
 
 EPILOG = """examples:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .. import __version__, families
+from ..estimator import CellMatrix, SparseError, axis_covariates, estimate_population, estimate_row
 from ..scoring import corpus
 from . import baselines as BL
 from .cells import Cells, question_cells, union_cells
@@ -39,7 +40,6 @@ from .inputs import (
     select_runs,
 )
 from .rows import MetricSpec
-from .sparse import CellMatrix, SparseError, axis_covariates, estimate_population, estimate_row
 
 
 @dataclass(frozen=True)

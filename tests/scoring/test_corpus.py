@@ -156,7 +156,7 @@ def test_macro_f1_with_an_absent_gold_class_is_the_same_number_everywhere():
     assert hooks.agg_macro_f1(items) == pytest.approx(expected, abs=1e-12)
     assert corpus.doc_stats("agg_macro_f1", items).score() == pytest.approx(expected, abs=1e-12)
     # the sparse estimator's cell matrix (every cell observed) and its finalize
-    from lm_eval_enterprise.sharpe.sparse import CellMatrix, naive_scores
+    from lm_eval_enterprise.estimator import CellMatrix, naive_scores
 
     cm = CellMatrix.from_labels([0, 0, 1, 1], np.array([[0, 1, 1, 2]]), 3, "macro")
     assert naive_scores(cm)[0] == pytest.approx(expected, abs=1e-12)

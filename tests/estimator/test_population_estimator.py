@@ -1,4 +1,4 @@
-"""The population estimator (``sharpe.sparse.estimate_population``, covariates in ``fit_two_way``): hand-worked
+"""The population estimator (``estimator.estimate_population``, covariates in ``fit_two_way``): hand-worked
 values on tiny matrices."""
 
 import math
@@ -6,15 +6,15 @@ import math
 import numpy as np
 import pytest
 
-from lm_eval_enterprise.harness.cellplan import runs_to_share
-from lm_eval_enterprise.sharpe.sparse import (
+from lm_eval_enterprise.estimator import (
     CellMatrix,
     TwoWayFit,
-    _centred,
     axis_covariates,
     estimate_population,
     fit_two_way,
 )
+from lm_eval_enterprise.estimator.twoway import centred_covariates
+from lm_eval_enterprise.harness.cellplan import runs_to_share
 
 
 def test_axis_covariates_one_hot_sorted_columns():
@@ -23,7 +23,7 @@ def test_axis_covariates_one_hot_sorted_columns():
     )
     # columns: (casing, lower), (casing, upper), (lead, A)
     assert x.tolist() == [[0, 1, 1], [1, 0, 1], [0, 1, 1]]
-    c, strong = _centred(x, 3, strong=1)  # the constant lead column is dropped, the others centred
+    c, strong = centred_covariates(x, 3, strong=1)  # the constant lead column is dropped, the others centred
     assert strong.tolist() == [False, False]  # the last column (lead) was the strong one, and it is dropped
     assert c.shape == (3, 2)
     assert np.allclose(c[:, 0], [-1 / 3, 2 / 3, -1 / 3]) and np.allclose(c[:, 1], [1 / 3, -2 / 3, 1 / 3])

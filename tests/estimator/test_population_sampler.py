@@ -1,4 +1,4 @@
-"""The population estimator's sampled fit (``sharpe/sparse.py``: ``sample_two_way``, ``fit_sampled``), its intervals and
+"""The population estimator's sampled fit (``estimator/sampler.py``: ``sample_two_way``, ``fit_sampled``), its intervals and
 precision, the simulation bench's cases (``scripts/bench_population_sim.py``, bounded to seconds: the full study is
 the script) and the budget planner (``cellplan.plan_from_*``, ``lm-eval-enterprise population --plan``)."""
 
@@ -11,17 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lm_eval_enterprise.harness.cellplan import plan_cells, plan_from_estimate, plan_from_guesses
-from lm_eval_enterprise.sharpe.inputs import Options
-from lm_eval_enterprise.sharpe.sparse import (
+from lm_eval_enterprise.estimator import (
     SampledFit,
-    _doc_marginal,
-    _pg_moments,
     axis_covariates,
     estimate_population,
     fit_sampled,
     pg_draw,
 )
+from lm_eval_enterprise.estimator.sampler import _doc_marginal, _pg_moments
+from lm_eval_enterprise.harness.cellplan import plan_cells, plan_from_estimate, plan_from_guesses
+from lm_eval_enterprise.sharpe.inputs import Options
 from testkit import synthetic as S
 
 REPO = Path(__file__).resolve().parents[2]
@@ -105,8 +104,8 @@ def test_sparse_population_reports_both_intervals_and_its_precision():
 def test_bench_calls_the_estimator_as_the_sharpe_tool_does(tmp_path, capsys):
     """The simulation bench's :func:`estimate` (scripts/bench_population_sim.py) gives the record the Sharpe tool
     gives for the same cells written as a sparse population run (``sharpe.pipeline.estimate_populations``)."""
-    from lm_eval_enterprise.sharpe.sparse_io import read_sparse
-
+    from lm_eval_enterprise.sharpe.estimates import sparse_groups
+    from lm_eval_enterprise.sharpe.inputs import Diagnostics, Progress, read_inputs, select_runs
     from lm_eval_enterprise.sharpe.pipeline import estimate_populations
 
     bench = _bench()
@@ -126,7 +125,9 @@ def test_bench_calls_the_estimator_as_the_sharpe_tool_does(tmp_path, capsys):
     S.write_run(tmp_path, "m", tasks)
     opts = Options(bootstrap=60)
     tool = estimate_populations([tmp_path], opts)["records"][0]
-    g = read_sparse([tmp_path], opts, template_set="population")[0][0]
+    diag = Diagnostics()
+    inputs = read_inputs([str(tmp_path)], opts.variant_pattern, Progress(False))
+    g = sparse_groups(select_runs(inputs, "population", opts, diag), opts, diag)[0]
     axes = [g.axes[t] for t in g.cells.templates]
     mine = bench.estimate(g.cells, axes, g.baseline.value, 60)
     for key in ("mean", "std", "sharpe", "quantiles", "ci", "ci_full_run", "scores"):
