@@ -215,6 +215,9 @@ NATURAL = [
     # starts like "含意だと思います" ("I think it is entailment"), so both are format failures, never a label
     ("含意だと思います。", INVALID),
     ("矛盾だとは言えない", INVALID),
+    ("「矛盾」ではない", INVALID),  # closing brackets then more than a copula: as without the brackets
+    ("**含意**ではない", INVALID),
+    ("「矛盾」です", "矛盾"),
     ("中立（どちらとも言えない）", "中立"),
     # an inflected or negated form is no label word: a format failure, never another label
     ("含意しない", INVALID),
