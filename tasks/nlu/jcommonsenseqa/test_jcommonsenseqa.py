@@ -25,11 +25,10 @@ from lm_eval_enterprise import cli
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, inspect_folder, load_records
 from lm_eval_enterprise.data import source as source_module
-from lm_eval_enterprise.harness.runner import load_tasks, make_task_manager
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import answer_filter
 from lm_eval_enterprise.scoring.metrics import INVALID
-from testkit.testing import GARBAGE
+from testkit.testing import GARBAGE, assert_zero_shot_only
 
 SRC = get_source("jcommonsenseqa")
 FIX = fixture_dir("jcommonsenseqa")
@@ -319,17 +318,7 @@ def test_valid_file_alone_serves_zero_shot_runs_and_refuses_shots(tmp_path):
     asking for shots fails with one line naming the dataset, before any request is built."""
     d = _folder(tmp_path, {VALID: (shared_sample("jcommonsenseqa") / VALID).read_text(encoding="utf-8")})
     assert SRC.has_source_layout(d) and list(SRC.convert(d)) == ["valid"]
-    recs = load_records("jcommonsenseqa", data_root=str(tmp_path))
-    assert len(recs["valid"]) == 300 and recs["fewshot"] == []
-    task = load_tasks(make_task_manager(data_root=str(tmp_path)), ["nlu_jcommonsenseqa__t1"]).leaves[
-        "nlu_jcommonsenseqa__t1"
-    ]
-    task.build_all_requests(limit=2, rank=0, world_size=1)
-    assert len(task.instances) == 2
-    task.set_config(key="num_fewshot", value=2)
-    with pytest.raises(DataError) as e:
-        task.build_all_requests(limit=2, rank=0, world_size=1)
-    assert str(e.value).startswith("[jcommonsenseqa]") and "few-shot" in str(e.value) and "\n" not in str(e.value)
+    assert_zero_shot_only("jcommonsenseqa", "nlu_jcommonsenseqa__t1", str(tmp_path), 300)
 
 
 def test_a_folder_without_the_valid_file_is_no_source_layout(tmp_path):
