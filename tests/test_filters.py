@@ -23,6 +23,7 @@ from lm_eval_enterprise.scoring.filters import (
     label_format,
     list_format,
     read_label,
+    read_span,
     readable,
     render_format_regex,
     unwrapped_label,
@@ -35,6 +36,15 @@ HELM_METRICS = {name: dict(f.helm_metrics) for name, f in families.FAMILIES.item
 
 SENT = ["positive", "neutral", "negative"]
 LETTERS = list("ABCDE")
+
+
+# ------------------------------------------------------------------------------------------- [SPAN]
+def test_read_span_drops_a_character_cut_by_the_token_limit():
+    # "梅雨前線" cut inside its last character decodes to "梅雨前\ufffd": the span is the three whole characters
+    assert read_span("梅雨前\ufffd", language="ja") == "梅雨前"
+    assert read_span("「梅雨前線」です。", language="ja") == "「梅雨前線」"
+    assert read_span("Denver Broncos\ufffd\ufffd") == "Denver Broncos"
+    assert read_span("\ufffd") is None  # nothing readable is left: a format failure
 
 
 # ------------------------------------------------------------------------------------------- [PARSE]: labels
