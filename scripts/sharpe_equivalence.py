@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_TESTS = sorted(
     str(p.relative_to(REPO))
-    for pattern in ("sharpe/test_*.py", "test_new_dataset.py", "test_failed_and_resumed_runs.py")
+    for pattern in ("sharpe/test_*.py", "estimator/test_*.py", "test_new_dataset.py", "test_failed_and_resumed_runs.py")
     for p in (REPO / "tests").glob(pattern)
 )
 # Options fields renamed since the oldest version the check compares with: new name → old name
