@@ -21,7 +21,6 @@ from pathlib import Path
 import lm_eval
 import pytest
 import test_dataset_facts as dataset_facts
-import test_datasets as every_dataset
 from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
 
@@ -32,6 +31,9 @@ from lm_eval_enterprise.data.tasktree import ENV_TASK_PATH, folder_package
 from lm_eval_enterprise.harness.runner import save_results
 from lm_eval_enterprise.sharpe.pipeline import aggregate
 from testkit.testing import GarbageLM, OracleLM
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))  # the suite every dataset passes: tests/data/
+import test_datasets as every_dataset  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = "toy_quiz"
