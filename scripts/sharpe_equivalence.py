@@ -94,8 +94,11 @@ class CapturePlugin:
 
         module, original, options, _, _ = full_run_api()
 
-        def recording(paths, opts=None, argv=None):
-            self._record(paths, opts or options(), argv)
+        def recording(paths, opts=None, argv=None, **overrides):
+            if set(overrides) - {f.name for f in dataclasses.fields(options)}:
+                return original(paths, opts, argv, **overrides)  # its own error, not a call to replay
+            opts = dataclasses.replace(opts or options(), **overrides)  # keyword overrides: recorded as options
+            self._record(paths, opts, argv)
             return original(paths, opts, argv)
 
         for mod in list(sys.modules.values()):
