@@ -44,7 +44,7 @@ import numpy as np
 from .. import families
 from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
-from ..scoring.metrics import average_f1
+from ..scoring.metrics import average_f1, f1_finalize
 from ..text import norm
 from .cells import Cells
 from .inputs import Options, SampleTable, SharpeInputError, parse_generation_baseline
@@ -190,18 +190,6 @@ def mean_expected_ranking(queries: Sequence[tuple[int, int]], metric: str, k: in
 
 
 # ----------------------------------------------------------------------------------------------------- simulation
-def _f1_from_draws(gold: np.ndarray, preds: np.ndarray, k: int) -> np.ndarray:
-    """Per-class F1 (draws × k) of integer predictions (draws × N) against integer golds (N)."""
-    out = np.zeros((preds.shape[0], k))
-    for j in range(k):
-        g = gold == j
-        p = preds == j
-        tp = (p & g[None, :]).sum(1)
-        den = g.sum() + p.sum(1)
-        out[:, j] = np.where(den > 0, 2 * tp / np.maximum(den, 1), 0.0)
-    return out
-
-
 def simulated_uniform(
     gold: Sequence[int], k: int, metric: str, positive: int | None = None, draws: int = SIMULATION_DRAWS, seed: int = 0
 ) -> tuple[float, float]:
@@ -217,15 +205,13 @@ def simulated_uniform(
         preds = rng.integers(0, k, (min(chunk, draws - s), len(g)))
         if metric == "accuracy":
             v = (preds == g[None, :]).mean(1)
+        elif metric in ("weighted", "macro", "binary"):  # the metric's own F1: summed f1_stats, then f1_finalize
+            hit = preds[:, :, None] == np.arange(k)  # draws × N × k
+            tp = (hit & (g[:, None] == np.arange(k))).sum(1)
+            sums = np.hstack([tp, np.broadcast_to(np.bincount(g, minlength=k), tp.shape), hit.sum(1)])
+            v = f1_finalize(sums[:, [positive, k + positive, 2 * k + positive]] if metric == "binary" else sums, metric)
         else:
-            per = _f1_from_draws(g, preds, k)
-            if metric == "binary":
-                v = per[:, positive]
-            elif metric in ("weighted", "macro"):
-                support = np.broadcast_to(np.bincount(g, minlength=k).astype(float), per.shape)
-                v = average_f1(per, support, metric)
-            else:
-                raise ValueError(metric)
+            raise ValueError(metric)
         values[s : s + len(v)] = v
     return float(values.mean()), float(values.std(ddof=1) / math.sqrt(draws))
 

@@ -181,7 +181,7 @@ def comparisons(recs: RecordSet, rows: list[Row], opts: Options) -> list[dict]:
 # ============================================================================================== decoding
 def decoding_pairs(rows: list[Row], diag: Diagnostics) -> list[tuple[str, str, str]]:
     """(model, unconstrained run, regex-constrained run) for every model with exactly one run of each decoding mode
-    (the display names of :func:`.io.assign_models`); a model with several settings in one mode is reported."""
+    (the display names of :func:`.inputs.name_models`); a model with several settings in one mode is reported."""
     modes: dict[str, dict[str, set[str]]] = {}
     for row in rows:
         for name, by_t in row.runs.items():

@@ -4,14 +4,14 @@ template populations (``lm-eval-enterprise population``), beside the full tool a
 Per model × variant group the units are the union of the units the templates logged (:func:`.cells.union_cells`:
 keyed like the full tool, sorted in its order; a dataset made of questions splits into one table per question,
 averaged per template, [QMEAN]); the observed cells carry the per-unit sufficient statistics of
-:mod:`lm_eval_enterprise.scoring.corpus`, and the estimator (:mod:`.sparse`) imputes the others. The baseline is
+:mod:`lm_eval_enterprise.scoring.corpus`, and the estimator (:mod:`lm_eval_enterprise.estimator`) imputes the others. The baseline is
 computed on all units of the group with :mod:`.baselines`, as the full tool does. A run made with ``--cell_budget``
 records ``cell_budget``, ``cell_seed``, ``cells_planned`` and ``cell_design`` in every task's metadata; the observed
 cells are checked against them (a mismatch is a message, e.g. a run cut short). A full run can be read too (every
 cell observed: the estimates are then the exact scores).
 
 Populations (tasks of ``metadata.template_set: population``) get one record per model × population group:
-:func:`.sparse.estimate_population` with the templates' axis values (``metadata.population_axes``) as covariates,
+:func:`lm_eval_enterprise.estimator.estimate_population` with the templates' axis values (``metadata.population_axes``) as covariates,
 scored by each group's own primary metric (``--metric`` applies to the core set).
 """
 
@@ -61,8 +61,8 @@ class SparseGroup:
 
 
 def cell_matrix(c: Cells, metric: str, agg: str, name: str, label: str) -> CellMatrix:
-    """The estimator's :class:`.sparse.CellMatrix` of one metric of a cell table (a metric without a cell model:
-    :class:`.sparse.SparseError`)."""
+    """The estimator's :class:`~lm_eval_enterprise.estimator.CellMatrix` of one metric of a cell table (a metric without a cell model:
+    :class:`~lm_eval_enterprise.estimator.SparseError`)."""
     scs = c.stats[metric]
     if any(not sc.linear or sc.layout is None for sc in scs):
         raise SparseError(
@@ -242,9 +242,20 @@ def _by_row(groups: list[SparseGroup]) -> dict[tuple[str, str], list[SparseGroup
     return rows
 
 
+def _estimated(estimator, cells: list[CellMatrix], baseline, opts: Options, **kwargs):
+    """``estimator`` (:func:`~lm_eval_enterprise.estimator.estimate_row` or ``estimate_population``) of a row's
+    cell matrices with the tool's settings (ddof, α, σ floor, B, seed); its :class:`SparseError` is an input
+    error."""
+    settings = {"ddof": opts.ddof, "alpha": opts.alpha, "floor_mode": opts.floor_mode(), "seed": opts.seed}
+    try:
+        return estimator(cells, baseline, n_boot=opts.bootstrap, **settings, **kwargs)
+    except SparseError as exc:
+        raise SharpeInputError(str(exc)) from None
+
+
 def sparse_estimates(inputs: Inputs, opts: Options) -> dict:
     """Estimates per model × dataset row of a sparse run (a dataset made of questions: s_t = mean over them), with
-    the tool's :class:`.Options` (``validate(estimate=True)``): ``records`` (:meth:`.sparse.RowEstimate.as_dict`
+    the tool's :class:`.Options` (``validate(estimate=True)``): ``records`` (:meth:`~lm_eval_enterprise.estimator.RowEstimate.as_dict`
     plus model, dataset, domain, metric, baseline method, plan) and ``messages``, marked as estimates
     (:func:`estimate_result`)."""
     opts.validate(estimate=True)
@@ -253,19 +264,7 @@ def sparse_estimates(inputs: Inputs, opts: Options) -> dict:
     records = []
     for (model, name), gs in sorted(_by_row(groups).items()):
         b, method = mean_baseline(gs)
-        try:
-            est = estimate_row(
-                [g.cells for g in gs],
-                b,
-                ddof=opts.ddof,
-                alpha=opts.alpha,
-                floor_mode=opts.floor_mode(),
-                n_boot=opts.bootstrap,
-                seed=opts.seed,
-                name=name,
-            )
-        except SparseError as exc:
-            raise SharpeInputError(str(exc)) from None
+        est = _estimated(estimate_row, [g.cells for g in gs], b, opts, name=name)
         records.append(
             {
                 "model": model,
@@ -305,19 +304,7 @@ def _population_record(gs: list[SparseGroup], opts: Options) -> dict:
     axes = [g.axes.get(t) for t in g.cells.templates]
     x = axis_covariates(axes) if all(isinstance(a, dict) for a in axes) else None
     base, method = (g.baseline.value, g.baseline.method) if len(gs) == 1 else mean_baseline(gs)
-    try:
-        est = estimate_population(
-            [q.cells for q in gs],
-            base,
-            covariates=x,
-            ddof=opts.ddof,
-            alpha=opts.alpha,
-            floor_mode=opts.floor_mode(),
-            n_boot=opts.bootstrap,
-            seed=opts.seed,
-        )
-    except SparseError as exc:
-        raise SharpeInputError(str(exc)) from None
+    est = _estimated(estimate_population, [q.cells for q in gs], base, opts, covariates=x)
     return {
         "model": g.model,
         "group": g.name,
