@@ -51,6 +51,10 @@ class Cells:
     tables: list[SampleTable]
     lines: list[Sequence]
 
+    def observed_units(self, t: int) -> list:
+        """The units template t logged, in ``units`` order (one per entry of ``lines[t]``)."""
+        return [u for u, o in zip(self.units, self.observed[t]) if o]
+
     def parsed(self, t: int) -> np.ndarray | None:
         """Template t's parse success per observed unit (a query is parsed when none of its lines failed)."""
         f = self.failure[t]
@@ -83,8 +87,8 @@ class Cells:
 
 # ============================================================================================== keys
 def unit_keys(tab: SampleTable, unit: str, source: str) -> list | None:
-    """Each line's key from ``source`` (id / doc_hash / doc_id; ranking: (qid, cand_index)), None when a line has
-    none."""
+    """Each line's key from ``source`` (id / doc_hash / doc_id; ranking, source qid: (qid, cand_index)), None when a
+    line has none."""
     if unit == "query":
         if any(q is None for q in tab.qid) or any(c is None for c in tab.cand):
             return None
@@ -99,17 +103,13 @@ def key_sources(unit: str) -> tuple[str, ...]:
     return ("qid",) if unit == "query" else ("id", "doc_hash", "doc_id")
 
 
-def _keys(tab: SampleTable, unit: str, source: str) -> list | None:
-    return unit_keys(tab, unit, source if source != "qid" else "id")
-
-
 def _key_problems(unit: str, tabs: list[SampleTable]) -> str:
     """Which samples file(s) break the preferred key (the fallbacks failed too): a line without it, or its first
     duplicated value and how often it occurs — naming those files, not the row's first."""
     sources = key_sources(unit)
     source, bad = sources[0], []
     for tab in tabs:
-        keys = _keys(tab, unit, source)
+        keys = unit_keys(tab, unit, source)
         if keys is None:
             bad.append(f"{tab.path}: a line has no {KEY_LABELS[source]}")
             continue
@@ -128,7 +128,7 @@ def choose_keys(tabs: list[SampleTable], unit: str) -> tuple[str, list[list]] | 
     """(key source, each table's line keys): the first source every table has on every line, without
     duplicates; None when none does."""
     for source in key_sources(unit):
-        keys = [_keys(tab, unit, source) for tab in tabs]
+        keys = [unit_keys(tab, unit, source) for tab in tabs]
         if all(k is not None and len(set(k)) == len(k) for k in keys):
             return source, keys
     return None
@@ -370,17 +370,13 @@ def question_cells(cells: Cells, metric: str, agg: str) -> list[tuple[str, Cells
         return []
     if len(questions) != len(cells.units):
         raise SharpeInputError(f"some documents of the group carry a {QUESTION_FIELD} and others none")
-    by_t = [dict(zip(_observed_units(cells, t), cells.lines[t])) for t in range(len(cells.templates))]
+    by_t = [dict(zip(cells.observed_units(t), cells.lines[t])) for t in range(len(cells.templates))]
     out = []
     for q in dict.fromkeys(questions[u] for u in cells.units):
         units = [u for u in cells.units if questions[u] == q]
         keep = [{u: ls for u, ls in b.items() if questions[u] == q} for b in by_t]
         out.append((q, _partial(cells.model, cells.templates, cells.tables, units, keep, "doc", metric, agg, True)))
     return out
-
-
-def _observed_units(cells: Cells, t: int) -> list:
-    return [u for u, o in zip(cells.units, cells.observed[t]) if o]
 
 
 # ============================================================================================== scores

@@ -87,7 +87,7 @@ def cell_matrix(c: Cells, metric: str, agg: str, name: str, label: str) -> CellM
 
 def _baseline(c: Cells, family: str | None, unit: str, metric: str, agg: str, method: str, seed: int):
     """Baseline on all units of the cell table: one merged table with each unit's first logged line(s)."""
-    at = [dict(zip([u for u, o in zip(c.units, mask) if o], ls)) for mask, ls in zip(c.observed, c.lines)]
+    at = [dict(zip(c.observed_units(t), ls)) for t, ls in enumerate(c.lines)]
     merged_docs, values, idx = [], [], []
     for u in c.units:
         t = next(t for t in range(len(at)) if u in at[t])
