@@ -418,6 +418,12 @@ def outdated(rf: ResultsFile, task: str, meta: dict) -> OutdatedResultsError:
     )
 
 
+def template_id(m: re.Match) -> str:
+    """The template id a ``--variant_pattern`` match names: its ``tid`` group, digits as ``t<k>`` (``7`` → ``t7``)."""
+    tid = m.group("tid")
+    return tid if not tid.isdigit() else f"t{int(tid)}"
+
+
 def _variant(rf: ResultsFile, task: str, meta: dict, pattern: re.Pattern, notes: list) -> tuple[str, str, str] | None:
     """(variant group, template id, grouped by) of a task: its metadata, else ``--variant_pattern`` on its name
     (noted), else None (noted: skipped)."""
@@ -435,8 +441,7 @@ def _variant(rf: ResultsFile, task: str, meta: dict, pattern: re.Pattern, notes:
             )
         )
         return None
-    tid = m.group("tid")
-    tid = tid if not tid.isdigit() else f"t{int(tid)}"
+    tid = template_id(m)
     notes.append(
         (
             tset,
@@ -677,8 +682,7 @@ def listed_templates(
                 elif m:
                     sib = {known[s].variant_group for s in subs if s in known}
                     vg = sib.pop() if len(sib) == 1 else m.group("group")
-                    tid = m.group("tid")
-                    tid = tid if not tid.isdigit() else f"t{int(tid)}"
+                    tid = template_id(m)
                 else:
                     if task not in (rf.data.get("results") or {}):  # no result and no way to tell its variant
                         unresolved.append(task)
