@@ -148,7 +148,7 @@ def _samples(results_path: Path, task: str) -> list[dict]:
     path = results_path.with_name(f"samples_{task}_{stamp}.jsonl")
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = [r for r in rows if r.get("filter") == FILTER]
-    from lm_eval_enterprise.sharpe.options import natural_key
+    from lm_eval_enterprise.sharpe.inputs import natural_key
 
     return sorted(rows, key=lambda r: natural_key(str(r["doc"]["id"])))  # the Sharpe tool's document order
 
@@ -244,7 +244,7 @@ def template_stats(entry: dict, mode: str, tid: str, metric: str):
 
 
 def templates_of(entry: dict, mode: str) -> list[str]:
-    from lm_eval_enterprise.sharpe.options import natural_key
+    from lm_eval_enterprise.sharpe.inputs import natural_key
 
     return sorted(entry["modes"][mode]["templates"], key=natural_key)
 
@@ -274,7 +274,7 @@ def baseline(entry: dict, metric: str) -> float:
 def summary(entry: dict, mode: str, metric: str) -> dict:
     """μ, σ, S and their document-bootstrap intervals over the templates (the Sharpe tool's ``stats.sharpe`` and
     ``bootstrap.draw`` / ``summarize``: one shared document resample per iteration), and the format-failure rate."""
-    from lm_eval_enterprise.sharpe import bootstrap as BS
+    from lm_eval_enterprise.sharpe import stats as BS
     from lm_eval_enterprise.sharpe.stats import sharpe
 
     tids = templates_of(entry, mode)

@@ -131,7 +131,7 @@ def run_demo(
     if rate is not None:
         print(f"\nformat failures: {rate:.0%} of generated answers (mean over the generate variants)")
     try:
-        from ..sharpe.api import leaderboard_markdown
+        from ..sharpe.pipeline import leaderboard_markdown
     except ImportError:
         return 0
     print("\nSharpe score across templates (uniform baseline, ddof 1):\n")

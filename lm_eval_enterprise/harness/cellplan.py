@@ -1,7 +1,7 @@
 """Sparse (template × document) run plans: which cells of a template-variant group to evaluate.
 
 Evaluating T templates on D documents costs T full runs. A *cell budget* f ∈ (0, 1] evaluates only a share f of
-the T·D cells, chosen by a seeded, balanced incomplete design; ``lm_eval_enterprise.sharpe.sparse`` then estimates
+the T·D cells, chosen by a seeded, balanced incomplete design; ``lm_eval_enterprise.estimator`` then estimates
 per-template scores, mean, std and Sharpe from those cells with a model of template and document effects.
 
 The design of one variant group (templates t_1..t_T, units u_1..u_U; a unit is one document, or for ranking
