@@ -29,14 +29,16 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 from typing import Any
 
 from lm_eval.api.task import ConfigurableTask
 
 from .. import families
-from ..configkeys import QUESTION_FIELD
+from ..configkeys import QUESTION_FIELD, SCORE_METRIC
 from ..prompting import speedups
 from ..prompting.budget import PromptBudget
+from ..taskmeta import TaskMeta
 
 
 class EnterpriseTask(ConfigurableTask):
@@ -80,8 +82,8 @@ class EnterpriseTask(ConfigurableTask):
 
             meta = self.config.metadata if isinstance(self.config.metadata, dict) else {}
             raise DataError(
-                meta.get("dataset", self.config.task),
-                meta.get("data_dir"),
+                TaskMeta.from_metadata(meta).dataset or self.config.task,
+                meta.get("data_dir"),  # a fact of the loader (lm_eval_enterprise.data.load_task_data)
                 f"--num_fewshot {k} asks for shots, but this copy of the data has no few-shot pool (no training "
                 "file); run zero-shot or provide the training file",
             )
@@ -93,7 +95,8 @@ class EnterpriseTask(ConfigurableTask):
         meta = self.config.metadata
         if limit is None or not isinstance(meta, dict):
             return
-        fam = families.find(meta.get("task_family"))
+        task_meta = TaskMeta.from_metadata(meta)
+        fam = families.find(task_meta.task_family)
         if fam is None or fam.records != "labels":  # the classification families: gold classes of a label set
             return
         docs = self.eval_docs
@@ -102,7 +105,7 @@ class EnterpriseTask(ConfigurableTask):
         from ..data.order import subset_notice
 
         chosen = [docs[i] for i in range(int(limit))]
-        meta.update(subset_notice(meta.get("dataset", self.config.task), chosen, chosen[0]["label_names"], len(docs)))
+        meta.update(subset_notice(task_meta.dataset or self.config.task, chosen, chosen[0]["label_names"], len(docs)))
 
     # -- the context budget ----------------------------------------------------------------------------------
     @property
@@ -159,13 +162,18 @@ class EnterpriseTask(ConfigurableTask):
             raise ValueError(f"[{self.config.task}] the few-shot split has no examples of question {question!r}")
         self.sampler = self._question_samplers[question]
 
+    @cached_property
+    def _primary_metric(self) -> str | None:
+        """``metadata.primary_metric`` (read once: the generated metadata does not change during a run)."""
+        return TaskMeta.from_config(self.config).primary_metric
+
     def process_results(self, doc: dict, results):
         out = super().process_results(doc, results)
         if not isinstance(out, dict):
             return out
-        primary = (self.config.metadata or {}).get("primary_metric")
-        if primary in out and "score" in self.aggregation():  # declared by the generated metric_list
-            out = {**out, "score": out[primary]}
+        primary = self._primary_metric
+        if primary in out and SCORE_METRIC in self.aggregation():  # declared by the generated metric_list
+            out = {**out, SCORE_METRIC: out[primary]}
         per_question = f"{primary}_{doc.get(QUESTION_FIELD)}"
         if primary in out and per_question in self.aggregation():  # the question's own score (generated list)
             out = {**out, per_question: out[primary]}

@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..configkeys import TEMPLATES_KEY
+from ..taskmeta import TEMPLATE_SET_POPULATION, TaskMeta
 from ..text import truncate_words
 
 log = logging.getLogger("lm_eval_enterprise.prompting.budget")
@@ -76,8 +76,6 @@ DEFAULT_CHARS_PER_TOKEN = 3.0
 DEFAULT_MAX_GEN_TOKS = 256  # lm-eval's default when generation_kwargs has no max_gen_toks
 DEFAULT_CHAT_OVERHEAD = 8  # tokens per chat message (role markers, separators)
 DEFAULT_TRUNCATE_FIELD = "text"
-# the per-document reports, as metric_list entries: name → (aggregation, higher_is_better)
-BUDGET_METRICS: dict[str, tuple[str, bool]] = {"shots_used": ("mean", True), "prompt_cut": ("mean", False)}
 
 HF_BACKENDS = ("hf", "hf-auto", "huggingface")
 VLLM_BACKENDS = ("vllm",)
@@ -178,6 +176,7 @@ class BudgetSettings:
     @classmethod
     def from_metadata(cls, metadata: dict | None) -> BudgetSettings:
         meta = metadata or {}
+        task_meta = TaskMeta.from_metadata(meta)
         budget, source = _budget_from_metadata(meta)
         counter = TokenCounter(
             meta.get("context_tokenizer") or None, float(meta.get("context_chars_per_token", DEFAULT_CHARS_PER_TOKEN))
@@ -190,8 +189,8 @@ class BudgetSettings:
             meta.get("context_budget_detail"),
             counter,
             int(meta.get("chat_overhead_tokens", DEFAULT_CHAT_OVERHEAD)),
-            str(meta.get("context_truncate_field", DEFAULT_TRUNCATE_FIELD)),
-            meta.get("context_truncate_fn") or None,
+            task_meta.context_truncate_field or DEFAULT_TRUNCATE_FIELD,
+            task_meta.context_truncate_fn,
         )
 
     def key(self) -> tuple:
@@ -332,21 +331,50 @@ class TemplateText:
 
 
 def sibling_templates(config) -> list[TemplateText]:
-    """Every template variant of the dataset table of a task ``config``: the task's own template first, then the
-    others of its table in table order, as written into the generated YAMLs, from the generated
-    metadata ``budget_templates`` (:data:`TEMPLATES_KEY`). A template whose text equals the own one is
-    not repeated. Returns only the task's own template when the metadata has no such list (e.g. a hand-written
-    YAML)."""
-    meta = config.metadata if isinstance(config.metadata, dict) else {}
-    own = TemplateText(str(meta.get("template_id", "own")), config.description or "", config.doc_to_text)
+    """Every template variant of the table of a task ``config``: the task's own template first, then the others of
+    its table in table order (:func:`table_templates`: found through the dataset registry from the task's metadata).
+    A template whose text equals the own one is not repeated. Returns only the task's own template when the
+    metadata names no table (e.g. a hand-written YAML). ``ValueError`` when the table's template of the same id
+    has another text than the task's (YAMLs generated from an older table: regenerate them)."""
+    meta = TaskMeta.from_config(config)
+    own = TemplateText(str(meta.template_id or "own"), config.description or "", config.doc_to_text)
     if not isinstance(own.doc_to_text, str):
         return [own]
     out = [own]
-    for t in meta.get(TEMPLATES_KEY) or ():
-        sib = TemplateText(str(t["id"]), t.get("description") or "", t["doc_to_text"])
-        if (sib.description, sib.doc_to_text) != (own.description, own.doc_to_text):
+    table = table_templates(meta)
+    if table is None and meta.is_variant:
+        log.warning(
+            "[%s] the template table %s of this variant is not in the dataset registry; its shots are planned "
+            "over this template only",
+            config.task,
+            meta.dataset,
+        )
+    for t in table or ():
+        sib = TemplateText(str(t.id), t.description or "", t.doc_to_text)
+        if sib.id == own.id and (sib.description, sib.doc_to_text) != (own.description, own.doc_to_text):
+            raise ValueError(
+                f"[{config.task}] template {own.id} differs from {own.id} of its table {meta.dataset}: the YAML was "
+                f"generated from another version of the table; regenerate it ("
+                + ("lm-eval-enterprise population" if meta.template_set == TEMPLATE_SET_POPULATION else "make tasks")
+                + ")"
+            )
+        if sib.id != own.id and (sib.description, sib.doc_to_text) != (own.description, own.doc_to_text):
             out.append(sib)
     return out
+
+
+def table_templates(meta: TaskMeta) -> list | None:
+    """The templates of the table a variant belongs to (``Template`` records): a core table from the dataset
+    registry (:func:`lm_eval_enterprise.prompting.templating.table_templates`), a template population composed
+    again from its seed (:func:`lm_eval_enterprise.prompting.population.population_templates`); None for a task
+    outside any table. Imported here, lazily: only a run of generated variants needs the generator."""
+    if meta.template_set == TEMPLATE_SET_POPULATION:
+        from .population import population_templates
+
+        return population_templates(meta)
+    from .templating import table_templates as core_table
+
+    return core_table(meta)
 
 
 def _render(template: str, doc: dict) -> str:
@@ -406,9 +434,9 @@ class PromptBudget:
         self.settings = BudgetSettings.from_metadata(task.config.metadata)
         self.templates = sibling_templates(task.config)
         self._cut = _import_dotted(self.settings.truncate_fn) if self.settings.truncate_fn else truncate_words
-        meta = task.config.metadata if isinstance(task.config.metadata, dict) else {}
+        meta = TaskMeta.from_config(task.config)
         self._table = (
-            (meta.get("domain"), meta.get("dataset"), tuple(sorted(t.id for t in self.templates)))
+            (meta.domain, meta.dataset, tuple(sorted(t.id for t in self.templates)))
             if len(self.templates) > 1
             else (task.config.task,)
         )

@@ -21,6 +21,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..taskmeta import TaskMeta
+
 DEFAULT_VARIANT_PATTERN = r"(?P<group>.+)__t(?P<tid>\d+)$"
 DECODING_TAGS = {"regex_constrained": "regex-constrained"}  # decoding mode → tag of the model's display name
 SETTING_KEYS = ("chat_template_sha", "system_instruction_sha", "fewshot_as_multiturn")
@@ -249,11 +251,12 @@ def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str], templa
             messages.append(f"{rf.path}: task {task} has a config but no results row; skipped")
             continue
         meta = (cfg or {}).get("metadata") or {}
-        if str(meta.get("template_set") or "core") != template_set:
+        tm = TaskMeta.from_metadata(meta)
+        if tm.template_set != template_set:
             continue
-        if meta.get("variant_group") and meta.get("template_id"):
+        if tm.is_variant:
             grouped_by = "metadata"
-            group, tid = str(meta["variant_group"]), str(meta["template_id"])
+            group, tid = tm.variant_group, tm.template_id
         else:
             m = pattern.search(task)
             if not m:
@@ -281,12 +284,12 @@ def task_runs(rf: ResultsFile, variant_pattern: str, messages: list[str], templa
                 meta=meta,
                 variant_group=group,
                 template_id=tid,
-                dataset=str(meta.get("dataset") or group),
-                domain=str(meta.get("domain") or "unknown"),
-                subtask=(str(meta["subtask"]) if meta.get("subtask") else None),
-                family=meta.get("task_family"),
-                primary_metric=meta.get("primary_metric"),
-                primary_filter=meta.get("primary_filter"),
+                dataset=tm.dataset or group,
+                domain=tm.domain or "unknown",
+                subtask=(str(meta["subtask"]) if meta.get("subtask") else None),  # results of version <= 1.2
+                family=tm.task_family,
+                primary_metric=tm.primary_metric,
+                primary_filter=tm.primary_filter,
                 grouped_by=grouped_by,
                 samples_path=samples if samples.exists() else None,
                 n_shot=(rf.data.get("n-shot") or {}).get(task),
@@ -328,10 +331,10 @@ def listed_templates(
             if task in known:
                 vg, tid = known[task].variant_group, known[task].template_id
             else:
-                meta = ((configs.get(task) or {}).get("metadata") or {}) if isinstance(configs.get(task), dict) else {}
+                tm = TaskMeta.from_config(configs.get(task) or {})
                 m = pattern.search(task)
-                if meta.get("variant_group") and meta.get("template_id"):
-                    vg, tid = str(meta["variant_group"]), str(meta["template_id"])
+                if tm.is_variant:
+                    vg, tid = tm.variant_group, tm.template_id
                 elif m:
                     sib = {known[s].variant_group for s in subs if s in known}
                     vg = sib.pop() if len(sib) == 1 else m.group("group")

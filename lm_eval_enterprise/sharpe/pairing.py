@@ -8,6 +8,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from ..taskmeta import TaskMeta
 from .grouping import Group, strict_or_note
 from .io import SampleTable, SharpeInputError, read_samples
 from .options import Options, natural_key
@@ -140,7 +141,7 @@ def _flag_cut_queries(g: Group, messages: list[str]) -> None:
     ``--limit`` that ended inside a query, as plain ``lm_eval`` allows): their RR@k / nDCG@k rank part of the
     candidates only."""
     runs = [r for by_t in g.runs.values() for r in by_t.values()]
-    expected = next((r.meta.get("candidates_per_query") for r in runs if r.meta.get("candidates_per_query")), None)
+    expected = next((c for r in runs if (c := TaskMeta.from_metadata(r.meta).candidates_per_query)), None)
     if not expected:
         return
     cut = sorted(

@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..taskmeta import TaskMeta
 from .io import SharpeInputError, task_metadata
 from .options import Options
 from .sparse import SparseError, axis_covariates, estimate_population
@@ -80,4 +81,4 @@ def _record(gs: list[SparseGroup], opts: Options, floor_mode) -> dict:
 def template_sets(paths: Sequence[str]) -> set[str]:
     """The template sets (``core``, ``population``) of the tasks under ``paths``; unreadable inputs add nothing
     (the full tool reports them)."""
-    return {str(m.get("template_set") or "core") for m in task_metadata(paths) if m.get("template_id")}
+    return {tm.template_set for tm in map(TaskMeta.from_metadata, task_metadata(paths)) if tm.template_id}

@@ -27,6 +27,7 @@ from .. import __version__, families
 from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
 from ..scoring import metrics as M
+from ..taskmeta import TaskMeta
 from . import baselines as BL
 from .grouping import MetricSpec, read_runs
 from .io import SampleTable, SharpeInputError, TaskRun, read_samples, task_metadata
@@ -260,7 +261,7 @@ def read_sparse(paths: Sequence[str], opts: Options, template_set: str = "core")
             messages.append(f"group {name}, model {model}: a single template; skipped")
             continue
         for g in _group_cells(model, name, rs, opts.estimate_metric, opts.baseline, opts.seed):
-            g.axes = {t: r.meta.get("population_axes") for t, r in rs.items()}
+            g.axes = {t: TaskMeta.from_metadata(r.meta).population_axes for t, r in rs.items()}
             messages.extend(g.messages)
             groups.append(g)
     if not groups:
