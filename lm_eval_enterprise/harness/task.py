@@ -47,8 +47,24 @@ class EnterpriseTask(ConfigurableTask):
     def __init__(self, config: dict | None = None, **kwargs: Any) -> None:
         self._budget: PromptBudget | None = None
         self._question_samplers: dict | None = None  # question → first_n sampler (datasets made of questions)
+        self._eval_list: list[dict] | None = None  # the evaluation documents, read once (eval_docs)
+        self._shot_docs: dict[int, dict] | None = None  # id → document of the few-shot pool
+        self._shot_texts: dict[tuple[int, str], str] = {}  # (shot, template) → its rendering
         config = {k: v for k, v in (config or {}).items() if k != "class"}  # the YAML key that selected us
         super().__init__(config=config, **kwargs)
+        self._built = True
+
+    @property
+    def eval_docs(self):
+        """lm-eval's evaluation documents, read from the dataset once and kept as a list: lm-eval iterates them
+        when it builds the requests and again when it scores them (each pass over a ``datasets.Dataset`` decodes
+        every row again), and the context budget meets the same document objects at both (its per-document
+        records). During lm-eval's ``__init__`` (which reads the dataset's ``features``) the dataset itself."""
+        if not getattr(self, "_built", False):
+            return super().eval_docs
+        if self._eval_list is None:
+            self._eval_list = list(super().eval_docs)
+        return self._eval_list
 
     # -- data facts into the results metadata -----------------------------------------------------------------
     def download(self, dataset_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> None:
@@ -154,6 +170,7 @@ class EnterpriseTask(ConfigurableTask):
         if question is None or not hasattr(self, "sampler"):
             return
         if self._question_samplers is None:
+            self._is_shot(doc)  # the whole pool's documents, before the sampler is one question's
             pools: dict[str, list[dict]] = {}
             for shot in self.sampler.df:
                 pools.setdefault(shot.get(QUESTION_FIELD), []).append(shot)
@@ -193,8 +210,24 @@ class EnterpriseTask(ConfigurableTask):
             and value not in getattr(self, "features", ())
             and speedups.enabled()
         ):
-            return speedups.render(value, doc)
+            key = (id(doc), value)
+            text = self._shot_texts.get(key)
+            if text is None:
+                text = speedups.render(value, doc)
+                if self._is_shot(doc):  # rendered for every prompt that shows it: kept
+                    self._shot_texts[key] = text
+            return text
         return None
+
+    def _is_shot(self, doc) -> bool:
+        """``doc`` is one of the few-shot pool's documents (the sampler's own dicts, alive as long as the task:
+        their ids stay theirs, so their renderings can be kept by id)."""
+        if self._shot_docs is None:
+            sampler = getattr(self, "sampler", None)
+            if sampler is None:
+                return False
+            self._shot_docs = {id(d): d for d in sampler.df}
+        return self._shot_docs.get(id(doc)) is doc
 
     def _choice_index(self, text: str):
         """lm-eval's rule: a rendered digit string is a choice index when the task has choices."""
