@@ -38,7 +38,7 @@ test-slow: $(STAMP)
 # the Sharpe HTML report in headless Chromium (Debian package); screenshot + DOM in build/test-artifacts/
 test-browser: $(STAMP)
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)
-	SHARPE_BROWSER_TEST=1 $(BIN)/python -m pytest -q tests/test_sharpe_browser.py
+	SHARPE_BROWSER_TEST=1 $(BIN)/python -m pytest -q tests/sharpe/test_report_in_a_browser.py
 
 demo: $(STAMP)
 	$(BIN)/lm-eval-enterprise demo

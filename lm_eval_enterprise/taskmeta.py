@@ -31,6 +31,16 @@ TEMPLATE_SET_POPULATION = "population"  # a generated template population (``lm-
 SUITE_ENTERPRISE = "enterprise"
 # keys older versions wrote that no reader needs any more (dropped on reading, never written)
 RETIRED_KEYS = ("budget_templates",)
+# what a run adds beside the schema's keys (never generated; ``lm-eval-enterprise run`` and its cell planner write
+# them into ``results["configs"][task]["metadata"]``): kept in ``TaskMeta.extra``, read through its properties
+DATA_ROOT = "data_root"  # the data folder the run read (``embedded``: the package's fixtures)
+TOY_DATA = "toy_data"  # True when the loader read fixture data
+BASELINE = "baseline"  # a baseline stated with --metadata: a number, {value, method}, or metric → either
+CELL_BUDGET = "cell_budget"  # ``run --cell_budget F``: the share of (template × document) cells planned
+CELL_SEED = "cell_seed"  # the cell plan's seed
+CELLS_PLANNED = "cells_planned"  # task → documents planned
+CELL_DESIGN = "cell_design"  # variant group → the size of its full design
+LEGACY_SUBTASK = "subtask"  # metric version <= 1.2: one task per question of a dataset made of questions
 
 
 def _tuple(value: Any) -> tuple[str, ...]:
@@ -162,6 +172,42 @@ class TaskMeta:
         """The metadata names a template variant (``variant_group`` and ``template_id``), as every generated
         variant's does; a hand-written task's or a group's does not."""
         return bool(self.variant_group and self.template_id)
+
+    # -- what a run added (module constants above) --------------------------------------------------------------
+    @property
+    def data_root(self) -> str | None:
+        return _str(self.extra.get(DATA_ROOT))
+
+    @property
+    def toy_data(self) -> bool:
+        return self.extra.get(TOY_DATA) is True
+
+    @property
+    def baseline(self) -> Any:
+        return self.extra.get(BASELINE)
+
+    @property
+    def cell_budget(self) -> float | None:
+        """The recorded cell budget (None: no cell plan recorded)."""
+        value = self.extra.get(CELL_BUDGET)
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    @property
+    def cell_seed(self) -> Any:
+        return self.extra.get(CELL_SEED)
+
+    @property
+    def cells_planned(self) -> Mapping[str, int]:
+        return self.extra.get(CELLS_PLANNED) or {}
+
+    @property
+    def cell_design(self) -> Mapping[str, Any]:
+        return self.extra.get(CELL_DESIGN) or {}
+
+    @property
+    def legacy_subtask(self) -> str | None:
+        """The subtask of a results file of metric version <= 1.2 (a layout no longer read)."""
+        return _str(self.extra.get(LEGACY_SUBTASK))
 
     @property
     def loader_dataset(self) -> str | None:

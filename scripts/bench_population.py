@@ -13,7 +13,7 @@
 2. ``--report``: for each dataset, the full-population values (template scores, μ, σ, the 5/25/50/75/95 %
    quantiles of the template scores, S) and, at budgets of 1, 2 and 4 single-template runs (share = runs / T of the
    cells), ``--designs`` seeded designs of the planner (``cellplan.design``), the population estimator
-   (``sharpe.sparse.estimate_population``, axis values as covariates) against (a) the naive per-template estimate of
+   (``estimator.estimate_population``, axis values as covariates) against (a) the naive per-template estimate of
    the same cells and (b) the core five run densely. Prints the Markdown table of ``docs/populations.md``.
 
     python scripts/bench_population.py --make-runs      # ≈ 5 process-hours on 2 shared cores (docs/populations.md)
@@ -265,7 +265,7 @@ AVERAGE = {"binary_f1": "binary", "weighted_f1": "weighted", "macro_f1": "macro"
 
 def cell_matrix(entry: dict, templates: list[str]):
     """The :class:`CellMatrix` of some templates of a dataset (every cell observed)."""
-    from lm_eval_enterprise.sharpe.sparse import CellMatrix
+    from lm_eval_enterprise.estimator import CellMatrix
 
     if "labels" not in entry:
         return _item_matrix(entry, templates)
@@ -283,8 +283,8 @@ def _item_matrix(entry: dict, templates: list[str]):
     """A family without labels: each template's sample items (gold side + parsed prediction) through the Sharpe
     tool's own per-document sufficient statistics (``scoring.corpus.doc_stats``), as a sparse run is read."""
     from lm_eval_enterprise import families
+    from lm_eval_enterprise.estimator import CellMatrix
     from lm_eval_enterprise.scoring import corpus
-    from lm_eval_enterprise.sharpe.sparse import CellMatrix
 
     metric = entry["metric"]
     agg = families.aggregation_of(entry["family"], metric)
@@ -313,7 +313,7 @@ def _score(entry: dict, templates: list[str]) -> np.ndarray:
 
 
 def covariates(entry: dict, templates: list[str]) -> np.ndarray:
-    from lm_eval_enterprise.sharpe.sparse import axis_covariates
+    from lm_eval_enterprise.estimator import axis_covariates
 
     return axis_covariates([entry["axes"][t] for t in templates])
 
@@ -331,16 +331,19 @@ def _summary(scores: np.ndarray, baseline: float) -> dict:
     }
 
 
-def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH, only: list[str] | None = None) -> dict:
+def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH, only: list[str] | None = None, sizes=(None,)) -> dict:
+    from lm_eval_enterprise.estimator import estimate_population, naive_scores
     from lm_eval_enterprise.harness.cellplan import design, runs_to_share
-    from lm_eval_enterprise.sharpe.sparse import estimate_population, naive_scores
 
     truth = json.loads(gzip.decompress(path.read_bytes()))
     out = {}
-    for dataset, entry in truth.items():
+    for (dataset, entry), size in ((de, n) for de in truth.items() for n in sizes):
         if only and dataset not in only:
             continue
         pop = sorted(t for t, s in entry["sets"].items() if s == "population")
+        if size is not None and size > len(pop):
+            continue
+        pop = pop[:size] if size else pop  # the first N templates of a population of the same seed
         core = sorted(t for t, s in entry["sets"].items() if s == "core")
         full = cell_matrix(entry, pop)
         scores = full.finalize(full.features.sum(1))
@@ -364,7 +367,7 @@ def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH, only: list[str]
                 naive = _summary(naive_scores(cm), baseline)
                 _collect(acc, est, naive, ref, ref_ci, core_s)
             rows[runs] = {k: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for k, v in acc.items()}
-        out[dataset] = {
+        out[f"{dataset} ({len(pop)})" if size else dataset] = {
             "ref": ref,
             "ref_ci": ref_ci,
             "core": core_s,
@@ -394,7 +397,7 @@ def _baseline(entry: dict) -> float:
 
 def _population_interval(full, baseline: float, n_boot: int) -> dict:
     """95 % interval of the full-population S (documents and templates resampled), for 'S inside'."""
-    from lm_eval_enterprise.sharpe.sparse import estimate_population
+    from lm_eval_enterprise.estimator import estimate_population
 
     est = estimate_population(full, baseline, covariates=None, n_boot=n_boot, seed=12345)
     return {"sharpe": est["ci"]["sharpe"], "mean": est["ci"]["mean"], "std": est["ci"]["std"]}
@@ -430,6 +433,14 @@ def _collect(acc, est, naive, ref, ref_ci, core) -> None:
     cov += [_inside(q, c) for q, c in zip(ref["quantiles"], ci["quantiles"])]
     acc["coverage"].append(float(np.mean(cov)))
     acc["coverage_sharpe"].append(cov[2])
+    run = est.get("ci_full_run") or {}  # what a full run of these templates would give: against the dense values
+    cov = [_inside(ref[k], run.get(k)) for k in ("mean", "std", "sharpe")]
+    cov += [_inside(q, c) for q, c in zip(ref["quantiles"], run.get("quantiles") or [None] * 5)]
+    acc["coverage_run"].append(float(np.nanmean(cov)))
+    acc["coverage_run_sharpe"].append(cov[2])
+    acc["std_signed"].append(est["std"] - ref["std"])
+    if est["sharpe"] is not None and ref["sharpe"] is not None:
+        acc["sharpe_signed"].append(est["sharpe"] - ref["sharpe"])
 
 
 def print_report(res: dict) -> None:
@@ -447,9 +458,10 @@ def print_report(res: dict) -> None:
         print(
             "| runs (share) | quantile MAE est / naive / core5 | μ error est / naive / core5 | "
             "σ error est / naive / core5 | S error est / naive / core5 | S in pop. 95 % CI est / naive / core5 | "
-            "est. intervals cover (all stats / S) |"
+            "est. population intervals cover the dense value (all stats / S) | est. full-run intervals cover "
+            "(all stats / S) | σ / S bias est |"
         )
-        print("|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|")
         for runs, b in r["budgets"].items():
             share = int(runs) / r["T"]
             print(
@@ -458,7 +470,9 @@ def print_report(res: dict) -> None:
                 f"{b['std_err']:.3f} / {b['std_err_naive']:.3f} / {b['std_err_core']:.3f} | "
                 f"{b['sharpe_err']:.2f} / {b['sharpe_err_naive']:.2f} / {b['sharpe_err_core']:.2f} | "
                 f"{b['s_in_pop_ci']:.0%} / {b['s_in_pop_ci_naive']:.0%} / {b['s_in_pop_ci_core']:.0%} | "
-                f"{b['coverage']:.0%} / {b['coverage_sharpe']:.0%} |"
+                f"{b['coverage']:.0%} / {b['coverage_sharpe']:.0%} | "
+                f"{b['coverage_run']:.0%} / {b['coverage_run_sharpe']:.0%} | "
+                f"{b['std_signed']:+.3f} / {b['sharpe_signed']:+.2f} |"
             )
 
 
@@ -475,6 +489,9 @@ def main(argv=None) -> int:
     ap.add_argument("--designs", type=int, default=40, help="seeded designs per budget (report)")
     ap.add_argument("--boot", type=int, default=200, help="bootstrap resamples per estimate (report)")
     ap.add_argument("--json", type=Path, help="also write the report as JSON")
+    ap.add_argument(
+        "--sizes", nargs="*", type=int, default=[None], help="report the first N population templates (report)"
+    )
     ap.add_argument("--datasets", nargs="*", help="only these datasets (runs, report)")
     ap.add_argument("--merge", nargs="*", type=Path, help="merge these ground-truth files into --out")
     ap.add_argument("--out", type=Path, default=GROUND_TRUTH, help="ground-truth file (runs)")
@@ -487,7 +504,7 @@ def main(argv=None) -> int:
     if args.make_runs:
         make_runs(args.size, args.docs, args.out, args.datasets, args.reverse)
     if args.report:
-        res = report(args.designs, args.boot, args.out, args.datasets)
+        res = report(args.designs, args.boot, args.out, args.datasets, args.sizes)
         print_report(res)
         if args.json:
             args.json.write_text(json.dumps(res, indent=1))

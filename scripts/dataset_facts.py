@@ -248,7 +248,7 @@ def measure(dataset: str, subtask: str | None = None, data_root: str | None = No
     recs, report = load_checked(dataset, subtask, data_root, download=False)
     meta = load_task_data(dataset, subtask, data_root)[1]
     ev = report.eval_split
-    eval_recs, pool = recs[ev], recs[src.fewshot_source_split]
+    eval_recs, pool = recs[ev], recs.get(src.fewshot_source_split, [])  # a folder without its pool file: none
     f = Facts(dataset, subtask, what, ev, len(eval_recs), len(pool), metric=spec.primary_metric)
     fields = PROMPT_INPUT_FIELDS[src.task_type]
     if fields is None:  # ranking: distinct query texts

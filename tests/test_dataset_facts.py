@@ -140,6 +140,14 @@ def test_real_samples_by_hand():
     assert iot.constant_score == pytest.approx(2 * 116 / (299 + 116))
 
 
+def test_a_folder_without_its_pool_file_is_measured_with_an_empty_pool():
+    """The genuine squad sample holds dev-v1.1.json alone (zero-shot): measured, with 0 pool rows; 5 of its 289
+    questions repeat an earlier (context, question) pair after [NORM] (README of squad)."""
+    f = F.measure("squad", None, str(shared_sample("squad").parent), "real sample")
+    assert (f.eval_rows, f.pool_rows, f.leak_found, f.near_dup_pool, f.near_dup_eval) == (289, 0, 0, 0, 5)
+    assert f.constant == "an empty answer" and f.constant_score == 0.0
+
+
 def test_missing_data_is_reported_not_skipped(tmp_path):
     rows = F.collect(["fiqa_sa"], data_root=str(tmp_path))
     assert [(r.name, r.data, r.metric) for r in rows] == [("fiqa_sa", F.NO_DATA, "weighted_f1")]

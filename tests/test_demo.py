@@ -68,3 +68,26 @@ def test_demo_runs_whole_headlines_and_whole_queries():
         path = next(Path(TASK_DIR).glob(f"*/*/{task}.yaml"))
         meta = yaml.load(path.read_text(), Loader=yaml.BaseLoader)["metadata"]  # BaseLoader: skips !function tags
         assert demo._demo_docs(TaskMeta.from_metadata(meta), 4) == n, task
+
+
+def test_the_slice_holds_one_nlu_dataset():
+    """Five enterprise datasets and one of the NLU suite, CoLA (zero-shot, short sentences, a few answer tokens):
+    the cheapest NLU task, run with all eight templates."""
+    assert [g for g in demo.SLICE if not g.startswith("ent_")] == ["nlu_cola"]
+    assert len(demo.SLICE) == 6
+
+
+def test_demo_shows_the_nlu_dataset_in_its_table_and_leaderboard(chat_model, tmp_path, monkeypatch, capsys):
+    """The NLU dataset's eight templates in the demo's score table, and a row of its own suite in the Sharpe
+    leaderboard (never pooled with the enterprise datasets)."""
+    monkeypatch.setattr(demo, "SLICE", ["ent_kpi_edgar", "nlu_cola"])
+    assert demo.run_demo(limit=2, out_dir=str(tmp_path / "out"), model_dir=str(chat_model)) == 0
+    printed = capsys.readouterr().out
+    (row,) = [line for line in printed.splitlines() if line.startswith("| nlu_cola (mcc) |")]
+    assert len(row.split("|")) == 1 + 1 + 8 + 1  # the name cell and t1..t8
+    assert "| dataset (metric) | t1 | t2 | t3 | t4 | t5 | t6 | t7 | t8 |" in printed
+    board = printed.split("Sharpe score across templates")[1]
+    assert "**enterprise** (mean over its datasets only)" in board and "**nlu** (mean over its datasets only)" in board
+    nlu_table = board.split("**nlu**")[1].split("\n\n")[1]
+    assert nlu_table.splitlines()[0].endswith("| nlu_cola |")
+    assert "### nlu_cola — mcc (nlu)" in board and "| nlu overall |" in board

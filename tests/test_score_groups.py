@@ -146,13 +146,32 @@ def test_group_yamls_declare_plain_means():
 
 
 def _table_scores(stdout: str) -> dict[str, float]:
-    """``score`` value of every named row of lm-eval's printed tables (first occurrence: the 4-decimal table)."""
+    """``score`` value of every task and group of lm-eval's printed tables (first occurrence: the 4-decimal table);
+    a row with an empty name cell is a further metric of the row above (a dataset group's ``score`` below its
+    primary metric)."""
     out: dict[str, float] = {}
+    name = None
     for line in stdout.splitlines():
         cells = [c.strip() for c in line.split("|")]
-        if len(cells) > 7 and cells[5] == "score" and cells[1].lstrip("- ").strip():
-            out.setdefault(cells[1].lstrip("- ").strip(), float(cells[7]))
+        if len(cells) <= 7:
+            continue
+        name = cells[1].lstrip("- ").strip() or name
+        if cells[5] == "score" and name:
+            out.setdefault(name, float(cells[7]))
     return out
+
+
+def plain_lm_eval_dummy(tasks: str, out_dir: Path) -> tuple[str, dict]:
+    """(printed stdout, results JSON) of ``lm_eval --model dummy --tasks TASKS --include_path tasks --limit 2`` on
+    the embedded fixture data."""
+    lm_eval_cli = Path(sys.executable).parent / "lm_eval"
+    cmd = [str(lm_eval_cli), "--model", "dummy", "--tasks", tasks, "--include_path", TASK_DIR]
+    cmd += ["--limit", "2", "--output_path", str(out_dir)]
+    env = {**os.environ, "LM_EVAL_ENTERPRISE_DATA": "embedded"}
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (path,) = out_dir.glob("**/results_*.json")
+    return proc.stdout, json.loads(path.read_text())
 
 
 def test_plain_lm_eval_prints_finance_and_enterprise_means_over_datasets(tmp_path):
@@ -160,14 +179,7 @@ def test_plain_lm_eval_prints_finance_and_enterprise_means_over_datasets(tmp_pat
     ``--tasks``, so ``enterprise``, whose table holds the ``enterprise_finance`` row): the results JSON and the
     printed table have finance and ``enterprise`` ``score`` rows equal to the mean over datasets computed by hand
     from the task rows (the dummy model scores the ranking tables by its random log-likelihoods: not all zero)."""
-    lm_eval_cli = Path(sys.executable).parent / "lm_eval"
-    cmd = [str(lm_eval_cli), "--model", "dummy", "--tasks", "enterprise", "--include_path", TASK_DIR]
-    cmd += ["--limit", "2", "--output_path", str(tmp_path)]
-    env = {**os.environ, "LM_EVAL_ENTERPRISE_DATA": "embedded"}
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (path,) = tmp_path.glob("**/results_*.json")
-    out = json.loads(path.read_text())
+    stdout, out = plain_lm_eval_dummy("enterprise", tmp_path)
     res, gs = out["results"], out["group_subtasks"]
     per_domain = _per_domain_dataset_scores(res, gs)
     finance = _mean(list(per_domain["finance"].values()))
@@ -175,7 +187,7 @@ def test_plain_lm_eval_prints_finance_and_enterprise_means_over_datasets(tmp_pat
     assert finance > 0  # the ranking tables' random log-likelihoods: a real number to compare, not 0 = 0
     assert res["enterprise_finance"][KEY] == pytest.approx(finance)
     assert res["enterprise"][KEY] == pytest.approx(enterprise)
-    printed = _table_scores(proc.stdout)
+    printed = _table_scores(stdout)
     assert printed["enterprise_finance"] == pytest.approx(finance, abs=5e-5)
     assert printed["enterprise"] == pytest.approx(enterprise, abs=5e-5)
     assert printed["ent_gold_news"] == pytest.approx(per_domain["finance"]["ent_gold_news"], abs=5e-5)

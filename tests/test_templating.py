@@ -346,23 +346,25 @@ def test_no_template_repeats_long_content_in_every_shot():
         check_repeated_wording(table)
 
 
-def test_generator_refuses_datasets_with_different_template_counts(monkeypatch):
-    """lm-eval averages a group over its leaf tasks: with one dataset of four templates among datasets of five,
-    the domain and ``enterprise`` means would weigh datasets unequally, so the generator refuses it."""
+@pytest.mark.parametrize("dataset, suite", [("tram", "enterprise"), ("jcola", "nlu")])
+def test_generator_refuses_datasets_with_different_template_counts(monkeypatch, dataset, suite):
+    """lm-eval averages a group over its leaf tasks: with one dataset of one template fewer than the others of its
+    suite (tram: 4 among 5; jcola: 7 among 8), the domain / language means and ``enterprise`` / ``nlu`` would weigh
+    datasets unequally, so the generator refuses it. The two suites differ from each other (5 and 8), which is
+    allowed: no group holds both."""
     import dataclasses
 
     from lm_eval_enterprise.prompting import templating
 
     real = templating.load_specs
 
-    def fewer(task_root, domain, dataset):
-        specs = real(task_root, domain, dataset)
+    def fewer(task_root, domain, name):
+        specs = real(task_root, domain, name)
         return (
-            [dataclasses.replace(specs[0], templates=specs[0].templates[:4])] + specs[1:]
-            if dataset == "tram"
-            else specs
+            [dataclasses.replace(specs[0], templates=specs[0].templates[:-1])] + specs[1:] if name == dataset else specs
         )
 
+    templating.generate(TASKS, write=False)  # the tree as it is: 5 per enterprise dataset, 8 per NLU dataset
     monkeypatch.setattr(templating, "load_specs", fewer)
-    with pytest.raises(ValueError, match="same number of templates"):
+    with pytest.raises(ValueError, match=f"every dataset in the {suite} groups needs the same number of templates"):
         templating.generate(TASKS, write=False)

@@ -1,4 +1,5 @@
-"""``make demo``: SmolLM2-135M-Instruct on the embedded fixture data of the vertical slice, fully offline.
+"""``make demo``: SmolLM2-135M-Instruct on the embedded fixture data of the vertical slice (five enterprise datasets
+and the NLU suite's CoLA, all their templates), fully offline.
 
 The model is an instruct model, so it is prompted through its chat template, as ``lm-eval-enterprise run
 --apply_chat_template`` does: lm-eval's defaults with a chat template are kept — few-shot examples as
@@ -20,7 +21,8 @@ from pathlib import Path
 
 from ..taskmeta import TaskMeta
 
-SLICE = ["ent_gold_news", "ent_kpi_edgar", "ent_fiqa_qa", "ent_convfinqa", "ent_legal_summarization"]
+# five enterprise datasets and one of the NLU suite (CoLA: short sentences, zero-shot, answers of a few tokens)
+SLICE = ["ent_gold_news", "ent_kpi_edgar", "ent_fiqa_qa", "ent_convfinqa", "ent_legal_summarization", "nlu_cola"]
 DEFAULT_LIMIT = 4  # documents per task variant; keeps the demo well under 10 minutes on 2 CPU cores
 
 
@@ -133,7 +135,7 @@ def run_demo(
     if rate is not None:
         print(f"\nformat failures: {rate:.0%} of generated answers (mean over the generate variants)")
     try:
-        from ..sharpe.api import leaderboard_markdown
+        from ..sharpe.pipeline import leaderboard_markdown
     except ImportError:
         return 0
     print("\nSharpe score across templates (uniform baseline, ddof 1):\n")

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..harness.runner import check_output_path, save_results, tracker_files
+from ..taskmeta import DATA_ROOT
 from .common import add_option, fail
 
 # ------------------------------------------------------------------------------------------------ run
@@ -144,10 +145,10 @@ def run(argv: list[str]) -> int:
     if data_root is not None:
         if data_root != EMBEDDED and not Path(data_root).expanduser().is_dir():
             parser.error(f"argument --data_root: {data_root}: no such folder (or 'embedded')")
-        given = cfg.metadata.get("data_root")
+        given = cfg.metadata.get(DATA_ROOT)
         if given not in (None, data_root):
             parser.error(f"--data_root {data_root} and --metadata data_root={given} disagree; give one")
-        cfg.metadata["data_root"] = data_root
+        cfg.metadata[DATA_ROOT] = data_root
     _check_values(parser, cfg)
     cfg.metadata = _with_model_budget(cfg.model, cfg.model_args or {}, cfg.metadata or {})
     task_manager = make_task_manager(

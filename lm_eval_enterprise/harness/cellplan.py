@@ -1,7 +1,7 @@
 """Sparse (template × document) run plans: which cells of a template-variant group to evaluate.
 
 Evaluating T templates on D documents costs T full runs. A *cell budget* f ∈ (0, 1] evaluates only a share f of
-the T·D cells, chosen by a seeded, balanced incomplete design; ``lm_eval_enterprise.sharpe.sparse`` then estimates
+the T·D cells, chosen by a seeded, balanced incomplete design; ``lm_eval_enterprise.estimator`` then estimates
 per-template scores, mean, std and Sharpe from those cells with a model of template and document effects.
 
 The design of one variant group (templates t_1..t_T, units u_1..u_U; a unit is one document, or for ranking
@@ -39,7 +39,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .. import families
-from ..taskmeta import TaskMeta
+from ..taskmeta import CELL_BUDGET, CELL_DESIGN, CELL_SEED, CELLS_PLANNED, TaskMeta
 
 
 class CellPlanError(ValueError):
@@ -93,10 +93,10 @@ class CellPlan:
         """What a run records in every task's metadata (``--metadata``): the budget, the seed, the cells planned per
         task and the size of each group's full design."""
         return {
-            "cell_budget": self.budget,
-            "cell_seed": self.seed,
-            "cells_planned": {task: len(docs) for task, docs in self.samples.items()},
-            "cell_design": {
+            CELL_BUDGET: self.budget,
+            CELL_SEED: self.seed,
+            CELLS_PLANNED: {task: len(docs) for task, docs in self.samples.items()},
+            CELL_DESIGN: {
                 name: {
                     "docs": g.n_docs,
                     "units": g.n_units,
@@ -300,8 +300,143 @@ def record_plan(leaves: Mapping[str, object], plan: CellPlan) -> None:
     """Write :meth:`CellPlan.metadata` into the metadata of every planned task of ``leaves`` (name → lm-eval Task),
     so lm-eval records it in ``results["configs"][task]["metadata"]`` (where ``sharpe`` finds a sparse run)."""
     meta = plan.metadata()
-    for name in meta["cells_planned"]:
+    for name in meta[CELLS_PLANNED]:
         config = leaves[name].config
         if config.metadata is None:
             config.metadata = {}
         config.metadata.update(meta)  # in place: the dict the task (and its prompt budget) already holds
+
+
+# ============================================================================================ precision plans
+Z95 = 1.959964
+PLAN_STATS = ("mean", "std", "sharpe")
+
+
+@dataclass
+class PrecisionPlan:
+    """How many single-template runs a population of ``n_templates`` needs for a 95 % half-width ``target`` on
+    ``stat`` (``runs`` None: not reachable by more runs — template and document sampling alone are wider; then
+    ``templates_needed`` estimates the population size that would reach it with every cell)."""
+
+    stat: str
+    target: float
+    n_templates: int
+    n_docs: int
+    runs: int | None
+    table: list[tuple[int, float, float]]  # (runs, half-width of the population interval, of the full-run interval)
+    floor: float  # half-width with every cell observed (template and document sampling)
+    basis: str  # "first run" (its own interval widths) or "bench" (the simulation bench's scaling, guesses)
+    templates_needed: int | None = None
+    full_run_runs: int | None = None  # runs for the target on the full-run interval (these templates, documents)
+
+    def lines(self) -> list[str]:
+        what = {"mean": "μ", "std": "σ", "sharpe": "S"}[self.stat]
+        head = (
+            f"{what} to ±{self.target:g} (95 % interval) with {self.n_templates} templates × {self.n_docs} documents "
+            f"(basis: {self.basis}):"
+        )
+        rows = [
+            f"  {r:>3} run(s): ±{pop:.3g} (population), ±{run:.3g} (a full run of these templates)"
+            for r, pop, run in self.table
+        ]
+        if self.runs is not None:
+            verdict = (
+                f"→ {self.runs} single-template run(s) (--cell_budget {runs_to_share(self.runs, self.n_templates):.4g})"
+            )
+        else:
+            verdict = (
+                f"→ not reachable with {self.n_templates} templates: template and document sampling alone give "
+                f"±{self.floor:.3g} with every cell"
+                + (f"; about {self.templates_needed} templates would reach it" if self.templates_needed else "")
+            )
+        also = f"  (a full run of these {self.n_templates} templates to ±{self.target:g}: " + (
+            f"{self.full_run_runs} run(s))" if self.full_run_runs else "not within the table)"
+        )
+        return [head, *rows, verdict, also]
+
+
+def _imputation_factor(runs: float, runs0: float, n_templates: int) -> float:
+    """The imputation part of a half-width scales like the unobserved share per observed cell of a template,
+    sqrt((1/r − 1/T)/(1/r₀ − 1/T)): 0 with every cell (r = T)."""
+    return math.sqrt(max(1 / runs - 1 / n_templates, 0.0) / (1 / runs0 - 1 / n_templates))
+
+
+def _plan(stat, target, n_templates, n_docs, half_widths, basis) -> PrecisionPlan:
+    """The plan from ``half_widths(r)`` → (sampling part, imputation part) of the half-width at r runs; the
+    population interval's half-width is their root sum of squares."""
+    table = []
+    runs_needed = full_needed = None
+    sampling = half_widths(n_templates)[0]
+    for r in range(1, n_templates + 1):
+        samp, run_hw = half_widths(r)
+        pop_hw = math.hypot(samp, run_hw)
+        met = pop_hw <= target and runs_needed is None
+        if run_hw <= target and full_needed is None:
+            full_needed = r
+        if r <= 4 or r in (6, 8, 12, 16, 25) or met:
+            table.append((r, pop_hw, run_hw))
+        runs_needed = r if met else runs_needed
+        if runs_needed is not None and r >= 4:
+            break
+    needed = None
+    if runs_needed is None and sampling > 0:  # the sampling part shrinks like 1/sqrt(T)
+        needed = math.ceil(n_templates * (sampling / target) ** 2)
+    return PrecisionPlan(stat, target, n_templates, n_docs, runs_needed, table, sampling, basis, needed, full_needed)
+
+
+def plan_from_estimate(record: dict, stat: str, target: float) -> PrecisionPlan:
+    """Runs for ``target`` from a first sparse run's population record (``population_estimates.json``): its
+    population interval ``ci`` and full-run interval ``ci_full_run`` give the sampling part
+    (sqrt(pop² − full²)) and the imputation part at its own share of cells; more runs shrink the latter by
+    :func:`_imputation_factor` (the simulation bench, docs/populations.md#planning)."""
+    t_n = len(record["templates"])
+    d_n = int(record["n_docs"])
+    runs0 = float(record["share"]) * t_n
+    pop = (record.get("ci") or {}).get(stat)
+    full = (record.get("ci_full_run") or {}).get(stat)
+    if not pop:
+        raise CellPlanError(f"{record.get('group', 'the record')}: no 95 % interval of {stat} to plan from")
+    pop_hw = (pop[1] - pop[0]) / 2
+    full_hw = (full[1] - full[0]) / 2 if full else 0.0
+    sampling = math.sqrt(max(pop_hw**2 - full_hw**2, 0.0))
+    if runs0 >= t_n or full_hw == 0:
+        return _plan(stat, target, t_n, d_n, lambda r: (sampling, 0.0), "a dense run")
+    return _plan(stat, target, t_n, d_n, lambda r: (sampling, full_hw * _imputation_factor(r, runs0, t_n)), "first run")
+
+
+# the simulation bench's scaling of the population estimator (scripts/bench_population_sim.py; fitted on the truths
+# inside the model class at T = 30–100, D = 100–1,000): a template's imputed score misses by about
+# sqrt(v·T/D·(1/r − 1/T)) with v the per-cell variance, shrunk towards the template spread
+BENCH_CELL_VARIANCE = 0.25  # v of a 0/1 metric near 50 % (p(1 − p)); F1 and ROUGE: of the same order or less
+
+
+def plan_from_guesses(
+    stat: str,
+    target: float,
+    n_templates: int,
+    n_docs: int,
+    mean: float = 0.5,
+    std: float = 0.1,
+    baseline: float = 0.2,
+    cell_variance: float = BENCH_CELL_VARIANCE,
+) -> PrecisionPlan:
+    """Runs for ``target`` before any run, from guesses of μ, σ and the baseline: template sampling gives σ a
+    half-width of z·σ/sqrt(2(T − 1)) and μ one of z·σ/sqrt(T); a template's imputed score at r runs misses by
+    e² = v·(T/D)·(1/r − 1/T) before shrinkage and e²·σ²/(σ² + e²) after it, which moves μ and σ by about
+    z·sqrt(shrunk e²/T); S = (μ − b)/σ by the delta method, sqrt((hw_μ/σ)² + (S·hw_σ/σ)²)."""
+    t_n, d_n = n_templates, n_docs
+
+    def parts(r):
+        e2 = cell_variance * t_n / d_n * max(1 / r - 1 / t_n, 0.0)
+        shrunk = e2 * std**2 / (std**2 + e2) if e2 > 0 else 0.0
+        imp = Z95 * math.sqrt(shrunk / t_n)
+        samp = {"mean": Z95 * std / math.sqrt(t_n), "std": Z95 * std / math.sqrt(2 * (t_n - 1))}
+        if stat == "sharpe":
+            s = (mean - baseline) / std
+            return (
+                math.hypot(samp["mean"] / std, s * samp["std"] / std),
+                math.hypot(imp / std, s * imp / std),
+            )
+        return samp[stat], imp
+
+    return _plan(stat, target, t_n, d_n, parts, "bench scaling and guesses")

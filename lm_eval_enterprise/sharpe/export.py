@@ -41,8 +41,8 @@ import shutil
 from pathlib import Path
 
 from .. import __version__
-from .io import SharpeInputError
-from .serialize import clean
+from .inputs import SharpeInputError
+from .report import clean
 
 SHARPE_CAP = 100.0
 MARKER = ".lm-eval-enterprise-export"
@@ -167,7 +167,8 @@ def hf_results(result: dict, model: str) -> dict:
         f"non-finite S → ±{SHARPE_CAP:g} (σ = 0) or 0 (undefined), see sharpe_status"
     )
     cfg["template_set"] = (
-        "core: every column is scored on the dataset's committed core templates (t1..t5); template populations "
+        "core: every column is scored on the dataset's committed core templates (t1..t5; NLU suite t1..t8); "
+        "template populations "
         "(lm-eval-enterprise population) are reported apart in population_estimates.json, never in a column"
     )
     return {"config": cfg, "results": res}
@@ -263,7 +264,7 @@ def about_tasks(result: dict) -> str:
         "",
         "class Tasks(Enum):",
         "    # the template multiplies values by 100: 'sharpe/100' shows the Sharpe score S itself;",
-        "    # every column is the core template set (t1..t5), never a generated template population",
+        "    # every column is the core template set (t1..t5; NLU suite t1..t8), never a generated template population",
     ]
     for i, g in enumerate(groups):
         lines.append(f"    task{i} = Task({g!r}, 'sharpe/100', {g.removeprefix('ent_') + ' Sharpe'!r})")
