@@ -16,6 +16,7 @@ datasets with genuine samples, zero-shot, greedy and regex-constrained decoding,
    Prints the Markdown tables of docs/nlu.md.
 
     python scripts/bench_nlu.py --make-runs --data_root DIR [--datasets cola jcola] [--modes greedy]
+    python scripts/bench_nlu.py --make-runs --data_root DIR --reread   # after a change to an answer reader
     python scripts/bench_nlu.py --report
 """
 
@@ -27,6 +28,7 @@ import json
 import math
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -95,10 +97,13 @@ def make_runs(args) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "MKL_NUM_THREADS": str(args.threads)}
     for dataset in args.datasets:  # both modes of a dataset before the next: every finished dataset is compared
         for mode in args.modes:
-            if cells["datasets"].get(dataset, {}).get("modes", {}).get(mode, {}).get("complete"):
+            prior = cells["datasets"].get(dataset, {}).get("modes", {}).get(mode, {})
+            if prior.get("complete") and not args.reread:
                 continue
             run_dir = args.runs / mode / dataset
             cost = {"wall_s": 0.0, "cpu_s": 0.0}
+            if prior.get("complete"):  # --reread: the old samples go; the model's answers stay in the answer cache
+                shutil.rmtree(run_dir, ignore_errors=True)
             if latest_results(run_dir) is None:
                 batch = args.batch_size or BATCH.get(dataset, DEFAULT_BATCH)
                 cmd = run_command(dataset, mode, args.data_root, run_dir, args.limit, batch)
@@ -111,6 +116,8 @@ def make_runs(args) -> None:
                 cost = {"wall_s": round(time.time() - t0, 1), "cpu_s": round(_child_cpu() - c0, 1)}
                 if rc != 0:
                     raise SystemExit(f"{dataset} ({mode}): run failed with exit code {rc}; see {log}")
+                if prior.get("complete"):
+                    cost = prior["cost"]  # the model's cost is the first run's; a reread only reads and scores
             add_run(cells, dataset, mode, latest_results(run_dir), cost)
             save_cells(cells, args.cells)
             e = cells["datasets"][dataset]["modes"][mode]
@@ -500,6 +507,12 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=100, help="documents per template (the fair order's first N)")
     ap.add_argument("--batch_size", type=int, help="lm-eval batch size (default: 8, extractive QA 1; see BATCH)")
     ap.add_argument("--threads", type=int, default=1, help="torch threads of the run (OMP_NUM_THREADS)")
+    ap.add_argument(
+        "--reread",
+        action="store_true",
+        help="rerun finished runs too: the answers come from the answer cache (no model call), the current answer "
+        "readers and metrics read and score them again; the first run's cost is kept",
+    )
     ap.add_argument("--runs", type=Path, default=RUNS, help="folder of the lm-eval runs")
     ap.add_argument("--cells", type=Path, default=CELLS, help="the compact cells file")
     ap.add_argument("--json", type=Path, help="also write the report as JSON")

@@ -306,16 +306,9 @@ def _mean_ranks(
     ranks: dict[str, list[float]] = defaultdict(list)
     for ds in datasets:
         vals = {m: recs.get(chosen[m][ds].name, m, chosen[m][ds].primary).sharpe_value() for m in include}
-        ordered = [m for m in ST.order(vals, sharpe_like=True) if not math.isnan(vals[m])]
-        keyed = [ST.sort_key(vals[m]) for m in ordered]
-        i = 0
-        while i < len(ordered):
-            j = i
-            while j + 1 < len(ordered) and keyed[j + 1] == keyed[i]:
-                j += 1
-            for k in range(i, j + 1):
-                ranks[ordered[k]].append((i + j) / 2 + 1)
-            i = j + 1
+        ranked = [m for m in include if not math.isnan(vals[m])]  # ±inf rank first / last, as S sorts
+        for m, r in zip(ranked, ST.rank_desc([vals[m] for m in ranked])):
+            ranks[m].append(float(r))
     return ranks
 
 

@@ -426,6 +426,12 @@ def outdated(rf: ResultsFile, task: str, meta: TaskMeta) -> OutdatedResultsError
     )
 
 
+def template_id(m: re.Match) -> str:
+    """The template id a ``--variant_pattern`` match names: its ``tid`` group, digits as ``t<k>`` (``7`` → ``t7``)."""
+    tid = m.group("tid")
+    return tid if not tid.isdigit() else f"t{int(tid)}"
+
+
 def _variant(
     rf: ResultsFile, task: str, meta: TaskMeta, pattern: re.Pattern, notes: list
 ) -> tuple[str, str, str] | None:
@@ -445,8 +451,7 @@ def _variant(
             )
         )
         return None
-    tid = m.group("tid")
-    tid = tid if not tid.isdigit() else f"t{int(tid)}"
+    tid = template_id(m)
     notes.append(
         (
             tset,
@@ -688,8 +693,7 @@ def listed_templates(
                 elif m:
                     sib = {known[s].variant_group for s in subs if s in known}
                     vg = sib.pop() if len(sib) == 1 else m.group("group")
-                    tid = m.group("tid")
-                    tid = tid if not tid.isdigit() else f"t{int(tid)}"
+                    tid = template_id(m)
                 else:
                     if task not in (rf.data.get("results") or {}):  # no result and no way to tell its variant
                         unresolved.append(task)

@@ -553,12 +553,7 @@ def _write_csv(path: Path, rows: list[dict], fields: list[str] | None = None) ->
 
 def write_csvs(result: dict, out: Path) -> None:
     lb = leaderboard_rows(result)
-    fields = []
-    for r in lb:
-        for k in r:
-            if k not in fields:
-                fields.append(k)
-    _write_csv(out / "leaderboard.csv", lb, fields)
+    _write_csv(out / "leaderboard.csv", lb, list(dict.fromkeys(k for r in lb for k in r)))  # every column, first seen
     pt = []
     for r in result["records"]:
         for t in r["templates"]:
