@@ -160,7 +160,9 @@ def _cells(res: dict, task: str) -> tuple[list[str], list, list, list[str] | Non
         gold = [r["doc"]["label"] for r in rows]
         pred = [str(r["filtered_resps"][0]) for r in rows]
         return docs, gold, pred, list(rows[0]["doc"]["label_names"])
-    metric = res["configs"][task]["metadata"]["primary_metric"]
+    from lm_eval_enterprise.taskmeta import TaskMeta
+
+    metric = TaskMeta.from_config(res["configs"][task]).primary_metric
     items = [r[metric] for r in rows]
     if not isinstance(items[0], dict):  # a mean metric (ROUGE): the per-cell value itself
         return docs, [None] * len(items), [float(v) for v in items], None
@@ -211,7 +213,10 @@ def make_runs(size: int, n_docs: int, out: Path, only: list[str] | None = None, 
 
 def _add_task(entry: dict, res: dict, task: str) -> None:
     """One task's cells into the ground truth, checked against lm-eval's own score of the task."""
+    from lm_eval_enterprise.taskmeta import TaskMeta
+
     meta_t = res["configs"][task]["metadata"]
+    tm = TaskMeta.from_metadata(meta_t)
     docs, gold, pred, names = _cells(res, task)
     entry.setdefault("docs", docs)
     entry.setdefault("gold", gold)
@@ -219,15 +224,15 @@ def _add_task(entry: dict, res: dict, task: str) -> None:
         entry.setdefault("labels", names)
     if (docs, gold) != (entry["docs"], entry["gold"]):
         raise SystemExit(f"{task}: documents differ from the other templates'")
-    tid = meta_t["template_id"]
+    tid = tm.template_id
     entry["pred"][tid] = pred
-    entry["sets"][tid] = meta_t.get("template_set", "core")
-    if "population_axes" in meta_t:
-        entry["axes"][tid] = meta_t["population_axes"]
-    entry["metric"] = meta_t["primary_metric"]
-    entry["family"] = meta_t["task_family"]
-    entry["positive"] = meta_t.get("positive_label")
-    lm_eval_score = res["results"][task][f"{meta_t['primary_metric']},answer"]
+    entry["sets"][tid] = tm.template_set
+    if tm.population_axes is not None:
+        entry["axes"][tid] = tm.population_axes
+    entry["metric"] = tm.primary_metric
+    entry["family"] = tm.task_family
+    entry["positive"] = meta_t.get("positive_label")  # a table's own fact (extra metadata)
+    lm_eval_score = res["results"][task][f"{tm.primary_metric},{tm.primary_filter}"]
     mine = _score(entry, [tid])[0]
     if abs(mine - lm_eval_score) > 1e-9:
         raise SystemExit(f"{task}: recomputed {mine} != lm-eval's {lm_eval_score}")

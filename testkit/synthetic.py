@@ -22,6 +22,7 @@ from lm_eval_enterprise import families
 from lm_eval_enterprise.configkeys import QUESTION_FIELD
 from lm_eval_enterprise.scoring import hooks
 from lm_eval_enterprise.scoring.metrics import INVALID
+from lm_eval_enterprise.taskmeta import TaskMeta
 
 
 @dataclass
@@ -65,18 +66,20 @@ def _hash(obj: Any) -> str:
 
 
 def metadata_for(t: SynthTask) -> dict:
-    meta = {"version": 1.2 if t.subtask else 1.0, "dataset": t.dataset, "domain": t.domain}
+    """The variant metadata the generator would write (:class:`~lm_eval_enterprise.taskmeta.TaskMeta`), then the
+    task's ``extra_metadata`` as given (tests set any key through it, schema keys included)."""
+    meta = TaskMeta(
+        version=1.2 if t.subtask else 1.0,
+        dataset=t.dataset,
+        domain=t.domain,
+        variant_group=t.variant_group,
+        template_id=t.template_id,
+        primary_metric=t.primary_metric,
+        primary_filter=t.filter,
+        task_family=t.family,
+    ).to_metadata()
     if t.subtask:
-        meta["subtask"] = t.subtask
-    meta.update(
-        {
-            "variant_group": t.variant_group,
-            "template_id": t.template_id,
-            "primary_metric": t.primary_metric,
-            "primary_filter": t.filter,
-            "task_family": t.family,
-        }
-    )
+        meta["subtask"] = t.subtask  # the shape of results of version <= 1.2
     meta.update(t.extra_metadata)
     return meta
 

@@ -45,6 +45,7 @@ from .. import families
 from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
 from ..scoring.metrics import average_f1, f1_finalize
+from ..taskmeta import TaskMeta
 from ..text import norm
 from .cells import Cells
 from .inputs import Options, SampleTable, SharpeInputError, parse_generation_baseline
@@ -531,7 +532,7 @@ def _metadata_baseline(row: Row, spec: MetricSpec) -> Baseline | None:
     vals = set()
     for by_t in row.runs.values():
         for t in row.templates:
-            b = by_t[t].meta.get("baseline")
+            b = TaskMeta.from_metadata(by_t[t].meta).baseline
             if isinstance(b, dict) and spec.name in b:
                 b = b[spec.name]
             if isinstance(b, dict):

@@ -24,6 +24,7 @@ import numpy as np
 from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
 from ..scoring import metrics as M
+from ..taskmeta import TaskMeta
 from . import stats as ST
 from .inputs import Diagnostics, Options, SampleTable, SharpeInputError, TaskRun, natural_key, read_samples
 from .rows import MetricSpec, Row
@@ -245,7 +246,7 @@ def _flag_cut_queries(row: Row, units: list, lines: dict, flags: dict, diag: Dia
     ``--limit`` that ended inside a query, as plain ``lm_eval`` allows): their RR@k / nDCG@k rank part of the
     candidates only."""
     runs = [r for by_t in row.runs.values() for r in by_t.values()]
-    expected = next((r.meta.get("candidates_per_query") for r in runs if r.meta.get("candidates_per_query")), None)
+    expected = next((c for r in runs if (c := TaskMeta.from_metadata(r.meta).candidates_per_query)), None)
     if not expected:
         return
     cut = sorted(

@@ -31,8 +31,6 @@ from .inputs import Diagnostics, Options, natural_key
 from .records import Record, RecordSet
 from .rows import Row
 
-DEFAULT_SUITE = "enterprise"  # the suite of a variant without ``metadata.suite``
-
 
 def _pairs(models: list[str], compare: list[str] | None) -> list[tuple[str, str]]:
     """Every pair, or the pairs asked for with ``--compare A,B`` (in the order asked)."""
@@ -376,7 +374,7 @@ def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
     one overall roll-up per suite and ``overall`` only the rows (:func:`_unpooled`)."""
     domains = sorted({r.domain for r in rows})
     out = {"domains": {d: _block(recs, [r for r in rows if r.domain == d], models) for d in domains}}
-    suite_of = {r.name: r.metadata("suite", DEFAULT_SUITE) for r in rows}
+    suite_of = {r.name: r.taskmeta.suite for r in rows}
     suites = sorted(set(suite_of.values()))
     if len(suites) <= 1:
         out["overall"] = _block(recs, rows, models)
@@ -553,9 +551,7 @@ def cross_lingual_rows(
 def cross_lingual(recs: RecordSet, rows: list[Row]) -> tuple[list[dict], list[str]]:
     """The cross-lingual rows (JSON-ready dicts) and notes of the aggregation: languages and pairs from each dataset
     row's ``metadata.language`` / ``metadata.pair``; ([], []) when no row carries a pair."""
-    languages = {
-        row.dataset: (row.metadata("language"), str(row.metadata("pair"))) for row in rows if row.metadata("pair")
-    }
+    languages = {row.dataset: (row.taskmeta.language, row.taskmeta.pair) for row in rows if row.taskmeta.pair}
     if not languages:
         return [], []
     records = [r for row in rows for m in row.models if (r := recs.get(row.name, m, row.primary)) is not None]

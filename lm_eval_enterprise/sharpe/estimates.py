@@ -25,6 +25,7 @@ import numpy as np
 from .. import __version__, families
 from ..estimator import CellMatrix, SparseError, axis_covariates, estimate_population, estimate_row
 from ..scoring import corpus
+from ..taskmeta import TaskMeta
 from . import baselines as BL
 from .cells import Cells, question_cells, union_cells
 from .inputs import (
@@ -108,8 +109,8 @@ def _baseline(c: Cells, family: str | None, unit: str, metric: str, agg: str, me
 
 def _plan(runs: dict[str, TaskRun], tids: list[str], name: str, cm: CellMatrix, n_units: int):
     """(the recorded cell plan, messages where the run departs from it) of one variant group."""
-    meta = runs[tids[0]].meta
-    if "cell_budget" not in meta:
+    meta = TaskMeta.from_metadata(runs[tids[0]].meta)
+    if meta.cell_budget is None:
         if cm.mask.all():
             return {}, []
         return {}, [
@@ -117,12 +118,12 @@ def _plan(runs: dict[str, TaskRun], tids: list[str], name: str, cm: CellMatrix, 
             "but no cell plan recorded (cell_budget) in the task metadata"
         ]
     plan = {
-        "cell_budget": meta.get("cell_budget"),
-        "cell_seed": meta.get("cell_seed"),
-        "design": (meta.get("cell_design") or {}).get(name),
+        "cell_budget": meta.cell_budget,
+        "cell_seed": meta.cell_seed,
+        "design": meta.cell_design.get(name),
     }
     messages = []
-    planned = meta.get("cells_planned") or {}
+    planned = meta.cells_planned
     for t in tids:
         task = runs[t].task
         want = planned.get(task)
@@ -171,7 +172,7 @@ def _group_cells(
         base = _baseline(c, family, unit, metric, agg, method, seed)
         out.append((question, cm, base))
     plan, messages = _plan(runs, tids, name, out[0][1], len(whole.units))
-    axes = {t: r.meta.get("population_axes") for t, r in runs.items()}
+    axes = {t: TaskMeta.from_metadata(r.meta).population_axes for t, r in runs.items()}
     return [
         SparseGroup(
             model,

@@ -27,6 +27,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..taskmeta import TaskMeta
+
 DEFAULT_VARIANT_PATTERN = r"(?P<group>.+)__t(?P<tid>\d+)$"
 DECODING_TAGS = {"regex_constrained": "regex-constrained"}  # decoding mode → tag of the model's display name
 SETTING_KEYS = ("chat_template_sha", "system_instruction_sha", "fewshot_as_multiturn")
@@ -307,7 +309,12 @@ class TaskRun:
     @property
     def toy_data(self) -> bool:
         """Scored on the package's embedded fixture data (``metadata.data_root: embedded`` or ``toy_data``)."""
-        return self.meta.get("toy_data") is True or is_toy_data_root(self.meta.get("data_root"))
+        return self.taskmeta.toy_data or is_toy_data_root(self.taskmeta.data_root)
+
+    @cached_property
+    def taskmeta(self) -> TaskMeta:
+        """The task's metadata, read with the schema (:class:`~lm_eval_enterprise.taskmeta.TaskMeta`)."""
+        return TaskMeta.from_metadata(self.meta)
 
     @property
     def lm_eval_version(self):
@@ -391,29 +398,30 @@ class Inputs:
     runs: list[TaskRun]
     notes: list[tuple[str | None, str]]
 
-    def metadata(self) -> list[dict]:
+    def metadata(self) -> list[TaskMeta]:
         """The ``metadata`` of every task config."""
         cfgs = [cfg for rf in self.files for cfg in rf.data["configs"].values() if isinstance(cfg, dict)]
-        return [cfg["metadata"] for cfg in cfgs if isinstance(cfg.get("metadata"), dict)]
+        return [TaskMeta.from_metadata(cfg["metadata"]) for cfg in cfgs if isinstance(cfg.get("metadata"), dict)]
 
     @property
     def template_sets(self) -> set[str]:
-        return {str(m.get("template_set") or "core") for m in self.metadata() if m.get("template_id")}
+        return {tm.template_set for tm in self.metadata() if tm.template_id}
 
     @property
     def sparse(self) -> bool:
         """A sparse run: a task whose metadata records a ``cell_budget`` below 1 (``run --cell_budget F``)."""
-        return any(isinstance(m.get("cell_budget"), (int, float)) and m["cell_budget"] < 1 for m in self.metadata())
+        return any(tm.cell_budget is not None and tm.cell_budget < 1 for tm in self.metadata())
 
 
-def outdated(rf: ResultsFile, task: str, meta: dict) -> OutdatedResultsError:
+def outdated(rf: ResultsFile, task: str, meta: TaskMeta) -> OutdatedResultsError:
     """Results of metric version ≤ 1.2, which ran a dataset made of questions (gold_news) as one subtask task per
     question (``metadata.subtask``); from 1.3 on each template is one task asking every question."""
-    group, sub = str(meta.get("variant_group") or task), str(meta["subtask"])
-    rerun = group.removesuffix(f"_{sub}") if group.endswith(f"_{sub}") else f"ent_{meta.get('dataset')}"
+    group, sub = meta.variant_group or task, str(meta.legacy_subtask)
+    rerun = group.removesuffix(f"_{sub}") if group.endswith(f"_{sub}") else f"ent_{meta.dataset}"
+    version = meta.version if meta.version is not None else "≤ 1.2"
     return OutdatedResultsError(
-        f"{rf.path}: written by metric version {meta.get('version', '≤ 1.2')} ({task} is one subtask of "
-        f"{meta.get('dataset')}), a layout this version no longer reads; rerun {rerun} with this version "
+        f"{rf.path}: written by metric version {version} ({task} is one subtask of "
+        f"{meta.dataset}), a layout this version no longer reads; rerun {rerun} with this version "
         f"(lm-eval-enterprise run --tasks {rerun} --log_samples ...)"
     )
 
@@ -424,13 +432,15 @@ def template_id(m: re.Match) -> str:
     return tid if not tid.isdigit() else f"t{int(tid)}"
 
 
-def _variant(rf: ResultsFile, task: str, meta: dict, pattern: re.Pattern, notes: list) -> tuple[str, str, str] | None:
+def _variant(
+    rf: ResultsFile, task: str, meta: TaskMeta, pattern: re.Pattern, notes: list
+) -> tuple[str, str, str] | None:
     """(variant group, template id, grouped by) of a task: its metadata, else ``--variant_pattern`` on its name
     (noted), else None (noted: skipped)."""
-    if meta.get("variant_group") and meta.get("template_id"):
-        return str(meta["variant_group"]), str(meta["template_id"]), "metadata"
+    if meta.is_variant:
+        return meta.variant_group, meta.template_id, "metadata"
     m = pattern.search(task)
-    tset = str(meta.get("template_set") or "core")
+    tset = meta.template_set
     if not m:
         notes.append(
             (
@@ -463,9 +473,10 @@ def task_runs(rf: ResultsFile, variant_pattern: str, notes: list[tuple[str | Non
             notes.append((None, f"{rf.path}: task {task} has a config but no results row; skipped"))
             continue
         meta = (cfg or {}).get("metadata") or {}
-        if meta.get("subtask"):
-            raise outdated(rf, task, meta)
-        variant = _variant(rf, task, meta, pattern, notes)
+        tm = TaskMeta.from_metadata(meta)
+        if tm.legacy_subtask:
+            raise outdated(rf, task, tm)
+        variant = _variant(rf, task, tm, pattern, notes)
         if variant is None:
             continue
         group, tid, grouped_by = variant
@@ -479,14 +490,14 @@ def task_runs(rf: ResultsFile, variant_pattern: str, notes: list[tuple[str | Non
                 meta=meta,
                 variant_group=group,
                 template_id=tid,
-                dataset=str(meta.get("dataset") or group),
-                domain=str(meta.get("domain") or "unknown"),
-                family=meta.get("task_family"),
-                primary_metric=meta.get("primary_metric"),
-                primary_filter=meta.get("primary_filter"),
+                dataset=tm.dataset or group,
+                domain=tm.domain or "unknown",
+                family=tm.task_family,
+                primary_metric=tm.primary_metric,
+                primary_filter=tm.primary_filter,
                 grouped_by=grouped_by,
                 samples_path=samples if samples.exists() else None,
-                template_set=str(meta.get("template_set") or "core"),
+                template_set=tm.template_set,
                 n_shot=(rf.data.get("n-shot") or {}).get(task),
                 higher_is_better=(rf.data.get("higher_is_better") or {}).get(task) or {},
                 n_samples=(rf.data.get("n-samples") or {}).get(task) or {},
@@ -675,10 +686,10 @@ def listed_templates(
             if task in known:
                 vg, tid = known[task].variant_group, known[task].template_id
             else:
-                meta = ((configs.get(task) or {}).get("metadata") or {}) if isinstance(configs.get(task), dict) else {}
+                tm = TaskMeta.from_config(configs.get(task) or {})
                 m = pattern.search(task)
-                if meta.get("variant_group") and meta.get("template_id"):
-                    vg, tid = str(meta["variant_group"]), str(meta["template_id"])
+                if tm.is_variant:
+                    vg, tid = tm.variant_group, tm.template_id
                 elif m:
                     sib = {known[s].variant_group for s in subs if s in known}
                     vg = sib.pop() if len(sib) == 1 else m.group("group")

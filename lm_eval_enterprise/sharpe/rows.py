@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import families
 from ..scoring import corpus
+from ..taskmeta import TaskMeta
 from .inputs import Diagnostics, Options, SharpeInputError, SharpeUsageError, TaskRun, natural_key
 
 
@@ -48,14 +49,14 @@ class Row:
         """The row's primary metric (the first metric aggregated)."""
         return self.metrics[0].name
 
-    def metadata(self, key: str, default: Any = None) -> Any:
-        """``metadata[key]`` of the row's template variants (the first variant that has it, else ``default``):
-        e.g. the NLU suite's ``suite``, ``language`` and ``pair``."""
+    @property
+    def taskmeta(self) -> TaskMeta:
+        """The metadata of the row's template variants, read with the schema (the first variant's; a dataset's
+        variants share what a row reads of it: e.g. the NLU suite's ``suite``, ``language`` and ``pair``)."""
         for by_t in self.runs.values():
             for run in by_t.values():
-                if run.meta.get(key) is not None:
-                    return run.meta[key]
-        return default
+                return TaskMeta.from_metadata(run.meta)
+        return TaskMeta()
 
 
 # ============================================================================================== metrics & settings
