@@ -398,7 +398,8 @@ def decoding_delta(g: dict, c: dict) -> dict:
 
     mu_g, sd_g, sh_g, _ = sharpe_matrix(g["boot"], g["baseline"], 1)
     mu_c, sd_c, sh_c, _ = sharpe_matrix(c["boot"], c["baseline"], 1)
-    both = g["sharpe"] is not None and c["sharpe"] is not None
+    # ΔS only between two finite S (the Sharpe tool's rule: "inf vs -inf" and the like have no difference)
+    both = all(x is not None and math.isfinite(x) for x in (g["sharpe"], c["sharpe"]))
     return {
         "delta_mean": c["mean"] - g["mean"],
         "delta_mean_ci": percentile_ci(mu_c - mu_g),
@@ -476,7 +477,9 @@ def check_sharpe_tool(res: dict, aggregate: Path) -> list[str]:
         if rec["metric"] != r["metric"]:
             continue
         seen += 1
-        pairs = [(k, rec[k], r[k]) for k in ("mean", "std", "sharpe")]
+        infinite = {"inf": math.inf, "-inf": -math.inf}  # the tool writes an infinite S as null with its sign
+        theirs_s = infinite.get(rec.get("sharpe_status"), rec["sharpe"]) if rec["sharpe"] is None else rec["sharpe"]
+        pairs = [("mean", rec["mean"], r["mean"]), ("std", rec["std"], r["std"]), ("sharpe", theirs_s, r["sharpe"])]
         pairs += [(f"{k} CI", rec["ci"][k], r["ci"][k]) for k in ("mean", "std", "sharpe") if rec.get("ci")]
         for name, theirs, mine in pairs:
             a, b = np.atleast_1d(np.asarray(theirs, float)), np.atleast_1d(np.asarray(mine, float))
