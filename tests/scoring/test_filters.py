@@ -23,7 +23,6 @@ from lm_eval_enterprise.scoring.filters import (
     label_format,
     list_format,
     read_label,
-    read_span,
     readable,
     render_format_regex,
     unwrapped_label,
@@ -39,12 +38,16 @@ LETTERS = list("ABCDE")
 
 
 # ------------------------------------------------------------------------------------------- [SPAN]
-def test_read_span_drops_a_character_cut_by_the_token_limit():
-    # "梅雨前線" cut inside its last character decodes to "梅雨前\ufffd": the span is the three whole characters
-    assert read_span("梅雨前\ufffd", language="ja") == "梅雨前"
-    assert read_span("「梅雨前線」です。", language="ja") == "「梅雨前線」"
-    assert read_span("Denver Broncos\ufffd\ufffd") == "Denver Broncos"
-    assert read_span("\ufffd") is None  # nothing readable is left: a format failure
+def test_every_reader_drops_a_character_cut_by_the_token_limit():
+    # "梅雨前線" cut inside its last character decodes to "梅雨前\ufffd": the completion is cut before any reader
+    # (text.cut_at_stop), so the span is the three whole characters and a label after it reads as without it
+    span = AnswerFilter(reader="span", stop=None, language="ja")
+    assert span.read("梅雨前\ufffd", {}) == "梅雨前"
+    assert span.read("「梅雨前線」です。", {}) == "「梅雨前線」"
+    assert span.read("\ufffd", {}) == INVALID  # nothing readable is left: a format failure
+    label = AnswerFilter(reader="label", format_regex=" ?(positive|negative)", stop=None)
+    got = label.read("negative \ufffd\ufffd", {"label_names": ["positive", "negative"]})
+    assert (str(got), got.completion, got.adherent) == ("negative", "negative", True)
 
 
 # ------------------------------------------------------------------------------------------- [PARSE]: labels
