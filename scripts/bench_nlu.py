@@ -39,6 +39,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from lm_eval_enterprise.sharpe.inputs import Options  # noqa: E402
+
 CELLS = ROOT / "benchmarks" / "nlu_cells.json.gz"
 RUNS = ROOT / "build" / "nlu_bench" / "runs"
 # the NLU datasets with genuine samples, in the order they are run: EN/JA pairs first, cheapest first, extractive QA
@@ -52,7 +54,8 @@ FILTER = "answer"
 # more on extractive QA (long contexts padded to the longest, 24-48 new tokens for every row: squad t1 75 vs 50 s)
 BATCH = {"squad": 1, "jsquad": 1}
 DEFAULT_BATCH = 8
-SEED, N_BOOT = 0, 2000  # the Sharpe tool's defaults (lm_eval_enterprise/sharpe/options.py)
+_DEFAULTS = Options()  # the Sharpe tool's defaults: the report's resamples and seed are the tool's own
+SEED, N_BOOT = _DEFAULTS.seed, _DEFAULTS.bootstrap
 
 
 # ============================================================================================ the runs
