@@ -24,9 +24,10 @@ import numpy as np
 from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
 from ..scoring import metrics as M
+from ..scoring.bootstrap import draw, multiplicities
 from ..taskmeta import TaskMeta
-from . import stats as ST
-from .inputs import Diagnostics, Options, SampleTable, SharpeInputError, TaskRun, natural_key, read_samples
+from ..text import natural_key
+from .inputs import Diagnostics, Options, SampleTable, SharpeInputError, TaskRun, read_samples
 from .rows import MetricSpec, Row
 
 RECOMPUTE_TOL = 1e-9
@@ -480,7 +481,7 @@ def _resampled(row: Row, scores: TemplateScores, n_units: int, di: np.ndarray, o
     for start in range(0, opts.bootstrap, chunk):
         # column-major, as the bootstrap always multiplied: BLAS picks its kernels by layout, and the last bits of
         # W @ features follow them
-        w = np.asfortranarray(ST.multiplicities(di[start : start + chunk], n_units))
+        w = np.asfortranarray(multiplicities(di[start : start + chunk], n_units))
         if lin:
             sums = w @ feats
             for j, (k, s) in enumerate(lin):
@@ -499,14 +500,14 @@ def _resampled(row: Row, scores: TemplateScores, n_units: int, di: np.ndarray, o
 
 
 def resample(row: Row, n_units: int, scores: TemplateScores, opts: Options) -> Resamples:
-    """The row's resampled scores over its ``n_units`` shared units (:func:`.stats.draw` from the row's own seed):
-    kind "docs" (unit resampling) and, with ``--bootstrap_templates``, "docs+templates" (its own draw stream).
-    Nothing without resamples or samples."""
+    """The row's resampled scores over its ``n_units`` shared units (:func:`lm_eval_enterprise.scoring.bootstrap.draw`
+    from the row's own seed): kind "docs" (unit resampling) and, with ``--bootstrap_templates``, "docs+templates" (its
+    own draw stream). Nothing without resamples or samples."""
     if opts.bootstrap <= 0 or not scores.scorers:
         return Resamples({}, {})
     boot, template_idx = {}, {}
     for kind, tpl in [("docs", False)] + ([("docs+templates", True)] if opts.bootstrap_templates else []):
-        di, ti = ST.draw(opts.seed, opts.bootstrap, n_units, len(row.templates), tpl)
+        di, ti = draw(opts.seed, opts.bootstrap, n_units, len(row.templates), tpl)
         template_idx[kind] = ti
         boot.update(_resampled(row, scores, n_units, di, opts, kind))
     return Resamples(boot, template_idx)

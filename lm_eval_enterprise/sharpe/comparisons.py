@@ -26,8 +26,11 @@ from itertools import combinations
 import numpy as np
 
 from ..scoring import metrics as M
+from ..scoring.bootstrap import percentile_ci
+from ..scoring.sharpe_score import EPS, sharpe_matrix
+from ..text import natural_key
 from . import stats as ST
-from .inputs import Diagnostics, Options, natural_key
+from .inputs import Diagnostics, Options
 from .records import Record, RecordSet
 from .rows import Row
 
@@ -56,7 +59,7 @@ def _resampled(mat: np.ndarray, rec: Record, b_arg, higher_is_better: bool, opts
     """(μ, σ, S) per resample of one record's B × T resampled template scores (S None without a baseline; μ on the
     metric's own scale)."""
     sign = 1.0 if higher_is_better else -1.0
-    mu, sd, sh, _ = ST.sharpe_matrix(
+    mu, sd, sh, _ = sharpe_matrix(
         sign * mat, sign * (b_arg if b_arg is not None else 0.0), opts.ddof, opts.alpha, opts.floor_mode(), rec.n_docs
     )
     return sign * mu, sd, (sh if b_arg is not None else None)
@@ -77,11 +80,11 @@ def _bootstrap_fields(
         lo_hi = np.percentile(d_bt, [2.5, 97.5], axis=0)
         comp["delta_ci"] = {t: [float(lo_hi[0, j]), float(lo_hi[1, j])] for j, t in enumerate(tids)}
     else:
-        comp["delta_ci"] = {t: ST.percentile_ci(d_bt[:, j]) for j, t in enumerate(tids)}
+        comp["delta_ci"] = {t: percentile_ci(d_bt[:, j]) for j, t in enumerate(tids)}
     b_arg = _baseline_arg(ra, tids)
     res_a = _resampled(ma, ra, b_arg, higher_is_better, opts)
     res_b = _resampled(mb, rb, b_arg, higher_is_better, opts)
-    comp["delta_sharpe_ci"] = ST.percentile_ci(res_a[2] - res_b[2]) if b_arg is not None else None
+    comp["delta_sharpe_ci"] = percentile_ci(res_a[2] - res_b[2]) if b_arg is not None else None
     comp["bootstrap"] = {"B": opts.bootstrap, "seed": opts.seed, "shared_doc_indices": True}
     return {"a": res_a, "b": res_b}
 
@@ -254,9 +257,9 @@ def decoding_comparisons(recs: RecordSet, rows: list[Row], opts: Options, diag: 
         comp["delta_mean_ci"] = comp["delta_std_ci"] = None
         if resampled is not None:
             (mu_c, sd_c, _), (mu_u, sd_u, _) = resampled["a"], resampled["b"]
-            comp["delta_mean_ci"] = ST.percentile_ci(mu_c - mu_u)
+            comp["delta_mean_ci"] = percentile_ci(mu_c - mu_u)
             if len(comp["templates"]) > 1:
-                comp["delta_std_ci"] = ST.percentile_ci(sd_c - sd_u)
+                comp["delta_std_ci"] = percentile_ci(sd_c - sd_u)
         comp["unconstrained"], comp["constrained"] = _mode_summary(row, spec, ru), _mode_summary(row, spec, rc)
 
     return _compare_pairs(recs, rows, opts, pairs_of, extend)
@@ -392,7 +395,7 @@ MIN_RANK_TEMPLATES = 3  # a rank correlation over fewer shared templates is not 
 class LanguageSide:
     """One side of a cross-lingual pair for one model: the dataset row's μ, σ and S (its strict record of the
     primary metric) and its best and worst templates among the shared ones (every template tied at the extreme,
-    within ``stats.EPS``; None when all shared templates score the same)."""
+    within ``sharpe_score.EPS``; None when all shared templates score the same)."""
 
     dataset: str
     language: str
@@ -431,18 +434,18 @@ def _oriented(rec: Record) -> dict[str, float]:
 
 
 def _is_constant(values: Sequence[float]) -> bool:
-    return max(values) - min(values) < ST.EPS
+    return max(values) - min(values) < EPS
 
 
 def extreme_templates(scores: Mapping[str, float]) -> tuple[list[str] | None, list[str] | None]:
     """(best, worst): the templates at the maximum and at the minimum of ``scores`` (higher is better; ties, within
-    ``stats.EPS``, all listed, natural order); (None, None) when every template scores the same."""
+    ``sharpe_score.EPS``, all listed, natural order); (None, None) when every template scores the same."""
     vals = list(scores.values())
     if not vals or _is_constant(vals):
         return None, None
     hi, lo = max(vals), min(vals)
     order = sorted(scores, key=natural_key)
-    return [t for t in order if hi - scores[t] < ST.EPS], [t for t in order if scores[t] - lo < ST.EPS]
+    return [t for t in order if hi - scores[t] < EPS], [t for t in order if scores[t] - lo < EPS]
 
 
 def template_rank_correlation(

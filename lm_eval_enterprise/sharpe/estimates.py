@@ -26,6 +26,7 @@ from .. import __version__, families
 from ..estimator import CellMatrix, SparseError, axis_covariates, estimate_population, estimate_row
 from ..scoring import corpus
 from ..taskmeta import TaskMeta
+from ..text import natural_key
 from . import baselines as BL
 from .cells import Cells, question_cells, union_cells
 from .inputs import (
@@ -36,7 +37,6 @@ from .inputs import (
     SampleTable,
     SharpeInputError,
     TaskRun,
-    natural_key,
     read_samples,
     select_runs,
 )

@@ -21,7 +21,7 @@ import re
 
 import numpy as np
 
-from .inputs import natural_key
+from ..text import natural_key
 from .report import clean, dataset_records, markdown, model_order, shown_groups, toy_models
 
 _CODE = re.compile(r"`([^`]+)`")

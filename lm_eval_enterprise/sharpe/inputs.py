@@ -192,11 +192,6 @@ class Diagnostics:
         self.notes.append(msg + note_suffix)
 
 
-def natural_key(s: str) -> list:
-    """Sort key with numbers compared as numbers (t2 < t10)."""
-    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(s))]
-
-
 class Progress:
     """tqdm progress bar on stderr when enabled (default: when stderr is a terminal)."""
 

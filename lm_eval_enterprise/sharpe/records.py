@@ -17,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from ..scoring.sharpe_score import sharpe, status_value
+from ..text import natural_key
 from . import baselines as BL
 from . import stats as ST
-from .inputs import Options, natural_key
+from .inputs import Options
 from .rows import MetricSpec, Row
 
 
@@ -144,8 +146,8 @@ class RecordInputs:
 # ============================================================================================== one record
 def _point_statistics(s: np.ndarray, b_arg, n_docs, baseline: dict, flags: dict, opts: Options) -> dict:
     """μ, σ, S and the across-template statistics (``s`` and ``b_arg`` already oriented higher-is-better)."""
-    st = ST.sharpe(s, b_arg, opts.ddof, opts.alpha, opts.floor_mode(), n_docs)
-    val, status = ST.status_value(st["sharpe"])
+    st = sharpe(s, b_arg, opts.ddof, opts.alpha, opts.floor_mode(), n_docs)
+    val, status = status_value(st["sharpe"])
     if st["sharpe_status"] in ("single_template", "no_baseline"):
         status = st["sharpe_status"]
     if status == "single_template":

@@ -13,7 +13,8 @@ from typing import Any
 from .. import families
 from ..scoring import corpus
 from ..taskmeta import TaskMeta
-from .inputs import Diagnostics, Options, SharpeInputError, SharpeUsageError, TaskRun, natural_key
+from ..text import natural_key
+from .inputs import Diagnostics, Options, SharpeInputError, SharpeUsageError, TaskRun
 
 
 @dataclass(frozen=True)

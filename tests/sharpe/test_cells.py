@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lm_eval_enterprise.sharpe import stats as BS
+from lm_eval_enterprise.scoring import bootstrap as BS
 from lm_eval_enterprise.sharpe.cells import full_cells, pair, question_cells, resample, template_scores, union_cells
 from lm_eval_enterprise.sharpe.inputs import Diagnostics, Options, SampleTable, SharpeInputError
 from lm_eval_enterprise.sharpe.records import row_records
