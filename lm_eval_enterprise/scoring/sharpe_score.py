@@ -64,8 +64,8 @@ def sharpe(
         "sharpe": None,
         "sharpe_status": "ok",
         "degenerate_std": False,
-        "floor_active": False,
-        "excess": None if b is None else float(excess.mean()),
+        "sigma_floor_active": False,
+        "excess_mean": None if b is None else float(excess.mean()),
     }
     if t < 2:
         out["sharpe_status"] = "single_template"
@@ -75,7 +75,7 @@ def sharpe(
     floor = sigma_floor(floor_mode, mu, n_docs)
     sig_eff = max(sig, floor)
     out["sigma_eff"] = sig_eff
-    out["floor_active"] = floor > sig
+    out["sigma_floor_active"] = floor > sig
     if b is None:
         out["sharpe_status"] = "no_baseline"
         return out
@@ -124,14 +124,3 @@ def sharpe_matrix(
     with np.errstate(divide="ignore", invalid="ignore"):
         sh = np.where(degen, np.nan, exm / (alpha * sig_eff))
     return mu, sig, sh, degen & np.isfinite(mu)
-
-
-def status_value(value: float | None) -> tuple[float | None, str]:
-    """JSON form of a Sharpe value: (finite value or None, status)."""
-    if value is None:
-        return None, "undefined"
-    if math.isnan(value):
-        return None, "undefined"
-    if math.isinf(value):
-        return None, "inf" if value > 0 else "-inf"
-    return float(value), "ok"

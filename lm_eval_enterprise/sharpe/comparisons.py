@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from itertools import combinations
 
 import numpy as np
@@ -31,7 +31,7 @@ from ..scoring.sharpe_score import EPS, sharpe_matrix
 from ..text import natural_key
 from . import stats as ST
 from .inputs import Diagnostics, Options
-from .records import Record, RecordSet
+from .records import Record, RecordSet, baseline_arg
 from .rows import Row
 
 
@@ -45,14 +45,6 @@ def _pairs(models: list[str], compare: list[str] | None) -> list[tuple[str, str]
         a, _, b = c.partition(",")
         wanted.add((a, b))
     return [(a, b) if (a, b) in wanted else (b, a) for a, b in pairs if (a, b) in wanted or (b, a) in wanted]
-
-
-def _baseline_arg(rec: Record, tids: list[str]):
-    """The record's baseline as the Sharpe formulas take it (a vector when it differs per template)."""
-    b_arg = rec.baseline["value"]
-    if rec.baseline.get("per_template") and b_arg is not None:
-        b_arg = np.array([rec.baseline["per_template"][t] for t in tids])
-    return b_arg
 
 
 def _resampled(mat: np.ndarray, rec: Record, b_arg, higher_is_better: bool, opts: Options):
@@ -81,7 +73,7 @@ def _bootstrap_fields(
         comp["delta_ci"] = {t: [float(lo_hi[0, j]), float(lo_hi[1, j])] for j, t in enumerate(tids)}
     else:
         comp["delta_ci"] = {t: percentile_ci(d_bt[:, j]) for j, t in enumerate(tids)}
-    b_arg = _baseline_arg(ra, tids)
+    b_arg = baseline_arg(ra.baseline, tids)
     res_a = _resampled(ma, ra, b_arg, higher_is_better, opts)
     res_b = _resampled(mb, rb, b_arg, higher_is_better, opts)
     comp["delta_sharpe_ci"] = percentile_ci(res_a[2] - res_b[2]) if b_arg is not None else None
@@ -358,23 +350,11 @@ def _block(recs: RecordSet, rs: list[Row], models: list[str]) -> dict:
     }
 
 
-def _unpooled(rows: list[Row], suites: list[str]) -> dict:
-    """The ``overall`` entry when the rows come from several suites: their rows and metrics, no model statistics
-    (the suites' datasets and templates have nothing in common; each suite has its own roll-up)."""
-    return {
-        "datasets": sorted({r.dataset for r in rows}),
-        "rows": [r.name for r in rows],
-        "metrics": {r.name: r.primary for r in rows},
-        "models": {},
-        "excluded_models": {},
-        "note": f"not pooled across the suites {', '.join(suites)}: see suites",
-    }
-
-
 def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
     """Domain and overall rows: equal-weight means over datasets of μ, σ and S; mean rank by S. Rows of several
     suites (``metadata.suite``: the enterprise datasets, the NLU suite) are never pooled: then ``suites`` holds
-    one overall roll-up per suite and ``overall`` only the rows (:func:`_unpooled`)."""
+    one overall roll-up per suite and ``overall`` only the rows and metrics, with no model statistics (the suites'
+    datasets and templates have nothing in common)."""
     domains = sorted({r.domain for r in rows})
     out = {"domains": {d: _block(recs, [r for r in rows if r.domain == d], models) for d in domains}}
     suite_of = {r.name: r.taskmeta.suite for r in rows}
@@ -382,7 +362,7 @@ def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
     if len(suites) <= 1:
         out["overall"] = _block(recs, rows, models)
         return out
-    out["overall"] = _unpooled(rows, suites)
+    out["overall"] = {**_block(recs, rows, []), "note": f"not pooled across the suites {', '.join(suites)}: see suites"}
     out["suites"] = {s: _block(recs, [r for r in rows if suite_of[r.name] == s], models) for s in suites}
     return out
 
@@ -468,19 +448,10 @@ def template_rank_correlation(
 
 def _side(rec: Record, language: str, scores: Mapping[str, float]) -> LanguageSide:
     best, worst = extreme_templates(scores)
-    return LanguageSide(
-        rec.dataset,
-        language,
-        rec.group,
-        rec.metric,
-        rec.mean,
-        rec.std,
-        rec.sharpe,
-        rec.sharpe_status,
-        rec.degenerate_std,
-        best,
-        worst,
-    )
+    of_record = {
+        f.name: getattr(rec, f.name) for f in fields(LanguageSide) if f.name not in ("language", "best", "worst")
+    }
+    return LanguageSide(language=language, best=best, worst=worst, **of_record)
 
 
 def _agree(x: list[str] | None, y: list[str] | None) -> bool | None:
