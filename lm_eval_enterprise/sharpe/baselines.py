@@ -35,7 +35,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -63,7 +63,6 @@ class Baseline:
     se: float | None = None  # Monte-Carlo standard error (simulated only)
     per_template: dict[str, float] | None = None
     note: str = ""
-    extra: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         out = {"value": self.value, "method": self.method}
@@ -125,11 +124,6 @@ def expected_f1_class(n_j: int, n_total: int, k: int) -> float:
     den = n_j + a[:, None] + c[None, :]
     f1 = np.where(den > 0, 2.0 * a[:, None] / np.maximum(den, 1), 0.0)
     return float(pa @ f1 @ pc)
-
-
-def approx_f1_class(p_j: float, k: int) -> float:
-    """Large-N approximation E[F1_j] ≈ 2p_j/(k·p_j + 1) (for reports and sanity checks only)."""
-    return 2 * p_j / (k * p_j + 1)
 
 
 def uniform_f1(counts: Sequence[int], average: str, positive: int | None = None) -> float:
@@ -345,23 +339,20 @@ def _classification_baseline(f1_avg: str | None, info: LabelInfo, method: str, s
     if info.kind != "classification" or not info.gold_counts:
         return Baseline(None, "unavailable", note="gold label counts unknown (no samples)")
     counts, k = info.gold_counts, len(info.gold_counts)
-    if f1_avg is None:  # accuracy over k labels
-        if method == "majority":
-            return Baseline(majority_share(counts), "majority")
-        if method == "simulated":
-            gold = np.repeat(np.arange(k), counts)
-            v, se = simulated_uniform(gold, k, "accuracy", seed=seed)
-            return Baseline(v, "simulated", se=se)
-        return Baseline(uniform_accuracy(k), "uniform")
     if f1_avg == "binary" and info.positive is None:
         return Baseline(None, "unavailable", note="positive class unknown")
-    if method == "majority":
-        return Baseline(majority_f1(counts, f1_avg, info.positive), "majority")
     if method == "simulated":
-        gold = np.repeat(np.arange(k), counts)
-        v, se = simulated_uniform(gold, k, f1_avg, info.positive, seed=seed)
-        return Baseline(v, "simulated", se=se)
-    return Baseline(uniform_f1(counts, f1_avg, info.positive), "uniform")
+        return _simulated(counts, k, f1_avg or "accuracy", info.positive, seed)
+    if method == "majority":
+        value = majority_share(counts) if f1_avg is None else majority_f1(counts, f1_avg, info.positive)
+        return Baseline(value, "majority")
+    return Baseline(uniform_accuracy(k) if f1_avg is None else uniform_f1(counts, f1_avg, info.positive), "uniform")
+
+
+def _simulated(counts: list[int], k: int, metric: str, positive: int | None, seed: int) -> Baseline:
+    """:func:`simulated_uniform` on gold labels with these counts (label j repeated ``counts[j]`` times)."""
+    value, se = simulated_uniform(np.repeat(np.arange(len(counts)), counts), k, metric, positive, seed=seed)
+    return Baseline(value, "simulated", se=se)
 
 
 def _question_baseline(f1_avg: str, info: LabelInfo, method: str, seed: int) -> Baseline:
@@ -387,10 +378,8 @@ def _choice_baseline(info: LabelInfo, method: str, seed: int) -> Baseline:
         if not info.gold_counts:
             return Baseline(None, "unavailable", note="gold answers unknown")
         return Baseline(majority_share(info.gold_counts), "majority")
-    if method == "simulated" and info.gold_counts:
-        gold = np.repeat(np.arange(len(info.gold_counts)), info.gold_counts)  # accuracy is label-symmetric
-        v, se = simulated_uniform(gold, info.n_options, "accuracy", seed=seed)
-        return Baseline(v, "simulated", se=se)
+    if method == "simulated" and info.gold_counts:  # accuracy is label-symmetric: the answers' counts suffice
+        return _simulated(info.gold_counts, info.n_options, "accuracy", None, seed)
     return Baseline(uniform_accuracy(info.n_options), "uniform")
 
 

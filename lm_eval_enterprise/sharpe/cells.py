@@ -136,13 +136,14 @@ def choose_keys(tabs: list[SampleTable], unit: str) -> tuple[str, list[list]] | 
     return None
 
 
-def unit_lines(keys: list, unit: str) -> dict:
-    """unit → its line (documents) or its lines in candidate order (queries)."""
+def unit_lines(keys: list, unit: str, keep: set | None = None) -> dict:
+    """unit → its line (documents) or its lines in candidate order (queries); ``keep``: only the candidates in it."""
     if unit == "doc":
         return {k: i for i, k in enumerate(keys)}
     by_q: dict = defaultdict(list)
     for i, (q, c) in enumerate(keys):
-        by_q[q].append((c, i))
+        if keep is None or (q, c) in keep:
+            by_q[q].append((c, i))
     return {q: [i for _, i in sorted(v)] for q, v in by_q.items()}
 
 
@@ -223,22 +224,13 @@ def pair(row: Row, tables: dict[str, dict[str, SampleTable]], diag: Diagnostics)
         flags["doc_set_intersected"] = {"shared": len(common), "sizes": sorted({len(s) for s in sets})}
     if not common:
         raise SharpeInputError(f"group {row.name}: no document is shared by all templates and models")
-    if row.unit == "doc":
-        units = sorted(common, key=natural_key)
-        lines = {}
-        for (m, t, _), ks in zip(tabs, per_tab):
-            pos = {k: i for i, k in enumerate(ks)}
-            lines[(m, t)] = np.array([pos[k] for k in units])
-        return Pairing(units, source, lines, flags)
-    units = sorted({q for q, _ in common}, key=natural_key)
+    units = sorted(common if row.unit == "doc" else {q for q, _ in common}, key=natural_key)
     lines = {}
     for (m, t, _), ks in zip(tabs, per_tab):
-        by_q: dict = defaultdict(list)
-        for i, (q, c) in enumerate(ks):
-            if (q, c) in common:
-                by_q[q].append((c, i))
-        lines[(m, t)] = [[i for _, i in sorted(by_q[q])] for q in units]
-    _flag_cut_queries(row, units, lines, flags, diag)
+        at = unit_lines(ks, row.unit, common)
+        lines[(m, t)] = np.array([at[u] for u in units]) if row.unit == "doc" else [at[u] for u in units]
+    if row.unit == "query":
+        _flag_cut_queries(row, units, lines, flags, diag)
     return Pairing(units, source, lines, flags)
 
 

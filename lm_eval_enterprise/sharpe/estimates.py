@@ -173,22 +173,11 @@ def _group_cells(
         out.append((question, cm, base))
     plan, messages = _plan(runs, tids, name, out[0][1], len(whole.units))
     axes = {t: TaskMeta.from_metadata(r.meta).population_axes for t, r in runs.items()}
+    shared = {"model": model, "name": name, "dataset": first.dataset, "domain": first.domain, "family": family}
+    shared.update(metric=metric, plan=plan, axes=axes)
     return [
-        SparseGroup(
-            model,
-            name,
-            first.dataset,
-            first.domain,
-            family,
-            metric,
-            cm,
-            base,
-            plan,
-            messages if i == 0 else [],
-            q,
-            axes,
-        )
-        for i, (q, cm, base) in enumerate(out)
+        SparseGroup(**shared, cells=cm, baseline=b, messages=[] if i else messages, question=q)
+        for i, (q, cm, b) in enumerate(out)
     ]
 
 
@@ -304,7 +293,7 @@ def _population_record(gs: list[SparseGroup], opts: Options) -> dict:
     g = gs[0]
     axes = [g.axes.get(t) for t in g.cells.templates]
     x = axis_covariates(axes) if all(isinstance(a, dict) for a in axes) else None
-    base, method = (g.baseline.value, g.baseline.method) if len(gs) == 1 else mean_baseline(gs)
+    base, method = mean_baseline(gs)
     est = _estimated(estimate_population, [q.cells for q in gs], base, opts, covariates=x)
     return {
         "model": g.model,

@@ -322,14 +322,6 @@ def is_toy_data_root(data_root: Any) -> bool:
     return data_root == EMBEDDED_DATA_ROOT
 
 
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 # lm-eval's EvaluationTracker: OUT/<model>/results_<date_id>.json, or for an --output_path ending in .json
 # (OUT/name.json) OUT/name_<date_id>.json; date_id = datetime.now().isoformat() with ':' replaced by '-'
 _DATE_ID = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?"
@@ -435,25 +427,15 @@ def _variant(
     if meta.is_variant:
         return meta.variant_group, meta.template_id, "metadata"
     m = pattern.search(task)
-    tset = meta.template_set
     if not m:
+        what = f"{rf.path}: task {task} has no template metadata (configs.{task}.metadata.variant_group/template_id)"
         notes.append(
-            (
-                tset,
-                f"{rf.path}: task {task} has no template metadata (configs.{task}.metadata."
-                f"variant_group/template_id) and its name does not match --variant_pattern "
-                f"{pattern.pattern!r}; skipped",
-            )
+            (meta.template_set, f"{what} and its name does not match --variant_pattern {pattern.pattern!r}; skipped")
         )
         return None
     tid = template_id(m)
-    notes.append(
-        (
-            tset,
-            f"{rf.path}: task {task} has no template metadata; grouped by its name as {m.group('group')} / {tid} "
-            "(flag grouped_by_name)",
-        )
-    )
+    how = f"grouped by its name as {m.group('group')} / {tid} (flag grouped_by_name)"
+    notes.append((meta.template_set, f"{rf.path}: task {task} has no template metadata; {how}"))
     return m.group("group"), tid, "name"
 
 
@@ -724,24 +706,19 @@ def listed_by_model(rs: RunSet, opts: Options, diag: Diagnostics) -> dict[str, d
 
 
 # ============================================================================================== samples
+@dataclass(eq=False)
 class SampleTable:
-    """The primary-filter lines of one samples file, column-wise (one entry per line). Document fields are
-    extracted on first use (most tables only need the document keys)."""
+    """The primary-filter lines of one samples file, column-wise (one entry per line): documents (None when not
+    kept: the pairing keys ``ids``, ``qid``, ``cand`` were extracted while reading), ``doc_hash``, ``doc_id``, the
+    metrics' values and ``format_failure`` (None: not logged). Document fields are extracted on first use (most
+    tables only need the document keys)."""
 
-    def __init__(
-        self,
-        path: Path,
-        docs: list[dict] | None,
-        hashes: list,
-        doc_ids: list,
-        values: dict[str, list],
-        failure: list | None,
-        keys: dict[str, list] | None = None,
-    ):
-        self.path, self.docs, self.hashes, self.doc_ids = path, docs, hashes, doc_ids
-        self.values, self.failure = values, failure
-        if keys is not None:  # documents not kept: the pairing keys (ids, qid, cand) were extracted while reading
-            self.__dict__.update(keys)
+    path: Path
+    docs: list[dict] | None
+    hashes: list
+    doc_ids: list
+    values: dict[str, list]
+    failure: list | None
 
     def _docs(self) -> list[dict]:
         if self.docs is None:
@@ -867,6 +844,7 @@ def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], ke
             failure.append(d.get("format_failure"))
     _check_filters(path, filter_name, seen_filters, found=bool(doc_ids))
     failure_out = _failure_column(path, failure)
-    if keep_docs:
-        return SampleTable(path, docs, hashes, doc_ids, values, failure_out)
-    return SampleTable(path, None, hashes, doc_ids, values, failure_out, {"ids": ids, "qid": qids, "cand": cands})
+    table = SampleTable(path, docs if keep_docs else None, hashes, doc_ids, values, failure_out)
+    if not keep_docs:
+        table.__dict__.update(ids=ids, qid=qids, cand=cands)  # what the cached properties would read from the docs
+    return table

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import datetime
 import gc
+import hashlib
 import json
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,6 @@ from .inputs import (
     listed_by_model,
     read_inputs,
     select_runs,
-    sha256_of,
 )
 from .records import Record, ScoredRow, collect_records
 from .report import decoding_markdown, estimate_markdown, markdown, to_json, write_csvs
@@ -86,40 +86,20 @@ def score_row(row: Row, opts: Options, table: dict) -> tuple[ScoredRow, list[str
         flags={**row.flags, **(pairing.flags if pairing else {})},
         model_flags=model_flags,
         with_samples=with_samples,
-        scores=scores.scores,
-        fail_rate=scores.fail_rate,
-        n_docs=scores.n_docs,
+        scores=scores,
         baseline=baseline,
         per_doc={k: v for k, v in per_doc.items() if v is not None},
-        boot=resamples.boot,
-        template_idx=resamples.template_idx,
+        resamples=resamples,
     )
     return scored, diag.notes
 
 
-@dataclass(frozen=True)
-class _SourceLite:
-    path: Path
-    timestamp: str
-
-
-@dataclass(frozen=True)
-class _RunLite:
-    """The parts of a task run the row stages read (sent to worker processes instead of whole results files)."""
-
-    task: str
-    source: _SourceLite
-    row: dict
-    meta: dict
-    samples_path: Path | None
-    n_samples: dict
-
-
 def _lite(row: Row) -> Row:
-    def lite(r: TaskRun) -> _RunLite:
-        return _RunLite(
-            r.task, _SourceLite(r.source.path, r.source.timestamp), r.row, r.meta, r.samples_path, r.n_samples
-        )
+    """The row as sent to a worker process: its task runs without their results files' data and task configs (the
+    row stages read a run's own results row, metadata and samples)."""
+
+    def lite(r: TaskRun) -> TaskRun:
+        return replace(r, source=replace(r.source, data={}), config={})
 
     return replace(row, runs={m: {t: lite(r) for t, r in by_t.items()} for m, by_t in row.runs.items()})
 
@@ -179,7 +159,10 @@ def _samples_provenance(scored: list[ScoredRow], with_hash: bool) -> list[dict]:
     paths = {r.samples_path for sr in scored for m in sr.with_samples for r in sr.row.runs[m].values()}
     out = []
     for p in sorted(p for p in paths if p is not None):
-        out.append({"path": str(p), "bytes": p.stat().st_size, **({"sha256": sha256_of(p)} if with_hash else {})})
+        out.append({"path": str(p), "bytes": p.stat().st_size})
+        if with_hash:
+            with open(p, "rb") as f:
+                out[-1]["sha256"] = hashlib.file_digest(f, "sha256").hexdigest()
     return out
 
 

@@ -21,6 +21,7 @@ from ..scoring.sharpe_score import sharpe
 from ..text import natural_key
 from . import baselines as BL
 from . import stats as ST
+from .cells import Resamples, TemplateScores
 from .inputs import Options
 from .rows import MetricSpec, Row
 
@@ -108,8 +109,7 @@ class Record:
 class ScoredRow:
     """A dataset row after the per-row stages (cells, scores, baselines, bootstrap; :func:`.pipeline.score_row`): what the
     records, comparisons and roll-ups read. ``flags``: the row's flags; ``model_flags``: each model's; ``per_doc``:
-    (model, metric) → (T × U per-unit values, their kind, whether the score is their mean); ``boot``: (model,
-    metric, mode, kind) → B × T resampled s_t; ``template_idx``: kind → B × T template draws."""
+    (model, metric) → (T × U per-unit values, their kind, whether the score is their mean)."""
 
     row: Row
     units: list
@@ -117,13 +117,10 @@ class ScoredRow:
     flags: dict[str, Any]
     model_flags: dict[str, dict[str, Any]]
     with_samples: set[str]
-    scores: dict[tuple, float]
-    fail_rate: dict[tuple[str, str], float | None]
-    n_docs: dict[str, int | None]
+    scores: TemplateScores
     baseline: dict[str, BL.Baseline]
     per_doc: dict[tuple[str, str], tuple]
-    boot: dict[tuple, np.ndarray]
-    template_idx: dict[str, np.ndarray | None]
+    resamples: Resamples
 
 
 # ============================================================================================== one record
@@ -193,7 +190,7 @@ def _intervals(boot: dict, template_idx: dict, b_arg, n_docs, higher_is_better: 
 def build_record(sr: ScoredRow, model: str, spec: MetricSpec, mode: str, opts: Options) -> Record:
     """The record of one model, metric and scoring mode of a scored row."""
     row, tids = sr.row, sr.row.templates
-    shown = np.array([sr.scores[(model, t, spec.name, mode)] for t in tids], dtype=float)
+    shown = np.array([sr.scores.scores[(model, t, spec.name, mode)] for t in tids], dtype=float)
     baseline = sr.baseline[spec.name].as_dict()
     b_arg = baseline_arg(baseline, tids)
     flags, notes = {**sr.flags, **sr.model_flags.get(model, {})}, []
@@ -203,7 +200,7 @@ def build_record(sr: ScoredRow, model: str, spec: MetricSpec, mode: str, opts: O
     if not spec.higher_is_better:  # lower is better: S is computed on −s against −b
         s, b_arg = -shown, None if b_arg is None else -b_arg
         flags["negated_metric"] = True
-    n_docs = sr.n_docs.get(model)
+    n_docs = sr.scores.n_docs.get(model)
     fields_: dict[str, Any] = {}
     undefined = ~np.isfinite(s)
     if undefined.any():
@@ -214,11 +211,11 @@ def build_record(sr: ScoredRow, model: str, spec: MetricSpec, mode: str, opts: O
         fields_.update(_point_statistics(s, b_arg, n_docs, baseline, flags, opts))
     per_doc = sr.per_doc.get((model, spec.name)) if mode == "strict" else None
     fields_.update(_prosa(tids, None if per_doc is None else (list(sr.units), per_doc[0], per_doc[1]), opts))
-    boot = {k[3]: v for k, v in sr.boot.items() if k[:3] == (model, spec.name, mode)}
-    fields_.update(_intervals(boot, sr.template_idx, b_arg, n_docs, spec.higher_is_better, opts))
+    boot = {k[3]: v for k, v in sr.resamples.boot.items() if k[:3] == (model, spec.name, mode)}
+    fields_.update(_intervals(boot, sr.resamples.template_idx, b_arg, n_docs, spec.higher_is_better, opts))
     if fields_["ci"] is None and opts.bootstrap > 0:
         flags.setdefault("no_samples", True)
-    failure = {t: sr.fail_rate.get((model, t)) for t in tids}
+    failure = {t: sr.scores.fail_rate.get((model, t)) for t in tids}
     return Record(
         level="dataset",
         group=row.name,
@@ -273,7 +270,7 @@ def row_records(sr: ScoredRow, opts: Options) -> list[Record]:
             build_record(sr, model, spec, mode, opts)
             for mode in opts.record_modes
             for model in sr.row.models
-            if (model, sr.row.templates[0], spec.name, mode) in sr.scores
+            if (model, sr.row.templates[0], spec.name, mode) in sr.scores.scores
         ]
         out += with_failure_flags(recs, opts, spec.higher_is_better)
     return out

@@ -194,11 +194,6 @@ def sign_flip_pvalues(diffs: np.ndarray, n_perm: int = 2000, seed: int = 0) -> n
     return (1 + (stats >= obs[None, :] - 1e-12).sum(0)) / (1 + n_perm)
 
 
-def sign_flip_test(diff: np.ndarray, n_perm: int = 2000, seed: int = 0) -> float:
-    """:func:`sign_flip_pvalues` of one difference vector."""
-    return float(sign_flip_pvalues(np.asarray(diff, dtype=float)[None, :], n_perm, seed)[0])
-
-
 def holm(pvalues: Sequence[float | None]) -> list[float | None]:
     """Holm–Bonferroni adjusted p-values (None entries are kept and not counted)."""
     idx = [i for i, p in enumerate(pvalues) if p is not None]
