@@ -27,7 +27,7 @@ from ..scoring import metrics as M
 from ..scoring.bootstrap import draw, multiplicities
 from ..taskmeta import TaskMeta
 from ..text import natural_key
-from .inputs import Diagnostics, Options, SampleTable, SharpeInputError, TaskRun, read_samples
+from .inputs import Diagnostics, Options, SampleTable, SharpeInputError, read_samples
 from .rows import MetricSpec, Row
 
 RECOMPUTE_TOL = 1e-9
@@ -386,22 +386,17 @@ class TemplateScores:
     model_flags: dict[str, dict]
 
 
-def _reported(run: TaskRun, spec: MetricSpec):
-    v = run.row.get(f"{spec.name},{spec.filter}")
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
 def _from_results(row: Row, model: str, tid: str, out: dict) -> None:
     """A model without samples: s_t straight from the results file (strict mode only)."""
     run = row.runs[model][tid]
     for spec in row.metrics:
-        v = _reported(run, spec)
+        v = run.reported(f"{spec.name},{spec.filter}")
         if v is None:
             raise SharpeInputError(
                 f"{run.source.path}: results[{run.task}][{spec.name},{spec.filter}] "
                 f"is not a number ({run.row.get(f'{spec.name},{spec.filter}')!r})"
             )
-        out[(model, tid, spec.name, "strict")] = float(v)
+        out[(model, tid, spec.name, "strict")] = v
 
 
 def _from_cells(row: Row, c: Cells, ti: int, opts: Options, out: TemplateScores, diag: Diagnostics) -> None:
@@ -418,7 +413,7 @@ def _from_cells(row: Row, c: Cells, ti: int, opts: Options, out: TemplateScores,
             raise SharpeInputError(f"{c.tables[ti].path}: {spec.name} is undefined on the shared documents")
         out.scorers[(model, tid, spec.name, "strict")] = sc
         out.scores[(model, tid, spec.name, "strict")] = s
-        target = _reported(row.runs[model][tid], spec)
+        target = row.runs[model][tid].reported(f"{spec.name},{spec.filter}")
         if c.complete[ti] and target is not None and abs(target - s) > RECOMPUTE_TOL:
             diag.note(
                 f"group {row.name}, model {model}, {tid}: {spec.name} recomputed from samples = "

@@ -205,11 +205,7 @@ def _mean_of(values: dict[str, float | None] | None) -> float | None:
 def _adherence(row: Row, model: str, metric_filter: str) -> dict[str, float | None]:
     """Per template: ``format_adherence`` as the results file reports it (all documents of the run); None where a
     template's results lack it (e.g. log-likelihood ranking)."""
-    out = {}
-    for t in row.templates:
-        v = row.runs[model][t].row.get(f"format_adherence,{metric_filter}")
-        out[t] = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-    return out
+    return {t: row.runs[model][t].reported(f"format_adherence,{metric_filter}") for t in row.templates}
 
 
 def _mode_summary(row: Row, spec, rec: Record) -> dict:

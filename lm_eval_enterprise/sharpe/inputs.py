@@ -315,6 +315,11 @@ class TaskRun:
     def lm_eval_version(self):
         return self.source.data.get("lm_eval_version")
 
+    def reported(self, key: str) -> float | None:
+        """The results row's value of ``key`` (``metric,filter``) as a float; None when it is not a number."""
+        v = self.row.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
 
 def is_toy_data_root(data_root: Any) -> bool:
     """True when a task's ``metadata.data_root`` selects the embedded fixture data (a few synthetic rows per
