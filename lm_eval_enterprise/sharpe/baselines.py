@@ -45,7 +45,6 @@ from .. import families
 from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
 from ..scoring.metrics import average_f1, f1_finalize
-from ..taskmeta import TaskMeta
 from ..text import norm
 from .cells import Cells
 from .inputs import Options, SampleTable, SharpeInputError, parse_generation_baseline
@@ -93,8 +92,7 @@ def majority_share(counts: Sequence[int]) -> float:
 
 def majority_index(counts: Sequence[int]) -> int:
     """Index of the most frequent class; ties → the first in label order."""
-    best = max(counts)
-    return next(j for j, c in enumerate(counts) if c == best)
+    return list(counts).index(max(counts))
 
 
 # ----------------------------------------------------------------------------------------------------- F1
@@ -272,9 +270,7 @@ class LabelInfo:
 
 
 def _generation_baseline(metric: str, info: LabelInfo, generation: str) -> Baseline:
-    k = parse_generation_baseline(generation)
-    if k is None:
-        return Baseline(0.0, "zero", note="no-information generator scores 0")
+    k = parse_generation_baseline(generation)  # lead-K (``zero`` never gets here)
     if (
         info.kind != "generation"
         or not info.documents
@@ -326,12 +322,8 @@ def compute(
         return _ranking_baseline(st.ranking, info, method, seed)
     if metric == "yes_accuracy":
         return _yes_baseline(info, method)
-    return Baseline(
-        None,
-        "unavailable",
-        note=f"no baseline rule for metric {metric!r} (family {family!r}); "
-        "use --baseline table:PATH or --baseline none",
-    )
+    note = f"no baseline rule for metric {metric!r} (family {family!r}); use --baseline table:PATH or --baseline none"
+    return Baseline(None, "unavailable", note=note)
 
 
 def _classification_baseline(f1_avg: str | None, info: LabelInfo, method: str, seed: int) -> Baseline:
@@ -416,15 +408,11 @@ def _classification_info(tab: SampleTable, idx, spec: MetricSpec) -> LabelInfo:
     if not labels or any(x is None for x in golds):
         return LabelInfo("none")
     index = {norm(x): j for j, x in enumerate(labels)}
-    counts = [0] * len(labels)
-    for x in golds:
-        j = index.get(norm(x))
-        if j is None:
-            return LabelInfo("none")
-        counts[j] += 1
-    positive = None
-    if isinstance(first, dict) and "positive" in first:
-        positive = index.get(norm(first["positive"]))
+    label_of = [index.get(norm(x)) for x in golds]
+    if None in label_of:
+        return LabelInfo("none")
+    counts = np.bincount(label_of, minlength=len(labels)).tolist()
+    positive = index.get(norm(first["positive"])) if isinstance(first, dict) and "positive" in first else None
     return LabelInfo(
         "classification",
         labels=list(labels),
@@ -452,12 +440,8 @@ def _ranking_info(tab: SampleTable, idx, spec: MetricSpec) -> LabelInfo:
     rel = [int(tab.gold[i] == "Yes") for i in lines]
     if corpus.per_query(spec.agg) and isinstance(tab.values[spec.name][0], list):
         rel = [int(tab.values[spec.name][i][3]) for i in lines]
-    pos = 0
-    queries = []
-    for q in idx:
-        r = rel[pos : pos + len(q)]
-        queries.append((len(q), int(sum(r))))
-        pos += len(q)
+    ends = np.cumsum([len(q) for q in idx])
+    queries = [(len(q), int(sum(rel[end - len(q) : end]))) for q, end in zip(idx, ends)]
     return LabelInfo("ranking", queries=queries, candidate_relevance=rel)
 
 
@@ -465,9 +449,7 @@ def _choice_info(tab: SampleTable, idx) -> LabelInfo:
     ks = {tab.n_choices[i] for i in idx}
     golds = [tab.gold[i] for i in idx]
     counts = list(Counter(map(str, golds)).values()) if all(x is not None for x in golds) else None
-    if len(ks) == 1 and None not in ks:
-        return LabelInfo("choice", n_options=ks.pop(), gold_counts=counts)
-    return LabelInfo("choice", gold_counts=counts)
+    return LabelInfo("choice", n_options=ks.pop() if len(ks) == 1 and None not in ks else None, gold_counts=counts)
 
 
 def label_info(family: str | None, unit: str, tab: SampleTable, idx, spec: MetricSpec) -> LabelInfo:
@@ -521,7 +503,7 @@ def _metadata_baseline(row: Row, spec: MetricSpec) -> Baseline | None:
     vals = set()
     for by_t in row.runs.values():
         for t in row.templates:
-            b = TaskMeta.from_metadata(by_t[t].meta).baseline
+            b = by_t[t].taskmeta.baseline
             if isinstance(b, dict) and spec.name in b:
                 b = b[spec.name]
             if isinstance(b, dict):

@@ -14,7 +14,7 @@ model of the row (:func:`resample`); a linear statistic is ``finalize(W @ featur
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +25,6 @@ from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
 from ..scoring import metrics as M
 from ..scoring.bootstrap import draw, multiplicities
-from ..taskmeta import TaskMeta
 from ..text import natural_key
 from .inputs import Diagnostics, Options, SampleTable, SharpeInputError, read_samples
 from .rows import MetricSpec, Row
@@ -115,9 +114,7 @@ def _key_problems(unit: str, tabs: list[SampleTable]) -> str:
         if keys is None:
             bad.append(f"{tab.path}: a line has no {KEY_LABELS[source]}")
             continue
-        counts: dict = {}
-        for k in keys:
-            counts[k] = counts.get(k, 0) + 1
+        counts = Counter(keys)
         dup = next((k for k, n in counts.items() if n > 1), None)
         if dup is not None:
             bad.append(f"{tab.path}: {KEY_LABELS[source]} {dup!r} occurs {counts[dup]} times (duplicated samples)")
@@ -239,7 +236,7 @@ def _flag_cut_queries(row: Row, units: list, lines: dict, flags: dict, diag: Dia
     ``--limit`` that ended inside a query, as plain ``lm_eval`` allows): their RR@k / nDCG@k rank part of the
     candidates only."""
     runs = [r for by_t in row.runs.values() for r in by_t.values()]
-    expected = next((c for r in runs if (c := TaskMeta.from_metadata(r.meta).candidates_per_query)), None)
+    expected = next((c for r in runs if (c := r.taskmeta.candidates_per_query)), None)
     if not expected:
         return
     cut = sorted(

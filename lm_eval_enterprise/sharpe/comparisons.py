@@ -40,10 +40,7 @@ def _pairs(models: list[str], compare: list[str] | None) -> list[tuple[str, str]
     pairs = list(combinations(models, 2))
     if compare is None:
         return pairs
-    wanted = set()
-    for c in compare:
-        a, _, b = c.partition(",")
-        wanted.add((a, b))
+    wanted = {tuple(c.split(",", 1)) for c in compare}
     return [(a, b) if (a, b) in wanted else (b, a) for a, b in pairs if (a, b) in wanted or (b, a) in wanted]
 
 
@@ -64,8 +61,7 @@ def _bootstrap_fields(
     resampled (μ, σ, S) of both records (None without resamples)."""
     ma, mb = ra.scores_bt, rb.scores_bt
     if ma is None or mb is None:
-        comp["delta_ci"], comp["delta_sharpe_ci"] = None, None
-        comp["bootstrap"] = None
+        comp.update(delta_ci=None, delta_sharpe_ci=None, bootstrap=None)
         return None
     d_bt = ma - mb
     if np.isfinite(d_bt).all():
@@ -202,16 +198,11 @@ def _mean_of(values: dict[str, float | None] | None) -> float | None:
     return float(np.mean(list(values.values())))
 
 
-def _adherence(row: Row, model: str, metric_filter: str) -> dict[str, float | None]:
-    """Per template: ``format_adherence`` as the results file reports it (all documents of the run); None where a
-    template's results lack it (e.g. log-likelihood ranking)."""
-    return {t: row.runs[model][t].reported(f"format_adherence,{metric_filter}") for t in row.templates}
-
-
 def _mode_summary(row: Row, spec, rec: Record) -> dict:
-    """One decoding mode's side of a decoding comparison."""
+    """One decoding mode's side of a decoding comparison; ``format_adherence`` per template as the results file
+    reports it (all documents of the run; None where a template's results lack it, e.g. log-likelihood ranking)."""
     sign = 1.0 if spec.higher_is_better else -1.0
-    adh = _adherence(row, rec.model, spec.filter)
+    adh = {t: row.runs[rec.model][t].reported(f"format_adherence,{spec.filter}") for t in row.templates}
     return {
         "model": rec.model,
         "mean": None if rec.mean is None else sign * rec.mean,

@@ -25,7 +25,6 @@ import numpy as np
 from .. import __version__, families
 from ..estimator import CellMatrix, SparseError, axis_covariates, estimate_population, estimate_row
 from ..scoring import corpus
-from ..taskmeta import TaskMeta
 from ..text import natural_key
 from . import baselines as BL
 from .cells import Cells, question_cells, union_cells
@@ -109,7 +108,7 @@ def _baseline(c: Cells, family: str | None, unit: str, metric: str, agg: str, me
 
 def _plan(runs: dict[str, TaskRun], tids: list[str], name: str, cm: CellMatrix, n_units: int):
     """(the recorded cell plan, messages where the run departs from it) of one variant group."""
-    meta = TaskMeta.from_metadata(runs[tids[0]].meta)
+    meta = runs[tids[0]].taskmeta
     if meta.cell_budget is None:
         if cm.mask.all():
             return {}, []
@@ -172,7 +171,7 @@ def _group_cells(
         base = _baseline(c, family, unit, metric, agg, method, seed)
         out.append((question, cm, base))
     plan, messages = _plan(runs, tids, name, out[0][1], len(whole.units))
-    axes = {t: TaskMeta.from_metadata(r.meta).population_axes for t, r in runs.items()}
+    axes = {t: r.taskmeta.population_axes for t, r in runs.items()}
     shared = {"model": model, "name": name, "dataset": first.dataset, "domain": first.domain, "family": family}
     shared.update(metric=metric, plan=plan, axes=axes)
     return [

@@ -20,7 +20,7 @@ import json
 import os
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
@@ -275,7 +275,6 @@ class TaskRun:
     task: str
     source: ResultsFile
     row: dict
-    config: dict
     meta: dict
     variant_group: str
     template_id: str
@@ -468,7 +467,6 @@ def task_runs(rf: ResultsFile, variant_pattern: str, notes: list[tuple[str | Non
                 task=task,
                 source=rf,
                 row=row,
-                config=cfg or {},
                 meta=meta,
                 variant_group=group,
                 template_id=tid,
@@ -589,13 +587,11 @@ def select_newest(runs: list[TaskRun], run_ts: str | None, diag: Diagnostics) ->
         key = (r.model, r.task)
         if key not in best or r.source.timestamp > best[key].source.timestamp:
             best[key] = r
-    left_out: dict[Path, dict[Path, list[TaskRun]]] = {}
-    per_file: dict[Path, int] = {}
+    per_file = Counter(r.source.path for r in runs)
+    left_out: dict[Path, dict[Path, list[TaskRun]]] = defaultdict(lambda: defaultdict(list))
     for r in runs:
-        per_file[r.source.path] = per_file.get(r.source.path, 0) + 1
-        winner = best[(r.model, r.task)]
-        if winner is not r:
-            left_out.setdefault(r.source.path, {}).setdefault(winner.source.path, []).append(r)
+        if (winner := best[(r.model, r.task)]) is not r:
+            left_out[r.source.path][winner.source.path].append(r)
     for old, by_new in sorted(left_out.items()):
         n = sum(len(rs) for rs in by_new.values())
         what = "skipped" if n == per_file[old] else f"{n} of its {per_file[old]} tasks skipped"

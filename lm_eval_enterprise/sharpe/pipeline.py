@@ -95,11 +95,11 @@ def score_row(row: Row, opts: Options, table: dict) -> tuple[ScoredRow, list[str
 
 
 def _lite(row: Row) -> Row:
-    """The row as sent to a worker process: its task runs without their results files' data and task configs (the
-    row stages read a run's own results row, metadata and samples)."""
+    """The row as sent to a worker process: its task runs without their results files' data (the row stages read a
+    run's own results row, metadata and samples)."""
 
     def lite(r: TaskRun) -> TaskRun:
-        return replace(r, source=replace(r.source, data={}), config={})
+        return replace(r, source=replace(r.source, data={}))
 
     return replace(row, runs={m: {t: lite(r) for t, r in by_t.items()} for m, by_t in row.runs.items()})
 

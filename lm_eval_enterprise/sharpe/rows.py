@@ -54,10 +54,7 @@ class Row:
     def taskmeta(self) -> TaskMeta:
         """The metadata of the row's template variants, read with the schema (the first variant's; a dataset's
         variants share what a row reads of it: e.g. the NLU suite's ``suite``, ``language`` and ``pair``)."""
-        for by_t in self.runs.values():
-            for run in by_t.values():
-                return TaskMeta.from_metadata(run.meta)
-        return TaskMeta()
+        return next((run.taskmeta for by_t in self.runs.values() for run in by_t.values()), TaskMeta())
 
 
 # ============================================================================================== metrics & settings
