@@ -258,11 +258,9 @@ def rank_stability(recs: RecordSet, rows: list[Row]) -> dict:
             table = {m: [r.template_scores[t] for t in row.templates] for m, r in rs.items()}
             if neg:  # lower is better: rank on −s
                 table = {m: [-v for v in vs] for m, vs in table.items()}
-            res = (
-                ST.rank_stability(table)
-                if len(row.templates) >= 2
-                else {"n_models": len(rs), "n_templates": len(row.templates), "note": "needs ≥ 2 templates"}
-            )
+            res = {"n_models": len(rs), "n_templates": len(row.templates), "note": "needs ≥ 2 templates"}
+            if len(row.templates) >= 2:
+                res = ST.rank_stability(table)
             means = {m: (-r.mean if neg else r.mean) for m, r in rs.items()}
             shs = {m: r.sharpe_value() for m, r in rs.items()}
             cps = {m: r.cps for m, r in rs.items()}

@@ -1,34 +1,19 @@
-"""Leaderboard exports of the aggregation result.
+"""Leaderboard exports of the aggregation result (docs/sharpe.md#leaderboard-exports: what each reader does with a
+file and how the export fits it), from the strict scores of each row's primary metric.
 
-**Hugging Face leaderboard template** (the ``demo-leaderboard-backend`` Space that most leaderboard Spaces are
-built from), folder ``hf_leaderboard/``:
+**Hugging Face leaderboard template** (the ``demo-leaderboard-backend`` Space), folder ``hf_leaderboard/``:
+``results/<org>/<model>/results_<YYYY-MM-DDTHH-MM-SS.ffffff>.json`` (``config`` and ``results``: per dataset row
+``sharpe/100`` = S/100, since the template multiplies by 100, with a finite stand-in ±:data:`SHARPE_CAP` for σ = 0
+and 0 for an undefined S, the true value in ``sharpe`` and ``sharpe_status``; per task variant its s_t),
+``requests/<org>/<model>_eval_request_False_<precision>_Original.json`` (status ``FINISHED``) and
+``about_tasks.py`` (the ``Tasks`` enum of the Space's ``src/about.py``).
 
-* ``results/<org>/<model>/results_<YYYY-MM-DDTHH-MM-SS.ffffff>.json``: ``{"config": {"model_dtype", "model_name",
-  "model_sha", ...}, "results": {"<dataset row>": {"sharpe/100": ..., "sharpe": ..., "mean": ..., ...},
-  "<task variant>": {"<metric>": s_t}}}``;
-* ``requests/<org>/<model>_eval_request_False_<precision>_Original.json``: the request file the template looks up
-  for every result (status ``FINISHED``);
-* ``about_tasks.py``: the ``Tasks`` enum for the Space's ``src/about.py`` (one Sharpe column per dataset).
+**Open LLM Leaderboard raw results**, folder ``open_llm_leaderboard/<org>/<model>/results_<ts>.json``: lm-eval's
+own results layout, one task per dataset row with ``sharpe,none`` (null when not finite), ``mean,none``,
+``std,none``, ``min,none``, ``max,none`` (readable by ``lm_eval.utils.make_table``).
 
-What the template's reader (``src/leaderboard/read_evals.py``, ``src/populate.py``) does, and how the export fits
-it: it multiplies every value by 100, so the column metric is ``sharpe/100`` = S/100 (it shows S); a missing or
-non-numeric value drops the model from the table, so a Sharpe score that is not a finite number is written as a
-stand-in — ±:data:`SHARPE_CAP` for σ = 0 (S = ±∞), 0 when S is undefined (σ = 0 at μ = b, a single template, no
-baseline) — with the true value in ``sharpe`` (null) and ``sharpe_status``; finite values are clipped to
-±:data:`SHARPE_CAP`. It sorts a model's result files by the timestamp minus its last 7 characters (the
-microseconds ``.ffffff`` lm-eval writes), and merges every file of a model, so each run replaces the whole folder
-(a folder not written by this tool is never deleted). Model names are hub ids (``org/model``), else the local
-folder's name (no invented org); ``--model_names`` maps local paths to hub ids. The model's precision is the
-template's (float16, bfloat16, else ``?``).
-
-**Open LLM Leaderboard raw results** (the layout of lm-eval's own results files, which that leaderboard's results
-dataset stores per model), folder ``open_llm_leaderboard/<org>/<model>/results_<ts>.json``: ``results`` rows
-``<dataset row>`` with ``sharpe,none`` (null when not finite), ``mean,none``, ``std,none``, ``min,none``,
-``max,none``, plus ``configs``, ``versions``, ``higher_is_better``, ``n-samples`` and ``config`` as lm-eval writes
-them (readable by ``lm_eval.utils.make_table``).
-
-Both carry ``toy_data`` / ``data_source`` in their config: scores on the embedded fixture data are not benchmark
-results. Values are from the strict scoring mode of each row's primary metric.
+Each export replaces its whole folder (a folder not written by this tool is never deleted); both carry
+``toy_data`` / ``data_source`` in their config.
 """
 
 from __future__ import annotations

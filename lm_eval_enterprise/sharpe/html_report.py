@@ -381,16 +381,14 @@ def figures(result: dict) -> dict[str, object]:
     return out
 
 
-def png(fig) -> str:
-    """Base64 PNG of a figure (closed afterwards)."""
+def plots(result: dict) -> dict[str, str]:
+    """Base64 PNGs of :func:`figures` (each figure closed once saved)."""
     import matplotlib.pyplot as plt
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI)
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def plots(result: dict) -> dict[str, str]:
-    """Base64 PNGs of :func:`figures`."""
-    return {name: png(fig) for name, fig in figures(result).items()}
+    out = {}
+    for name, fig in figures(result).items():
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=DPI)
+        plt.close(fig)
+        out[name] = base64.b64encode(buf.getvalue()).decode("ascii")
+    return out

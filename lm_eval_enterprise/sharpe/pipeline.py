@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import time
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -107,13 +108,8 @@ def _lite(row: Row) -> Row:
 def _auto_workers(rows: list[Row], requested: int | None) -> int:
     if requested is not None:
         return max(1, requested)
-    size = sum(
-        r.samples_path.stat().st_size
-        for row in rows
-        for by_t in row.runs.values()
-        for r in by_t.values()
-        if r.samples_path is not None
-    )
+    paths = [r.samples_path for row in rows for by_t in row.runs.values() for r in by_t.values()]
+    size = sum(p.stat().st_size for p in paths if p is not None)
     if size < AUTO_PARALLEL_BYTES or len(rows) < 2:
         return 1
     return max(1, min(os.cpu_count() or 1, len(rows), 8))
@@ -189,10 +185,10 @@ def _model_info(runs: list[TaskRun], models: list[str]) -> dict:
 
 def _toy_data(records: list[Record]) -> dict[str, list[str]]:
     """model → dataset rows scored on the embedded fixture data (toy rows, not the benchmark)."""
-    out: dict[str, set[str]] = {}
+    out: dict[str, set[str]] = defaultdict(set)
     for r in records:
         if r.toy_data:
-            out.setdefault(r.model, set()).add(r.group)
+            out[r.model].add(r.group)
     return {m: sorted(v) for m, v in sorted(out.items())}
 
 

@@ -61,22 +61,18 @@ def fmt(v: Any, nd: int = 3) -> str:
     return str(v)
 
 
+STATUS_TEXT = {
+    "inf": "∞ (σ=0)",
+    "-inf": "−∞ (σ=0)",
+    "single_template": "n/a (1 template)",
+    "no_baseline": "n/a (no baseline)",
+}
+
+
 def fmt_sharpe(rec: dict, nd: int = 2, ci: bool = True) -> str:
     st = rec["sharpe_status"]
-    if st == "ok":
-        out = f"{rec['sharpe']:.{nd}f}"
-    elif st == "inf":
-        out = "∞ (σ=0)"
-    elif st == "-inf":
-        out = "−∞ (σ=0)"
-    elif st == "single_template":
-        out = "n/a (1 template)"
-    elif st == "no_baseline":
-        out = "n/a (no baseline)"
-    elif rec.get("degenerate_std"):
-        out = "undefined (σ=0, μ=b)"
-    else:
-        out = "undefined"
+    undefined = "undefined (σ=0, μ=b)" if rec.get("degenerate_std") else "undefined"
+    out = f"{rec['sharpe']:.{nd}f}" if st == "ok" else STATUS_TEXT.get(st, undefined)
     c = (rec.get("ci") or {}).get("sharpe") if ci else None
     if c and st == "ok":
         out += f" [{c[0]:.{nd}f}, {c[1]:.{nd}f}]"
@@ -126,15 +122,12 @@ def model_order(result: dict, block: dict | None = None) -> list[str]:
     """Models by mean rank in ``block`` (default: the first overall roll-up), then mean Sharpe, name; models
     outside the roll-up last."""
     ov = (block or rollup_blocks(result)[0][1])["models"]
-    return sorted(
-        result["models"],
-        key=lambda m: (
-            m not in ov,
-            (ov.get(m) or {}).get("mean_rank") or 1e9,
-            -((ov.get(m) or {}).get("mean_sharpe") or -1e9),
-            m,
-        ),
-    )
+
+    def key(m: str) -> tuple:
+        o = ov.get(m) or {}
+        return (m not in ov, o.get("mean_rank") or 1e9, -(o.get("mean_sharpe") or -1e9), m)
+
+    return sorted(result["models"], key=key)
 
 
 def shown_groups(result: dict, recs: dict) -> list[str]:

@@ -77,10 +77,7 @@ def rank_stability(score_table: Mapping[str, Sequence[float]]) -> dict:
     x = np.array([score_table[m] for m in models], dtype=float)  # n × T
     n, t = x.shape
     ranks = np.column_stack([rank_desc(x[:, j]) for j in range(t)])  # n × T
-    taus = []
-    for a, b in combinations(range(t), 2):
-        tau = kendalltau(x[:, a], x[:, b]).statistic if n >= 2 else math.nan
-        taus.append(float(tau))
+    taus = [float(kendalltau(x[:, a], x[:, b]).statistic) if n >= 2 else math.nan for a, b in combinations(range(t), 2)]
     finite = [v for v in taus if not math.isnan(v)]
     r = ranks.sum(1)
     s_r = float(((r - r.mean()) ** 2).sum())
