@@ -145,8 +145,8 @@ def _group_cells(
     headline × question) one per question, whose per-template scores the row averages ([QMEAN])."""
     tids = sorted(runs, key=natural_key)
     first = runs[tids[0]]
-    family = first.family
-    metric = metric or first.primary_metric
+    family = first.taskmeta.task_family
+    metric = metric or first.taskmeta.primary_metric
     if not metric:
         raise SharpeInputError(f"group {name}: no metadata.primary_metric; pass --metric NAME")
     agg = families.aggregation_of(family, metric) or "mean"
@@ -159,7 +159,7 @@ def _group_cells(
                 f"{run.source.path}: no samples_{run.task}_{run.source.timestamp}.jsonl; a sparse "
                 "run must be made with --log_samples"
             )
-        tab = read_samples(run.samples_path, first.primary_filter, [metric], keep_docs=True)
+        tab = read_samples(run.samples_path, first.taskmeta.primary_filter, [metric], keep_docs=True)
         if len(tab) == 0:
             raise SharpeInputError(f"{run.samples_path}: no sample lines")
         tables.append(tab)

@@ -280,12 +280,8 @@ class TaskRun:
     template_id: str
     dataset: str
     domain: str
-    family: str | None
-    primary_metric: str | None
-    primary_filter: str | None
     grouped_by: str  # "metadata" | "name"
     samples_path: Path | None
-    template_set: str = "core"
     model: str = ""  # display key (:func:`select_runs`)
     base_model: str = ""  # display name without the decoding and settings tags
     n_shot: Any = None
@@ -472,12 +468,8 @@ def task_runs(rf: ResultsFile, variant_pattern: str, notes: list[tuple[str | Non
                 template_id=tid,
                 dataset=tm.dataset or group,
                 domain=tm.domain or "unknown",
-                family=tm.task_family,
-                primary_metric=tm.primary_metric,
-                primary_filter=tm.primary_filter,
                 grouped_by=grouped_by,
                 samples_path=samples if samples.exists() else None,
-                template_set=tm.template_set,
                 n_shot=(rf.data.get("n-shot") or {}).get(task),
                 higher_is_better=(rf.data.get("higher_is_better") or {}).get(task) or {},
                 n_samples=(rf.data.get("n-samples") or {}).get(task) or {},
@@ -623,7 +615,7 @@ def select_runs(inputs: Inputs, template_set: str, opts: Options, diag: Diagnost
     for tset, msg in inputs.notes:
         if tset in (None, template_set):
             diag.note(msg)
-    runs = [r for r in inputs.runs if r.template_set == template_set]
+    runs = [r for r in inputs.runs if r.taskmeta.template_set == template_set]
     if not runs:
         raise SharpeInputError(
             "no template-variant tasks in the inputs (tasks need configs[task].metadata with "
