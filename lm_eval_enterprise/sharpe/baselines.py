@@ -463,9 +463,8 @@ def label_info(family: str | None, unit: str, tab: SampleTable, idx, spec: Metri
     if kind == "choice":
         return _choice_info(tab, idx)
     if kind == "generation" or spec.name in ROUGE_METRICS:
-        return LabelInfo(
-            "generation", documents=[tab.documents[i] for i in idx], references=[tab.references[i] for i in idx]
-        )
+        docs, refs = tab.column("document"), tab.column("summary")
+        return LabelInfo("generation", documents=[docs[i] for i in idx], references=[refs[i] for i in idx])
     return LabelInfo("none")
 
 

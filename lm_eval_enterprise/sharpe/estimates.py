@@ -116,11 +116,7 @@ def _plan(runs: dict[str, TaskRun], tids: list[str], name: str, cm: CellMatrix, 
             f"{cm.name}: {int(cm.mask.sum())} of {cm.mask.size} cells observed "
             "but no cell plan recorded (cell_budget) in the task metadata"
         ]
-    plan = {
-        "cell_budget": meta.cell_budget,
-        "cell_seed": meta.cell_seed,
-        "design": meta.cell_design.get(name),
-    }
+    plan = {"cell_budget": meta.cell_budget, "cell_seed": meta.cell_seed, "design": meta.cell_design.get(name)}
     messages = []
     planned = meta.cells_planned
     for t in tids:

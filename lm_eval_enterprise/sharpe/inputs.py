@@ -737,15 +737,10 @@ class SampleTable:
     def n_choices(self) -> list:
         return [len(d["choices"]) if type(d.get("choices")) is list else None for d in self._docs()]
 
-    @cached_property
-    def documents(self) -> list:
-        """Source text of generation tasks (``doc.document``)."""
-        return [d.get("document") for d in self._docs()]
-
-    @cached_property
-    def references(self) -> list:
-        """Reference output of generation tasks (``doc.summary``)."""
-        return [d.get("summary") for d in self._docs()]
+    def column(self, key: str) -> list:
+        """``doc[key]`` of every line (None where absent), e.g. a generation task's source text (``document``) and
+        reference output (``summary``)."""
+        return [d.get(key) for d in self._docs()]
 
     @cached_property
     def qid(self) -> list:
