@@ -21,7 +21,7 @@ from ..scoring.sharpe_score import sharpe
 from ..text import natural_key
 from . import baselines as BL
 from . import stats as ST
-from .cells import Resamples, TemplateScores
+from .cells import Resamples
 from .inputs import Options
 from .rows import MetricSpec, Row
 
@@ -117,7 +117,9 @@ class ScoredRow:
     flags: dict[str, Any]
     model_flags: dict[str, dict[str, Any]]
     with_samples: set[str]
-    scores: TemplateScores
+    scores: dict[tuple, float]  # (model, template, metric, mode) → s_t (TemplateScores.scores; the statistics stay)
+    fail_rate: dict[tuple[str, str], float | None]
+    n_docs: dict[str, int | None]
     baseline: dict[str, BL.Baseline]
     per_doc: dict[tuple[str, str], tuple]
     resamples: Resamples
@@ -190,7 +192,7 @@ def _intervals(boot: dict, template_idx: dict, b_arg, n_docs, higher_is_better: 
 def build_record(sr: ScoredRow, model: str, spec: MetricSpec, mode: str, opts: Options) -> Record:
     """The record of one model, metric and scoring mode of a scored row."""
     row, tids = sr.row, sr.row.templates
-    shown = np.array([sr.scores.scores[(model, t, spec.name, mode)] for t in tids], dtype=float)
+    shown = np.array([sr.scores[(model, t, spec.name, mode)] for t in tids], dtype=float)
     baseline = sr.baseline[spec.name].as_dict()
     b_arg = baseline_arg(baseline, tids)
     flags, notes = {**sr.flags, **sr.model_flags.get(model, {})}, []
@@ -200,7 +202,7 @@ def build_record(sr: ScoredRow, model: str, spec: MetricSpec, mode: str, opts: O
     if not spec.higher_is_better:  # lower is better: S is computed on −s against −b
         s, b_arg = -shown, None if b_arg is None else -b_arg
         flags["negated_metric"] = True
-    n_docs = sr.scores.n_docs.get(model)
+    n_docs = sr.n_docs.get(model)
     fields_: dict[str, Any] = {}
     undefined = ~np.isfinite(s)
     if undefined.any():
@@ -215,7 +217,7 @@ def build_record(sr: ScoredRow, model: str, spec: MetricSpec, mode: str, opts: O
     fields_.update(_intervals(boot, sr.resamples.template_idx, b_arg, n_docs, spec.higher_is_better, opts))
     if fields_["ci"] is None and opts.bootstrap > 0:
         flags.setdefault("no_samples", True)
-    failure = {t: sr.scores.fail_rate.get((model, t)) for t in tids}
+    failure = {t: sr.fail_rate.get((model, t)) for t in tids}
     return Record(
         level="dataset",
         group=row.name,
@@ -270,7 +272,7 @@ def row_records(sr: ScoredRow, opts: Options) -> list[Record]:
             build_record(sr, model, spec, mode, opts)
             for mode in opts.record_modes
             for model in sr.row.models
-            if (model, sr.row.templates[0], spec.name, mode) in sr.scores.scores
+            if (model, sr.row.templates[0], spec.name, mode) in sr.scores
         ]
         out += with_failure_flags(recs, opts, spec.higher_is_better)
     return out
