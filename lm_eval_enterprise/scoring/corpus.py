@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -187,8 +187,16 @@ def _label_items(items: Sequence[Any], metric: str, binary: bool = False):
 
 
 def _correct(golds: list, preds: list) -> np.ndarray:
-    """Per-document correctness: :func:`metrics.exact_match` (an unparsed answer is never correct)."""
-    return np.array([M.exact_match(g, p) for g, p in zip(golds, preds)], dtype=float)
+    """Per-document correctness: :func:`metrics.exact_match` (an unparsed answer is never correct), evaluated once
+    per distinct (gold, prediction) pair (a label task has few)."""
+    seen: dict[tuple, float] = {}
+    out = np.empty(len(golds))
+    for i, pair in enumerate(zip(golds, preds)):
+        value = seen.get(pair)
+        if value is None:
+            value = seen[pair] = M.exact_match(*pair)
+        out[i] = value
+    return out
 
 
 def f1_items(items: Sequence[Any], average: str, metric: str = "f1") -> LinearStats:
@@ -250,24 +258,26 @@ def spearman_items(items: Sequence[Any], metric: str = "spearman") -> RankStats:
     return RankStats(*_pairs(items, metric))
 
 
+@lru_cache(maxsize=1 << 16)
+def _entities(text: str, types: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
+    """:func:`metrics.parse_entities` of ``text`` with the task's ``types`` (``None``: unreadable), cached across
+    calls: a gold string recurs under every template and model, and precision, recall and F1 read the same
+    answers."""
+    entities = M.parse_entities(text, types)
+    return None if entities is None else tuple(entities)
+
+
 def entity_items(items: Sequence[Any], which: str, metric: str = "entity_f1") -> LinearStats:
     """[EF1] micro precision / recall / F1 of entity items ``{gold, pred, types}`` (both read with
     :func:`metrics.parse_entities`; an unparsable gold string raises)."""
     _require_items(items, metric)
-    table = M.entity_type_table(_field(items[:1], "types", metric)[0])
-    cache: dict[str, Any] = {}
-
-    def parsed(text: str) -> Any:
-        if text not in cache:
-            cache[text] = M.parse_entities(text, table)
-        return cache[text]
-
+    types = tuple(_field(items[:1], "types", metric)[0])
     rows = []
     for it in items:
-        gold = parsed(it["gold"])
+        gold = _entities(it["gold"], types)
         if gold is None:
             raise M.MetricInputError(f"{metric}: unparsable gold entity string {it['gold']!r}")
-        rows.append(M.entity_counts(gold, None if it["pred"] == M.INVALID else parsed(it["pred"])))
+        rows.append(M.entity_counts(gold, None if it["pred"] == M.INVALID else _entities(it["pred"], types)))
     return LinearStats(
         np.array(rows, dtype=float).reshape(-1, 3),
         lambda s: M.prf_finalize(s)[which],
