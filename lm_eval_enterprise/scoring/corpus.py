@@ -267,6 +267,16 @@ def _entities(text: str, types: tuple[str, ...]) -> tuple[tuple[str, str], ...] 
     return None if entities is None else tuple(entities)
 
 
+@lru_cache(maxsize=1 << 16)
+def _entity_row(gold: str, pred: str, types: tuple[str, ...]) -> tuple[int, int, int] | None:
+    """:func:`metrics.entity_counts` (TP, FP, FN) of one item, ``None`` when the gold string is unreadable; cached:
+    the same answer to the same document recurs across templates and models."""
+    entities = _entities(gold, types)
+    if entities is None:
+        return None
+    return M.entity_counts(entities, None if pred == M.INVALID else _entities(pred, types))
+
+
 def entity_items(items: Sequence[Any], which: str, metric: str = "entity_f1") -> LinearStats:
     """[EF1] micro precision / recall / F1 of entity items ``{gold, pred, types}`` (both read with
     :func:`metrics.parse_entities`; an unparsable gold string raises)."""
@@ -274,10 +284,10 @@ def entity_items(items: Sequence[Any], which: str, metric: str = "entity_f1") ->
     types = tuple(_field(items[:1], "types", metric)[0])
     rows = []
     for it in items:
-        gold = _entities(it["gold"], types)
-        if gold is None:
+        row = _entity_row(it["gold"], it["pred"], types)
+        if row is None:
             raise M.MetricInputError(f"{metric}: unparsable gold entity string {it['gold']!r}")
-        rows.append(M.entity_counts(gold, None if it["pred"] == M.INVALID else _entities(it["pred"], types)))
+        rows.append(row)
     return LinearStats(
         np.array(rows, dtype=float).reshape(-1, 3),
         lambda s: M.prf_finalize(s)[which],
