@@ -169,6 +169,9 @@ def _per_question(stats: LinearStats, questions: list) -> LinearStats:
 
 
 def _questions(items: Sequence[Any]) -> list | None:
+    """The items' question ids, or ``None`` when no item names one."""
+    if not any(QUESTION_FIELD in it for it in items if isinstance(it, dict)):  # most datasets: one cheap pass
+        return None
     qs = [it.get(QUESTION_FIELD) if isinstance(it, dict) else None for it in items]
     return qs if any(q is not None for q in qs) else None
 
@@ -189,14 +192,8 @@ def _label_items(items: Sequence[Any], metric: str, binary: bool = False):
 def _correct(golds: list, preds: list) -> np.ndarray:
     """Per-document correctness: :func:`metrics.exact_match` (an unparsed answer is never correct), evaluated once
     per distinct (gold, prediction) pair (a label task has few)."""
-    seen: dict[tuple, float] = {}
-    out = np.empty(len(golds))
-    for i, pair in enumerate(zip(golds, preds)):
-        value = seen.get(pair)
-        if value is None:
-            value = seen[pair] = M.exact_match(*pair)
-        out[i] = value
-    return out
+    seen = {pair: M.exact_match(*pair) for pair in dict.fromkeys(zip(golds, preds))}
+    return np.fromiter(map(seen.__getitem__, zip(golds, preds)), dtype=float, count=len(golds))
 
 
 def f1_items(items: Sequence[Any], average: str, metric: str = "f1") -> LinearStats:

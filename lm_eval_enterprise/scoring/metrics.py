@@ -47,11 +47,9 @@ def _require_pairs(golds: Sequence, preds: Sequence, name: str) -> None:
 
 def _safe_div(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndarray:
     """num / den elementwise, ``empty`` where den == 0 (IEEE division otherwise, as Python's)."""
-    num, den = np.broadcast_arrays(np.asarray(num, dtype=float), np.asarray(den, dtype=float))
-    out = np.full(num.shape, float(empty))
-    ok = den != 0
-    out[ok] = num[ok] / den[ok]
-    return out
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    out = np.full(np.broadcast_shapes(num.shape, den.shape), float(empty))
+    return np.divide(num, den, out=out, where=den != 0)
 
 
 def _rows(sums: np.ndarray) -> np.ndarray:
@@ -66,14 +64,8 @@ def label_indices(values: Sequence[str], labels: Sequence[str]) -> np.ndarray:
     """Index of each value in ``labels`` compared after [NORM] (``norm(value) == norm(label)``), −1 for a value
     equal to no label and for :data:`INVALID` (a format failure predicts no label)."""
     index = {norm(x): j for j, x in enumerate(labels)}
-    seen: dict[str, int] = {}
-    out = np.empty(len(values), dtype=np.int64)
-    for i, v in enumerate(values):
-        j = seen.get(v)
-        if j is None:
-            j = seen[v] = -1 if v == INVALID else index.get(norm(v), -1)
-        out[i] = j
-    return out
+    seen = {v: -1 if v == INVALID else index.get(norm(v), -1) for v in dict.fromkeys(values)}  # once per distinct
+    return np.fromiter(map(seen.__getitem__, values), dtype=np.int64, count=len(values))
 
 
 def gold_indices(golds: Sequence[str], labels: Sequence[str]) -> np.ndarray:
