@@ -35,7 +35,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -64,14 +64,8 @@ class Baseline:
     note: str = ""
 
     def as_dict(self) -> dict:
-        out = {"value": self.value, "method": self.method}
-        if self.se is not None:
-            out["se"] = self.se
-        if self.per_template is not None:
-            out["per_template"] = self.per_template
-        if self.note:
-            out["note"] = self.note
-        return out
+        """value and method, then se, per_template and note when set."""
+        return {k: v for k, v in asdict(self).items() if k in ("value", "method") or v not in (None, "")}
 
 
 # ----------------------------------------------------------------------------------------------------- accuracy
@@ -350,8 +344,6 @@ def _simulated(counts: list[int], k: int, metric: str, positive: int | None, see
 def _question_baseline(f1_avg: str, info: LabelInfo, method: str, seed: int) -> Baseline:
     """[QMEAN] the baseline of a metric that is the mean over questions: each question's own baseline (its gold
     counts), then their mean; a simulated one's Monte-Carlo error is sqrt(Σ se²)/n."""
-    from dataclasses import replace
-
     bs = [
         _classification_baseline(f1_avg, replace(info, gold_counts=c, question_counts=None), method, seed)
         for c in info.question_counts or []

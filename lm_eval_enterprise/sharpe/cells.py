@@ -170,16 +170,12 @@ def read_row_samples(row: Row, diag: Diagnostics) -> tuple[dict[str, dict[str, S
         if not missing:
             out[model] = tables
             continue
-        if tables:
-            diag.note(
-                f"group {row.name}, model {model}: samples missing for {', '.join(missing)}; "
-                "sample-based statistics of this model are null (flag no_samples)"
-            )
-        else:
-            diag.note(
-                f"group {row.name}, model {model}: no samples ({', '.join(missing)}); scores from "
-                "the results files only, sample-based statistics null (flag no_samples)"
-            )
+        what = (
+            f"samples missing for {', '.join(missing)}; sample-based statistics of this model are null"
+            if tables
+            else f"no samples ({', '.join(missing)}); scores from the results files only, sample-based statistics null"
+        )
+        diag.note(f"group {row.name}, model {model}: {what} (flag no_samples)")
         flags[model] = {"no_samples": missing}
     return out, flags
 
@@ -293,10 +289,6 @@ def _failure(tab: SampleTable, lines: Sequence, unit: str) -> tuple[np.ndarray |
     return total / count, float(total.sum() / count.sum())
 
 
-def _n_lines(lines: Sequence, unit: str) -> int:
-    return len(lines) if unit == "doc" else sum(map(len, lines))
-
-
 def full_cells(row: Row, model: str, tables: dict[str, SampleTable], pairing: Pairing) -> Cells:
     """The cell table of one model of a full run: every shared unit observed under every template."""
     tabs = [tables[t] for t in row.templates]
@@ -317,7 +309,7 @@ def _cells(model, templates, units, tabs, lines, unit, stats, observed: np.ndarr
     fails = [_failure(tab, ls, unit) for tab, ls in zip(tabs, lines)]
     if observed is None:
         observed = np.ones((len(templates), len(units)), dtype=bool)
-    complete = [len(tab) == _n_lines(ls, unit) for tab, ls in zip(tabs, lines)]
+    complete = [len(tab) == (len(ls) if unit == "doc" else sum(map(len, ls))) for tab, ls in zip(tabs, lines)]
     failure, rates = [f[0] for f in fails], [f[1] for f in fails]
     return Cells(model, list(templates), units, observed, stats, failure, rates, complete, list(tabs), lines)
 

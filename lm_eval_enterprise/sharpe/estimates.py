@@ -50,7 +50,6 @@ class SparseGroup:
     name: str
     dataset: str
     domain: str
-    family: str | None
     metric: str
     cells: CellMatrix
     baseline: BL.Baseline
@@ -168,10 +167,9 @@ def _group_cells(
         out.append((question, cm, base))
     plan, messages = _plan(runs, tids, name, out[0][1], len(whole.units))
     axes = {t: r.taskmeta.population_axes for t, r in runs.items()}
-    shared = {"model": model, "name": name, "dataset": first.dataset, "domain": first.domain, "family": family}
-    shared.update(metric=metric, plan=plan, axes=axes)
+    shared = dict(model=model, name=name, dataset=first.dataset, domain=first.domain, metric=metric, plan=plan)
     return [
-        SparseGroup(**shared, cells=cm, baseline=b, messages=[] if i else messages, question=q)
+        SparseGroup(**shared, cells=cm, baseline=b, messages=[] if i else messages, question=q, axes=axes)
         for i, (q, cm, b) in enumerate(out)
     ]
 

@@ -64,11 +64,8 @@ def _is_hub_id(name: str) -> bool:
 
 def template_precision(model_dtype: str | None) -> str:
     """The precision name the template derives from ``config.model_dtype`` (its ``Precision.from_str``)."""
-    if model_dtype in ("torch.float16", "float16"):
-        return "float16"
-    if model_dtype in ("torch.bfloat16", "bfloat16"):
-        return "bfloat16"
-    return "?"
+    name = str(model_dtype).removeprefix("torch.")
+    return name if name in ("float16", "bfloat16") else "?"
 
 
 def _safe(part: str) -> str:
@@ -249,14 +246,10 @@ README = {  # the README.md of each export folder
 
 
 def prepare_dir(out: Path) -> None:
-    """Empty ``out`` for a new export: a folder written by this tool (marker file, or the earlier layout of
-    ``<org>__<model>/results_*.json`` files only) is removed; any other non-empty folder is an error."""
+    """Empty ``out`` for a new export: a folder written by this tool (its marker file) or an empty one is removed;
+    any other folder is an error."""
     if out.exists():
-        files = [p for p in out.rglob("*") if p.is_file()]
-        legacy = files and all(
-            p.parent.parent == out and p.name.startswith("results_") and p.suffix == ".json" for p in files
-        )
-        if (out / MARKER).exists() or legacy or not files:
+        if (out / MARKER).exists() or not any(p.is_file() for p in out.rglob("*")):
             shutil.rmtree(out)
         else:
             raise SharpeInputError(

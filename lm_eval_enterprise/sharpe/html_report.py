@@ -23,7 +23,7 @@ from itertools import groupby
 import numpy as np
 
 from ..text import natural_key
-from .report import clean, dataset_records, markdown, model_order, shown_groups, toy_models
+from .report import clean, dataset_records, markdown, model_order, shown_groups
 
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -149,7 +149,7 @@ def markdown_to_html(md: str) -> str:
 def html_report(result: dict, md: str | None = None) -> str:
     imgs = plots(result)
     md = md if md is not None else markdown(result)
-    toy = toy_models(result)
+    toy = result.get("toy_data") or {}
     tag = ' <span class="toy-tag">TOY DATA</span>' if toy else ""
     figs = "\n".join(
         f"<figure><h3>{PLOT_TEXT[k][0]}</h3><figcaption>{PLOT_TEXT[k][1]}</figcaption>"
@@ -365,20 +365,17 @@ def figures(result: dict) -> dict[str, object]:
     models = model_order(result)
     groups = shown_groups(result, recs)
     colors = {m: plt.get_cmap("tab10")(i % 10) for i, m in enumerate(models)}
-    out = {}
     if not groups:
-        return out
+        return {}
     with plt.rc_context(RC):
-        out["strip"] = _strip_figure(plt, result, recs, models, groups, colors)
-        out["sharpe"] = _sharpe_figure(plt, result, recs, models, groups, colors)
-        for name, fig in (
-            ("bump", _bump_figure(plt, result, models, groups, colors)),
-            ("failures", _failure_figure(plt, result, recs, models, groups)),
-            ("scatter", _scatter_figure(plt, result, recs, models, groups, colors)),
-        ):
-            if fig is not None:
-                out[name] = fig
-    return out
+        figs = {
+            "strip": _strip_figure(plt, result, recs, models, groups, colors),
+            "sharpe": _sharpe_figure(plt, result, recs, models, groups, colors),
+            "bump": _bump_figure(plt, result, models, groups, colors),
+            "failures": _failure_figure(plt, result, recs, models, groups),
+            "scatter": _scatter_figure(plt, result, recs, models, groups, colors),
+        }
+    return {name: fig for name, fig in figs.items() if fig is not None}
 
 
 def plots(result: dict) -> dict[str, str]:

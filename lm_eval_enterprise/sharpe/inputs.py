@@ -175,13 +175,13 @@ def parse_generation_baseline(spec: str) -> int | None:
     return int(m.group(1))
 
 
+@dataclass
 class Diagnostics:
     """The messages of one result (warnings, written into it and to stderr): :meth:`note` keeps one;
     :meth:`problem` is an inconsistency of the inputs — with ``--strict`` an error, otherwise a note."""
 
-    def __init__(self, strict_inputs: bool = False):
-        self.strict_inputs = strict_inputs
-        self.notes: list[str] = []
+    strict_inputs: bool = False
+    notes: list[str] = field(default_factory=list)
 
     def note(self, msg: str) -> None:
         self.notes.append(msg)

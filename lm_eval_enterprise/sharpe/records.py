@@ -292,15 +292,17 @@ def collect_records(rows: list[ScoredRow], opts: Options) -> RecordSet:
 
 
 # ============================================================================================== failure flags
-def failure_flags(
-    strict: list[Record], opts: Options, row_scores_: dict, baseline_val, higher_is_better: bool
-) -> dict[str, list]:
-    """high_failure / broken_template per template from the strict records of one row × metric.
+def with_failure_flags(recs: list[Record], opts: Options, higher_is_better: bool) -> list[Record]:
+    """The records of one row × metric (both scoring modes), flagged high_failure / broken_template with the
+    templates found on the strict ones (none without strict records).
 
     high_failure: a template's failure rate > --fail_threshold for any model, or > median + 3·MAD of all
     (model, template) rates of the row (the MAD rule only when MAD > 0). broken_template: for ≥ 80 % of the models
     s_t < b + 0.5·(median_t s_t − b) (checked when median_t s_t > b) or the (model, template) rate is high.
     """
+    strict = [r for r in recs if r.scoring_mode == "strict"]
+    if not strict:
+        return recs
     rates = {(r.model, t): v for r in strict for t, v in (r.format_failure or {}).items() if v is not None}
     high_mt = set()
     if rates:
@@ -309,30 +311,19 @@ def failure_flags(
         mad = float(np.median(np.abs(allr - med)))
         high_mt = {mt for mt, v in rates.items() if v > opts.fail_threshold or (mad > 0 and v > med + 3 * mad)}
     high = sorted({t for _, t in high_mt}, key=natural_key)
-    median = {m: float(np.median(list(sc.values()))) for m, sc in row_scores_.items()}
+    scores = {r.model: r.template_scores for r in strict if all(v is not None for v in r.template_scores.values())}
+    median = {m: float(np.median(list(sc.values()))) for m, sc in scores.items()}
 
     def low(m: str, t: str) -> bool:
         # only meaningful when the model's typical template is above chance (median > b); below chance the
         # threshold b + 0.5·(median − b) lies above the median and would flag most templates
-        b, med = baseline_val, median[m]
-        return b is not None and higher_is_better and med > b and row_scores_[m][t] < b + 0.5 * (med - b)
+        b, med = strict[0].baseline["value"], median[m]
+        return b is not None and higher_is_better and med > b and scores[m][t] < b + 0.5 * (med - b)
 
-    tids = list(next(iter(row_scores_.values()), {}))
-    n_bad = {t: sum(low(m, t) or (m, t) in high_mt for m in row_scores_) for t in tids}
-    broken = [t for t in tids if n_bad[t] >= 0.8 * len(row_scores_)]
-    return {"high_failure": high, "broken_template": broken}
-
-
-def with_failure_flags(recs: list[Record], opts: Options, higher_is_better: bool) -> list[Record]:
-    """The records of one row × metric (both scoring modes), flagged with the templates :func:`failure_flags`
-    finds on the strict ones (none without strict records)."""
-    strict = [r for r in recs if r.scoring_mode == "strict"]
-    if not strict:
-        return recs
-    scores = {r.model: r.template_scores for r in strict if all(v is not None for v in r.template_scores.values())}
-    ff = {
-        k: v for k, v in failure_flags(strict, opts, scores, strict[0].baseline["value"], higher_is_better).items() if v
-    }
+    tids = list(next(iter(scores.values()), {}))
+    n_bad = {t: sum(low(m, t) or (m, t) in high_mt for m in scores) for t in tids}
+    broken = [t for t in tids if n_bad[t] >= 0.8 * len(scores)]
+    ff = {k: v for k, v in (("high_failure", high), ("broken_template", broken)) if v}
     if not ff:
         return recs
     return [replace(r, flags=sorted(set(r.flags) | set(ff)), flag_details={**r.flag_details, **ff}) for r in recs]

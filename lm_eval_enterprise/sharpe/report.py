@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -134,14 +135,9 @@ def shown_groups(result: dict, recs: dict) -> list[str]:
     return [r["group"] for r in result["rows"] if any((r["group"], m) in recs for m in result["models"])]
 
 
-def toy_models(result: dict) -> dict[str, list[str]]:
-    """model → dataset rows scored on the embedded fixture data."""
-    return result.get("toy_data") or {}
-
-
 def data_label(result: dict, model: str, recs: dict, groups: list[str]) -> str:
     """``toy``, ``real`` or ``toy (k of n datasets)`` for the summary table's data column."""
-    toy = set(toy_models(result).get(model, []))
+    toy = set((result.get("toy_data") or {}).get(model, []))
     mine = [g for g in groups if (g, model) in recs]
     if not toy:
         return "real"
@@ -185,9 +181,9 @@ DEFINITIONS = [
 ]
 
 
+@dataclass
 class _Footnotes:
-    def __init__(self) -> None:
-        self.texts: dict[str, int] = {}
+    texts: dict[str, int] = field(default_factory=dict)  # footnote text → its number
 
     def ref(self, text: str) -> str:
         if text not in self.texts:
@@ -393,7 +389,7 @@ def markdown(result: dict, full: bool = True) -> str:
     models = model_order(result)
     notes = _Footnotes()
     lines = ["## Sharpe leaderboard across instruction templates", ""]
-    toy = toy_models(result)
+    toy = result.get("toy_data") or {}  # model → dataset rows scored on the embedded fixture data
     if toy:
         who = ", ".join(f"`{m}`" for m in toy)
         lines += [TOY_BANNER.format(who=f"{who} {'was' if len(toy) == 1 else 'were'}"), ""]
@@ -477,13 +473,13 @@ def leaderboard_rows(result: dict) -> list[dict]:
         row["baseline_method"] = r["baseline"]["method"]
         for q, v in (r.get("quantiles") or {}).items():
             row[q] = v
-        for field in ("ci", "ci_templates"):
-            c = r.get(field) or {}
+        for kind in ("ci", "ci_templates"):
+            c = r.get(kind) or {}
             for stat in ("mean", "std", "sharpe"):
                 iv = c.get(stat)
-                row[f"{field}_{stat}_lo"] = iv[0] if iv else None
-                row[f"{field}_{stat}_hi"] = iv[1] if iv else None
-            row[f"{field}_frac_degenerate"] = c.get("frac_degenerate")
+                row[f"{kind}_{stat}_lo"] = iv[0] if iv else None
+                row[f"{kind}_{stat}_hi"] = iv[1] if iv else None
+            row[f"{kind}_frac_degenerate"] = c.get("frac_degenerate")
         row["mean_failure_rate"] = mean_failure(r)
         row["flags"] = ";".join(r["flags"])
         rows.append(row)
@@ -561,11 +557,11 @@ def sparse_markdown(result: dict) -> str:
             f"{_f(r['mean'])}{_ci(ci.get('mean'))} | {_f(r['std'])}{_ci(ci.get('std'))} | "
             f"{sh}{_ci(ci.get('sharpe'), '.2f')} | {per} |"
         )
-    lines.append("")
-    lines.append(
+    lines += [
+        "",
         f"baseline b: {', '.join(sorted({str(r['baseline_method']) for r in recs}))}; ddof "
-        f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the cell model refitted"
-    )
+        f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the cell model refitted",
+    ]
     return "\n".join(lines) + "\n"
 
 

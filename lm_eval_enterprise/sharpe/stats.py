@@ -130,12 +130,8 @@ def sign_test(deltas: Sequence[float]) -> dict:
     (= ``scipy.stats.binomtest(wins, n).pvalue``, tested)."""
     d = np.asarray(deltas, dtype=float)
     pos, neg = int((d > EPS).sum()), int((d < -EPS).sum())
-    n = pos + neg
-    if n == 0:
-        p = 1.0
-    else:
-        k = min(pos, neg)
-        p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
+    n = pos + neg  # n = 0 gives p = min(1, 2) = 1
+    p = min(1.0, 2 * sum(math.comb(n, i) for i in range(min(pos, neg) + 1)) / 2**n)
     return {"wins": pos, "losses": neg, "ties": int(len(d) - n), "p": float(p)}
 
 
