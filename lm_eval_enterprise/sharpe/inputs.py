@@ -33,6 +33,7 @@ DEFAULT_VARIANT_PATTERN = r"(?P<group>.+)__t(?P<tid>\d+)$"
 DECODING_TAGS = {"regex_constrained": "regex-constrained"}  # decoding mode → tag of the model's display name
 SETTING_KEYS = ("chat_template_sha", "system_instruction_sha", "fewshot_as_multiturn")
 EMBEDDED_DATA_ROOT = "embedded"
+DOC_KEYS = ("id", "qid", "cand_index")  # the document fields that pair lines across templates
 
 
 class SharpeInputError(Exception):
@@ -701,20 +702,21 @@ def listed_by_model(rs: RunSet, opts: Options, diag: Diagnostics) -> dict[str, d
 # ============================================================================================== samples
 @dataclass(eq=False)
 class SampleTable:
-    """The primary-filter lines of one samples file, column-wise (one entry per line): documents (None when not
-    kept: the pairing keys ``ids``, ``qid``, ``cand`` were extracted while reading), ``doc_hash``, ``doc_id``, the
-    metrics' values and ``format_failure`` (None: not logged). Document fields are extracted on first use (most
-    tables only need the document keys)."""
+    """The primary-filter lines of one samples file, column-wise (one entry per line): documents (only their
+    pairing keys ``id``, ``qid``, ``cand_index`` when ``keys_only``), ``doc_hash``, ``doc_id``, the metrics' values
+    and ``format_failure`` (None: not logged). Document fields are extracted on first use (most tables only need
+    the document keys)."""
 
     path: Path
-    docs: list[dict] | None
+    docs: list[dict]
     hashes: list
     doc_ids: list
     values: dict[str, list]
     failure: list | None
+    keys_only: bool = False
 
     def _docs(self) -> list[dict]:
-        if self.docs is None:
+        if self.keys_only:
             raise RuntimeError(f"{self.path}: documents were not kept (read_samples(keep_docs=False))")
         return self.docs
 
@@ -774,17 +776,14 @@ def _failure_column(path: Path, failure: list) -> list | None:
 
 def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], keep_docs: bool = True) -> SampleTable:
     """Parse a ``samples_<task>_<ts>.jsonl`` file, keeping lines with ``filter == filter_name`` (all lines if
-    ``filter_name`` is None and the file has a single filter). ``keep_docs=False`` keeps only the document keys
-    (saves memory and time when the label fields are not needed).
+    ``filter_name`` is None and the file has a single filter). ``keep_docs=False`` keeps only the documents'
+    pairing keys (:data:`DOC_KEYS`; saves memory and time when the label fields are not needed).
 
     Fields are extracted line by line so that each parsed line is freed at once (keeping whole lines alive until
     the end of the file made reading ~1.5× slower)."""
     metrics = list(metrics)
     loads = json.loads
     docs: list[dict] = []
-    ids: list = []
-    qids: list = []
-    cands: list = []
     hashes: list = []
     doc_ids: list = []
     failure: list = []
@@ -821,18 +820,9 @@ def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], ke
                     f"{path}:{lineno}: sample line has no value for metric {exc.args[0]!r} "
                     f"(keys: {sorted(k for k in d if k not in ('doc', 'arguments'))})"
                 ) from None
-            if keep_docs:
-                docs.append(doc)
-            else:
-                ids.append(doc.get("id"))
-                qids.append(doc.get("qid"))
-                cands.append(doc.get("cand_index"))
+            docs.append(doc if keep_docs else {k: doc.get(k) for k in DOC_KEYS})
             hashes.append(d.get("doc_hash"))
             doc_ids.append(d.get("doc_id"))
             failure.append(d.get("format_failure"))
     _check_filters(path, filter_name, seen_filters, found=bool(doc_ids))
-    failure_out = _failure_column(path, failure)
-    table = SampleTable(path, docs if keep_docs else None, hashes, doc_ids, values, failure_out)
-    if not keep_docs:
-        table.__dict__.update(ids=ids, qid=qids, cand=cands)  # what the cached properties would read from the docs
-    return table
+    return SampleTable(path, docs, hashes, doc_ids, values, _failure_column(path, failure), not keep_docs)
