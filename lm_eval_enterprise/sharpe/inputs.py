@@ -372,7 +372,7 @@ def read_results_file(path: Path) -> ResultsFile:
         raise SharpeInputError(f"{path}: not an lm-eval results file (no 'results' object)")
     if not isinstance(data.get("configs"), dict):
         raise SharpeInputError(f"{path}: no 'configs' object (task metadata); written by lm-eval ≥ 0.4?")
-    ts = results_timestamp(path) or (path.stem[len("results_") :] if path.stem.startswith("results_") else path.stem)
+    ts = results_timestamp(path) or path.stem.removeprefix("results_")
     return ResultsFile(path, ts, data, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
@@ -724,10 +724,6 @@ class SampleTable:
         return len(self.doc_ids)
 
     @cached_property
-    def ids(self) -> list:
-        return [d.get("id") for d in self.docs]
-
-    @cached_property
     def gold(self) -> list:
         return [d.get("label") if d.get("label") is not None else d.get("answer") for d in self._docs()]
 
@@ -740,17 +736,9 @@ class SampleTable:
         return [len(d["choices"]) if type(d.get("choices")) is list else None for d in self._docs()]
 
     def column(self, key: str) -> list:
-        """``doc[key]`` of every line (None where absent), e.g. a generation task's source text (``document``) and
-        reference output (``summary``)."""
-        return [d.get(key) for d in self._docs()]
-
-    @cached_property
-    def qid(self) -> list:
-        return [d.get("qid") for d in self.docs]
-
-    @cached_property
-    def cand(self) -> list:
-        return [d.get("cand_index") for d in self.docs]
+        """``doc[key]`` of every line (None where absent): a pairing key (:data:`DOC_KEYS`, kept in every table), or
+        e.g. a generation task's source text (``document``) and reference output (``summary``)."""
+        return [d.get(key) for d in (self.docs if key in DOC_KEYS else self._docs())]
 
 
 def _check_filters(path: Path, filter_name: str | None, seen_filters: set, found: bool) -> None:
