@@ -418,10 +418,7 @@ def markdown(result: dict, full: bool = True) -> str:
 
 # ============================================================================================== decoding comparison
 def _fmt_delta(v: float | None, ci: list | None, nd: int = 3) -> str:
-    if v is None:
-        return "–"
-    out = f"{v:+.{nd}f}"
-    return out + (f" [{ci[0]:+.{nd}f}, {ci[1]:+.{nd}f}]" if ci else "")
+    return "–" if v is None else f"{v:+.{nd}f}{_ci(ci, f'+.{nd}f')}"
 
 
 def _pct(v: float | None) -> str:
