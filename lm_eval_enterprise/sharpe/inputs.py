@@ -544,9 +544,7 @@ def name_models(runs: list[TaskRun], names: dict[str, str], diag: Diagnostics) -
         label = raw if decoding not in DECODING_TAGS else f"{raw} ({decoding} decoding)"
         if len(sigs) > 1:
             desc = "; ".join(
-                f"model_args={s[0]!r}, chat_template_sha={s[1]}, system_instruction_sha={s[2]}, "
-                f"fewshot_as_multiturn={s[3]}"
-                for s in sigs
+                f"model_args={s[0]!r}, " + ", ".join(f"{k}={v}" for k, v in zip(SETTING_KEYS, s[1:])) for s in sigs
             )
             diag.problem(
                 f"model {label} was run with {len(sigs)} different settings ({desc}); ",

@@ -87,10 +87,7 @@ def fmt_mean_std(rec: dict) -> str:
 
 
 def mean_failure(rec: dict) -> float | None:
-    ff = rec.get("format_failure")
-    if not ff:
-        return None
-    vals = [v for v in ff.values() if v is not None]
+    vals = [v for v in (rec.get("format_failure") or {}).values() if v is not None]
     return float(np.mean(vals)) if vals else None
 
 
