@@ -700,21 +700,21 @@ def listed_by_model(rs: RunSet, opts: Options, diag: Diagnostics) -> dict[str, d
 # ============================================================================================== samples
 @dataclass(eq=False)
 class SampleTable:
-    """The primary-filter lines of one samples file, column-wise (one entry per line): documents (only their
-    pairing keys ``id``, ``qid``, ``cand_index`` when ``keys_only``), ``doc_hash``, ``doc_id``, the metrics' values
-    and ``format_failure`` (None: not logged). Document fields are extracted on first use (most tables only need
-    the document keys)."""
+    """The primary-filter lines of one samples file, column-wise (one entry per line): documents (None when not
+    kept), ``doc_hash``, ``doc_id``, the metrics' values, ``format_failure`` (None: not logged) and the documents'
+    pairing keys (:data:`DOC_KEYS`, read for every table). Other document fields are extracted on first use (most
+    tables only need the keys)."""
 
     path: Path
-    docs: list[dict]
+    docs: list[dict] | None
     hashes: list
     doc_ids: list
     values: dict[str, list]
     failure: list | None
-    keys_only: bool = False
+    keys: dict[str, list] = field(default_factory=dict)  # pairing key → its column (absent: read from docs)
 
     def _docs(self) -> list[dict]:
-        if self.keys_only:
+        if self.docs is None:
             raise RuntimeError(f"{self.path}: documents were not kept (read_samples(keep_docs=False))")
         return self.docs
 
@@ -734,9 +734,9 @@ class SampleTable:
         return [len(d["choices"]) if type(d.get("choices")) is list else None for d in self._docs()]
 
     def column(self, key: str) -> list:
-        """``doc[key]`` of every line (None where absent): a pairing key (:data:`DOC_KEYS`, kept in every table), or
-        e.g. a generation task's source text (``document``) and reference output (``summary``)."""
-        return [d.get(key) for d in (self.docs if key in DOC_KEYS else self._docs())]
+        """``doc[key]`` of every line (None where absent): a pairing key (:data:`DOC_KEYS`), or e.g. a generation
+        task's source text (``document``) and reference output (``summary``)."""
+        return self.keys[key] if key in self.keys else [d.get(key) for d in self._docs()]
 
 
 def _check_filters(path: Path, filter_name: str | None, seen_filters: set, found: bool) -> None:
@@ -763,7 +763,8 @@ def _failure_column(path: Path, failure: list) -> list | None:
 def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], keep_docs: bool = True) -> SampleTable:
     """Parse a ``samples_<task>_<ts>.jsonl`` file, keeping lines with ``filter == filter_name`` (all lines if
     ``filter_name`` is None and the file has a single filter). ``keep_docs=False`` keeps only the documents'
-    pairing keys (:data:`DOC_KEYS`; saves memory and time when the label fields are not needed).
+    pairing keys (:data:`DOC_KEYS`, read for every table; saves memory and time when the label fields are not
+    needed).
 
     Fields are extracted line by line so that each parsed line is freed at once (keeping whole lines alive until
     the end of the file made reading ~1.5× slower)."""
@@ -775,6 +776,8 @@ def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], ke
     failure: list = []
     values: dict[str, list] = {m: [] for m in metrics}
     cols = [(m, values[m].append) for m in metrics]
+    keys: dict[str, list] = {k: [] for k in DOC_KEYS}
+    key_cols = [(k, keys[k].append) for k in DOC_KEYS]
     seen_filters: set = set()
     try:
         fh = open(path, encoding="utf-8")
@@ -806,9 +809,13 @@ def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], ke
                     f"{path}:{lineno}: sample line has no value for metric {exc.args[0]!r} "
                     f"(keys: {sorted(k for k in d if k not in ('doc', 'arguments'))})"
                 ) from None
-            docs.append(doc if keep_docs else {k: doc.get(k) for k in DOC_KEYS})
+            if keep_docs:
+                docs.append(doc)
+            for k, append in key_cols:
+                append(doc.get(k))
             hashes.append(d.get("doc_hash"))
             doc_ids.append(d.get("doc_id"))
             failure.append(d.get("format_failure"))
     _check_filters(path, filter_name, seen_filters, found=bool(doc_ids))
-    return SampleTable(path, docs, hashes, doc_ids, values, _failure_column(path, failure), not keep_docs)
+    failure_out = _failure_column(path, failure)
+    return SampleTable(path, docs if keep_docs else None, hashes, doc_ids, values, failure_out, keys)
