@@ -424,8 +424,7 @@ def template_scores(row: Row, cells: dict[str, Cells], opts: Options, diag: Diag
         c = cells.get(model)
         for ti, tid in enumerate(row.templates):
             run = row.runs[model][tid]
-            ff_res = run.row.get(f"format_failure,{row.metrics[0].filter}")
-            out.fail_rate[(model, tid)] = float(ff_res) if isinstance(ff_res, (int, float)) else None
+            out.fail_rate[(model, tid)] = run.reported(f"format_failure,{row.metrics[0].filter}")
             if c is not None:
                 out.n_docs[model] = len(c.units)
                 _from_cells(row, c, ti, opts, out, diag)
