@@ -118,34 +118,32 @@ def expected_f1_class(n_j: int, n_total: int, k: int) -> float:
     return float(pa @ f1 @ pc)
 
 
+def _average(per: np.ndarray, counts: list[int], average: str, positive: int | None) -> float:
+    """The F1 of per-class values ``per``: the positive class's for ``binary``, else their ``average``
+    (:func:`lm_eval_enterprise.scoring.metrics.average_f1` with the gold counts as support)."""
+    if average != "binary":
+        return float(average_f1(per, np.array(counts, dtype=float), average)[0])
+    if positive is None:
+        raise ValueError("binary F1 baseline needs the positive class index")
+    return float(per[positive])
+
+
 def uniform_f1(counts: Sequence[int], average: str, positive: int | None = None) -> float:
     """Exact expected weighted / macro / binary F1 of the uniform predictor, k = len(counts) labels."""
     counts = [int(c) for c in counts]
     n, k = sum(counts), len(counts)
     if n <= 0:
         raise ValueError("uniform F1 baseline: no gold labels")
-    per = np.array([expected_f1_class(c, n, k) for c in counts])
-    if average == "binary":
-        if positive is None:
-            raise ValueError("binary F1 baseline needs the positive class index")
-        return float(per[positive])
-    return float(average_f1(per, np.array(counts, dtype=float), average)[0])
+    return _average(np.array([expected_f1_class(c, n, k) for c in counts]), counts, average, positive)
 
 
 def majority_f1(counts: Sequence[int], average: str, positive: int | None = None) -> float:
     """Expected weighted / macro / binary F1 of always predicting the majority class (ties → first label)."""
     counts = [int(c) for c in counts]
     p = majority_share(counts)
-    f_major = 2 * p / (1 + p)
-    if average in ("weighted", "macro"):
-        per = np.zeros(len(counts))
-        per[majority_index(counts)] = f_major
-        return float(average_f1(per, np.array(counts, dtype=float), average)[0])
-    if average == "binary":
-        if positive is None:
-            raise ValueError("binary F1 baseline needs the positive class index")
-        return f_major if majority_index(counts) == positive else 0.0
-    raise ValueError(f"unknown average {average!r}")
+    per = np.zeros(len(counts))
+    per[majority_index(counts)] = 2 * p / (1 + p)
+    return _average(per, counts, average, positive)
 
 
 # ----------------------------------------------------------------------------------------------------- ranking

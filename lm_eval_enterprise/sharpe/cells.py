@@ -91,10 +91,11 @@ def unit_keys(tab: SampleTable, unit: str, source: str) -> list | None:
     """Each line's key from ``source`` (id / doc_hash / doc_id; ranking, source qid: (qid, cand_index)), None when a
     line has none."""
     if unit == "query":
-        if any(q is None for q in tab.qid) or any(c is None for c in tab.cand):
+        qids, cands = tab.column("qid"), tab.column("cand_index")
+        if any(q is None for q in qids) or any(c is None for c in cands):
             return None
-        return [(str(q), int(c)) for q, c in zip(tab.qid, tab.cand)]
-    col = getattr(tab, {"id": "ids", "doc_hash": "hashes", "doc_id": "doc_ids"}[source])
+        return [(str(q), int(c)) for q, c in zip(qids, cands)]
+    col = tab.column("id") if source == "id" else tab.hashes if source == "doc_hash" else tab.doc_ids
     if any(v is None for v in col):
         return None
     return [str(v) for v in col]
@@ -423,8 +424,7 @@ def template_scores(row: Row, cells: dict[str, Cells], opts: Options, diag: Diag
         c = cells.get(model)
         for ti, tid in enumerate(row.templates):
             run = row.runs[model][tid]
-            ff_res = run.row.get(f"format_failure,{row.metrics[0].filter}")
-            out.fail_rate[(model, tid)] = float(ff_res) if isinstance(ff_res, (int, float)) else None
+            out.fail_rate[(model, tid)] = run.reported(f"format_failure,{row.metrics[0].filter}")
             if c is not None:
                 out.n_docs[model] = len(c.units)
                 _from_cells(row, c, ti, opts, out, diag)

@@ -64,11 +64,7 @@ def _bootstrap_fields(
         comp.update(delta_ci=None, delta_sharpe_ci=None, bootstrap=None)
         return None
     d_bt = ma - mb
-    if np.isfinite(d_bt).all():
-        lo_hi = np.percentile(d_bt, [2.5, 97.5], axis=0)
-        comp["delta_ci"] = {t: [float(lo_hi[0, j]), float(lo_hi[1, j])] for j, t in enumerate(tids)}
-    else:
-        comp["delta_ci"] = {t: percentile_ci(d_bt[:, j]) for j, t in enumerate(tids)}
+    comp["delta_ci"] = {t: percentile_ci(d_bt[:, j]) for j, t in enumerate(tids)}
     b_arg = baseline_arg(ra.baseline, tids)
     res_a = _resampled(ma, ra, b_arg, higher_is_better, opts)
     res_b = _resampled(mb, rb, b_arg, higher_is_better, opts)

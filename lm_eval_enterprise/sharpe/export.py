@@ -245,9 +245,10 @@ README = {  # the README.md of each export folder
 }
 
 
-def prepare_dir(out: Path) -> None:
-    """Empty ``out`` for a new export: a folder written by this tool (its marker file) or an empty one is removed;
-    any other folder is an error."""
+def prepare_dir(out: str | Path) -> Path:
+    """Empty ``out`` for a new export (returned as a Path): a folder written by this tool (its marker file) or an
+    empty one is removed; any other folder is an error."""
+    out = Path(out)
     if out.exists():
         if (out / MARKER).exists() or not any(p.is_file() for p in out.rglob("*")):
             shutil.rmtree(out)
@@ -258,6 +259,7 @@ def prepare_dir(out: Path) -> None:
             )
     out.mkdir(parents=True)
     (out / MARKER).write_text("written by lm-eval-enterprise sharpe; rewritten on every export\n", encoding="utf-8")
+    return out
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -267,9 +269,7 @@ def _write_json(path: Path, data: dict) -> None:
 
 def write_hf_leaderboard(result: dict, out: str | Path, now: _dt.datetime | None = None) -> Path:
     """The HF-template export (results, requests, about_tasks.py, README.md) into ``out``; returns ``out``."""
-    out = Path(out)
-    now = now or _dt.datetime.now()
-    prepare_dir(out)
+    out, now = prepare_dir(out), now or _dt.datetime.now()
     ts = timestamp(now)
     submitted = now.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     for model in result["models"]:
@@ -290,9 +290,7 @@ def write_hf_leaderboard(result: dict, out: str | Path, now: _dt.datetime | None
 
 def write_open_llm(result: dict, out: str | Path, now: _dt.datetime | None = None) -> Path:
     """The lm-eval raw-results export into ``out``; returns ``out``."""
-    out = Path(out)
-    now = now or _dt.datetime.now()
-    prepare_dir(out)
+    out, now = prepare_dir(out), now or _dt.datetime.now()
     ts = timestamp(now)
     for model in result["models"]:
         data = open_llm_results(result, model, now.timestamp())

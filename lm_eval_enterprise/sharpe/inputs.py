@@ -33,6 +33,7 @@ DEFAULT_VARIANT_PATTERN = r"(?P<group>.+)__t(?P<tid>\d+)$"
 DECODING_TAGS = {"regex_constrained": "regex-constrained"}  # decoding mode → tag of the model's display name
 SETTING_KEYS = ("chat_template_sha", "system_instruction_sha", "fewshot_as_multiturn")
 EMBEDDED_DATA_ROOT = "embedded"
+DOC_KEYS = ("id", "qid", "cand_index")  # the document fields that pair lines across templates
 
 
 class SharpeInputError(Exception):
@@ -371,7 +372,7 @@ def read_results_file(path: Path) -> ResultsFile:
         raise SharpeInputError(f"{path}: not an lm-eval results file (no 'results' object)")
     if not isinstance(data.get("configs"), dict):
         raise SharpeInputError(f"{path}: no 'configs' object (task metadata); written by lm-eval ≥ 0.4?")
-    ts = results_timestamp(path) or (path.stem[len("results_") :] if path.stem.startswith("results_") else path.stem)
+    ts = results_timestamp(path) or path.stem.removeprefix("results_")
     return ResultsFile(path, ts, data, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
@@ -543,9 +544,7 @@ def name_models(runs: list[TaskRun], names: dict[str, str], diag: Diagnostics) -
         label = raw if decoding not in DECODING_TAGS else f"{raw} ({decoding} decoding)"
         if len(sigs) > 1:
             desc = "; ".join(
-                f"model_args={s[0]!r}, chat_template_sha={s[1]}, system_instruction_sha={s[2]}, "
-                f"fewshot_as_multiturn={s[3]}"
-                for s in sigs
+                f"model_args={s[0]!r}, " + ", ".join(f"{k}={v}" for k, v in zip(SETTING_KEYS, s[1:])) for s in sigs
             )
             diag.problem(
                 f"model {label} was run with {len(sigs)} different settings ({desc}); ",
@@ -702,9 +701,9 @@ def listed_by_model(rs: RunSet, opts: Options, diag: Diagnostics) -> dict[str, d
 @dataclass(eq=False)
 class SampleTable:
     """The primary-filter lines of one samples file, column-wise (one entry per line): documents (None when not
-    kept: the pairing keys ``ids``, ``qid``, ``cand`` were extracted while reading), ``doc_hash``, ``doc_id``, the
-    metrics' values and ``format_failure`` (None: not logged). Document fields are extracted on first use (most
-    tables only need the document keys)."""
+    kept), ``doc_hash``, ``doc_id``, the metrics' values, ``format_failure`` (None: not logged) and the documents'
+    pairing keys (:data:`DOC_KEYS`, read for every table). Other document fields are extracted on first use (most
+    tables only need the keys)."""
 
     path: Path
     docs: list[dict] | None
@@ -712,6 +711,7 @@ class SampleTable:
     doc_ids: list
     values: dict[str, list]
     failure: list | None
+    keys: dict[str, list] = field(default_factory=dict)  # pairing key → its column (absent: read from docs)
 
     def _docs(self) -> list[dict]:
         if self.docs is None:
@@ -720,10 +720,6 @@ class SampleTable:
 
     def __len__(self) -> int:
         return len(self.doc_ids)
-
-    @cached_property
-    def ids(self) -> list:
-        return [d.get("id") for d in self.docs]
 
     @cached_property
     def gold(self) -> list:
@@ -738,17 +734,9 @@ class SampleTable:
         return [len(d["choices"]) if type(d.get("choices")) is list else None for d in self._docs()]
 
     def column(self, key: str) -> list:
-        """``doc[key]`` of every line (None where absent), e.g. a generation task's source text (``document``) and
-        reference output (``summary``)."""
-        return [d.get(key) for d in self._docs()]
-
-    @cached_property
-    def qid(self) -> list:
-        return [d.get("qid") for d in self.docs]
-
-    @cached_property
-    def cand(self) -> list:
-        return [d.get("cand_index") for d in self.docs]
+        """``doc[key]`` of every line (None where absent): a pairing key (:data:`DOC_KEYS`), or e.g. a generation
+        task's source text (``document``) and reference output (``summary``)."""
+        return self.keys[key] if key in self.keys else [d.get(key) for d in self._docs()]
 
 
 def _check_filters(path: Path, filter_name: str | None, seen_filters: set, found: bool) -> None:
@@ -774,22 +762,22 @@ def _failure_column(path: Path, failure: list) -> list | None:
 
 def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], keep_docs: bool = True) -> SampleTable:
     """Parse a ``samples_<task>_<ts>.jsonl`` file, keeping lines with ``filter == filter_name`` (all lines if
-    ``filter_name`` is None and the file has a single filter). ``keep_docs=False`` keeps only the document keys
-    (saves memory and time when the label fields are not needed).
+    ``filter_name`` is None and the file has a single filter). ``keep_docs=False`` keeps only the documents'
+    pairing keys (:data:`DOC_KEYS`, read for every table; saves memory and time when the label fields are not
+    needed).
 
     Fields are extracted line by line so that each parsed line is freed at once (keeping whole lines alive until
     the end of the file made reading ~1.5× slower)."""
     metrics = list(metrics)
     loads = json.loads
     docs: list[dict] = []
-    ids: list = []
-    qids: list = []
-    cands: list = []
     hashes: list = []
     doc_ids: list = []
     failure: list = []
     values: dict[str, list] = {m: [] for m in metrics}
     cols = [(m, values[m].append) for m in metrics]
+    keys: dict[str, list] = {k: [] for k in DOC_KEYS}
+    key_cols = [(k, keys[k].append) for k in DOC_KEYS]
     seen_filters: set = set()
     try:
         fh = open(path, encoding="utf-8")
@@ -823,16 +811,11 @@ def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], ke
                 ) from None
             if keep_docs:
                 docs.append(doc)
-            else:
-                ids.append(doc.get("id"))
-                qids.append(doc.get("qid"))
-                cands.append(doc.get("cand_index"))
+            for k, append in key_cols:
+                append(doc.get(k))
             hashes.append(d.get("doc_hash"))
             doc_ids.append(d.get("doc_id"))
             failure.append(d.get("format_failure"))
     _check_filters(path, filter_name, seen_filters, found=bool(doc_ids))
     failure_out = _failure_column(path, failure)
-    table = SampleTable(path, docs if keep_docs else None, hashes, doc_ids, values, failure_out)
-    if not keep_docs:
-        table.__dict__.update(ids=ids, qid=qids, cand=cands)  # what the cached properties would read from the docs
-    return table
+    return SampleTable(path, docs if keep_docs else None, hashes, doc_ids, values, failure_out, keys)

@@ -100,11 +100,10 @@ def score_row(row: Row, opts: Options, table: dict) -> tuple[ScoredRow, list[str
 def _lite(row: Row) -> Row:
     """The row as sent to a worker process: its task runs without their results files' data (the row stages read a
     run's own results row, metadata and samples)."""
-
-    def lite(r: TaskRun) -> TaskRun:
-        return replace(r, source=replace(r.source, data={}))
-
-    return replace(row, runs={m: {t: lite(r) for t, r in by_t.items()} for m, by_t in row.runs.items()})
+    runs = {
+        m: {t: replace(r, source=replace(r.source, data={})) for t, r in by_t.items()} for m, by_t in row.runs.items()
+    }
+    return replace(row, runs=runs)
 
 
 def _auto_workers(rows: list[Row], requested: int | None) -> int:

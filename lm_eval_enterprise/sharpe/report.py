@@ -87,10 +87,7 @@ def fmt_mean_std(rec: dict) -> str:
 
 
 def mean_failure(rec: dict) -> float | None:
-    ff = rec.get("format_failure")
-    if not ff:
-        return None
-    vals = [v for v in ff.values() if v is not None]
+    vals = [v for v in (rec.get("format_failure") or {}).values() if v is not None]
     return float(np.mean(vals)) if vals else None
 
 
@@ -418,10 +415,7 @@ def markdown(result: dict, full: bool = True) -> str:
 
 # ============================================================================================== decoding comparison
 def _fmt_delta(v: float | None, ci: list | None, nd: int = 3) -> str:
-    if v is None:
-        return "–"
-    out = f"{v:+.{nd}f}"
-    return out + (f" [{ci[0]:+.{nd}f}, {ci[1]:+.{nd}f}]" if ci else "")
+    return "–" if v is None else f"{v:+.{nd}f}{_ci(ci, f'+.{nd}f')}"
 
 
 def _pct(v: float | None) -> str:
@@ -543,20 +537,19 @@ def sparse_markdown(result: dict) -> str:
         "template + document effect model) — share of (template, document) cells observed: "
         + ", ".join(f"{s:.1%}" for s in shares),
         "",
-        "| dataset | model | cells | mean μ [95% CI] | std σ [95% CI] | Sharpe [95% CI] | per template "
-        "(naive: observed cells only) |",
-        "|---|---|---|---|---|---|---|",
     ]
+    head = ["dataset", "model", "cells", "mean μ [95% CI]", "std σ [95% CI]", "Sharpe [95% CI]"]
+    rows = []
     for r in recs:
         ci = r.get("ci") or {}
         sh = _f(r["sharpe"], ".2f") if r["sharpe"] is not None else r["sharpe_status"]
-        per = ", ".join(f"{t} {_f(r['scores'][t])} ({_f(r['naive_scores'][t])})" for t in r["templates"])
-        lines.append(
-            f"| {r['name']} ({r['metric']}) | {r['model']} | "
-            f"{r['cells_observed']}/{r['cells_total']} ({r['share']:.0%}) | "
-            f"{_f(r['mean'])}{_ci(ci.get('mean'))} | {_f(r['std'])}{_ci(ci.get('std'))} | "
-            f"{sh}{_ci(ci.get('sharpe'), '.2f')} | {per} |"
+        rows.append(
+            [f"{r['name']} ({r['metric']})", r["model"], f"{r['cells_observed']}/{r['cells_total']} ({r['share']:.0%})"]
+            + [f"{_f(r[k])}{_ci(ci.get(k))}" for k in ("mean", "std")]
+            + [f"{sh}{_ci(ci.get('sharpe'), '.2f')}"]
+            + [", ".join(f"{t} {_f(r['scores'][t])} ({_f(r['naive_scores'][t])})" for t in r["templates"])]
         )
+    lines += table(head + ["per template (naive: observed cells only)"], rows)
     lines += [
         "",
         f"baseline b: {', '.join(sorted({str(r['baseline_method']) for r in recs}))}; ddof "
@@ -578,20 +571,20 @@ def population_markdown(result: dict) -> str:
         "(template, document) cells observed (below 100 %: model-based estimates). Compare with the core-set row "
         "of the same dataset above; the two are never averaged.",
         "",
-        "| model | population group | metric | templates | cells | μ | σ | S | q05 / q25 / q50 / q75 / q95 | "
-        "worst decile |",
-        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in sorted(recs, key=lambda r: (r["model"], r["group"])):
+    head = ["model", "population group", "metric", "templates", "cells", "μ", "σ", "S", "q05 / q25 / q50 / q75 / q95"]
+    rows = []
+    recs = sorted(recs, key=lambda r: (r["model"], r["group"]))
+    for r in recs:
         ci = r.get("ci") or {}
-        q = " / ".join(_f(v) for v in r["quantiles"])
-        worst = ", ".join(r["worst_decile"][:5]) + (" …" if len(r["worst_decile"]) > 5 else "")
-        lines.append(
-            f"| {r['model']} | {r['group']} | {r['metric']} | {len(r['templates'])} | {r['share']:.1%} | "
-            f"{_f(r['mean'])}{_ci(ci.get('mean'))} | {_f(r['std'])}{_ci(ci.get('std'))} | "
-            f"{_f(r['sharpe'], '.2f')}{_ci(ci.get('sharpe'))} | {q} | {worst} |"
+        rows.append(
+            [r["model"], r["group"], r["metric"], str(len(r["templates"])), f"{r['share']:.1%}"]
+            + [f"{_f(r[k])}{_ci(ci.get(k))}" for k in ("mean", "std")]
+            + [f"{_f(r['sharpe'], '.2f')}{_ci(ci.get('sharpe'))}", " / ".join(_f(v) for v in r["quantiles"])]
+            + [", ".join(r["worst_decile"][:5]) + (" …" if len(r["worst_decile"]) > 5 else "")]
         )
-    notes = [_precision_line(r) for r in sorted(recs, key=lambda r: (r["model"], r["group"])) if r.get("precision")]
+    lines += table(head + ["worst decile"], rows)
+    notes = [_precision_line(r) for r in recs if r.get("precision")]
     if notes:
         lines += [
             "",

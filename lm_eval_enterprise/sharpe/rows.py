@@ -73,12 +73,12 @@ def _metric_filter(runs: list[TaskRun], group: str, name: str) -> str:
 
 def _primary_metric(runs: list[TaskRun], group: str) -> str:
     prim = {r.taskmeta.primary_metric for r in runs}
-    if None in prim or len(prim) != 1:
-        if len(prim) > 1 and None not in prim:
-            raise SharpeInputError(f"group {group}: templates disagree on primary_metric {sorted(prim)}")
+    if None in prim:
         raise SharpeInputError(
             f"group {group}: task {runs[0].task} has no metadata.primary_metric; pass --metric NAME[,FILTER]"
         )
+    if len(prim) > 1:
+        raise SharpeInputError(f"group {group}: templates disagree on primary_metric {sorted(prim)}")
     return prim.pop()
 
 

@@ -36,10 +36,11 @@ def _line(i, filt="answer", **kw):
 def test_filter_selection_and_keys(tmp_path):
     p = _write(tmp_path / "samples_t_x.jsonl", [_line(0), _line(0, "none"), _line(1), _line(1, "none")])
     tab = read_samples(p, "answer", ["accuracy"])
-    assert len(tab) == 2 and tab.ids == ["d0", "d1"] and tab.hashes == ["h0", "h1"]
+    assert len(tab) == 2 and tab.column("id") == ["d0", "d1"] and tab.hashes == ["h0", "h1"]
     assert tab.gold == ["Yes", "Yes"] and tab.label_names == ["Yes", "No"] and tab.failure == [0.0, 0.0]
     slim = read_samples(p, "answer", ["accuracy"], keep_docs=False)
-    assert slim.ids == ["d0", "d1"] and slim.qid == ["q", "q"] and slim.cand == [0, 1]
+    assert slim.column("id") == ["d0", "d1"] and slim.column("qid") == ["q", "q"]
+    assert slim.column("cand_index") == [0, 1]
     with pytest.raises(RuntimeError, match="not kept"):
         _ = slim.gold
     with pytest.raises(SharpeInputError, match="several filters"):
