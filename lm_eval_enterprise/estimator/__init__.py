@@ -21,7 +21,8 @@ variances. For 0/1 data this approximation is known to under-estimate τ somewha
   observed range (to [0, 1] for values inside it).
 * ``classification`` layout, features [tp_1..k, gold_1..k, pred_1..k] (weighted / macro / binary F1): a Rasch
   model of correctness c_td (the hooks' exact-match accuracy) fitted within each gold class (template effects per
-  class: a template's label bias makes its accuracy depend on the class) and, for a wrong answer, template t's error
+  class: a template's label bias makes its accuracy depend on the class; a template population's two-class task
+  fits both classes in one chain, :func:`~.sampler.sample_two_class`) and, for a wrong answer, template t's error
   distribution q_t,j over the categories "feature label i" / "none" (unparsable, or a label outside the feature
   columns) for the document's gold class j: t's observed wrong cells of class j plus one pseudo-cell spread as all
   templates' wrong cells of class j (no wrong cell of class j anywhere: "none").

@@ -272,10 +272,15 @@ class _ClassificationModel(_CellModel):
         self.err = np.concatenate([zeros, np.broadcast_to(self.g, zeros.shape), q @ onehot], axis=2)
         self.right = np.concatenate([self.g, self.g, self.g], axis=1)  # D × 3k
         self.classes = [np.flatnonzero(self.sig == s) for s in np.unique(self.sig)]
-        self.fit = [
-            self.fitter(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=x, strong=strong)
-            for c, (x, strong) in zip(self.classes, self._class_covariates(cat))
-        ]
+        two_class = getattr(self.fitter, "two_class", None)
+        self.joint = two_class is not None and len(self.classes) == 2
+        self.fit = two_class(cm.correct, cm.mask, self.classes, cm.covariates) if self.joint else None
+        if self.fit is None:
+            self.joint = False
+            self.fit = [
+                self.fitter(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=x, strong=strong)
+                for c, (x, strong) in zip(self.classes, self._class_covariates(cat))
+            ]
 
     def _class_covariates(self, cat: np.ndarray) -> list[tuple[np.ndarray | None, int]]:
         """Covariates of each gold class's correctness fit. Without template covariates (a sparse run): none. With
@@ -304,8 +309,13 @@ class _ClassificationModel(_CellModel):
     def cells(self, fits, mode, rng, n):
         rows = n if n is not None else fits[0].a.shape[0]
         p = np.empty((rows,) + self.m.shape)
-        for f, c in zip(fits, self.classes):
-            p[:, :, c] = f.mean(eta=_eta(f, mode, rng, n))
+        if self.joint and mode == "draw":  # one posterior draw of both classes' effects per row
+            index = rng.integers(0, len(fits[0].a_draws), n)
+            for f, c in zip(fits, self.classes):
+                p[:, :, c] = f.mean(eta=f.draw_eta(rng, n, index))
+        else:
+            for f, c in zip(fits, self.classes):
+                p[:, :, c] = f.mean(eta=_eta(f, mode, rng, n))
         if mode != "draw":
             p = p[..., None]
             return p * self.right[None, None] + (1 - p) * self.err[None]

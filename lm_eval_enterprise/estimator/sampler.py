@@ -38,6 +38,8 @@ from .twoway import TwoWayFit, centred_covariates, constant_outcome, fit_two_way
 
 PRIOR_SCALES = {"sigma_a": 1.0, "tau": 2.0, "axis": 1.0, "strong": 1.0}
 REJECT_CANDIDATES = 8
+TWO_CLASS_PART = 0.5  # prior scale of each of the four parts of a class's template effect (sample_two_class)
+TWO_CLASS_DF = 3  # their half-t priors' degrees of freedom: a template that never answers a class stays possible
 COLLAPSE_CELLS = 1.5  # at most this many observed cells per document (on average): the collapsed τ step
 
 
@@ -305,6 +307,174 @@ def sample_two_way(
     return out
 
 
+def _two_by_two_draws(rng, a11, a12, a22, r1, r2) -> tuple[np.ndarray, np.ndarray]:
+    """Draws of (u, v) ~ N(A⁻¹r, A⁻¹) per row for the symmetric positive-definite 2 × 2 precisions
+    A = [[a11, a12], [a12, a22]] (vectors): mean by Cramer's rule, noise L⁻ᵀz with A = LLᵀ (Cholesky)."""
+    det = a11 * a22 - a12 * a12
+    l11 = np.sqrt(a11)
+    l21 = a12 / l11
+    l22 = np.sqrt(np.maximum(a22 - l21 * l21, 1e-300))
+    z1, z2 = rng.standard_normal(len(a11)), rng.standard_normal(len(a11))
+    v = z2 / l22
+    return (a22 * r1 - a12 * r2) / det + (z1 - l21 * v) / l11, (a11 * r2 - a12 * r1) / det + v
+
+
+def _axis_part(rng, coef, s2, effects, x, sa2, prior_s):
+    """The axis coefficients β | effects ~ N(x·β, σ²) with β_j ~ N(0, s²) (a ridge regression), then their shared sd
+    s by the centred and the non-centred step; returns (β, s²)."""
+    p = x.shape[1]
+    prec = x.T @ x / sa2 + np.eye(p) / s2
+    chol = np.linalg.cholesky(prec)
+    coef = np.linalg.solve(prec, x.T @ effects / sa2) + np.linalg.solve(chol.T, rng.standard_normal(p))
+    s2 = _scale_centred(rng, s2, float(coef @ coef), p, prior_s)
+    xs = x @ (coef / math.sqrt(s2))
+    prec_s = float(xs @ xs) / sa2 + 1 / prior_s**2
+    sig = float(xs @ effects) / sa2 / prec_s + rng.standard_normal() / math.sqrt(prec_s)
+    return coef / math.sqrt(s2) * sig, max(sig * sig, 1e-12)
+
+
+def sample_two_class(
+    y: np.ndarray,
+    m: np.ndarray,
+    sign: np.ndarray,
+    x: np.ndarray | None,
+    rng: np.random.Generator,
+    settings: SamplerSettings = SamplerSettings(),
+) -> dict:
+    """Posterior draws of the two-class model of 0/1 correctness (a binary classification's two gold classes, the
+    documents' ``sign`` +1 or −1; observed cells ``m`` > 0 of the T × D matrix ``y``):
+
+        y_i ~ Bernoulli(logistic(η_i)),   η_i = c_k(d) + sign_d·θ_t + δ_t + b_d
+        θ_t ~ N(x_t·β_θ, σ_θ²)   the template's label bias: raises one class's accuracy and lowers the other's
+        δ_t ~ N(x_t·β_δ, σ_δ²)   its skill: raises both
+        β_θ,j ~ N(0, s_θ²), β_δ,j ~ N(0, s_δ²);  b_d ~ N(0, τ_k²) per class;  c_k flat
+
+    with a half-normal prior on τ_k and half-t priors (:data:`TWO_CLASS_DF` degrees of freedom, as half-normal
+    scale mixtures with a Gibbs step for the mixing variable) on the sd of each of the four parts of a class's
+    template effect — the label bias's and the skill's axis parts (x·β over the templates: s·sqrt(Σ_j var x_j)) and
+    their template noise (σ_θ, σ_δ) — of scale :data:`TWO_CLASS_PART` × the one-class prior scale: a class's total
+    template variance has a prior scale of the one-class σ_a's (1 on the logit scale) spread evenly over its parts,
+    and the heavy tail lets the data reach large effects (a template that never answers the rare class) that a
+    half-normal of that scale would forbid. (The one-class
+    model's per-column axis prior implies an axis variance of Σ_j var x_j ≈ 5.5 for securenlp's 31 columns, far
+    above any measured one: with a cell or two per template the imputed effects spread that widely.) A class's template effects
+    a_kt = c_k + sign_k·θ_t + δ_t are thereby correlated across the classes, with a correlation the data set:
+    a template's answers on the common class, which a sparse design observes often, inform its accuracy on the
+    rare one (fitted apart, the rare class's few cells per template leave its effects to the prior, and the two
+    classes' accuracies vary independently over the templates, which spreads F1 too widely). Returns per class k
+    (in the order of sign +1, −1) ``a`` (keep × T) and the common ``b`` (keep × D), ``sigma_a`` (keep × 2: the
+    classes' template sd), ``tau`` (keep × 2), ``bias_sd``, ``skill_sd``."""
+    t_n, d_n = m.shape
+    ti, di = np.nonzero(m > 0)
+    yi = y[ti, di].astype(float)
+    k_doc = (np.asarray(sign) < 0).astype(int)
+    sg_doc = np.where(k_doc == 0, 1.0, -1.0)
+    ki, sg = k_doc[di], sg_doc[di]
+    kappa = yi - 0.5
+    ones = np.ones(len(yi))
+    x = np.zeros((t_n, 0)) if x is None else np.asarray(x, dtype=float)
+    has_x = x.shape[1] > 0
+    prior_a = PRIOR_SCALES["sigma_a"] * TWO_CLASS_PART
+    # a prior on the sd of the axis part over the templates: s·sqrt(Σ_j var x_j) ~ N⁺(0, (A/2)²)
+    prior_s = PRIOR_SCALES["axis"] * TWO_CLASS_PART / math.sqrt(max(float((x**2).sum()) / t_n, 1e-12))
+    prior_t = PRIOR_SCALES["tau"]
+    cls = [np.flatnonzero(k_doc == k) for k in (0, 1)]
+    cells = [np.flatnonzero(ki == k) for k in (0, 1)]
+    local = np.zeros(d_n, int)
+    for docs in cls:
+        local[docs] = np.arange(len(docs))
+    collapse = [len(cells[k]) <= COLLAPSE_CELLS * len(cls[k]) for k in (0, 1)]
+    c = np.zeros(2)
+    for k in (0, 1):
+        rate = (yi[cells[k]].sum() + 0.5) / (len(cells[k]) + 1.0)
+        c[k] = math.log(rate / (1 - rate))
+    th, de, b = np.zeros(t_n), np.zeros(t_n), np.zeros(d_n)
+    bth, bde = np.zeros(x.shape[1]), np.zeros(x.shape[1])
+    sth2, sde2, s_th, s_de = 0.25, 0.25, 0.25, 0.25
+    tau2 = np.ones(2)
+    steps = np.full(2, 0.3)
+    lam = np.ones(4)  # the four parts' half-t priors as scale mixtures: σ ~ N⁺(0, A²λ), λ ~ IG(ν/2, ν/2)
+    keep_n = settings.keep
+    out = {"a": np.empty((2, keep_n, t_n)), "b": np.empty((keep_n, d_n))}
+    for k in ("sigma_a", "tau"):
+        out[k] = np.empty((keep_n, 2))
+    for k in ("bias_sd", "skill_sd"):
+        out[k] = np.empty(keep_n)
+    total = settings.burn + keep_n * settings.thin
+    for it in range(total):
+        w = pg_draw(rng, ones, c[ki] + sg * th[ti] + de[ti] + b[di], settings.pg_terms)
+        # (θ_t, δ_t) jointly per template
+        r = kappa - w * (c[ki] + b[di])
+        mth, mde = x @ bth, x @ bde
+        wt = np.bincount(ti, w, t_n)
+        th, de = _two_by_two_draws(
+            rng,
+            wt + 1 / sth2,
+            np.bincount(ti, w * sg, t_n),
+            wt + 1 / sde2,
+            np.bincount(ti, sg * r, t_n) + mth / sth2,
+            np.bincount(ti, r, t_n) + mde / sde2,
+        )
+        # the class intercepts (flat prior)
+        tmpl = sg * th[ti] + de[ti]
+        for k in (0, 1):
+            sel = cells[k]
+            prec = float(w[sel].sum())
+            c[k] = float(
+                (kappa[sel] - w[sel] * (tmpl[sel] + b[di[sel]])).sum()
+            ) / prec + rng.standard_normal() / math.sqrt(prec)
+        # axis coefficients and their shared sds
+        if has_x:
+            bth, s_th = _axis_part(rng, bth, s_th, th, x, sth2, prior_s * math.sqrt(lam[2]))
+            bde, s_de = _axis_part(rng, bde, s_de, de, x, sde2, prior_s * math.sqrt(lam[3]))
+            mth, mde = x @ bth, x @ bde
+        # σ_θ and σ_δ: centred, then non-centred
+        for part in ("bias", "skill"):
+            eff, mean, v = (th, mth, sth2) if part == "bias" else (de, mde, sde2)
+            resid = eff - mean
+            pa = prior_a * math.sqrt(lam[0 if part == "bias" else 1])
+            v = _scale_centred(rng, v, float(resid @ resid), t_n, pa)
+            e = resid / math.sqrt(v)
+            load = sg if part == "bias" else 1.0
+            offset = c[ki] + b[di] + (sg * mth[ti] + de[ti] if part == "bias" else sg * th[ti] + mde[ti])
+            sig = _scale_noncentred(rng, load * e[ti], kappa - w * offset, w, pa)
+            eff = mean + sig * e
+            v = max(sig * sig, 1e-12)
+            if part == "bias":
+                th, sth2 = eff, v
+            else:
+                de, sde2 = eff, v
+        # λ | σ ~ IG((ν + 1)/2, (ν + σ²/A²)/2)
+        rel = np.array([sth2 / prior_a**2, sde2 / prior_a**2, s_th / prior_s**2, s_de / prior_s**2])
+        lam = (TWO_CLASS_DF + rel) / 2 / rng.standard_gamma((TWO_CLASS_DF + 1) / 2, 4)
+        # document effects and τ per class
+        a_i = c[ki] + sg * th[ti] + de[ti]
+        prec = np.bincount(di, w, d_n) + 1 / tau2[k_doc]
+        b = np.bincount(di, kappa - w * a_i, d_n) / prec + rng.standard_normal(d_n) / np.sqrt(prec)
+        for k in (0, 1):
+            docs, sel = cls[k], cells[k]
+            new = _scale_centred(rng, tau2[k], float(b[docs] @ b[docs]), len(docs), prior_t)
+            f = b[docs] / math.sqrt(new)
+            sig = _scale_noncentred(rng, f[local[di[sel]]], kappa[sel] - w[sel] * a_i[sel], w[sel], prior_t)
+            b[docs], tau2[k] = sig * f, max(sig * sig, 1e-12)
+            if collapse[k]:
+                args = (a_i[sel], yi[sel], ones[sel], local[di[sel]], len(docs), True, 1.0)
+                tau, moved = _tau_collapsed(rng, math.sqrt(tau2[k]), steps[k], *args, prior_t)
+                tau2[k] = tau * tau
+                b[docs] = _draw_doc_effects(rng, tau, *args[:-2], True, 1.0, b[docs])
+                if it < settings.burn:
+                    steps[k] *= math.exp((moved - 0.4) / math.sqrt(it + 1))
+        if it >= settings.burn and (it - settings.burn) % settings.thin == 0:
+            j = (it - settings.burn) // settings.thin
+            out["a"][0, j], out["a"][1, j] = c[0] + th + de, c[1] - th + de
+            out["b"][j] = b
+            sd = math.sqrt(sth2 + sde2)
+            out["sigma_a"][j] = sd, sd
+            out["tau"][j] = np.sqrt(tau2)
+            out["bias_sd"][j], out["skill_sd"][j] = math.sqrt(sth2), math.sqrt(sde2)
+    return out
+
+
 def effective_draws(chain: np.ndarray) -> float:
     """Effective sample size of a chain (initial positive sequence of autocorrelations, Geyer 1992)."""
     x = np.asarray(chain, dtype=float)
@@ -335,11 +505,11 @@ class SampledFit(TwoWayFit):
     b_draws: np.ndarray | None = None
     sampler: dict = field(default_factory=dict)
 
-    def draw_eta(self, rng: np.random.Generator, n: int | None = None) -> np.ndarray:
-        """η of ``n`` posterior draws (stored draws taken at random), n × T × D."""
+    def draw_eta(self, rng: np.random.Generator, n: int | None = None, index: np.ndarray | None = None) -> np.ndarray:
+        """η of ``n`` posterior draws (stored draws taken at random, or those of ``index``), n × T × D."""
         if n is None:
             raise ValueError("a sampled fit is not refitted per resample: draw n rows")
-        idx = rng.integers(0, len(self.a_draws), n)
+        idx = rng.integers(0, len(self.a_draws), n) if index is None else index
         return self.a_draws[idx][:, :, None] + self.b_draws[idx][:, None, :]
 
 
@@ -398,13 +568,74 @@ def fit_sampled(
     )
 
 
+def fit_two_class(
+    correct: np.ndarray,
+    mask: np.ndarray,
+    classes: list[np.ndarray],
+    covariates: np.ndarray | None,
+    rng: np.random.Generator,
+    settings: SamplerSettings | None = None,
+) -> list[SampledFit] | None:
+    """The two gold classes' correctness fits of a binary classification from one :func:`sample_two_class` chain:
+    one :class:`SampledFit` per class (its documents ``classes[k]``), whose draws share their index (a draw of
+    both classes' effects is one posterior draw; :meth:`SampledFit.draw_eta` with ``index``). None when a class's
+    observed cells are all right or all wrong (then there is no model to fit)."""
+    m = np.asarray(mask, dtype=float)
+    y = np.where(m > 0, np.asarray(correct, dtype=float), 0.0)
+    if any(constant_outcome(y[:, c], m[:, c], "binomial", None) is not None for c in classes):
+        return None
+    t_n, d_n = y.shape
+    sign = np.ones(d_n)
+    sign[classes[1]] = -1.0
+    x = None if covariates is None else centred_covariates(covariates, t_n)[0]
+    out = sample_two_class(y, m, sign, x, rng, settings or SamplerSettings())
+    effective = {k: round(effective_draws(out[k]), 1) for k in ("bias_sd", "skill_sd")}
+    fits = []
+    for k, cols in enumerate(classes):
+        a, b = out["a"][k], out["b"][:, cols]
+        info = {
+            "draws": len(a),
+            "model": "two-class: template effects c_k ± label bias θ_t + skill δ_t, one chain for both classes",
+            "effective_draws": effective,
+            "label_bias_sd": float(out["bias_sd"].mean()),
+            "skill_sd": float(out["skill_sd"].mean()),
+            "template_effect_sd_interval": [float(v) for v in np.percentile(out["sigma_a"][:, k], [2.5, 97.5])],
+            "doc_effect_sd_interval": [float(v) for v in np.percentile(out["tau"][:, k], [2.5, 97.5])],
+        }
+        fits.append(
+            SampledFit(
+                "binomial",
+                a.mean(0)[None, :],
+                np.zeros(1),
+                b.mean(0)[None, :],
+                float(out["tau"][:, k].mean()),
+                float(out["sigma_a"][:, k].mean()),
+                1.0,
+                iterations=len(a),
+                converged=min(effective.values()) >= 50,
+                lo=-math.inf,
+                hi=math.inf,
+                a_draws=a,
+                b_draws=b,
+                sampler=info,
+            )
+        )
+    return fits
+
+
 def sampled_fitter(seed) -> Callable:
     """A ``fitter`` for :func:`cell_model`: :func:`fit_sampled` with one seeded generator per fit, in the order the
     cell model fits (deterministic)."""
     calls = iter(range(1_000_000))
 
-    def fit(y, mask, family, trials=None, covariates=None, strong=0):
-        rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), 7, next(calls)])
-        return fit_sampled(y, mask, family, trials, covariates, strong, rng)
+    def rng():
+        return np.random.default_rng([*np.atleast_1d(seed).tolist(), 7, next(calls)])
 
+    def fit(y, mask, family, trials=None, covariates=None, strong=0):
+        return fit_sampled(y, mask, family, trials, covariates, strong, rng())
+
+    def two_class(correct, mask, classes, covariates=None):
+        return fit_two_class(correct, mask, classes, covariates, rng())
+
+    fit.two_class = two_class
     return fit

@@ -10,6 +10,7 @@ from lm_eval_enterprise.estimator import (
     CellMatrix,
     TwoWayFit,
     axis_covariates,
+    estimate,
     estimate_population,
     fit_two_way,
 )
@@ -126,18 +127,20 @@ def test_questions_are_averaged_per_template_by_hand():
 
 def test_label_bias_carries_over_to_the_rare_class():
     """Binary F1 (positive class 0), 6 templates, 40 negative and 6 positive documents. Templates t1–t3 answer
-    "positive" on every document, t4–t6 never (F1 = 2·6/(2·6 + 40 + 0) = 3/13 ≈ 0.231 and 0). Every negative cell is observed, the positive cells only under t1, t2, t4, t5. Without
-    covariates t3 and t6 get the pooled positive-class accuracy (½); with population covariates (here one constant
-    axis, so only the label-bias column of ``_class_covariates`` remains) their accuracy on the positives is read
-    from their answers on the negatives: t6 → near 0, t3 → near 3/13."""
+    "positive" on every document, t4–t6 never (F1 = 2·6/(2·6 + 40 + 0) = 3/13 ≈ 0.231 and 0). Every negative cell is
+    observed, the positive cells only under t1, t2, t4, t5. Fitted apart (a sparse run's model: one fit per gold
+    class), t3 and t6 get the pooled positive-class accuracy (½: F1 2·3/(2·3 + 3) = 0.67 for t6); the population
+    estimator's two-class fit reads their accuracy on the positives from their answers on the negatives (a label
+    bias), with or without axis covariates (here one constant axis): t6 → near 0, t3 → near 3/13."""
     gold = [1] * 40 + [0] * 6
     says_pos = np.array([1, 1, 1, 0, 0, 0], bool)
     pred = np.where(says_pos[:, None], 0, 1) * np.ones((6, 46))
     mask = np.ones((6, 46), bool)
     mask[[2, 5], 40:] = False
     cm = CellMatrix.from_labels(gold, pred, 2, "binary", mask=mask, positive=0)
-    plain = estimate_population(cm, 0.0, n_boot=0)["scores"]
-    biased = estimate_population(cm, 0.0, covariates=axis_covariates([{"a": "x"}] * 6), n_boot=0)["scores"]
-    assert abs(biased["t6"] - 0.0) < abs(plain["t6"] - 0.0)
-    assert abs(biased["t3"] - 3 / 13) < abs(plain["t3"] - 3 / 13)
-    assert biased["t6"] < 0.05 and abs(biased["t3"] - 3 / 13) < 0.01
+    apart = dict(zip(cm.templates, estimate(cm, 0.0, n_boot=0).scores))
+    assert apart["t6"] > 0.5
+    for covariates in (None, axis_covariates([{"a": "x"}] * 6)):
+        joint = estimate_population(cm, 0.0, covariates=covariates, n_boot=0)["scores"]
+        assert joint["t6"] < 0.05 and abs(joint["t3"] - 3 / 13) < 0.01
+        assert joint["t1"] == pytest.approx(3 / 13) and joint["t4"] == 0.0  # observed throughout
