@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 
 _PUNCT_TABLE = str.maketrans("", "", string.punctuation)
 _WS = re.compile(r"\s+")
@@ -15,6 +16,15 @@ def norm(text: str) -> str:
     HELM's ``normalize_text`` without article removal: ``norm(" The  Yes. ") == "the yes"``.
     """
     return _WS.sub(" ", str(text).lower().translate(_PUNCT_TABLE)).strip()
+
+
+def fold_width(text: str) -> str:
+    """[NORM] width folding: Unicode NFKC, so full-width letters, digits and signs read as their ASCII forms and
+    half-width katakana as full-width (``fold_width("３番") == "3番"``, ``fold_width("ＡＢ") == "AB"``,
+    ``fold_width("：") == ":"``); kana, kanji and 「」 are unchanged. Applied by the Japanese label reader
+    ([PARSE-JA], to answer and labels), [SCORE] (both STS datasets) and [CHARF1] (to answer and reference);
+    :func:`norm` does not fold widths."""
+    return unicodedata.normalize("NFKC", str(text))
 
 
 _EDGE = string.punctuation + " "

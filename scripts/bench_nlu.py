@@ -16,6 +16,7 @@ datasets with genuine samples, zero-shot, greedy and regex-constrained decoding,
    Prints the Markdown tables of docs/nlu.md.
 
     python scripts/bench_nlu.py --make-runs --data_root DIR [--datasets cola jcola] [--modes greedy]
+    python scripts/bench_nlu.py --make-runs --data_root DIR --reread   # after a change to an answer reader
     python scripts/bench_nlu.py --report
 """
 
@@ -27,6 +28,7 @@ import json
 import math
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -95,10 +97,13 @@ def make_runs(args) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "MKL_NUM_THREADS": str(args.threads)}
     for dataset in args.datasets:  # both modes of a dataset before the next: every finished dataset is compared
         for mode in args.modes:
-            if cells["datasets"].get(dataset, {}).get("modes", {}).get(mode, {}).get("complete"):
+            prior = cells["datasets"].get(dataset, {}).get("modes", {}).get(mode, {})
+            if prior.get("complete") and not args.reread:
                 continue
             run_dir = args.runs / mode / dataset
             cost = {"wall_s": 0.0, "cpu_s": 0.0}
+            if prior.get("complete"):  # --reread: the old samples go; the model's answers stay in the answer cache
+                shutil.rmtree(run_dir, ignore_errors=True)
             if latest_results(run_dir) is None:
                 batch = args.batch_size or BATCH.get(dataset, DEFAULT_BATCH)
                 cmd = run_command(dataset, mode, args.data_root, run_dir, args.limit, batch)
@@ -111,6 +116,8 @@ def make_runs(args) -> None:
                 cost = {"wall_s": round(time.time() - t0, 1), "cpu_s": round(_child_cpu() - c0, 1)}
                 if rc != 0:
                     raise SystemExit(f"{dataset} ({mode}): run failed with exit code {rc}; see {log}")
+                if prior.get("complete"):
+                    cost = prior["cost"]  # the model's cost is the first run's; a reread only reads and scores
             add_run(cells, dataset, mode, latest_results(run_dir), cost)
             save_cells(cells, args.cells)
             e = cells["datasets"][dataset]["modes"][mode]
@@ -297,22 +304,19 @@ def summary(entry: dict, mode: str, metric: str) -> dict:
 
 
 def cross_lingual(en: dict, ja: dict) -> dict:
-    """How the template ranking carries from the English dataset to its Japanese pair (template t<k> vs t<k>):
-    Spearman's ρ of the per-template scores and whether the best / worst template is the same."""
-    # TODO(cross-lingual): replace by the Sharpe tool's cross-lingual function (lm_eval_enterprise/sharpe/
-    # comparisons.py) once it is on main; until then scipy's Spearman ρ of the paired per-template scores.
-    from scipy.stats import spearmanr
+    """How the template ranking carries from the English dataset to its Japanese pair (template t<k> vs t<k>): the
+    Sharpe tool's own comparison (:func:`lm_eval_enterprise.sharpe.comparisons.template_rank_correlation`:
+    Spearman's ρ over the shared templates, None when a side is constant; :func:`~lm_eval_enterprise.sharpe.
+    comparisons.extreme_templates`: the best / worst templates with ties, None when every template ties)."""
+    from lm_eval_enterprise.sharpe.comparisons import extreme_templates, template_rank_correlation
 
-    tids = [t for t in en["templates"] if t in ja["templates"]]
-    x, y = np.array([en["templates"][t] for t in tids]), np.array([ja["templates"][t] for t in tids])
-    rho = spearmanr(x, y).statistic if np.ptp(x) > 0 and np.ptp(y) > 0 else math.nan  # undefined for a constant side
-
-    def tied(v: np.ndarray, target: float) -> list[str]:  # every template at the best (worst) score: ties are kept
-        return [t for t, s in zip(tids, v) if abs(s - target) <= 1e-12]
-
-    best = (tied(x, x.max()), tied(y, y.max()))
-    worst = (tied(x, x.min()), tied(y, y.min()))
-    return {"rho": float(rho), "best": best, "worst": worst}
+    shared, rho, _status, _note = template_rank_correlation(en["templates"], ja["templates"], labels=("en", "ja"))
+    sides = [extreme_templates({t: side["templates"][t] for t in shared}) for side in (en, ja)]
+    return {
+        "rho": math.nan if rho is None else float(rho),
+        "best": (sides[0][0], sides[1][0]),
+        "worst": (sides[0][1], sides[1][1]),
+    }
 
 
 # ============================================================================================ the report
@@ -429,16 +433,15 @@ def _print_cross_lingual(res: dict) -> None:
         for mode in MODES:
             if (en, mode) in res and (ja, mode) in res:
                 x = cross_lingual(res[(en, mode)], res[(ja, mode)])
-                n = len(res[(en, mode)]["templates"])
-                row = f"| {en} / {ja} | {mode} | {_f(x['rho'], 2)} | {_agree(x['best'], n)} | {_agree(x['worst'], n)} |"
+                row = f"| {en} / {ja} | {mode} | {_f(x['rho'], 2)} | {_agree(x['best'])} | {_agree(x['worst'])} |"
                 print(row)
 
 
-def _agree(sides: tuple[list[str], list[str]], n_templates: int) -> str:
+def _agree(sides: tuple[list[str] | None, list[str] | None]) -> str:
     """``t2 / t5`` (tied templates joined by ``=``), with "agree" / "differ" when the two sides share a template or
-    not; no verdict when a side has every template tied (a constant score ranks nothing)."""
-    en, ja = ("all tied" if len(s) == n_templates else "=".join(s) if len(s) <= 3 else f"{len(s)} tied" for s in sides)
-    if max(len(s) for s in sides) == n_templates:
+    not; no verdict when a side has every template tied (None: a constant score ranks nothing)."""
+    en, ja = ("all tied" if s is None else "=".join(s) if len(s) <= 3 else f"{len(s)} tied" for s in sides)
+    if any(s is None for s in sides):
         return f"{en} / {ja}"
     return f"{en} / {ja}" + (" (agree)" if set(sides[0]) & set(sides[1]) else " (differ)")
 
@@ -504,6 +507,12 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=100, help="documents per template (the fair order's first N)")
     ap.add_argument("--batch_size", type=int, help="lm-eval batch size (default: 8, extractive QA 1; see BATCH)")
     ap.add_argument("--threads", type=int, default=1, help="torch threads of the run (OMP_NUM_THREADS)")
+    ap.add_argument(
+        "--reread",
+        action="store_true",
+        help="rerun finished runs too: the answers come from the answer cache (no model call), the current answer "
+        "readers and metrics read and score them again; the first run's cost is kept",
+    )
     ap.add_argument("--runs", type=Path, default=RUNS, help="folder of the lm-eval runs")
     ap.add_argument("--cells", type=Path, default=CELLS, help="the compact cells file")
     ap.add_argument("--json", type=Path, help="also write the report as JSON")

@@ -81,6 +81,26 @@ def build_tasks(task_names: list[str], data_root: str, **metadata: Any) -> tuple
     return tm, load_tasks(tm, task_names).leaves
 
 
+def assert_zero_shot_only(dataset: str, task_name: str, data_root: str, n_eval: int, eval_split: str = "valid") -> None:
+    """A data folder holding the evaluated file alone (no training file): it loads with ``n_eval`` evaluated rows
+    and an empty few-shot pool, ``task_name`` builds zero-shot requests, and the same task asking for shots fails
+    before any request with one line that names the dataset and the missing pool."""
+    import pytest
+
+    from lm_eval_enterprise.data import DataError, load_records
+
+    recs = load_records(dataset, data_root=data_root)
+    assert len(recs[eval_split]) == n_eval and recs["fewshot"] == []
+    _, leaves = build_tasks([task_name], data_root)
+    task = leaves[task_name]
+    task.build_all_requests(limit=2, rank=0, world_size=1)  # zero-shot: fine
+    assert len(task.instances) == 2
+    task.set_config(key="num_fewshot", value=2)
+    with pytest.raises(DataError) as e:
+        task.build_all_requests(limit=2, rank=0, world_size=1)
+    assert str(e.value).startswith(f"[{dataset}]") and "\n" not in str(e.value) and "few-shot pool" in str(e.value)
+
+
 def run_oracle(task_names: list[str], data_root: str, **metadata: Any) -> dict:
     """lm-eval's results (with ``samples``) of :class:`OracleLM` over our ``task_names``; ``metadata`` as in
     :func:`build_tasks` (e.g. ``max_context_tokens``)."""

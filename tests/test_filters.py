@@ -23,8 +23,10 @@ from lm_eval_enterprise.scoring.filters import (
     label_format,
     list_format,
     read_label,
+    read_span,
     readable,
     render_format_regex,
+    unwrapped_label,
     words_format,
 )
 from lm_eval_enterprise.scoring.metrics import INVALID
@@ -34,6 +36,15 @@ HELM_METRICS = {name: dict(f.helm_metrics) for name, f in families.FAMILIES.item
 
 SENT = ["positive", "neutral", "negative"]
 LETTERS = list("ABCDE")
+
+
+# ------------------------------------------------------------------------------------------- [SPAN]
+def test_read_span_drops_a_character_cut_by_the_token_limit():
+    # "梅雨前線" cut inside its last character decodes to "梅雨前\ufffd": the span is the three whole characters
+    assert read_span("梅雨前\ufffd", language="ja") == "梅雨前"
+    assert read_span("「梅雨前線」です。", language="ja") == "「梅雨前線」"
+    assert read_span("Denver Broncos\ufffd\ufffd") == "Denver Broncos"
+    assert read_span("\ufffd") is None  # nothing readable is left: a format failure
 
 
 # ------------------------------------------------------------------------------------------- [PARSE]: labels
@@ -122,10 +133,68 @@ def test_read_letters(text, expected):
     assert read_label(text, LETTERS, lead_ins=["Answer", "Letter"]) == expected
 
 
-def test_lead_in_that_is_a_label_is_kept():
-    # a field name equal to a label (here the letter A) is never dropped: "A: B" reads A, not B
-    assert read_label("A: B", LETTERS, lead_ins=["A"]) == "A"
+def test_lead_in_that_is_a_label_is_a_lead_in_only_before_a_further_answer():
+    # a field name equal to a label (here the letter A, a "Q: … A:" template's field) followed by ':' and a further
+    # answer is a lead-in: "A: B" reads B; otherwise it is the label: "A", "A:", "A: holding that …" read A
+    assert read_label("A: B", LETTERS, lead_ins=["A"]) == "B"
+    assert read_label("A: A", LETTERS, lead_ins=["A"]) == "A"
+    assert read_label("A: (C) holding that", LETTERS, lead_ins=["A"]) == "C"
+    assert read_label("A", LETTERS, lead_ins=["A"]) == "A"
+    assert read_label("A:", LETTERS, lead_ins=["A"]) == "A"
+    assert read_label("A: holding that the rule applies", LETTERS, lead_ins=["A"]) == "A"
     assert read_label("A: Yes", ["Yes", "No"], lead_ins=["A"]) == "Yes"
+    # a generic field too: with "answer" among the options, "Answer: ask" is ask and "Answer: answer" answer
+    options = ["initiate", "answer", "ask"]
+    assert [read_label(t, options) for t in ("Answer: ask", "Answer: answer", "answer", "Answer: no idea")] == [
+        "ask",
+        "answer",
+        "answer",
+        "answer",
+    ]
+
+
+def test_japanese_labels_are_width_folded_on_both_sides():
+    """[PARSE-JA]: answer and keys are NFKC width-folded (text.fold_width), the published spelling is returned."""
+    labels = ["ＤＶＤ", "テレビ", "ﾗｼﾞｵ"]
+    aliases = {"1": "ＤＶＤ", "2": "テレビ", "3": "ﾗｼﾞｵ", "A": "ＤＶＤ", "B": "テレビ", "C": "ﾗｼﾞｵ"}
+    rows = [
+        ("ＤＶＤ", "ＤＶＤ"),
+        ("DVD", "ＤＶＤ"),
+        ("ラジオです", "ﾗｼﾞｵ"),
+        ("２", "テレビ"),
+        ("Ｂ", "テレビ"),
+        ("答え：３", "ﾗｼﾞｵ"),
+    ]
+    assert [(t, read_label(t, labels, aliases=aliases, language="ja")) for t, _ in rows] == rows
+    assert read_label("２", ["yes", "no"], aliases={"2": "no"}) is None  # English answers are not folded
+
+
+def test_japanese_option_numbers_take_a_counter():
+    labels = ["3行広告", "新聞", "雑誌"]
+    aliases = {"1": "3行広告", "2": "新聞", "3": "雑誌"}
+    rows = [
+        ("3番", "雑誌"),
+        ("3番です。", "雑誌"),
+        ("３番目", "雑誌"),
+        ("3つ目です", "雑誌"),
+        ("3行広告", "3行広告"),  # the longest key first: an option starting with a digit is that option
+        ("1番の新聞", None),  # a counter then more than a copula
+        ("3個", None),
+        ("4番", None),
+    ]
+    assert [(t, read_label(t, labels, aliases=aliases, language="ja")) for t, _ in rows] == rows
+    assert read_label("3番", ["a", "b", "c"], aliases={"3": "c"}) is None  # English has no counters
+
+
+def test_a_label_with_stray_quotes_reads_as_published_and_without_them():
+    """A label is also read as the reader sees answers (filters.unwrapped_label): without leading wrappers and
+    trailing quotes, which the published data may carry by mistake."""
+    labels = ["‘知識", "教養’", "肺炎"]
+    rows = [("‘知識", "‘知識"), ("知識", "‘知識"), ("「知識」", "‘知識"), ("教養’", "教養’"), ("教養です。", "教養’")]
+    assert [(t, read_label(t, labels, language="ja")) for t, _ in rows] == rows
+    assert read_label('"Quoted label', ['"Quoted label', "other"]) == '"Quoted label'
+    assert read_label("quoted label.", ['"Quoted label', "other"]) == '"Quoted label'
+    assert unwrapped_label("(a) first") == "a) first" and unwrapped_label("plain") == "plain"
 
 
 def test_aliases_map_to_labels():

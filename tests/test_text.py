@@ -4,7 +4,7 @@ import string
 
 import pytest
 
-from lm_eval_enterprise.text import collapse_ws, cut_at_stop, norm, truncate_words
+from lm_eval_enterprise.text import collapse_ws, cut_at_stop, fold_width, norm, truncate_words
 
 
 @pytest.mark.parametrize(
@@ -68,3 +68,19 @@ def test_truncate_words_keeps_the_beginning():
 )
 def test_cut_at_stop(raw, stop, expected):
     assert cut_at_stop(raw, stop) == expected
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("３番", "3番"),  # full-width digits → ASCII
+        ("ＡＢｃ", "ABc"),  # full-width letters → ASCII, case kept
+        ("答え：３．５", "答え:3.5"),  # full-width colon and full stop → ASCII
+        ("ｶﾀｶﾅ", "カタカナ"),  # half-width katakana → full-width
+        ("「知識」です。", "「知識」です。"),  # kana, kanji, corner brackets and 。 unchanged
+        ("\u3000x", " x"),  # ideographic space → space
+        ("plain ASCII", "plain ASCII"),
+    ],
+)
+def test_fold_width_is_nfkc(raw, expected):
+    assert fold_width(raw) == expected

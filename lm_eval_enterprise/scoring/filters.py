@@ -23,8 +23,12 @@ Two things are computed from the completion, cut at the stop sequence and stripp
     or a :data:`GENERIC_PHRASES` phrase (``The answer is``) — case-insensitively; then the answer is the
     **longest** label the text starts with as a whole word (case-insensitive, whitespace inside a label
     flexible); otherwise a format failure, never another label (``Answer: E`` is E, ``not positive`` fails).
-    Option letters are labels too, so ``(B)``, ``B)``, ``B.``, ``B:`` read as B. A lead-in that is itself a
-    label is never dropped.
+    Option letters are labels too, so ``(B)``, ``B)``, ``B.``, ``B:`` read as B. A field lead-in that is itself a
+    label is dropped only when its colon is followed by a further answer (``Answer: initiate`` with ``answer``
+    among the options reads initiate; ``answer`` and ``Answer:`` read answer). A label is also read without the
+    leading wrappers and trailing quotes of its published text (:func:`unwrapped_label`: ``‘知識`` from ``知識``).
+    Japanese ([PARSE-JA]): answer and labels width-folded (NFKC), a label closed by quotes / brackets and an
+    optional copula, an option number with an optional counter (``3番です``).
   - ``entity`` / ``kpi`` (NER lists): the metric's own parser (:func:`metrics.parse_entities` with the task's
     type table / :func:`metrics.parse_kpi`) decides; the reading is the completion itself, a format failure
     iff the parser finds nothing readable (returns ``None``) or the completion has no letter or digit at all.
@@ -52,14 +56,13 @@ sequence. Data-dependent label sets are placeholders filled per document by :fun
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 from lm_eval.api.filter import Filter
 
-from ..text import cut_at_stop, norm
+from ..text import cut_at_stop, fold_width, norm
 from . import metrics as M
 from .answers import ParsedAnswer, helm_label  # noqa: F401  (helm_label: read here by templates' tests)
 from .metrics import INVALID
@@ -70,6 +73,8 @@ from .metrics import INVALID
 WRAPPERS = "*_`\"'“”‘’«»([{#> \t\n「『（【\u3000"
 # characters that close a wrapped answer or end its sentence (stripped from the end of a span reading)
 CLOSERS = "*_`\"'“”‘’«»)]}」』）】 \t\n\u3000.,;:!?。、，！？"
+# closing quotes a published label may end with (a stray quote of the data: JCommonsenseQA's option "教養’")
+LABEL_END_QUOTES = "\"'“”‘’«»」』"
 # field names any template may echo, followed by ":" (the dataset adds its templates' own output fields)
 GENERIC_FIELDS = (
     "answer",
@@ -105,6 +110,11 @@ GENERIC_PHRASES = (
 GENERIC_FIELDS_JA = ("答え", "回答", "解答", "正解", "答", "ラベル", "出力", "判定", "結果", "類似度", "スコア")
 GENERIC_PHRASES_JA = ("答えは", "正解は", "回答は", "解答は", "判定は", "類似度は", "スコアは")
 COPULAS_JA = ("でしょう", "でした", "です", "である", "だ")
+# what may close a wrapped Japanese label before its copula: quotes, corner brackets, markdown emphasis ("「矛盾」です",
+# "**含意**"); consumed whole, so "「矛盾」ではない" is no answer (not ")" or spaces: "C) マザーボード" names option C)
+LABEL_CLOSERS_JA = "*_`\"'“”‘’«»」』】"
+# counters that may follow an option's number in Japanese ("3番です", "3番目", "3つ目": "number 3", "the third")
+COUNTERS_JA = ("番目", "つ目", "番")
 LANGUAGES = ("en", "ja")
 
 
@@ -113,24 +123,45 @@ def _words(text: str) -> str:
     return r"\s+".join(re.escape(w) for w in text.split())
 
 
+def unwrapped_label(label: str) -> str:
+    """``label`` as the reader sees an answer: without the leading :data:`WRAPPERS` it drops from every answer and
+    without trailing :data:`LABEL_END_QUOTES` (``"‘知識"`` → ``"知識"``, ``"教養’"`` → ``"教養"``); a label read
+    under this spelling too, since a stray quote of the published data would otherwise make it unreadable."""
+    return label.lstrip(WRAPPERS).rstrip(LABEL_END_QUOTES)
+
+
+_DIGITS = re.compile(r"[0-9]+")
+
+
 @lru_cache(maxsize=256)
 def _label_index(labels: tuple[str, ...], aliases: tuple[tuple[str, str], ...], language: str = "en"):
     """(pattern, norm(key) → canonical label) for a label set and its aliases (an alias maps to its target's
-    spelling in ``labels``). The pattern's group ``label`` tries the longest key first, case-insensitively (a
-    one-letter alias, an option letter, in its own case); the
-    key must not be followed by a letter or digit (a whole word) — in Japanese, after an optional copula of
-    :data:`COPULAS_JA` (``中立です。`` reads 中立; ``矛盾だとは言えない`` and ``含意しない`` read nothing)."""
-    by_norm = {norm(lab): lab for lab in labels}  # a real label wins over an alias of the same [NORM]
+    spelling in ``labels``); a label whose :func:`unwrapped_label` differs is an alias of itself under that
+    spelling. The pattern's group ``label`` tries the longest key first, case-insensitively (a one-letter alias,
+    an option letter, in its own case); the key must not be followed by a letter or digit (a whole word) — in
+    Japanese, after closing quotes or brackets (:data:`LABEL_CLOSERS_JA`, all of them) and an optional copula of
+    :data:`COPULAS_JA` (``中立です。`` and ``「中立」です`` read 中立; ``矛盾だとは言えない``, ``「矛盾」ではない`` and
+    ``含意しない`` read nothing). In Japanese keys are width-folded (:func:`~lm_eval_enterprise.text.fold_width`,
+    as the answer is) and a number key may also be followed by a counter of :data:`COUNTERS_JA` (group
+    ``number``: ``3番です`` reads the key ``3``)."""
+    fold = fold_width if language == "ja" else str
+    unwrapped = tuple((u, lab) for lab in labels if (u := unwrapped_label(lab)) and u != lab)
+    aliases = (*aliases, *unwrapped)
+    by_norm = {norm(fold(lab)): lab for lab in labels}  # a real label wins over an alias of the same [NORM]
     for alias, target in aliases:
-        by_norm.setdefault(norm(alias), by_norm.get(norm(target), target))
-    keys = [*labels, *(alias for alias, _ in aliases)]
+        by_norm.setdefault(norm(fold(alias)), by_norm.get(norm(fold(target)), target))
+    keys = list(dict.fromkeys(fold(k) for k in (*labels, *(alias for alias, _ in aliases))))
     # a one-letter alias (an option letter) is read in its own case only: "a library" is no answer "A"
-    letter_aliases = {alias for alias, _ in aliases if len(alias) == 1 and alias.isalpha()} - set(labels)
+    letter_aliases = {fold(a) for a, _ in aliases if len(a) == 1 and a.isalpha()} - {fold(lab) for lab in labels}
     alts = "|".join(
         f"(?-i:{re.escape(k)})" if k in letter_aliases else _words(k) for k in sorted(keys, key=len, reverse=True)
     )
-    copula = "" if language == "en" else f"(?:{'|'.join(COPULAS_JA)})?"
-    return re.compile(rf"(?P<label>{alts}){copula}(?![^\W_])", re.I), by_norm
+    if language == "en":
+        return re.compile(rf"(?P<label>{alts})(?![^\W_])", re.I), by_norm
+    end = f"[{re.escape(LABEL_CLOSERS_JA)}]*+(?:{'|'.join(COPULAS_JA)})?(?![^\\W_])"
+    numbers = "|".join(sorted((k for k in keys if _DIGITS.fullmatch(k)), key=len, reverse=True))
+    counted = f"|(?P<number>{numbers})(?:{'|'.join(COUNTERS_JA)}){end}" if numbers else ""
+    return re.compile(rf"(?:(?P<label>{alts}){end}{counted})", re.I), by_norm
 
 
 @lru_cache(maxsize=64)
@@ -166,7 +197,7 @@ def strip_lead_ins(
     """``text`` without its leading ``wrappers`` (default :data:`WRAPPERS`), list bullets (``- ``) and lead-ins (an
     output field of any template of the dataset or a generic field followed by a colon, or a generic phrase such
     as "The answer is"), dropped repeatedly until stable; a lead-in whose [NORM] is a key of ``keep`` (a label) is
-    never dropped."""
+    kept (:func:`read_label` decides whether it is the answer)."""
     lead_re = _lead_in_pattern(tuple(lead_ins), language)
     prev = None
     while text != prev:
@@ -187,12 +218,22 @@ def read_label(
 ) -> str | None:
     """[PARSE] for a label set (see the module docstring); ``text`` is already stop-cut and stripped.
 
-    Returns the canonical label (its spelling in ``labels``; an alias maps to its target), or ``None``.
+    Returns the canonical label (its spelling in ``labels``; an alias maps to its target), or ``None``. A field
+    lead-in that is itself a label (``answer`` among CommonsenseQA's options) is a lead-in when its colon is
+    followed by a further answer (``Answer: initiate`` reads initiate, ``Answer: answer`` answer); otherwise it is
+    that label (``Answer``, ``Answer:``, ``Answer: no idea`` read answer, as does ``The answer is``).
     """
     pattern, by_norm = _label_index(tuple(labels), tuple((aliases or {}).items()), language)
+    if language == "ja":
+        text = fold_width(text)  # full-width digits and letters read as ASCII ones ("３" is 3), as the keys are
     text = strip_lead_ins(text, lead_ins, by_norm, language)
+    field = _lead_in_pattern(tuple(lead_ins), language).match(text)
+    if field and field.group("lead"):  # a field kept by strip_lead_ins: a label, then ":"
+        further = read_label(text[field.end() :], labels, lead_ins, aliases, language)
+        if further is not None:
+            return further
     m = pattern.match(text)
-    return by_norm[norm(m.group("label"))] if m else None
+    return by_norm[norm(m.group("label") or m.group("number"))] if m else None
 
 
 _YES_NO = re.compile(r"\b(?:yes|no)\b", re.I)
@@ -223,12 +264,12 @@ _KANJI_DIGITS = str.maketrans("〇零一二三四五", "0012345")
 
 
 def read_score(text: str) -> str | None:
-    """[SCORE] (STS-B, JSTS): the first number of the NFKC-normalised answer once statements of the scale are
-    removed (:data:`_SCALE`): ``"３.５点"`` → ``"3.5"``, ``"Similarity: 4 out of 5"`` → ``"4"``, ``"5点満点中3点"`` →
-    ``"3"``, ``"0から5のうち3"`` → ``"3"``; an answer without a digit reads a kanji numeral 〇–五 (``"四"`` → ``"4"``);
-    ``None`` when it holds no number. The metric clips it to [0, 5]
+    """[SCORE] (STS-B, JSTS): the first number of the width-folded answer (NFKC, :func:`fold_width`) once statements
+    of the scale are removed (:data:`_SCALE`): ``"３.５点"`` → ``"3.5"``, ``"Similarity: 4 out of 5"`` → ``"4"``,
+    ``"5点満点中3点"`` → ``"3"``, ``"0から5のうち3"`` → ``"3"``; an answer without a digit reads a kanji numeral 〇–五
+    (``"四"`` → ``"4"``); ``None`` when it holds no number. The metric clips it to [0, 5]
     (:func:`lm_eval_enterprise.scoring.metrics.similarity_prediction`)."""
-    text = _SCALE.sub(" ", unicodedata.normalize("NFKC", text))
+    text = _SCALE.sub(" ", fold_width(text))
     m = _SCORE_NUMBER.search(text)
     if m is None:
         m = _SCORE_NUMBER.search(text.translate(_KANJI_DIGITS))
@@ -250,8 +291,10 @@ def read_span(text: str, lead_ins: Sequence[str] = (), language: str = "en") -> 
     only: quotes and brackets stay, since an answer may be a bracketed phrase — the metrics normalise reference
     and answer alike) and without trailing markdown; in Japanese also without a closing copula and sentence-final
     punctuation (``「梅雨前線」です。`` → ``「梅雨前線」``). ``None`` (a format failure) when no letter or digit of
-    :data:`SPAN_LETTERS` is left."""
-    span = strip_lead_ins(text, lead_ins, None, language, wrappers=_MARKDOWN).rstrip(_MARKDOWN)
+    :data:`SPAN_LETTERS` is left. A trailing U+FFFD is dropped first: an answer cut at ``max_gen_toks`` inside a
+    multi-byte character (a byte-level tokenizer on Japanese) decodes its last bytes to the replacement character,
+    which no reference holds."""
+    span = strip_lead_ins(text.rstrip("\ufffd"), lead_ins, None, language, wrappers=_MARKDOWN).rstrip(_MARKDOWN)
     if language == "ja":
         span = _COPULA_END.sub("", span).rstrip("。．" + _MARKDOWN)
     return span if _SPAN_CHAR.search(span) else None

@@ -10,14 +10,13 @@ from __future__ import annotations
 import math
 import re
 import statistics
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
 
-from ..text import norm, norm_entity
+from ..text import fold_width, norm, norm_entity
 
 INVALID = "[invalid]"  # filter fallback: the answer regex did not match (a format failure)
 
@@ -855,12 +854,12 @@ _SENTENCE_END = "。.!?"
 
 
 def char_normalize(text: str) -> str:
-    """[CHARF1] NFKC normalisation (full-width letters and digits → ASCII, half-width katakana → full-width), every
-    whitespace character removed (Japanese has no word boundaries to keep), then — the project's addition, applied
-    to reference and answer alike — sentence-final punctuation (``。 . ! ?`` after NFKC) and one pair of enclosing
-    quotes (``「…」``, ``『…』``, ``"…"``) removed from the ends, as Japanese answers are often quoted or end a
-    sentence."""
-    s = "".join(unicodedata.normalize("NFKC", str(text)).split()).rstrip(_SENTENCE_END)
+    """[CHARF1] NFKC normalisation (:func:`~lm_eval_enterprise.text.fold_width`: full-width letters and digits →
+    ASCII, half-width katakana → full-width), every whitespace character removed (Japanese has no word boundaries
+    to keep), then — the project's addition, applied to reference and answer alike — sentence-final punctuation
+    (``。 . ! ?`` after NFKC) and one pair of enclosing quotes (``「…」``, ``『…』``, ``"…"``) removed from the ends,
+    as Japanese answers are often quoted or end a sentence."""
+    s = "".join(fold_width(text).split()).rstrip(_SENTENCE_END)
     for open_, close in _QUOTE_PAIRS:
         if len(s) >= 2 and s[0] == open_ and s[-1] == close:
             s = s[1:-1]

@@ -224,6 +224,7 @@ NATURAL = [
     ("答え: 容認できる", "容認できる"),
     ("答えは容認できる", "容認できる"),
     ("答えは「容認できない」です。", "容認できない"),
+    ("「容認できない」です", "容認できない"),
     ("容認できる（文法的に自然なため）", "容認できる"),
     # the polite forms are aliases of the label words (the natural answer to "容認できますか？")
     ("容認できます", "容認できる"),
@@ -232,6 +233,7 @@ NATURAL = [
     # another inflected or negated form is no label word: a format failure, never the other label
     ("容認できなかった", INVALID),
     ("容認できるかどうかは文脈によります", INVALID),
+    ("「容認できる」とは言えない", INVALID),  # a closing bracket then more than a copula, as without the brackets
     ("容認", INVALID),
     ("acceptable", INVALID),
     ("わかりません", INVALID),

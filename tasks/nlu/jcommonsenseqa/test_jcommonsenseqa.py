@@ -25,11 +25,10 @@ from lm_eval_enterprise import cli
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.data import DataError, fixture_dir, get_source, inspect_folder, load_records
 from lm_eval_enterprise.data import source as source_module
-from lm_eval_enterprise.harness.runner import load_tasks, make_task_manager
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import answer_filter
 from lm_eval_enterprise.scoring.metrics import INVALID
-from testkit.testing import GARBAGE
+from testkit.testing import GARBAGE, assert_zero_shot_only
 
 SRC = get_source("jcommonsenseqa")
 FIX = fixture_dir("jcommonsenseqa")
@@ -319,17 +318,7 @@ def test_valid_file_alone_serves_zero_shot_runs_and_refuses_shots(tmp_path):
     asking for shots fails with one line naming the dataset, before any request is built."""
     d = _folder(tmp_path, {VALID: (shared_sample("jcommonsenseqa") / VALID).read_text(encoding="utf-8")})
     assert SRC.has_source_layout(d) and list(SRC.convert(d)) == ["valid"]
-    recs = load_records("jcommonsenseqa", data_root=str(tmp_path))
-    assert len(recs["valid"]) == 300 and recs["fewshot"] == []
-    task = load_tasks(make_task_manager(data_root=str(tmp_path)), ["nlu_jcommonsenseqa__t1"]).leaves[
-        "nlu_jcommonsenseqa__t1"
-    ]
-    task.build_all_requests(limit=2, rank=0, world_size=1)
-    assert len(task.instances) == 2
-    task.set_config(key="num_fewshot", value=2)
-    with pytest.raises(DataError) as e:
-        task.build_all_requests(limit=2, rank=0, world_size=1)
-    assert str(e.value).startswith("[jcommonsenseqa]") and "few-shot" in str(e.value) and "\n" not in str(e.value)
+    assert_zero_shot_only("jcommonsenseqa", "nlu_jcommonsenseqa__t1", str(tmp_path), 300)
 
 
 def test_a_folder_without_the_valid_file_is_no_source_layout(tmp_path):
@@ -451,6 +440,14 @@ NATURAL = [
     ("3", "マザーボード"),
     ("3です。", "マザーボード"),
     ("答え：3", "マザーボード"),
+    ("３", "マザーボード"),  # full-width digits and letters read like ASCII ones (NFKC width folding)
+    ("３です。", "マザーボード"),
+    ("Ｃ", "マザーボード"),
+    ("3番", "マザーボード"),  # the number with a counter: "number 3", "the third"
+    ("3番です。", "マザーボード"),
+    ("３番です。", "マザーボード"),
+    ("3番目です。", "マザーボード"),
+    ("3つ目", "マザーボード"),
     ("C", "マザーボード"),
     ("(C)", "マザーボード"),
     ("C) マザーボード", "マザーボード"),
@@ -460,11 +457,15 @@ NATURAL = [
     # no option: a format failure, never an option
     ("マザーボードではない", INVALID),
     ("マザーボードじゃない", INVALID),
+    ("「マザーボード」ではない", INVALID),  # closing brackets then more than a copula: as without the brackets
     ("マザー", INVALID),
     ("マザーボードとパソコン", INVALID),
     ("電子回路基板", INVALID),
     ("わかりません", INVALID),
     ("6", INVALID),
+    ("6番", INVALID),
+    ("3番の選択肢", INVALID),  # a counter then more than a copula: no answer, as for an option's text
+    ("3個", INVALID),  # only 番, 番目 and つ目 count options
     (GARBAGE, INVALID),
     ("", INVALID),
 ]
@@ -492,47 +493,35 @@ def test_every_genuine_gold_option_reads_as_itself(tpl):
         assert filt.read(gold, doc).adherent
 
 
-# Natural answers the shared reader ([PARSE-JA], lm_eval_enterprise/scoring/filters.py) does not read: reported,
-# not fixed here (the reader is shared by every dataset; changing it is outside this dataset folder).
-MISREAD = [
-    pytest.param(
-        "３",
-        "マザーボード",
-        id="full-width-digit",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the label reader does not NFKC-normalise: a full-width option number (３), common in Japanese "
-            "text, is a format failure (the [SCORE] reader of jsts reads full-width digits)",
-        ),
-    ),
-    pytest.param(
-        "3番です。",
-        "マザーボード",
-        id="number-with-counter",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="an option number with the counter 番 ('number 3') is not read: only a copula may follow a label",
-        ),
-    ),
+# genuine options carrying a stray quote: (split, 0-based row, option index, published text, the text without it)
+STRAY_QUOTES = [
+    ("valid", 191, 2, "‘知識", "知識"),
+    ("valid", 191, 4, "教養’", "教養"),
+    ("train", 57, 1, "‘バス", "バス"),
+    ("train", 57, 4, "トラック’", "トラック"),
+    ("train", 301, 1, "ピッケル’", "ピッケル"),
+    ("train", 301, 2, "‘ロープ", "ロープ"),
+    ("train", 374, 1, "乗車券’", "乗車券"),
+    ("train", 374, 2, "‘図書券", "図書券"),
 ]
 
 
-@pytest.mark.parametrize(("text", "want"), MISREAD)
-def test_natural_answers_the_reader_misses(text, want):
-    for tpl in TASKS.templates:
-        assert str(answer_filter(TASKS, tpl).read(text, DOC)) == want, tpl.id
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="the reader drops a leading quote before matching, so a genuine option that starts with a stray ‘ "
-    "(valid line 192: ‘知識) can never be read — its exact copy, which format_adherence accepts, is a format "
-    "failure instead of that (wrong) option",
-)
-def test_an_exact_copy_of_a_genuine_quoted_option_reads_as_that_option():
-    rec = SRC.convert(shared_sample("jcommonsenseqa"))["valid"][191]
+@pytest.mark.parametrize(("split", "row", "index", "published", "bare"), STRAY_QUOTES, ids=lambda v: str(v))
+def test_a_genuine_option_with_a_stray_quote_reads_as_published_and_without_the_quote(
+    split, row, index, published, bare
+):
+    """The published text stays as it is (the option's text, adherence and the gold check use it); the reader knows
+    each option also without wrappers ([PARSE]: a label is read as answers are), so its exact copy, which
+    format_adherence accepts, and the same word without the stray quote, in 「」 or with a copula, all read as that
+    option; the other options are untouched."""
+    rec = SRC.convert(shared_sample("jcommonsenseqa"))[split][row]
     doc = SRC.finalize(rec)
-    assert doc["choices"][2] == "‘知識"
-    filt = answer_filter(TASKS, TASKS.templates[0])
-    assert filt.read("‘知識", doc).adherent
-    assert str(filt.read("‘知識", doc)) == "‘知識"
+    assert doc["choices"][index] == published == doc["label_names"][index]
+    for tpl in TASKS.templates:
+        filt = answer_filter(TASKS, tpl)
+        assert filt.read(published, doc).adherent, tpl.id
+        assert not filt.read(bare, doc).adherent, tpl.id
+        for text in (published, bare, f"「{bare}」", f"{bare}です。", f"答え：{published}", str(index + 1)):
+            assert str(filt.read(text, doc)) == published, (tpl.id, text)
+        gold = doc["answer_text"]
+        assert str(filt.read(gold, doc)) == gold, tpl.id

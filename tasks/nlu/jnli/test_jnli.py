@@ -14,10 +14,11 @@ from lm_eval_enterprise.tasks.nlu.jnli.templates import EN_PATTERNS, JA_PATTERNS
 
 from conftest import shared_sample
 from lm_eval_enterprise import data as D
-from lm_eval_enterprise.data import DataError, fixture_dir, get_source, inspect_folder, load_records
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, inspect_folder
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import answer_filter
 from lm_eval_enterprise.scoring.metrics import INVALID
+from testkit.testing import assert_zero_shot_only
 
 SRC = get_source("jnli")
 FIX = fixture_dir("jnli")
@@ -108,10 +109,9 @@ def test_genuine_sample_without_train_file_converts():
 
 
 def test_zero_shot_load_of_the_sample_without_train_file():
-    """The genuine sample holds the evaluated file alone: zero-shot runs load it, with an empty few-shot pool (a
-    run asking for shots then fails with one line: tests/test_nlu_suite.py)."""
-    recs = load_records("jnli", data_root=str(shared_sample("jnli").parent))
-    assert len(recs["valid"]) == 300 and recs["fewshot"] == []
+    """The genuine sample holds the evaluated file alone: zero-shot runs load it, with an empty few-shot pool, and
+    a run asking for shots fails with one line naming the dataset, before any request is built."""
+    assert_zero_shot_only("jnli", "nlu_jnli__t1", str(shared_sample("jnli").parent), 300)
 
 
 @pytest.mark.parametrize(
@@ -215,6 +215,9 @@ NATURAL = [
     # starts like "含意だと思います" ("I think it is entailment"), so both are format failures, never a label
     ("含意だと思います。", INVALID),
     ("矛盾だとは言えない", INVALID),
+    ("「矛盾」ではない", INVALID),  # closing brackets then more than a copula: as without the brackets
+    ("**含意**ではない", INVALID),
+    ("「矛盾」です", "矛盾"),
     ("中立（どちらとも言えない）", "中立"),
     # an inflected or negated form is no label word: a format failure, never another label
     ("含意しない", INVALID),

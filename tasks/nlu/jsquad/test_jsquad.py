@@ -20,6 +20,7 @@ from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import answer_filter
 from lm_eval_enterprise.scoring.filters import SPAN_FORMAT
 from lm_eval_enterprise.scoring.metrics import INVALID, char_exact_match
+from testkit.testing import assert_zero_shot_only
 
 SRC = get_source("jsquad")
 FIX = fixture_dir("jsquad")
@@ -109,6 +110,12 @@ def test_genuine_sample_converts_with_every_documented_quirk():
     assert [(x["text"], x["answer_start"]) for x in in_title["answers"]] == [("梅雨", 0)] * 3
     only_title = [r["id"] for r in splits["valid"] if not any(x in r["context"] for x in r["answers"])]
     assert only_title == ["a10336p7q3", "a10336p8q0", "a10336p8q1", "a10743p12q2", "a10743p24q1", "a10743p24q2"]
+
+
+def test_dev_file_alone_serves_zero_shot_runs_and_refuses_shots():
+    """The genuine sample holds the dev file alone: zero-shot runs load it, with an empty few-shot pool, and a run
+    asking for shots fails with one line naming the dataset, before any request is built."""
+    assert_zero_shot_only("jsquad", "nlu_jsquad__t1", str(shared_sample("jsquad").parent), 296)
 
 
 def test_train_and_test_files_are_read_when_present(tmp_path):

@@ -13,12 +13,11 @@ from lm_eval_enterprise.tasks.nlu.squad import source as S
 from lm_eval_enterprise.tasks.nlu.squad.templates import PATTERNS, TASKS
 
 from conftest import shared_sample
-from lm_eval_enterprise.data import DataError, fixture_dir, get_source, inspect_folder, load_records
-from lm_eval_enterprise.harness.runner import load_tasks, make_task_manager
+from lm_eval_enterprise.data import DataError, fixture_dir, get_source, inspect_folder
 from lm_eval_enterprise.prompting.templating import answer_filter
 from lm_eval_enterprise.scoring.filters import SPAN_FORMAT
 from lm_eval_enterprise.scoring.metrics import INVALID, squad_normalize
-from testkit.testing import GARBAGE
+from testkit.testing import GARBAGE, assert_zero_shot_only
 
 SRC = get_source("squad")
 FIX = fixture_dir("squad")
@@ -92,17 +91,7 @@ def test_dev_file_alone_is_a_source_layout_counted_for_its_split_only():
 def test_dev_file_alone_loads_for_zero_shot_runs_and_refuses_shots():
     """The genuine dev-only folder serves zero-shot runs (an empty few-shot pool); a run asking for shots fails
     with one line naming the dataset and the empty pool, before any request is built."""
-    root = str(shared_sample("squad").parent)
-    recs = load_records("squad", data_root=root)
-    assert len(recs["valid"]) == 289 and recs["fewshot"] == []
-    tasks = load_tasks(make_task_manager(data_root=root), ["nlu_squad__t1"]).leaves
-    task = tasks["nlu_squad__t1"]
-    task.build_all_requests(limit=2, rank=0, world_size=1)  # zero-shot: fine
-    assert len(task.instances) == 2
-    task.set_config(key="num_fewshot", value=2)
-    with pytest.raises(DataError) as e:
-        task.build_all_requests(limit=2, rank=0, world_size=1)
-    assert str(e.value).startswith("[squad]") and "\n" not in str(e.value) and "few-shot" in str(e.value)
+    assert_zero_shot_only("squad", "nlu_squad__t1", str(shared_sample("squad").parent), 289)
 
 
 def test_hub_layout_of_the_genuine_questions_gives_the_same_records(tmp_path):
