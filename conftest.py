@@ -43,7 +43,7 @@ def sample_rows(dataset: str, split: str) -> list[dict]:
 
 def file_ordered(records: list[dict], ids: list, key: str = "id") -> list[dict]:
     """An evaluated split's ``records`` (which the data layer serves in its seeded fair order, docs/data.md#evaluation-order;
-    ``tests/test_eval_order.py`` checks that order) put back in the order of ``ids``, the file's: both must hold the
+    ``tests/data/test_eval_order.py`` checks that order) put back in the order of ``ids``, the file's: both must hold the
     same ids, each once. For tests of a loader's mapping row for row."""
     by_id = {str(r[key]): r for r in records}
     assert len(by_id) == len(records) and sorted(by_id) == sorted(str(i) for i in ids), "not the same records"
@@ -174,7 +174,7 @@ E2E_MAX_GEN_TOKS = 16  # generation bound of the tiny-model runs (a random model
 def tiny_eval(tiny_model_dir):
     """``run(tasks, data_root="embedded", limit=2, gen_kwargs=None)``: lm-eval's ``simple_evaluate`` with the tiny
     random Llama (hf backend, samples logged), memoised for the session so that the shared end-to-end test
-    (``tests/test_datasets.py``) and a dataset's own test read the same run."""
+    (``tests/data/test_datasets.py``) and a dataset's own test read the same run."""
     cache: dict = {}
 
     def run(tasks, data_root="embedded", limit=2, gen_kwargs=None) -> dict:

@@ -43,7 +43,7 @@ class Family:
     * ``prompt_inputs`` — the record fields that make up an item's prompt input for [LEAK] (``None``: the step does
       not apply).
     * ``gold`` — the gold-answer check of :func:`lm_eval_enterprise.data.checks.gold_problem`.
-    * ``baseline`` — what the Sharpe tool's baseline needs about the documents (``sharpe.template_scores``):
+    * ``baseline`` — what the Sharpe tool's baseline needs about the documents (``sharpe.baselines.label_info``):
       ``"classification"``, ``"choice"``, ``"generation"`` or ``"none"``; ``zero_baseline``: every metric but
       ``format_failure`` has the no-information baseline 0 (docs/sharpe.md#generation-baseline).
     * ``units`` — the unit the Sharpe tool, the sparse estimator and the cell planner resample: ``"doc"`` or

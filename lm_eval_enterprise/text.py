@@ -62,9 +62,12 @@ def truncate_words(text: str, n_words: int | None) -> str:
 def cut_at_stop(text: str, stop: str | None) -> str:
     """Strip a completion and cut it at the first stop sequence (what HF generation does with ``until``).
 
-    API backends may return text past the stop sequence; cutting here makes every backend score alike.
+    API backends may return text past the stop sequence; cutting here makes every backend score alike. Trailing
+    U+FFFD characters are dropped first: a completion cut at ``max_gen_toks`` inside a multi-byte character (a
+    byte-level tokenizer on Japanese text) decodes its last bytes to the replacement character, which is no part
+    of any answer (``cut_at_stop("梅雨前\ufffd", None) == "梅雨前"``).
     """
-    text = str(text).strip()
+    text = str(text).strip().rstrip("\ufffd").strip()
     if stop and stop in text:
         text = text.split(stop, 1)[0].strip()
     return text

@@ -39,6 +39,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from lm_eval_enterprise.sharpe.inputs import Options  # noqa: E402
+
 CELLS = ROOT / "benchmarks" / "nlu_cells.json.gz"
 RUNS = ROOT / "build" / "nlu_bench" / "runs"
 # the NLU datasets with genuine samples, in the order they are run: EN/JA pairs first, cheapest first, extractive QA
@@ -52,7 +54,8 @@ FILTER = "answer"
 # more on extractive QA (long contexts padded to the longest, 24-48 new tokens for every row: squad t1 75 vs 50 s)
 BATCH = {"squad": 1, "jsquad": 1}
 DEFAULT_BATCH = 8
-SEED, N_BOOT = 0, 2000  # the Sharpe tool's defaults (lm_eval_enterprise/sharpe/options.py)
+_DEFAULTS = Options()  # the Sharpe tool's defaults: the report's resamples and seed are the tool's own
+SEED, N_BOOT = _DEFAULTS.seed, _DEFAULTS.bootstrap
 
 
 # ============================================================================================ the runs
@@ -148,7 +151,7 @@ def _samples(results_path: Path, task: str) -> list[dict]:
     path = results_path.with_name(f"samples_{task}_{stamp}.jsonl")
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = [r for r in rows if r.get("filter") == FILTER]
-    from lm_eval_enterprise.sharpe.options import natural_key
+    from lm_eval_enterprise.sharpe.inputs import natural_key
 
     return sorted(rows, key=lambda r: natural_key(str(r["doc"]["id"])))  # the Sharpe tool's document order
 
@@ -244,7 +247,7 @@ def template_stats(entry: dict, mode: str, tid: str, metric: str):
 
 
 def templates_of(entry: dict, mode: str) -> list[str]:
-    from lm_eval_enterprise.sharpe.options import natural_key
+    from lm_eval_enterprise.sharpe.inputs import natural_key
 
     return sorted(entry["modes"][mode]["templates"], key=natural_key)
 
@@ -254,9 +257,12 @@ def baseline(entry: dict, metric: str) -> float:
     0 for MCC, Pearson, Spearman and the QA metrics; 1/k for accuracy over k labels or options."""
     from lm_eval_enterprise.sharpe import baselines as BL
 
-    gold = entry["gold"][metric]
+    # the label list: from any metric whose items carry it (jnli's accuracy is a per-document mean, its macro-F1
+    # items hold the labels)
+    labelled = [g for g in entry["gold"].values() if g[0] is not None and "labels" in g[0]]
     info = BL.LabelInfo("none")
-    if gold[0] is not None and "labels" in gold[0]:
+    if labelled:
+        gold = labelled[0]
         labels = list(gold[0]["labels"])
         info = BL.LabelInfo(
             "classification", labels=labels, gold_counts=[sum(g["gold"] == x for g in gold) for x in labels]
@@ -274,7 +280,7 @@ def baseline(entry: dict, metric: str) -> float:
 def summary(entry: dict, mode: str, metric: str) -> dict:
     """μ, σ, S and their document-bootstrap intervals over the templates (the Sharpe tool's ``stats.sharpe`` and
     ``bootstrap.draw`` / ``summarize``: one shared document resample per iteration), and the format-failure rate."""
-    from lm_eval_enterprise.sharpe import bootstrap as BS
+    from lm_eval_enterprise.sharpe import stats as BS
     from lm_eval_enterprise.sharpe.stats import sharpe
 
     tids = templates_of(entry, mode)
@@ -395,7 +401,8 @@ def decoding_delta(g: dict, c: dict) -> dict:
 
     mu_g, sd_g, sh_g, _ = sharpe_matrix(g["boot"], g["baseline"], 1)
     mu_c, sd_c, sh_c, _ = sharpe_matrix(c["boot"], c["baseline"], 1)
-    both = g["sharpe"] is not None and c["sharpe"] is not None
+    # ΔS only between two finite S (the Sharpe tool's rule: "inf vs -inf" and the like have no difference)
+    both = all(x is not None and math.isfinite(x) for x in (g["sharpe"], c["sharpe"]))
     return {
         "delta_mean": c["mean"] - g["mean"],
         "delta_mean_ci": percentile_ci(mu_c - mu_g),
@@ -473,7 +480,9 @@ def check_sharpe_tool(res: dict, aggregate: Path) -> list[str]:
         if rec["metric"] != r["metric"]:
             continue
         seen += 1
-        pairs = [(k, rec[k], r[k]) for k in ("mean", "std", "sharpe")]
+        infinite = {"inf": math.inf, "-inf": -math.inf}  # the tool writes an infinite S as null with its sign
+        theirs_s = infinite.get(rec.get("sharpe_status"), rec["sharpe"]) if rec["sharpe"] is None else rec["sharpe"]
+        pairs = [("mean", rec["mean"], r["mean"]), ("std", rec["std"], r["std"]), ("sharpe", theirs_s, r["sharpe"])]
         pairs += [(f"{k} CI", rec["ci"][k], r["ci"][k]) for k in ("mean", "std", "sharpe") if rec.get("ci")]
         for name, theirs, mine in pairs:
             a, b = np.atleast_1d(np.asarray(theirs, float)), np.atleast_1d(np.asarray(mine, float))

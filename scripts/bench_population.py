@@ -13,7 +13,7 @@
 2. ``--report``: for each dataset, the full-population values (template scores, μ, σ, the 5/25/50/75/95 %
    quantiles of the template scores, S) and, at budgets of 1, 2 and 4 single-template runs (share = runs / T of the
    cells), ``--designs`` seeded designs of the planner (``cellplan.design``), the population estimator
-   (``sharpe.sparse.estimate_population``, axis values as covariates) against (a) the naive per-template estimate of
+   (``estimator.estimate_population``, axis values as covariates) against (a) the naive per-template estimate of
    the same cells and (b) the core five run densely. Prints the Markdown table of ``docs/populations.md``.
 
     python scripts/bench_population.py --make-runs      # ≈ 5 process-hours on 2 shared cores (docs/populations.md)
@@ -160,7 +160,9 @@ def _cells(res: dict, task: str) -> tuple[list[str], list, list, list[str] | Non
         gold = [r["doc"]["label"] for r in rows]
         pred = [str(r["filtered_resps"][0]) for r in rows]
         return docs, gold, pred, list(rows[0]["doc"]["label_names"])
-    metric = res["configs"][task]["metadata"]["primary_metric"]
+    from lm_eval_enterprise.taskmeta import TaskMeta
+
+    metric = TaskMeta.from_config(res["configs"][task]).primary_metric
     items = [r[metric] for r in rows]
     if not isinstance(items[0], dict):  # a mean metric (ROUGE): the per-cell value itself
         return docs, [None] * len(items), [float(v) for v in items], None
@@ -211,7 +213,10 @@ def make_runs(size: int, n_docs: int, out: Path, only: list[str] | None = None, 
 
 def _add_task(entry: dict, res: dict, task: str) -> None:
     """One task's cells into the ground truth, checked against lm-eval's own score of the task."""
+    from lm_eval_enterprise.taskmeta import TaskMeta
+
     meta_t = res["configs"][task]["metadata"]
+    tm = TaskMeta.from_metadata(meta_t)
     docs, gold, pred, names = _cells(res, task)
     entry.setdefault("docs", docs)
     entry.setdefault("gold", gold)
@@ -219,15 +224,15 @@ def _add_task(entry: dict, res: dict, task: str) -> None:
         entry.setdefault("labels", names)
     if (docs, gold) != (entry["docs"], entry["gold"]):
         raise SystemExit(f"{task}: documents differ from the other templates'")
-    tid = meta_t["template_id"]
+    tid = tm.template_id
     entry["pred"][tid] = pred
-    entry["sets"][tid] = meta_t.get("template_set", "core")
-    if "population_axes" in meta_t:
-        entry["axes"][tid] = meta_t["population_axes"]
-    entry["metric"] = meta_t["primary_metric"]
-    entry["family"] = meta_t["task_family"]
-    entry["positive"] = meta_t.get("positive_label")
-    lm_eval_score = res["results"][task][f"{meta_t['primary_metric']},answer"]
+    entry["sets"][tid] = tm.template_set
+    if tm.population_axes is not None:
+        entry["axes"][tid] = tm.population_axes
+    entry["metric"] = tm.primary_metric
+    entry["family"] = tm.task_family
+    entry["positive"] = meta_t.get("positive_label")  # a table's own fact (extra metadata)
+    lm_eval_score = res["results"][task][f"{tm.primary_metric},{tm.primary_filter}"]
     mine = _score(entry, [tid])[0]
     if abs(mine - lm_eval_score) > 1e-9:
         raise SystemExit(f"{task}: recomputed {mine} != lm-eval's {lm_eval_score}")
@@ -260,7 +265,7 @@ AVERAGE = {"binary_f1": "binary", "weighted_f1": "weighted", "macro_f1": "macro"
 
 def cell_matrix(entry: dict, templates: list[str]):
     """The :class:`CellMatrix` of some templates of a dataset (every cell observed)."""
-    from lm_eval_enterprise.sharpe.sparse import CellMatrix
+    from lm_eval_enterprise.estimator import CellMatrix
 
     if "labels" not in entry:
         return _item_matrix(entry, templates)
@@ -278,8 +283,8 @@ def _item_matrix(entry: dict, templates: list[str]):
     """A family without labels: each template's sample items (gold side + parsed prediction) through the Sharpe
     tool's own per-document sufficient statistics (``scoring.corpus.doc_stats``), as a sparse run is read."""
     from lm_eval_enterprise import families
+    from lm_eval_enterprise.estimator import CellMatrix
     from lm_eval_enterprise.scoring import corpus
-    from lm_eval_enterprise.sharpe.sparse import CellMatrix
 
     metric = entry["metric"]
     agg = families.aggregation_of(entry["family"], metric)
@@ -308,7 +313,7 @@ def _score(entry: dict, templates: list[str]) -> np.ndarray:
 
 
 def covariates(entry: dict, templates: list[str]) -> np.ndarray:
-    from lm_eval_enterprise.sharpe.sparse import axis_covariates
+    from lm_eval_enterprise.estimator import axis_covariates
 
     return axis_covariates([entry["axes"][t] for t in templates])
 
@@ -327,8 +332,8 @@ def _summary(scores: np.ndarray, baseline: float) -> dict:
 
 
 def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH, only: list[str] | None = None, sizes=(None,)) -> dict:
+    from lm_eval_enterprise.estimator import estimate_population, naive_scores
     from lm_eval_enterprise.harness.cellplan import design, runs_to_share
-    from lm_eval_enterprise.sharpe.sparse import estimate_population, naive_scores
 
     truth = json.loads(gzip.decompress(path.read_bytes()))
     out = {}
@@ -392,7 +397,7 @@ def _baseline(entry: dict) -> float:
 
 def _population_interval(full, baseline: float, n_boot: int) -> dict:
     """95 % interval of the full-population S (documents and templates resampled), for 'S inside'."""
-    from lm_eval_enterprise.sharpe.sparse import estimate_population
+    from lm_eval_enterprise.estimator import estimate_population
 
     est = estimate_population(full, baseline, covariates=None, n_boot=n_boot, seed=12345)
     return {"sharpe": est["ci"]["sharpe"], "mean": est["ci"]["mean"], "std": est["ci"]["std"]}

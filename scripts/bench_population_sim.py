@@ -5,7 +5,7 @@ Truths with known generating parameters, some inside the estimator's model class
 "dense" values a full run would give) and SPARSELY with the real planner's design (:func:`cellplan.plan_cells`, the
 design ``lm-eval-enterprise run --cell_budget`` evaluates) at budgets of 1, 2 and 4 single-template runs; the
 sparse cells go through the entry point the Sharpe tool uses for a population group
-(:func:`lm_eval_enterprise.sharpe.sparse.estimate_population` with the templates' axis values as covariates,
+(:func:`lm_eval_enterprise.estimator.estimate_population` with the templates' axis values as covariates,
 :func:`axis_covariates`, and the tool's default :class:`Options`: ddof, α, σ floor, bootstrap size and seed).
 
 **Truths** (:data:`TRUTHS`). Templates are combinations of the real grammar's axes of a dataset
@@ -219,7 +219,7 @@ def cells(truth: Truth, a: np.ndarray, broken: np.ndarray, b: np.ndarray, rng: n
 
 def cell_matrix(truth: Truth, run: dict, templates: list[str]):
     """The :class:`CellMatrix` of a dense run (every cell observed)."""
-    from lm_eval_enterprise.sharpe.sparse import CellMatrix
+    from lm_eval_enterprise.estimator import CellMatrix
 
     docs = [f"d{j}" for j in range(next(iter(run.values())).shape[-1])]
     if truth.metric == "binary_f1":
@@ -311,10 +311,10 @@ def sparse_design(cm, runs: int | None, seed: int) -> np.ndarray:
 
 
 def estimate(cm, axes: list[dict], base: float, n_boot: int | None) -> dict:
-    """The Sharpe tool's call for one population group (``sharpe.populations``): axis covariates and the default
+    """The Sharpe tool's call for one population group (``sharpe.estimates.population_estimates``): axis covariates and the default
     :class:`Options`."""
-    from lm_eval_enterprise.sharpe.options import Options
-    from lm_eval_enterprise.sharpe.sparse import axis_covariates, estimate_population
+    from lm_eval_enterprise.estimator import axis_covariates, estimate_population
+    from lm_eval_enterprise.sharpe.inputs import Options
 
     opts = Options()
     return estimate_population(

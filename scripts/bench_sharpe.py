@@ -6,7 +6,7 @@ templates, a mix of every task family) × 500 documents, written with the real `
 aggregations (:mod:`testkit.synthetic`). Then times
 
 1. the parse floor: reading every results and samples file and ``json.loads`` of every line (nothing else);
-2. the aggregation: :func:`lm_eval_enterprise.sharpe.engine.aggregate` with B = 1,000 bootstrap resamples (reading,
+2. the aggregation: :func:`lm_eval_enterprise.sharpe.pipeline.aggregate` with B = 1,000 bootstrap resamples (reading,
    pairing, per-template recomputation, baselines, bootstrap CIs, rank stability, paired comparisons, roll-ups);
 3. writing the outputs (aggregate.json, CSVs, leaderboard.md, report.html with plots, HF export), reported apart.
 
@@ -106,8 +106,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=None, help="processes for the aggregation (default: auto)")
     ap.add_argument("--no-outputs", action="store_true", help="skip timing the output writers")
     args = ap.parse_args()
-    from lm_eval_enterprise.sharpe.engine import Options, aggregate
-    from lm_eval_enterprise.sharpe.outputs import write_all
+    from lm_eval_enterprise.sharpe.pipeline import Options, aggregate, write_outputs
 
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_sharpe_"))
     try:
@@ -140,7 +139,7 @@ def main() -> int:
         )
         if not args.no_outputs:
             t2 = time.perf_counter()
-            write_all(result, tmp / "sharpe_out")
+            write_outputs(result, tmp / "sharpe_out")
             print(f"writing outputs (JSON, CSV, Markdown, HTML with plots, HF export): {time.perf_counter() - t2:.2f}s")
         return 0
     finally:

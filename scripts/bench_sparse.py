@@ -1,4 +1,4 @@
-"""Validation of the sparse (template × document) estimator (``lm_eval_enterprise/sharpe/sparse.py``).
+"""Validation of the sparse (template × document) estimator (``lm_eval_enterprise/estimator/``).
 
 For every (dataset, model) case with a FULL score matrix (every template on every document):
 
@@ -34,9 +34,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from lm_eval_enterprise.estimator import CellMatrix, estimate_row, naive_scores  # noqa: E402
 from lm_eval_enterprise.harness.cellplan import design  # noqa: E402
 from lm_eval_enterprise.sharpe import baselines as BL  # noqa: E402
-from lm_eval_enterprise.sharpe.sparse import CellMatrix, estimate_row, naive_scores  # noqa: E402
 from lm_eval_enterprise.sharpe.stats import sharpe  # noqa: E402
 
 FRACS = (0.2, 0.3, 0.4, 0.6)
@@ -140,14 +140,17 @@ def synthetic_cases(n_docs: int, seed: int, n_templates: int = 5):
 
 def real_cases(root: Path, metric: str | None = None):
     """Cases of the full runs under ``root`` (one sub-folder per task group): primary metric, or ``metric``."""
-    from lm_eval_enterprise.sharpe.options import Options
-    from lm_eval_enterprise.sharpe.sparse_io import read_sparse
+    from lm_eval_enterprise.sharpe.estimates import sparse_groups
+    from lm_eval_enterprise.sharpe.inputs import Diagnostics, Options, Progress, read_inputs, select_runs
 
     out = []
+    opts = Options(metrics=[metric] if metric else None, progress=False)
     for d in sorted(p for p in root.iterdir() if p.is_dir()):
         if not list(d.rglob("results_*.json")):
             continue
-        groups, _ = read_sparse([str(d)], Options(metrics=[metric] if metric else None, progress=False))
+        diag = Diagnostics()
+        inputs = read_inputs([str(d)], opts.variant_pattern, Progress(False))
+        groups = sparse_groups(select_runs(inputs, "core", opts, diag), opts, diag)
         for g in groups:
             if not g.cells.mask.all():
                 raise SystemExit(f"{d}: not a full run ({g.cells.share:.0%} of cells)")

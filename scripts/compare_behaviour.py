@@ -1,9 +1,10 @@
 #!/usr/bin/env python
 """Before/after check of a refactoring: dump what every task variant does, then diff two dumps.
 
-``dump OUT.json.gz [--data-root DIR]`` runs every task variant (the ``enterprise`` group plus the standalone
-groups) through lm-eval on a data root (default ``embedded``, the fixture data) with the oracle LM (gold target as
-output) and the garbage LM of :mod:`testkit.testing`, and writes, per variant:
+``dump OUT.json.gz [--data-root DIR] [--groups G ...] [--metadata KEY=VALUE ...]`` runs every task variant (the
+``enterprise`` and ``nlu`` groups plus the standalone groups, or the task and group names of ``--groups``) through
+lm-eval on a data root (default ``embedded``, the fixture data) with the oracle LM (gold target as output) and the
+garbage LM of :mod:`testkit.testing`, and writes, per variant:
 
 * every document (record) and every request lm-eval built for it: its ``arguments`` (the whole prompt, few-shot block included, and the
   continuation or generation kwargs), byte for byte;
@@ -11,6 +12,10 @@ output) and the garbage LM of :mod:`testkit.testing`, and writes, per variant:
 
 ``diff A.json.gz B.json.gz`` compares two dumps and prints one line per difference (exit 1 when any): variants
 present in only one dump, prompts that differ (with the first differing character), scores that differ.
+
+``--metadata`` adds run metadata (a JSON value or a string), e.g. the exact context budget of a model:
+``--metadata max_context_tokens=8192 context_tokenizer=<model folder>`` (with ``--data-root`` a folder of genuine
+data and ``--groups`` the variants of the datasets it holds).
 
 Run ``dump`` on the old checkout and on the new one (each in its own environment) and ``diff`` the files. Only
 lm-eval and :mod:`testkit.testing` are used, so the script runs on either side of a refactoring.
@@ -49,10 +54,25 @@ def _groups() -> list[str]:
     from lm_eval_enterprise.prompting.templating import all_specs
 
     specs = [s for _, s in all_specs(Path(TASK_DIR))]
-    return ["enterprise"] + [s.base_name for s in specs if not s.in_domain_group]
+    suites = ["enterprise"] + (["nlu"] if (Path(TASK_DIR) / "nlu" / "_nlu.yaml").exists() else [])
+    return suites + [s.base_name for s in specs if not s.in_domain_group]
 
 
-def _run(lm_name: str, data_root: str) -> dict:
+def _metadata(pairs: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs as run metadata (the value parsed as JSON when it is JSON, else kept as a string)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--metadata {pair!r}: expected KEY=VALUE")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def _run(lm_name: str, data_root: str, groups: list[str] | None = None, metadata: dict | None = None) -> dict:
     import lm_eval
 
     try:  # the test doubles live beside the package (testkit/) since the package layout of #18; before, inside it
@@ -60,18 +80,18 @@ def _run(lm_name: str, data_root: str) -> dict:
     except ImportError:
         from lm_eval_enterprise import testing
 
-    groups = _groups()
-    tm, built = testing.build_tasks(groups, data_root)
+    groups = groups or _groups()
+    tm, built = testing.build_tasks(groups, data_root, **(metadata or {}))
     # older checkouts return lm-eval's nested task dict and flatten it with testing.leaf_tasks; newer ones the leaves
     tasks = testing.leaf_tasks(built) if hasattr(testing, "leaf_tasks") else built
     lm = getattr(testing, lm_name)(tasks)
     return lm_eval.simple_evaluate(model=lm, tasks=groups, task_manager=tm, log_samples=True, bootstrap_iters=0)
 
 
-def dump(out: Path, data_root: str) -> None:
+def dump(out: Path, data_root: str, groups: list[str] | None = None, metadata: dict | None = None) -> None:
     variants: dict[str, dict] = {}
     for lm_name in ("OracleLM", "GarbageLM"):
-        res = _run(lm_name, data_root)
+        res = _run(lm_name, data_root, groups, metadata)
         for task, samples in sorted(res["samples"].items()):
             v = variants.setdefault(task, {"requests": None})
             docs = []
@@ -99,7 +119,7 @@ def dump(out: Path, data_root: str) -> None:
             }
     out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(out, "wt", encoding="utf-8") as f:
-        json.dump({"data_root": data_root, "variants": variants}, f, sort_keys=True)
+        json.dump({"data_root": data_root, "metadata": metadata or {}, "variants": variants}, f, sort_keys=True)
     n_req = sum(len(v["requests"]) for v in variants.values())
     print(f"wrote {out}: {len(variants)} variants, {n_req} documents")
 
@@ -173,13 +193,15 @@ def main(argv: list[str] | None = None) -> int:
     d = sub.add_parser("dump", help="run every variant with the oracle and garbage LMs and write the dump")
     d.add_argument("out", type=Path)
     d.add_argument("--data-root", default="embedded", help="data root (default: embedded fixture data)")
+    d.add_argument("--groups", nargs="+", help="task and group names (default: every suite and standalone group)")
+    d.add_argument("--metadata", nargs="+", default=[], help="run metadata KEY=VALUE (e.g. max_context_tokens=8192)")
     c = sub.add_parser("diff", help="compare two dumps (exit 1 on any difference)")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
     c.add_argument("--show", type=int, default=20, help="differences printed (default 20)")
     args = ap.parse_args(argv)
     if args.cmd == "dump":
-        dump(args.out, args.data_root)
+        dump(args.out, args.data_root, args.groups, _metadata(args.metadata))
         return 0
     return diff(args.a, args.b, args.show)
 

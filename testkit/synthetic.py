@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from lm_eval_enterprise import families
+from lm_eval_enterprise.configkeys import QUESTION_FIELD
 from lm_eval_enterprise.scoring import hooks
 from lm_eval_enterprise.scoring.metrics import INVALID
+from lm_eval_enterprise.taskmeta import TaskMeta
 
 
 @dataclass
@@ -40,7 +42,7 @@ class SynthTask:
     primary_metric: str
     dataset: str = "synthetic"
     domain: str = "finance"
-    subtask: str | None = None
+    subtask: str | None = None  # metric version ≤ 1.2's layout (a question as a task): results the tool refuses
     metadata: dict | None = None  # replaces the generated metadata entirely when given (None → generated)
     extra_metadata: dict = field(default_factory=dict)
     n_shot: int = 0
@@ -64,18 +66,20 @@ def _hash(obj: Any) -> str:
 
 
 def metadata_for(t: SynthTask) -> dict:
-    meta = {"version": 1.0, "dataset": t.dataset, "domain": t.domain}
+    """The variant metadata the generator would write (:class:`~lm_eval_enterprise.taskmeta.TaskMeta`), then the
+    task's ``extra_metadata`` as given (tests set any key through it, schema keys included)."""
+    meta = TaskMeta(
+        version=1.2 if t.subtask else 1.0,
+        dataset=t.dataset,
+        domain=t.domain,
+        variant_group=t.variant_group,
+        template_id=t.template_id,
+        primary_metric=t.primary_metric,
+        primary_filter=t.filter,
+        task_family=t.family,
+    ).to_metadata()
     if t.subtask:
-        meta["subtask"] = t.subtask
-    meta.update(
-        {
-            "variant_group": t.variant_group,
-            "template_id": t.template_id,
-            "primary_metric": t.primary_metric,
-            "primary_filter": t.filter,
-            "task_family": t.family,
-        }
-    )
+        meta["subtask"] = t.subtask  # the shape of results of version <= 1.2
     meta.update(t.extra_metadata)
     return meta
 
@@ -398,11 +402,15 @@ def family_task(
     p_fail: float = 0.0,
     seed: int = 0,
     group: str | None = None,
+    questions: Sequence[str] = (),
     **kw,
 ) -> SynthTask:
-    """A ready SynthTask of ``family`` (docs seeded by ``seed`` only, outputs by (seed, template, quality))."""
+    """A ready SynthTask of ``family`` (docs seeded by ``seed`` only, outputs by (seed, template, quality));
+    ``questions``: a dataset made of questions (gold_news), every document asked each of them (``question_id``)."""
     group = group or f"ent_syn_{family}"
     docs = make_docs(family, n_docs, seed)
+    if questions:
+        docs = [{**d, "id": f"{d['id']}/{q}", QUESTION_FIELD: q} for d in docs for q in questions]
     out_seed = zlib.crc32(repr((seed, template_id, round(p_correct, 6), round(p_fail, 6))).encode())
     prim = families.get(family).primary
     return SynthTask(
@@ -475,7 +483,7 @@ REPORT_DATASETS = (
 
 
 def report_scenario(out_dir: str | Path, n_docs: int = 40, toy: bool = True) -> Path:
-    """lm-eval output folders of three models × ten dataset rows (one with two subtasks) × five templates, with
+    """lm-eval output folders of three models × ten dataset rows (one made of two questions) × five templates, with
     the situations a report must show clearly: a summarization dataset where one model fails to answer in 78 % of
     the outputs (the other models in 0 %), per-template spread, long and local model names, and (``toy``) the
     embedded-fixture marker in every task's metadata. Used by the report tests and to look at a report."""
@@ -493,24 +501,22 @@ def report_scenario(out_dir: str | Path, n_docs: int = 40, toy: bool = True) -> 
                         family, f"t{t}", n, q, f, seed=di, group=f"ent_{ds}", domain=domain, extra_metadata=dict(extra)
                     )
                 )
-        for sub in ("direction_up", "price_or_not"):
-            for t in range(1, 6):
-                q = min(0.95, quality + 0.04 * ((t + mi) % 3))
-                tasks.append(
-                    family_task(
-                        "classification_binary",
-                        f"t{t}",
-                        n_docs,
-                        q,
-                        fail,
-                        seed=11,
-                        group=f"ent_gold_news_{sub}",
-                        dataset="gold_news",
-                        domain="finance",
-                        subtask=sub,
-                        extra_metadata=dict(extra),
-                    )
+        for t in range(1, 6):
+            q = min(0.95, quality + 0.04 * ((t + mi) % 3))
+            tasks.append(
+                family_task(
+                    "classification_weighted",
+                    f"t{t}",
+                    n_docs // 2,
+                    q,
+                    fail,
+                    seed=11,
+                    group="ent_gold_news",
+                    domain="finance",
+                    questions=("direction_up", "price_or_not"),
+                    extra_metadata=dict(extra),
                 )
+            )
         path = write_run(out_dir, model, tasks)
         if mi == 2:  # a model-level flag: samples of one template lost (scores from the results file only)
             next(path.parent.glob("samples_ent_tram__t2_*.jsonl")).unlink()

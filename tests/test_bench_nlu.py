@@ -76,3 +76,18 @@ def test_item_split_round_trips():
     item = {"gold": "acceptable", "pred": "[invalid]", "labels": ["unacceptable", "acceptable"]}
     assert B.join_item(*B.split_item(item)) == item
     assert B.join_item(*B.split_item(0.25)) == 0.25
+
+
+def test_baseline_reads_the_label_list_from_any_metric():
+    """jnli's accuracy is a per-document mean (no label in its items); the uniform baseline 1/3 comes from the labels
+    its macro-F1 items carry. MCC's uniform baseline is 0."""
+    labels = ["含意", "中立", "矛盾"]
+    entry = {
+        "family": "classification_accuracy",
+        "metrics": {"accuracy": "mean", "macro_f1": "agg_macro_f1"},
+        "gold": {"accuracy": [None] * 3, "macro_f1": [{"gold": g, "labels": labels} for g in labels]},
+    }
+    assert B.baseline(entry, "accuracy") == pytest.approx(1 / 3, abs=1e-12)
+    entry["gold"]["macro_f1"] = [None] * 3
+    with pytest.raises(SystemExit, match="no label list"):
+        B.baseline(entry, "accuracy")

@@ -1,4 +1,4 @@
-"""``lm-eval-enterprise`` CLI (lm_eval_enterprise/cli.py) and the issue's acceptance runs with lm-eval's dummy model."""
+"""``lm-eval-enterprise`` CLI (lm_eval_enterprise/cli/) and the issue's acceptance runs with lm-eval's dummy model."""
 
 import json
 import subprocess

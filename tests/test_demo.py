@@ -3,11 +3,15 @@
 Run on a tiny random chat model (its template: ``<|role|>\\ncontent<|endoftext|>``) with a two-dataset slice."""
 
 import json
+from pathlib import Path
 
 import pytest
+import yaml
 
+from lm_eval_enterprise import TASK_DIR
 from lm_eval_enterprise.cli import demo
 from lm_eval_enterprise.harness.models import build_tiny_model
+from lm_eval_enterprise.taskmeta import TaskMeta
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +60,14 @@ def test_demo_prompts_through_the_chat_template(chat_model, tmp_path, monkeypatc
 def test_demo_runs_whole_headlines_and_whole_queries():
     """``limit`` items per variant: n documents, n whole headlines of gold_news (one document per question),
     a ranking task's whole query."""
-    assert demo._demo_docs({}, 4) == 4
-    assert demo._demo_docs({"questions": ["a", "b", "c"]}, 4) == 12
-    assert demo._demo_docs({"candidates_per_query": 20}, 4) == 20
+    assert demo._demo_docs(TaskMeta(), 4) == 4
+    assert demo._demo_docs(TaskMeta(questions=("a", "b", "c")), 4) == 12
+    assert demo._demo_docs(TaskMeta(candidates_per_query=20), 4) == 20
+    # what the generated variants state (the demo reads the same schema the generator writes)
+    for task, n in (("ent_gold_news__t1", 4 * 9), ("ent_fiqa_qa__t1", 20), ("ent_kpi_edgar__t1", 4)):
+        path = next(Path(TASK_DIR).glob(f"*/*/{task}.yaml"))
+        meta = yaml.load(path.read_text(), Loader=yaml.BaseLoader)["metadata"]  # BaseLoader: skips !function tags
+        assert demo._demo_docs(TaskMeta.from_metadata(meta), 4) == n, task
 
 
 def test_the_slice_holds_one_nlu_dataset():

@@ -5,7 +5,7 @@ names — ``source.py``, ``templates.py``, ``make_fixture.py``, ``README.md``, `
 fixture generator (``fixture/`` with ``MANIFEST.json``) and ``scripts/generate_tasks.py --root`` (the YAMLs), and
 points ``$LM_EVAL_ENTERPRISE_TASK_PATH`` at the root. Then:
 
-* the registry finds it, and the checks of ``tests/test_datasets.py`` that every dataset passes pass for it;
+* the registry finds it, and the checks of ``tests/data/test_datasets.py`` that every dataset passes pass for it;
 * lm-eval's own ``TaskManager`` (the root as include path) and ``simple_evaluate`` run its five templates: the
   gold answer scores 1.0 on every one, an unreadable answer 0.0 and a format failure;
 * a scripted model right on 4, 3, 2, 1 and 0 of the 4 test questions under t1 … t5, saved as lm-eval's CLI saves
@@ -21,7 +21,6 @@ from pathlib import Path
 import lm_eval
 import pytest
 import test_dataset_facts as dataset_facts
-import test_datasets as every_dataset
 from lm_eval.loggers import EvaluationTracker
 from lm_eval.tasks import TaskManager
 
@@ -30,8 +29,11 @@ from lm_eval_enterprise import cli
 from lm_eval_enterprise import data as D
 from lm_eval_enterprise.data.tasktree import ENV_TASK_PATH, folder_package
 from lm_eval_enterprise.harness.runner import save_results
-from lm_eval_enterprise.sharpe.api import aggregate
+from lm_eval_enterprise.sharpe.pipeline import aggregate
 from testkit.testing import GarbageLM, OracleLM
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))  # the suite every dataset passes: tests/data/
+import test_datasets as every_dataset  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = "toy_quiz"

@@ -534,3 +534,39 @@ def test_more_shots_than_the_pool_is_an_error_not_a_silent_cut(task_dir):
     task = load_tasks(tm, ["pb_budget"]).leaves["pb_budget"]
     with pytest.raises(ValueError, match=r"\[pb_budget\] 7 shots requested but the few-shot pool has 6"):
         task.fewshot_context(task.test_docs()[0], num_fewshot=7)
+
+
+def test_plans_decided_by_bounds_are_the_counted_plans(tiny_model_dir, monkeypatch):
+    """The budget decides a document without counting when byte bounds of every template's prompt already fit
+    (prompting.tokens): the prompts, the per-document outcomes and the summary are those of counting everything —
+    on a budget where some documents fit by their bounds, others need their counts, and some are cut."""
+    from lm_eval_enterprise.prompting.tokens import TokenCounter
+    from testkit.testing import build_tasks
+
+    names = ["ent_kpi_edgar__t1", "ent_kpi_edgar__t3", "ent_sumo_claims__t2", "ent_credit_risk_ner__t4"]
+    decided = []
+    plan_by_bound = PB.PromptBudget._plan_by_bound
+
+    def spy(self, *args):
+        plan = plan_by_bound(self, *args)
+        decided.append(plan is not None)
+        return plan
+
+    monkeypatch.setattr(PB.PromptBudget, "_plan_by_bound", spy)
+
+    def run(bounds: bool) -> dict:
+        PB._PLANS.clear()
+        with monkeypatch.context() as m:
+            if not bounds:
+                m.setattr(TokenCounter, "has_bound", property(lambda self: False))
+            _, leaves = build_tasks(names, "embedded", max_context_tokens=1200, context_tokenizer=str(tiny_model_dir))
+            out = {}
+            for name, task in leaves.items():
+                prompts = [task.fewshot_context(d, task.config.num_fewshot) for d in task.eval_docs]
+                out[name] = (prompts, [task.budget.outcome(d) for d in task.eval_docs])
+                out[name + " summary"] = task.config.metadata["prompt_budget"]
+        return out
+
+    assert run(True) == run(False)
+    assert any(decided) and not all(decided)  # both ways were taken
+    assert any(o.cut for name, v in run(True).items() if "summary" not in name for o in v[1])

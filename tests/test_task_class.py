@@ -74,3 +74,17 @@ def test_rendering_falls_back_to_lm_eval_when_switched_off(enterprise_tasks, mon
 def test_data_facts_are_in_the_metadata(enterprise_tasks):
     meta = enterprise_tasks["ent_finer139__t1"].config.metadata
     assert len(meta["top_k_types"]) == 10 and len(meta["top_k_xbrl"]) == 10  # finer139's Source.task_metadata
+
+
+def test_evaluation_documents_are_read_once_and_shot_renderings_kept(enterprise_tasks):
+    """lm-eval meets the same evaluation documents when it builds the requests and when it scores them (read from
+    the dataset once, in its order); a few-shot example's rendering is kept for the next prompt that shows it, an
+    evaluation document's is not."""
+    task = enterprise_tasks["ent_tram__t2"]
+    docs = task.eval_docs
+    assert docs is task.eval_docs and docs == list(super(EnterpriseTask, task).eval_docs)
+    first = task.fewshot_context(docs[0], task.config.num_fewshot)
+    kept = dict(task._shot_texts)
+    assert kept and all(task._is_shot(shot) for shot in task.sampler.df) and not task._is_shot(docs[0])
+    assert task.fewshot_context(docs[0], task.config.num_fewshot) == first and task._shot_texts == kept
+    assert not any(key[0] == id(docs[0]) for key in kept)

@@ -70,10 +70,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .sharpe import main as sharpe_main
 
             return sharpe_main(argv[1:])
-        if argv and argv[0] == "sharpe-sparse":  # hidden alias of the first version: `sharpe` detects sparse runs
-            from .sharpe import sparse_main
-
-            return sparse_main(argv[1:])
         ap = build_parser()
         if not argv:
             ap.print_help()

@@ -19,6 +19,8 @@ import os
 import time
 from pathlib import Path
 
+from ..taskmeta import TaskMeta
+
 # five enterprise datasets and one of the NLU suite (CoLA: short sentences, zero-shot, answers of a few tokens)
 SLICE = ["ent_gold_news", "ent_kpi_edgar", "ent_fiqa_qa", "ent_convfinqa", "ent_legal_summarization", "nlu_cola"]
 DEFAULT_LIMIT = 4  # documents per task variant; keeps the demo well under 10 minutes on 2 CPU cores
@@ -29,28 +31,28 @@ def _available(names: list[str], task_manager) -> list[str]:
     return [n for n in names if n in task_manager.all_groups or n in task_manager.all_tasks]
 
 
-def _demo_docs(meta: dict, n: int) -> int:
-    """Documents the demo runs per variant: ``n`` items — whole queries for ranking tasks (one document per (query,
-    candidate): ``metadata.candidates_per_query``), whole headlines for gold_news (one document per (headline,
-    question): ``n`` × its questions)."""
-    if "candidates_per_query" in meta:
-        return int(meta["candidates_per_query"])
-    return n * len(meta.get("questions") or [None])
+def _demo_docs(meta: TaskMeta, n: int) -> int:
+    """Documents the demo runs per variant: ``n`` items — one whole query for ranking tasks (one document per
+    (query, candidate): ``candidates_per_query``), whole headlines for gold_news (one document per (headline,
+    question): ``n`` × its ``questions``)."""
+    if meta.candidates_per_query:
+        return meta.candidates_per_query
+    return n * max(1, len(meta.questions))
 
 
 def score_table(results: dict) -> list[tuple[str, str, str, float, float | None]]:
     """(variant_group, template_id, metric, score, format_failure) for every task variant in a results dict."""
     rows = []
     for task, cfg in results["configs"].items():
-        meta = cfg.get("metadata") or {}
-        if "template_id" not in meta:
+        meta = TaskMeta.from_config(cfg)
+        if not meta.is_variant:
             continue
         res = results["results"][task]
-        metric, filt = meta["primary_metric"], meta["primary_filter"]
+        metric, filt = meta.primary_metric, meta.primary_filter
         rows.append(
             (
-                meta["variant_group"],
-                meta["template_id"],
+                meta.variant_group,
+                meta.template_id,
                 metric,
                 res[f"{metric},{filt}"],
                 res.get(f"format_failure,{filt}"),
@@ -106,7 +108,9 @@ def run_demo(
     tm = make_task_manager(metadata={**model_budget("hf", model_args), "data_root": EMBEDDED})
     tasks = load_tasks(tm, _available(SLICE, tm))  # built once: the sample lists below read them, lm-eval runs them
     n = limit or DEFAULT_LIMIT
-    samples = {name: list(range(_demo_docs(task.config.metadata or {}, n))) for name, task in tasks.leaves.items()}
+    samples = {
+        name: list(range(_demo_docs(TaskMeta.from_config(task.config), n))) for name, task in tasks.leaves.items()
+    }
     tracker = EvaluationTracker(output_path=out_dir)
     res = evaluate(
         "hf",
@@ -131,7 +135,7 @@ def run_demo(
     if rate is not None:
         print(f"\nformat failures: {rate:.0%} of generated answers (mean over the generate variants)")
     try:
-        from ..sharpe.api import leaderboard_markdown
+        from ..sharpe.pipeline import leaderboard_markdown
     except ImportError:
         return 0
     print("\nSharpe score across templates (uniform baseline, ddof 1):\n")

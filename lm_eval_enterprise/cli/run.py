@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..harness.runner import check_output_path, save_results, tracker_files
+from ..taskmeta import DATA_ROOT
 from .common import add_option, fail
 
 # ------------------------------------------------------------------------------------------------ run
@@ -144,10 +145,10 @@ def run(argv: list[str]) -> int:
     if data_root is not None:
         if data_root != EMBEDDED and not Path(data_root).expanduser().is_dir():
             parser.error(f"argument --data_root: {data_root}: no such folder (or 'embedded')")
-        given = cfg.metadata.get("data_root")
+        given = cfg.metadata.get(DATA_ROOT)
         if given not in (None, data_root):
             parser.error(f"--data_root {data_root} and --metadata data_root={given} disagree; give one")
-        cfg.metadata["data_root"] = data_root
+        cfg.metadata[DATA_ROOT] = data_root
     _check_values(parser, cfg)
     cfg.metadata = _with_model_budget(cfg.model, cfg.model_args or {}, cfg.metadata or {})
     task_manager = make_task_manager(
@@ -214,14 +215,12 @@ def _request_cache(cfg, clear: bool):
 def _interrupted(cache, argv: list[str]) -> int:
     """Ctrl-C: one line saying what was kept and the command that resumes (no traceback)."""
     import shlex
-    import time
 
     from ..harness import request_cache as rc
 
     if cache is None:
         print("\ninterrupted: nothing kept (--no_cache)", file=sys.stderr)
     else:
-        time.sleep(0.5)  # lm-eval's cache commits from a background thread: let it finish the last answers
         resume = shlex.join(
             ["lm-eval-enterprise", "run", *[a for a in argv if a not in ("--clear_cache", "--clear-cache")]]
         )
@@ -317,6 +316,7 @@ def _evaluate(cfg, task_manager, cells: dict | None = None) -> int:
     from lm_eval.loggers import EvaluationTracker, TrackioLogger, WandbLogger
     from lm_eval.utils import handle_non_serializable, make_table
 
+    from ..harness import request_cache
     from ..harness.cellplan import plan_for_tasks, record_plan, whole_query_samples
     from ..harness.runner import load_tasks
 
@@ -343,15 +343,16 @@ def _evaluate(cfg, task_manager, cells: dict | None = None) -> int:
         cfg.hf_hub_log_args["token"] = os.environ["HF_TOKEN"]
     tracker = EvaluationTracker(**cfg.hf_hub_log_args)
     seeds = cfg.seed or [None] * 4
+    model = request_cache.through_cache(cfg.model, cfg.use_cache) if cfg.use_cache else cfg.model
     results = simple_evaluate(
-        model=cfg.model,
+        model=model,
         model_args=cfg.model_args,
         tasks=tasks.top,
         num_fewshot=cfg.num_fewshot,
         batch_size=cfg.batch_size,
         max_batch_size=cfg.max_batch_size,
         device=cfg.device,
-        use_cache=cfg.use_cache,
+        use_cache=None,  # the answer cache is the model's (request_cache.through_cache)
         cache_requests=cfg.cache_requests.get("cache_requests", False),
         rewrite_requests_cache=cfg.cache_requests.get("rewrite_requests_cache", False),
         delete_requests_cache=cfg.cache_requests.get("delete_requests_cache", False),
@@ -376,6 +377,8 @@ def _evaluate(cfg, task_manager, cells: dict | None = None) -> int:
     )
     if results is None:  # a non-zero rank
         return 0
+    if model != cfg.model:
+        request_cache.restore_model_name(results, tracker, cfg.model, cfg.use_cache)
     samples = results.pop("samples") if cfg.log_samples else None
     if cfg.show_config:
         print(json.dumps(results, indent=2, default=handle_non_serializable, ensure_ascii=False))

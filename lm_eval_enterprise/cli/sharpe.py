@@ -5,20 +5,21 @@ Exit codes (lm-eval's): 0 ok; 1 inconsistent or unreadable inputs, one "error:" 
 template/metric under --strict, missing metric, doc-set mismatch under --strict, mixed chat settings under
 --strict, --exclude_template matching nothing under --strict, malformed JSON, no template variants) or outputs
 that cannot be written; 2 usage errors (unknown option or value, --output_path naming an existing file).
-Flags are spelled as lm-eval's (underscores); the older dashed spellings still work.
+Flags are spelled as lm-eval's (underscores); the older dashed spellings still work. Results of metric version
+≤ 1.2 (gold_news as nine subtask tasks) are refused with one line naming the version and what to rerun (exit 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..sharpe.io import DEFAULT_VARIANT_PATTERN, SharpeInputError, SharpeUsageError
-from ..sharpe.options import Options
-from ..sharpe.outputs import FORMATS
-from ..sharpe.sparse import SparseError
+from ..estimator import SparseError
+from ..sharpe.inputs import DEFAULT_VARIANT_PATTERN, Options, Progress, SharpeInputError, SharpeUsageError, read_inputs
+from ..sharpe.pipeline import FORMATS
 from .common import EXIT_USAGE, add_option, fail
 
 EPILOG = """examples:
@@ -122,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="GROUP:TID",
         help="exclude a template explicitly (repeatable; reported); GROUP may be a variant group or a "
-        "dataset name (applies to all its subtask groups); matching nothing is reported "
+        "dataset name (metadata.dataset: applies to all its variant groups); matching nothing is reported "
         "(--strict: exit 1)",
     )
     ap.add_argument(
@@ -168,7 +169,31 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _full_run_usage(parser: argparse.ArgumentParser, args: argparse.Namespace, opts: Options) -> int | None:
+    """The full tool's usage checks (``--output_path`` naming a file, ``--formats``, option values): 2 with the
+    usage line and one error line, else None."""
+    try:
+        if args.output_path and Path(args.output_path).exists() and not Path(args.output_path).is_dir():
+            parser.error(f"argument --output_path: {args.output_path} exists and is not a folder")
+        bad = _formats(args) - set(FORMATS)
+        if bad:
+            parser.error(f"argument --formats: unknown {', '.join(sorted(bad))} (choose from {', '.join(FORMATS)})")
+        try:
+            opts.validate()
+        except SharpeUsageError as exc:
+            parser.error(str(exc))
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    return None
+
+
+def _formats(args: argparse.Namespace) -> set[str]:
+    return {f.strip() for f in args.formats.split(",") if f.strip()}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Read the inputs once and route them: template populations alone get their section; a ``--cell_budget`` run
+    its estimates, then the population section; full runs the full tool, then the population section."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if not argv:  # as `lm-eval run`: a command that needs arguments prints its help
@@ -176,56 +201,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         args = parser.parse_args(argv)
-        opts = options_from_args(args)
-        sets, rc = _route(args, opts)
-        if rc is not None:
-            return rc
-        if args.output_path and Path(args.output_path).exists() and not Path(args.output_path).is_dir():
-            parser.error(f"argument --output_path: {args.output_path} exists and is not a folder")
-        formats = {f.strip() for f in args.formats.split(",") if f.strip()}
-        bad = formats - set(FORMATS)
-        if bad:
-            parser.error(f"argument --formats: unknown {', '.join(sorted(bad))} (choose from {', '.join(FORMATS)})")
-        try:
-            opts.validate()
-        except SharpeUsageError as exc:
-            parser.error(str(exc))
     except SystemExit as exc:  # --help (0) or a usage error (2: usage line + one error line)
         return exc.code if isinstance(exc.code, int) else 2
-    from ..sharpe.engine import aggregate
-    from ..sharpe.outputs import write_all
+    opts = options_from_args(args)
+    started = time.perf_counter()
+    try:
+        inputs = read_inputs(args.paths, opts.variant_pattern, Progress(opts.progress))
+    except SharpeInputError as exc:  # the full tool's usage errors come first, as they always did
+        rc = _full_run_usage(parser, args, opts)
+        return rc if rc is not None else fail(str(exc), exc.exit_code)
+    if inputs.template_sets == {"population"}:
+        return _populations(args, opts, inputs)
+    if inputs.sparse:
+        return run_sparse(args, opts, inputs) or _populations(args, opts, inputs)
+    rc = _full_run_usage(parser, args, opts)
+    if rc is not None:
+        return rc
+    return _full_run(parser, args, opts, inputs, argv, started) or _populations(args, opts, inputs)
+
+
+def _full_run(parser, args: argparse.Namespace, opts: Options, inputs, argv: list[str], started: float) -> int:
+    """The full tool: warnings, the outputs with ``--output_path``, the leaderboard (unless ``--quiet``)."""
+    from ..sharpe.pipeline import full_run, write_outputs
     from ..sharpe.report import markdown
 
     try:
-        result = aggregate(args.paths, opts, argv=argv)
+        result = full_run(inputs, opts, argv, started)
     except SharpeUsageError as exc:
         parser.print_usage(sys.stderr)
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except SharpeInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return fail(str(exc), exc.exit_code)
     for m in result["messages"]:
         print(f"warning: {m}", file=sys.stderr)
+    md = markdown(result)
     if args.output_path:
         try:
-            written = write_all(result, args.output_path, formats)
+            written = write_outputs(result, args.output_path, _formats(args), md)
         except SharpeInputError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return exc.exit_code
+            return fail(str(exc), exc.exit_code)
         except OSError as exc:
-            print(f"error: {args.output_path}: cannot write the outputs ({exc})", file=sys.stderr)
-            return 1
+            return fail(f"{args.output_path}: cannot write the outputs ({exc})")
         for name, path in written.items():
             print(f"wrote {name}: {path}", file=sys.stderr)
     if not args.quiet:
-        print(markdown(result))
-    return _populations(args, opts, sets)
+        print(md)
+    return 0
 
 
 def options_from_args(args: argparse.Namespace) -> Options:
-    """The tool's :class:`Options` from parsed arguments, once for every path (full runs, sparse runs, template
-    populations); not yet validated (each path reports its own problems)."""
+    """The tool's :class:`Options` from parsed arguments, once for every route (full runs, sparse runs, template
+    populations); not yet validated (each route reports its own problems)."""
     return Options(
         baseline=args.baseline,
         ddof=args.ddof,
@@ -238,7 +265,7 @@ def options_from_args(args: argparse.Namespace) -> Options:
         bootstrap_templates=args.bootstrap_templates,
         variant_pattern=args.variant_pattern,
         exclude_templates=args.exclude_template,
-        strict=args.strict,
+        strict_inputs=args.strict,
         fail_threshold=args.fail_threshold,
         run=args.run,
         model_names=args.model_names,
@@ -252,25 +279,11 @@ def options_from_args(args: argparse.Namespace) -> Options:
     )
 
 
-def _route(args: argparse.Namespace, opts: Options) -> tuple[set[str], int | None]:
-    """(template sets of the inputs, an exit code when the inputs are handled here, else None): inputs holding
-    only template populations get their section alone; a ``--cell_budget`` run its estimates (``sparse_io.py``),
-    then the population section."""
-    from ..sharpe.populations import template_sets
-    from ..sharpe.sparse_io import sparse_inputs
-
-    sets = template_sets(args.paths)
-    if sets == {"population"}:
-        return sets, _populations(args, opts, sets)
-    if sparse_inputs(args.paths):
-        return sets, run_sparse(args, opts) or _populations(args, opts, sets)
-    return sets, None
-
-
 def _estimates(args: argparse.Namespace, result: dict, kind: str) -> int:
     """Warnings, the ``<kind>_estimates.json`` / ``.md`` files with ``--output_path`` and the Markdown (unless
     ``--quiet``) of an estimate result."""
-    from ..sharpe.outputs import estimate_markdown, write_estimates
+    from ..sharpe.pipeline import write_estimates
+    from ..sharpe.report import estimate_markdown
 
     for m in result["messages"]:
         print(f"warning: {m}", file=sys.stderr)
@@ -286,15 +299,15 @@ def _estimates(args: argparse.Namespace, result: dict, kind: str) -> int:
     return 0
 
 
-def _populations(args: argparse.Namespace, opts: Options, sets: set[str]) -> int:
+def _populations(args: argparse.Namespace, opts: Options, inputs) -> int:
     """The population section beside the core-set results (never pooled with them), when there is one: 0, 2 for
     settings the tool cannot use, 1 with one ``error:`` line for unusable population inputs."""
-    if "population" not in sets:
+    if "population" not in inputs.template_sets:
         return 0
-    from ..sharpe.populations import population_records
+    from ..sharpe.estimates import population_estimates
 
     try:
-        result = population_records(args.paths, opts)
+        result = population_estimates(inputs, opts)
     except SharpeUsageError as exc:
         return fail(str(exc), EXIT_USAGE)
     except (SharpeInputError, SparseError) as exc:
@@ -302,27 +315,16 @@ def _populations(args: argparse.Namespace, opts: Options, sets: set[str]) -> int
     return _estimates(args, result, "population")
 
 
-def run_sparse(args: argparse.Namespace, opts: Options) -> int:
-    """Estimates of a sparse run with the tool's options (see the module docstring); prints the Markdown table
-    (unless ``--quiet``) and with ``--output_path DIR`` writes ``DIR/sparse_estimates.json`` and ``.md``. Settings
-    an estimate cannot honour (:meth:`Options.estimate_problem`) are refused in one line (exit 2)."""
-    from ..sharpe.sparse_io import aggregate_sparse
+def run_sparse(args: argparse.Namespace, opts: Options, inputs) -> int:
+    """Estimates of a sparse run with the tool's options; prints the Markdown table (unless ``--quiet``) and with
+    ``--output_path DIR`` writes ``DIR/sparse_estimates.json`` and ``.md``. Settings an estimate cannot honour
+    (:meth:`Options.estimate_problem`) are refused in one line (exit 2)."""
+    from ..sharpe.estimates import sparse_estimates
 
-    problem = opts.estimate_problem()
-    if problem:
-        return fail(problem, EXIT_USAGE)
     try:
-        result = aggregate_sparse(args.paths, opts)
+        result = sparse_estimates(inputs, opts)
     except SharpeUsageError as exc:
         return fail(str(exc), EXIT_USAGE)
     except (SharpeInputError, SparseError) as exc:
         return fail(str(exc))  # unusable inputs: 1
     return _estimates(args, result, "sparse")
-
-
-def sparse_main(argv: Sequence[str] | None = None) -> int:
-    """``lm-eval-enterprise sharpe-sparse`` (hidden alias): ``sharpe``'s arguments, always estimated."""
-    ap = build_parser()
-    ap.prog = "lm-eval-enterprise sharpe-sparse"
-    args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
-    return run_sparse(args, options_from_args(args))

@@ -48,6 +48,7 @@ from typing import Any
 
 from .. import families
 from ..errors import DataError, warn_once
+from ..taskmeta import TOY_DATA
 
 log = logging.getLogger("lm_eval_enterprise.data")
 
@@ -607,6 +608,6 @@ class DataReport:
             "evaluated_split": self.eval_split,
             "source_sha256": self.sha256,
             "source_files": dict(self.files),
-            "toy_data": self.toy_data,
+            TOY_DATA: self.toy_data,
         }
         return out

@@ -3,7 +3,7 @@
 Each dataset folder holds its fixture in ``fixture/`` (with a ``MANIFEST.json`` of its exact row counts) and the
 script that writes it, ``make_fixture.py``: a module with ``write(out: Path)`` and, to run it from a checkout,
 ``if __name__ == "__main__": generator_main(write)`` (``python tasks/<domain>/<id>/make_fixture.py [--out DIR]``).
-Fixtures are only ever changed by re-running their generator; ``tests/test_datasets.py`` checks that every
+Fixtures are only ever changed by re-running their generator; ``tests/data/test_datasets.py`` checks that every
 generator reproduces its checked-in fixture.
 
 The data root :data:`~lm_eval_enterprise.data.config.EMBEDDED` (``embedded``) selects ``fixture/`` for every

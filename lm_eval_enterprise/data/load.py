@@ -185,7 +185,7 @@ def _from_records(records: list[dict]):
     ``datasets.Dataset(table, fingerprint=...)`` instead of ``datasets``' dill hash of the whole Arrow table, which
     costs ~5x the conversion itself. The fingerprint only names the in-memory dataset (cache keys of ``.map``); it
     still changes whenever the content changes. Columns and types: those of the first record's keys, inferred by
-    Arrow, as ``from_list`` does (``tests/test_data_layer.py`` checks both give the same dataset)."""
+    Arrow, as ``from_list`` does (``tests/data/test_data_layer.py`` checks both give the same dataset)."""
     import datasets
     import pyarrow as pa
 

@@ -199,9 +199,7 @@ class RankingSource(Source):
 YES_NO_FORMAT = label_format((YES, NO))
 
 
-def ranking_task_tables(
-    dataset: str, domain: str, templates: list, num_fewshot: int = 5, primary_metric: str = "rr_at_10"
-) -> list:
+def ranking_task_tables(source: type, templates: list, num_fewshot: int = 5, primary_metric: str = "rr_at_10") -> list:
     """The two template tables of a pointwise yes/no ranking dataset, over the same prompts:
 
     * ``ent_<dataset>`` (in the domain group): log-probability scoring (HELM binary ranking), one lm-eval doc per
@@ -213,7 +211,9 @@ def ranking_task_tables(
 
     from ..prompting.templating import DatasetTasks
 
-    common = dict(dataset=dataset, domain=domain, primary_metric=primary_metric, num_fewshot=num_fewshot)
+    common = dict(
+        source=source, primary_metric=primary_metric, num_fewshot=num_fewshot, candidates_per_query=CANDIDATES
+    )
     return [
         DatasetTasks(
             **common,
@@ -221,7 +221,7 @@ def ranking_task_tables(
             output_type="multiple_choice",
             templates=[replace(t, choices=(NO, YES)) for t in templates],
             doc_to_target="{{ 1 if label == 'Yes' else 0 }}",
-            extra_metadata={"scoring": "loglikelihood", "candidates_per_query": CANDIDATES},
+            extra_metadata={"scoring": "loglikelihood"},
         ),
         DatasetTasks(
             **common,
@@ -231,6 +231,6 @@ def ranking_task_tables(
             templates=list(templates),
             max_gen_toks=5,
             until=("\n",),
-            extra_metadata={"scoring": "generate", "candidates_per_query": CANDIDATES},
+            extra_metadata={"scoring": "generate"},
         ),
     ]

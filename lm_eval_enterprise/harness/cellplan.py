@@ -1,7 +1,7 @@
 """Sparse (template × document) run plans: which cells of a template-variant group to evaluate.
 
 Evaluating T templates on D documents costs T full runs. A *cell budget* f ∈ (0, 1] evaluates only a share f of
-the T·D cells, chosen by a seeded, balanced incomplete design; ``lm_eval_enterprise.sharpe.sparse`` then estimates
+the T·D cells, chosen by a seeded, balanced incomplete design; ``lm_eval_enterprise.estimator`` then estimates
 per-template scores, mean, std and Sharpe from those cells with a model of template and document effects.
 
 The design of one variant group (templates t_1..t_T, units u_1..u_U; a unit is one document, or for ranking
@@ -39,6 +39,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .. import families
+from ..taskmeta import CELL_BUDGET, CELL_DESIGN, CELL_SEED, CELLS_PLANNED, TaskMeta
 
 
 class CellPlanError(ValueError):
@@ -92,10 +93,10 @@ class CellPlan:
         """What a run records in every task's metadata (``--metadata``): the budget, the seed, the cells planned per
         task and the size of each group's full design."""
         return {
-            "cell_budget": self.budget,
-            "cell_seed": self.seed,
-            "cells_planned": {task: len(docs) for task, docs in self.samples.items()},
-            "cell_design": {
+            CELL_BUDGET: self.budget,
+            CELL_SEED: self.seed,
+            CELLS_PLANNED: {task: len(docs) for task, docs in self.samples.items()},
+            CELL_DESIGN: {
                 name: {
                     "docs": g.n_docs,
                     "units": g.n_units,
@@ -219,9 +220,9 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
     units: dict[str, list] = {}
     for name in sorted(leaves):
         task = leaves[name]
-        meta = getattr(task.config, "metadata", None) or {}
-        group = meta.get("variant_group")
-        if not group or not meta.get("template_id"):
+        meta = TaskMeta.from_config(task.config)
+        group = meta.variant_group
+        if not meta.is_variant:
             raise CellPlanError(
                 f"task {name} has no metadata.variant_group/template_id: --cell_budget plans "
                 "template variants only (run other tasks separately)"
@@ -230,7 +231,7 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
         if limit is not None:
             ds = ds[:limit]
         keys = [str(d.get("id", i)) if isinstance(d, dict) else str(i) for i, d in enumerate(ds)]
-        if families.uses_query_units(meta.get("task_family")):
+        if families.uses_query_units(meta.task_family):
             keys = [f"{d.get('qid')}|{d.get('cand_index')}" for d in ds]
             _refuse_cut_query(name, task, limit)
             unit_keys = [d.get("qid") for d in ds]
@@ -260,7 +261,7 @@ def whole_queries(task, n: int) -> int:
     """``n``, or when the first ``n`` documents of a ranking task end inside a query, ``n`` rounded up to the end
     of that query."""
     docs = task.eval_docs
-    if not families.uses_query_units((task.config.metadata or {}).get("task_family")) or not 0 < n < len(docs):
+    if not families.uses_query_units(TaskMeta.from_config(task.config).task_family) or not 0 < n < len(docs):
         return n
     whole, qid = n, docs[n - 1].get("qid")
     while whole < len(docs) and docs[whole].get("qid") == qid:
@@ -273,7 +274,7 @@ def _refuse_cut_query(name: str, task, limit: int | None) -> None:
     if limit is not None and whole_queries(task, _sample_size(task, limit)) != _sample_size(task, limit):
         raise CellPlanError(
             f"task {name}: --limit {limit:g} cuts a query in two (ranking datasets keep whole queries of "
-            f"{(task.config.metadata or {}).get('candidates_per_query', '?')} candidates; use --limit "
+            f"{TaskMeta.from_config(task.config).candidates_per_query or '?'} candidates; use --limit "
             f"{whole_queries(task, _sample_size(task, limit))})"
         )
 
@@ -299,7 +300,7 @@ def record_plan(leaves: Mapping[str, object], plan: CellPlan) -> None:
     """Write :meth:`CellPlan.metadata` into the metadata of every planned task of ``leaves`` (name → lm-eval Task),
     so lm-eval records it in ``results["configs"][task]["metadata"]`` (where ``sharpe`` finds a sparse run)."""
     meta = plan.metadata()
-    for name in meta["cells_planned"]:
+    for name in meta[CELLS_PLANNED]:
         config = leaves[name].config
         if config.metadata is None:
             config.metadata = {}

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..taskmeta import DATA_ROOT
+
 # what our callers want unless they say otherwise (lm-eval's own defaults: no samples, 100,000 bootstrap draws)
 EVALUATE_DEFAULTS: dict[str, Any] = {"log_samples": True, "bootstrap_iters": 0}
 
@@ -47,7 +49,7 @@ def make_task_manager(
         paths = [str(include_path)]
     else:
         paths = [str(p) for p in include_path]
-    meta = ({} if data_root is None else {"data_root": str(data_root)}) | dict(metadata or {})
+    meta = ({} if data_root is None else {DATA_ROOT: str(data_root)}) | dict(metadata or {})
     return TaskManager(include_path=paths, include_defaults=include_defaults, metadata=meta)
 
 

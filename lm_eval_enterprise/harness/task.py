@@ -29,14 +29,16 @@ metrics, ``--metadata`` — is handled as for any YAML task). :class:`Enterprise
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 from typing import Any
 
 from lm_eval.api.task import ConfigurableTask
 
 from .. import families
-from ..configkeys import QUESTION_FIELD
+from ..configkeys import QUESTION_FIELD, SCORE_METRIC
 from ..prompting import speedups
 from ..prompting.budget import PromptBudget
+from ..taskmeta import TaskMeta
 
 
 class EnterpriseTask(ConfigurableTask):
@@ -45,8 +47,24 @@ class EnterpriseTask(ConfigurableTask):
     def __init__(self, config: dict | None = None, **kwargs: Any) -> None:
         self._budget: PromptBudget | None = None
         self._question_samplers: dict | None = None  # question → first_n sampler (datasets made of questions)
+        self._eval_list: list[dict] | None = None  # the evaluation documents, read once (eval_docs)
+        self._shot_docs: dict[int, dict] | None = None  # id → document of the few-shot pool
+        self._shot_texts: dict[tuple[int, str], str] = {}  # (shot, template) → its rendering
         config = {k: v for k, v in (config or {}).items() if k != "class"}  # the YAML key that selected us
         super().__init__(config=config, **kwargs)
+        self._built = True
+
+    @property
+    def eval_docs(self):
+        """lm-eval's evaluation documents, read from the dataset once and kept as a list: lm-eval iterates them
+        when it builds the requests and again when it scores them (each pass over a ``datasets.Dataset`` decodes
+        every row again), and the context budget meets the same document objects at both (its per-document
+        records). During lm-eval's ``__init__`` (which reads the dataset's ``features``) the dataset itself."""
+        if not getattr(self, "_built", False):
+            return super().eval_docs
+        if self._eval_list is None:
+            self._eval_list = list(super().eval_docs)
+        return self._eval_list
 
     # -- data facts into the results metadata -----------------------------------------------------------------
     def download(self, dataset_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> None:
@@ -80,8 +98,8 @@ class EnterpriseTask(ConfigurableTask):
 
             meta = self.config.metadata if isinstance(self.config.metadata, dict) else {}
             raise DataError(
-                meta.get("dataset", self.config.task),
-                meta.get("data_dir"),
+                TaskMeta.from_metadata(meta).dataset or self.config.task,
+                meta.get("data_dir"),  # a fact of the loader (lm_eval_enterprise.data.load_task_data)
                 f"--num_fewshot {k} asks for shots, but this copy of the data has no few-shot pool (no training "
                 "file); run zero-shot or provide the training file",
             )
@@ -93,7 +111,8 @@ class EnterpriseTask(ConfigurableTask):
         meta = self.config.metadata
         if limit is None or not isinstance(meta, dict):
             return
-        fam = families.find(meta.get("task_family"))
+        task_meta = TaskMeta.from_metadata(meta)
+        fam = families.find(task_meta.task_family)
         if fam is None or fam.records != "labels":  # the classification families: gold classes of a label set
             return
         docs = self.eval_docs
@@ -102,7 +121,7 @@ class EnterpriseTask(ConfigurableTask):
         from ..data.order import subset_notice
 
         chosen = [docs[i] for i in range(int(limit))]
-        meta.update(subset_notice(meta.get("dataset", self.config.task), chosen, chosen[0]["label_names"], len(docs)))
+        meta.update(subset_notice(task_meta.dataset or self.config.task, chosen, chosen[0]["label_names"], len(docs)))
 
     # -- the context budget ----------------------------------------------------------------------------------
     @property
@@ -151,6 +170,7 @@ class EnterpriseTask(ConfigurableTask):
         if question is None or not hasattr(self, "sampler"):
             return
         if self._question_samplers is None:
+            self._is_shot(doc)  # the whole pool's documents, before the sampler is one question's
             pools: dict[str, list[dict]] = {}
             for shot in self.sampler.df:
                 pools.setdefault(shot.get(QUESTION_FIELD), []).append(shot)
@@ -159,13 +179,18 @@ class EnterpriseTask(ConfigurableTask):
             raise ValueError(f"[{self.config.task}] the few-shot split has no examples of question {question!r}")
         self.sampler = self._question_samplers[question]
 
+    @cached_property
+    def _primary_metric(self) -> str | None:
+        """``metadata.primary_metric`` (read once: the generated metadata does not change during a run)."""
+        return TaskMeta.from_config(self.config).primary_metric
+
     def process_results(self, doc: dict, results):
         out = super().process_results(doc, results)
         if not isinstance(out, dict):
             return out
-        primary = (self.config.metadata or {}).get("primary_metric")
-        if primary in out and "score" in self.aggregation():  # declared by the generated metric_list
-            out = {**out, "score": out[primary]}
+        primary = self._primary_metric
+        if primary in out and SCORE_METRIC in self.aggregation():  # declared by the generated metric_list
+            out = {**out, SCORE_METRIC: out[primary]}
         per_question = f"{primary}_{doc.get(QUESTION_FIELD)}"
         if primary in out and per_question in self.aggregation():  # the question's own score (generated list)
             out = {**out, per_question: out[primary]}
@@ -185,8 +210,24 @@ class EnterpriseTask(ConfigurableTask):
             and value not in getattr(self, "features", ())
             and speedups.enabled()
         ):
-            return speedups.render(value, doc)
+            key = (id(doc), value)
+            text = self._shot_texts.get(key)
+            if text is None:
+                text = speedups.render(value, doc)
+                if self._is_shot(doc):  # rendered for every prompt that shows it: kept
+                    self._shot_texts[key] = text
+            return text
         return None
+
+    def _is_shot(self, doc) -> bool:
+        """``doc`` is one of the few-shot pool's documents (the sampler's own dicts, alive as long as the task:
+        their ids stay theirs, so their renderings can be kept by id)."""
+        if self._shot_docs is None:
+            sampler = getattr(self, "sampler", None)
+            if sampler is None:
+                return False
+            self._shot_docs = {id(d): d for d in sampler.df}
+        return self._shot_docs.get(id(doc)) is doc
 
     def _choice_index(self, text: str):
         """lm-eval's rule: a rendered digit string is a choice index when the task has choices."""

@@ -63,62 +63,23 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from ..configkeys import TEMPLATES_KEY
+from ..taskmeta import TEMPLATE_SET_POPULATION, TaskMeta
 from ..text import truncate_words
+from .tokens import DEFAULT_CHARS_PER_TOKEN, TokenCounter, load_tokenizer
 
 log = logging.getLogger("lm_eval_enterprise.prompting.budget")
 
 DEFAULT_MAX_CONTEXT_TOKENS = 4096
-DEFAULT_CHARS_PER_TOKEN = 3.0
 DEFAULT_MAX_GEN_TOKS = 256  # lm-eval's default when generation_kwargs has no max_gen_toks
 DEFAULT_CHAT_OVERHEAD = 8  # tokens per chat message (role markers, separators)
 DEFAULT_TRUNCATE_FIELD = "text"
-# the per-document reports, as metric_list entries: name → (aggregation, higher_is_better)
-BUDGET_METRICS: dict[str, tuple[str, bool]] = {"shots_used": ("mean", True), "prompt_cut": ("mean", False)}
 
 HF_BACKENDS = ("hf", "hf-auto", "huggingface")
 VLLM_BACKENDS = ("vllm",)
 
 _default_warned = False
-
-
-# ------------------------------------------------------------------------------------------------ token counting
-class TokenCounter:
-    """Counts tokens of a string: exactly with a HF tokenizer, else ``ceil(len(text) / chars_per_token)``."""
-
-    def __init__(self, tokenizer: str | None = None, chars_per_token: float = DEFAULT_CHARS_PER_TOKEN):
-        if chars_per_token <= 0:
-            raise ValueError(f"chars_per_token must be > 0, not {chars_per_token}")
-        self.tokenizer_name = tokenizer or None
-        self.chars_per_token = float(chars_per_token)
-        self._tok = _load_tokenizer(tokenizer) if tokenizer else None
-
-    def __call__(self, text: str) -> int:
-        if not text:
-            return 0
-        if self._tok is not None:
-            return len(self._tok(text, add_special_tokens=False)["input_ids"])
-        return math.ceil(len(text) / self.chars_per_token)
-
-    @property
-    def special_tokens(self) -> int:
-        """Tokens a backend may add around a prompt (e.g. BOS): counted once per prompt."""
-        if self._tok is None:
-            return 1
-        return len(self._tok("", add_special_tokens=True)["input_ids"])
-
-    def describe(self) -> str:
-        return f"tokenizer:{self.tokenizer_name}" if self._tok is not None else f"chars/{self.chars_per_token:g}"
-
-
-@lru_cache(maxsize=8)
-def _load_tokenizer(name: str):
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(name)
 
 
 # ------------------------------------------------------------------------------------------------ pure planning
@@ -178,6 +139,7 @@ class BudgetSettings:
     @classmethod
     def from_metadata(cls, metadata: dict | None) -> BudgetSettings:
         meta = metadata or {}
+        task_meta = TaskMeta.from_metadata(meta)
         budget, source = _budget_from_metadata(meta)
         counter = TokenCounter(
             meta.get("context_tokenizer") or None, float(meta.get("context_chars_per_token", DEFAULT_CHARS_PER_TOKEN))
@@ -190,8 +152,8 @@ class BudgetSettings:
             meta.get("context_budget_detail"),
             counter,
             int(meta.get("chat_overhead_tokens", DEFAULT_CHAT_OVERHEAD)),
-            str(meta.get("context_truncate_field", DEFAULT_TRUNCATE_FIELD)),
-            meta.get("context_truncate_fn") or None,
+            task_meta.context_truncate_field or DEFAULT_TRUNCATE_FIELD,
+            task_meta.context_truncate_fn,
         )
 
     def key(self) -> tuple:
@@ -278,7 +240,7 @@ def model_budget(model: str, model_args: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     tok = None
     try:
-        tok = _load_tokenizer(tokenizer_name) if not kwargs else _hf_tokenizer(tokenizer_name, kwargs)
+        tok = load_tokenizer(tokenizer_name) if not kwargs else _hf_tokenizer(tokenizer_name, kwargs)
         out["context_tokenizer"] = tokenizer_name
     except Exception as exc:  # noqa: BLE001 — counts fall back to the character estimate; say so
         log.warning(
@@ -332,21 +294,50 @@ class TemplateText:
 
 
 def sibling_templates(config) -> list[TemplateText]:
-    """Every template variant of the dataset table of a task ``config``: the task's own template first, then the
-    others of its table in table order, as written into the generated YAMLs, from the generated
-    metadata ``budget_templates`` (:data:`TEMPLATES_KEY`). A template whose text equals the own one is
-    not repeated. Returns only the task's own template when the metadata has no such list (e.g. a hand-written
-    YAML)."""
-    meta = config.metadata if isinstance(config.metadata, dict) else {}
-    own = TemplateText(str(meta.get("template_id", "own")), config.description or "", config.doc_to_text)
+    """Every template variant of the table of a task ``config``: the task's own template first, then the others of
+    its table in table order (:func:`table_templates`: found through the dataset registry from the task's metadata).
+    A template whose text equals the own one is not repeated. Returns only the task's own template when the
+    metadata names no table (e.g. a hand-written YAML). ``ValueError`` when the table's template of the same id
+    has another text than the task's (YAMLs generated from an older table: regenerate them)."""
+    meta = TaskMeta.from_config(config)
+    own = TemplateText(str(meta.template_id or "own"), config.description or "", config.doc_to_text)
     if not isinstance(own.doc_to_text, str):
         return [own]
     out = [own]
-    for t in meta.get(TEMPLATES_KEY) or ():
-        sib = TemplateText(str(t["id"]), t.get("description") or "", t["doc_to_text"])
-        if (sib.description, sib.doc_to_text) != (own.description, own.doc_to_text):
+    table = table_templates(meta)
+    if table is None and meta.is_variant:
+        log.warning(
+            "[%s] the template table %s of this variant is not in the dataset registry; its shots are planned "
+            "over this template only",
+            config.task,
+            meta.dataset,
+        )
+    for t in table or ():
+        sib = TemplateText(str(t.id), t.description or "", t.doc_to_text)
+        if sib.id == own.id and (sib.description, sib.doc_to_text) != (own.description, own.doc_to_text):
+            raise ValueError(
+                f"[{config.task}] template {own.id} differs from {own.id} of its table {meta.dataset}: the YAML was "
+                f"generated from another version of the table; regenerate it ("
+                + ("lm-eval-enterprise population" if meta.template_set == TEMPLATE_SET_POPULATION else "make tasks")
+                + ")"
+            )
+        if sib.id != own.id and (sib.description, sib.doc_to_text) != (own.description, own.doc_to_text):
             out.append(sib)
     return out
+
+
+def table_templates(meta: TaskMeta) -> list | None:
+    """The templates of the table a variant belongs to (``Template`` records): a core table from the dataset
+    registry (:func:`lm_eval_enterprise.prompting.templating.table_templates`), a template population composed
+    again from its seed (:func:`lm_eval_enterprise.prompting.population.population_templates`); None for a task
+    outside any table. Imported here, lazily: only a run of generated variants needs the generator."""
+    if meta.template_set == TEMPLATE_SET_POPULATION:
+        from .population import population_templates
+
+        return population_templates(meta)
+    from .templating import table_templates as core_table
+
+    return core_table(meta)
 
 
 def _render(template: str, doc: dict) -> str:
@@ -406,16 +397,18 @@ class PromptBudget:
         self.settings = BudgetSettings.from_metadata(task.config.metadata)
         self.templates = sibling_templates(task.config)
         self._cut = _import_dotted(self.settings.truncate_fn) if self.settings.truncate_fn else truncate_words
-        meta = task.config.metadata if isinstance(task.config.metadata, dict) else {}
+        meta = TaskMeta.from_config(task.config)
         self._table = (
-            (meta.get("domain"), meta.get("dataset"), tuple(sorted(t.id for t in self.templates)))
+            (meta.domain, meta.dataset, tuple(sorted(t.id for t in self.templates)))
             if len(self.templates) > 1
             else (task.config.task,)
         )
         self._shot_cache: dict[tuple, int] = {}
+        self._shot_bounds: dict[tuple, int] = {}
         self._instruction_cache: dict[str, int] = {}
         self._pool_keys: dict[tuple, str] = {}
         self._records: dict[str, Outcome] = {}
+        self._doc_keys: dict[int, tuple[dict, str]] = {}  # id → (document, doc_key): hashed once per document
         self._totals: Counter = Counter()
         self._bound_by: Counter = Counter()
         self._min_shots = math.inf
@@ -493,7 +486,16 @@ class PromptBudget:
         return render({**doc, field: short}, 0), 0, short
 
     def outcome(self, doc: dict) -> Outcome | None:
-        return self._records.get(doc_key(doc))
+        return self._records.get(self._key(doc))
+
+    def _key(self, doc: dict) -> str:
+        """:func:`doc_key` of ``doc``, computed once per document object (lm-eval hands the task the same
+        evaluation documents when it builds the requests and when it scores them; the object is kept with its key,
+        so its id is not reused)."""
+        hit = self._doc_keys.get(id(doc))
+        if hit is None or hit[0] is not doc:
+            hit = self._doc_keys[id(doc)] = (doc, doc_key(doc))
+        return hit[1]
 
     # -- planning (step 2 and 3) --------------------------------------------------------------------------------
     def _plan(self, doc: dict, n: int, system: str | None, per_msg: int, reserved: int) -> _Plan:
@@ -501,13 +503,19 @@ class PromptBudget:
         if len(pool) < n:  # never fewer shots in silence: lm-eval's first_n refuses this itself
             raise ValueError(f"[{self.task.config.task}] {n} shots requested but the few-shot pool has {len(pool)}")
         pool = pool[:n]
-        key = (self._table, self.settings.key(), n, system, per_msg, reserved, self._pool_key(n), doc_key(doc))
+        key = (self._table, self.settings.key(), n, system, per_msg, reserved, self._pool_key(n), self._key(doc))
         plan = _PLANS.get(key)
         if plan is not None:
             return plan
         budget = self.settings.max_context_tokens
         count = self.settings.counter
         fixed_extra = (count(system) if system else 0) + reserved + count.special_tokens
+        if count.has_bound:  # most prompts fit with room to spare: decided without counting (same plan)
+            for exact_shots in (False, True):
+                plan = self._plan_by_bound(doc, pool, system, per_msg, fixed_extra, exact_shots)
+                if plan is not None:
+                    _PLANS[key] = plan
+                    return plan
 
         def fixed_tokens(t: TemplateText, d: dict) -> int:
             desc = _render(t.description, d)
@@ -538,6 +546,33 @@ class PromptBudget:
         _PLANS[key] = plan
         return plan
 
+    def _plan_by_bound(
+        self, doc: dict, pool: list, system: str | None, per_msg: int, fixed_extra: int, exact_shots: bool
+    ) -> _Plan | None:
+        """Step 2 decided by upper bounds (:meth:`TokenCounter.bound`; with ``exact_shots`` the shots' exact
+        counts, cached per shot, and bounds of the rest): when every template's whole prompt with all ``n`` shots,
+        plus the join slack, is bounded by the budget, the counted plan would keep all shots, cut nothing and be
+        bound by no template — this plan, reached without counting the document. Its totals are the bounds (at
+        least the counts), so the assembled prompt is counted again no more often than after counting. None when a
+        bound does not fit (then everything is counted)."""
+        budget, bound = self.settings.max_context_tokens, self.settings.counter.bound
+        shot = self._shot_tokens if exact_shots else self._shot_bound
+        slack = _join_slack(len(pool))
+        totals = {}
+        for t in self.templates:
+            desc = _render(t.description, doc)
+            total = (
+                bound(desc)
+                + bound(_render(t.doc_to_text, doc))
+                + fixed_extra
+                + per_msg * (2 if desc or system else 1)
+                + sum(shot(t, s) + 2 * per_msg for s in pool)
+            )
+            if total + slack > budget:
+                return None
+            totals[t.id] = total
+        return _Plan(len(pool), None, None, totals)
+
     def _pool(self, doc: dict) -> list:
         """The pool ``first_n`` takes from (the eval doc removed only when shots come from the test split)."""
         task = self.task
@@ -560,21 +595,32 @@ class PromptBudget:
         shared by every template of a table)."""
         key = (template, id(shot))  # shots are the sampler's own (long-lived) dicts
         if key not in self._shot_cache:
-            task = self.task
-            cfg = task.fewshot_cfg
-            target = task.doc_to_target(shot, cfg.doc_to_target)
-            if isinstance(target, list):
-                target = target[0] if target else ""
-            if isinstance(target, int) and cfg.doc_to_choice is not None:
-                target = task.doc_to_choice(shot, cfg.doc_to_choice)[target]
-            text = (
-                _render(template.doc_to_text, shot)
-                + str(cfg.target_delimiter or "")
-                + str(target)
-                + str(cfg.fewshot_delimiter or "")
-            )
-            self._shot_cache[key] = self.settings.counter(text)
+            self._shot_cache[key] = self.settings.counter(self._shot_text(template, shot))
         return self._shot_cache[key]
+
+    def _shot_bound(self, template: TemplateText, shot: dict) -> int:
+        """An upper bound of :meth:`_shot_tokens` (the count itself once counted)."""
+        key = (template, id(shot))
+        if key in self._shot_cache:
+            return self._shot_cache[key]
+        if key not in self._shot_bounds:
+            self._shot_bounds[key] = self.settings.counter.bound(self._shot_text(template, shot))
+        return self._shot_bounds[key]
+
+    def _shot_text(self, template: TemplateText, shot: dict) -> str:
+        task = self.task
+        cfg = task.fewshot_cfg
+        target = task.doc_to_target(shot, cfg.doc_to_target)
+        if isinstance(target, list):
+            target = target[0] if target else ""
+        if isinstance(target, int) and cfg.doc_to_choice is not None:
+            target = task.doc_to_choice(shot, cfg.doc_to_choice)[target]
+        return (
+            _render(template.doc_to_text, shot)
+            + str(cfg.target_delimiter or "")
+            + str(target)
+            + str(cfg.fewshot_delimiter or "")
+        )
 
     def _count_instruction(self, text: str) -> int:
         """Tokens of a rendered description (mostly the same text for every document: counted once)."""
@@ -604,7 +650,7 @@ class PromptBudget:
 
     # -- reporting -------------------------------------------------------------------------------------------
     def _record(self, doc: dict, rec: Outcome) -> None:
-        key = doc_key(doc)
+        key = self._key(doc)
         old = self._records.pop(key, None)  # the same document built again (e.g. --write_out): replace it
         if old is not None:
             self._tally(old, -1)

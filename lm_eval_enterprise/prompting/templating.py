@@ -46,10 +46,11 @@ from typing import Any
 import yaml
 
 from .. import families
-from ..configkeys import PRIMARY_FILTER, SCORE_METRIC, TEMPLATES_KEY
+from ..configkeys import BUDGET_METRICS, PRIMARY_FILTER, SCORE_METRIC
 from ..data.tasktree import dataset_dir, domains, folder_package
+from ..errors import DataError
 from ..scoring.filters import TEXT_FORMAT, AnswerFilter, check_format_regex
-from .budget import BUDGET_METRICS
+from ..taskmeta import TaskMeta
 
 TASK_PREFIX = "ent_"
 # suite → task-name prefix: the enterprise datasets (``ent_<id>``, groups ``enterprise_<domain>`` / ``enterprise``)
@@ -92,13 +93,20 @@ class Template:
     note: str = ""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class DatasetTasks:
-    """The template table of one dataset (see the module docstring)."""
+    """The template table of one dataset (see the module docstring).
 
-    dataset: str
-    domain: str
-    family: str  # a family of lm_eval_enterprise.families
+    ``source``: the dataset's :class:`~lm_eval_enterprise.data.Source` class (its ``source.py``), which states the
+    dataset id, its domain and its task family once: ``dataset``, ``domain`` and ``family`` are taken from it
+    (``family`` may name another family for a further table, e.g. ``ranking_generate``; a ``dataset`` or
+    ``domain`` that contradicts the source is an error). Without a source all three must be given.
+    """
+
+    source: type | None = None  # a Source subclass
+    dataset: str = ""
+    domain: str = ""
+    family: str = ""  # a family of lm_eval_enterprise.families
     primary_metric: str
     templates: list[Template]
     num_fewshot: int
@@ -136,6 +144,25 @@ class DatasetTasks:
     # options list or a phrase such as "...I think the answer is"): a dataset that declares them may have such
     # templates; the lead-ins join the output fields of its other templates
     lead_ins: tuple[str, ...] = ()
+    # a ranking table: the documents (candidates) of one query, stated in the metadata for the readers of whole queries
+    candidates_per_query: int | None = None
+
+    def __post_init__(self) -> None:
+        src = self.source
+        if src is not None:
+            for name, stated in (("dataset", src.id), ("domain", src.domain)):
+                if getattr(self, name) and getattr(self, name) != stated:
+                    raise ValueError(
+                        f"{stated}: the template table states {name}={getattr(self, name)!r}, its source "
+                        f"{src.__name__} {stated!r}; leave it out (the source states it)"
+                    )
+            self.dataset, self.domain = src.id, src.domain
+            self.family = self.family or src.task_type
+        missing = [n for n in ("dataset", "domain", "family") if not getattr(self, n)]
+        if missing:
+            raise ValueError(
+                f"template table {self.dataset or '?'}: no {', '.join(missing)} (give source=<Source class>)"
+            )
 
     @property
     def prefix(self) -> str:
@@ -333,7 +360,12 @@ def base_config(spec: DatasetTasks) -> dict[str, Any]:
     return cfg
 
 
-def variant_config(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | None = None) -> dict[str, Any]:
+def variant_config(
+    spec: DatasetTasks, tpl: Template, reading: DatasetTasks | None = None, meta: TaskMeta | None = None
+) -> dict[str, Any]:
+    """One variant's YAML: ``include`` of the base, prompt, answer filter (``reading``: the table whose lead-ins the
+    reader accepts, :func:`filter_kwargs`), HELM's metrics on HELM's own prompt and ``meta`` (default:
+    :func:`task_meta`)."""
     group = spec.base_name
     cfg: dict[str, Any] = {
         "include": f"_{spec.table_id}_template_yaml",
@@ -364,44 +396,52 @@ def variant_config(spec: DatasetTasks, tpl: Template, reading: DatasetTasks | No
                 **families.get(spec.family).helm_metrics,
             }
         )
-    meta: dict[str, Any] = {"version": VERSION, "dataset": spec.table_id, "domain": spec.domain}
-    if spec.variant:
-        meta["source_dataset"] = spec.dataset
-    if spec.suite != "enterprise":
-        meta.update({"suite": spec.suite, "language": spec.language, "pair": spec.pair})
-    meta.update(
-        {
-            "variant_group": group,
-            "template_id": tpl.id,
-            "primary_metric": spec.primary_metric,
-            "primary_filter": PRIMARY_FILTER,
-            "task_family": spec.family,
-        }
-    )
-    if spec.output_type != "multiple_choice":
-        meta["answer_regex"] = tpl.regex
-        meta["answer_reader"] = families.get(spec.family).reader
-    if helm:
-        meta["helm_metrics"] = list(families.get(spec.family).helm_metrics)
-    if tpl.axes:
-        meta["template_axes"] = list(tpl.axes)
-    meta["context_truncate_field"] = spec.context_truncate_field
-    if spec.truncate_fn:
-        meta["context_truncate_fn"] = spec.truncate_fn
-    meta[TEMPLATES_KEY] = sibling_texts(spec, tpl)
-    meta.update(spec.extra_metadata)
-    cfg["metadata"] = meta
+    cfg["metadata"] = (meta or task_meta(spec, tpl)).to_metadata()
     return cfg
 
 
-def sibling_texts(spec: DatasetTasks, own: Template) -> list[dict[str, str]]:
-    """The other templates of the table as their variants' YAMLs have them, in table order: what the context budget plans the shared shot count over
-    (:func:`lm_eval_enterprise.prompting.budget.sibling_templates`), so the run never imports ``templates.py``."""
-    return [
-        {"id": t.id, "description": t.description or "", "doc_to_text": t.doc_to_text}
-        for t in spec.templates
-        if t.id != own.id
-    ]
+def task_meta(spec: DatasetTasks, tpl: Template) -> TaskMeta:
+    """The metadata of one variant (:class:`~lm_eval_enterprise.taskmeta.TaskMeta`; the table's
+    ``extra_metadata`` last). The other templates of the table are not copied into it: the context budget finds the
+    table through the dataset registry (:func:`table_templates`)."""
+    generate = spec.output_type != "multiple_choice"
+    fam = families.get(spec.family)
+    return TaskMeta(
+        version=VERSION,
+        dataset=spec.table_id,
+        domain=spec.domain,
+        source_dataset=spec.dataset if spec.variant else None,
+        suite=spec.suite,
+        language=spec.language,
+        pair=spec.pair,
+        variant_group=spec.base_name,
+        template_id=tpl.id,
+        primary_metric=spec.primary_metric,
+        primary_filter=PRIMARY_FILTER,
+        task_family=spec.family,
+        answer_regex=tpl.regex if generate else None,
+        answer_reader=fam.reader if generate else None,
+        helm_metrics=tuple(fam.helm_metrics) if is_helm(spec, tpl) else (),
+        template_axes=tuple(tpl.axes),
+        questions=tuple(spec.questions),
+        candidates_per_query=spec.candidates_per_query,
+        context_truncate_field=spec.context_truncate_field,
+        context_truncate_fn=spec.truncate_fn,
+        extra=dict(spec.extra_metadata),
+    )
+
+
+def table_templates(meta: TaskMeta) -> list[Template] | None:
+    """The templates of the core table a variant belongs to, found through the dataset registry from its metadata
+    (``dataset`` = the table, ``loader_dataset`` = the registered dataset folder); None when the metadata names no
+    registered table (a hand-written YAML). What the context budget plans the shared shot count over."""
+    if not meta.is_variant or not meta.loader_dataset:
+        return None
+    try:
+        specs = load_specs(None, meta.domain or "", meta.loader_dataset)
+    except (DataError, ModuleNotFoundError):  # not a registered dataset folder, or one without templates.py
+        return None
+    return next((list(s.templates) for s in specs if s.table_id == meta.dataset), None)
 
 
 def _aggregate(*metrics: str) -> list[dict[str, Any]]:

@@ -291,10 +291,8 @@ def read_span(text: str, lead_ins: Sequence[str] = (), language: str = "en") -> 
     only: quotes and brackets stay, since an answer may be a bracketed phrase — the metrics normalise reference
     and answer alike) and without trailing markdown; in Japanese also without a closing copula and sentence-final
     punctuation (``「梅雨前線」です。`` → ``「梅雨前線」``). ``None`` (a format failure) when no letter or digit of
-    :data:`SPAN_LETTERS` is left. A trailing U+FFFD is dropped first: an answer cut at ``max_gen_toks`` inside a
-    multi-byte character (a byte-level tokenizer on Japanese) decodes its last bytes to the replacement character,
-    which no reference holds."""
-    span = strip_lead_ins(text.rstrip("\ufffd"), lead_ins, None, language, wrappers=_MARKDOWN).rstrip(_MARKDOWN)
+    :data:`SPAN_LETTERS` is left."""
+    span = strip_lead_ins(text, lead_ins, None, language, wrappers=_MARKDOWN).rstrip(_MARKDOWN)
     if language == "ja":
         span = _COPULA_END.sub("", span).rstrip("。．" + _MARKDOWN)
     return span if _SPAN_CHAR.search(span) else None

@@ -1,11 +1,9 @@
-"""Sharpe-score aggregation across instruction templates.
+"""Sharpe-score aggregation across instruction templates (``lm-eval-enterprise sharpe``; docs/sharpe.md).
 
-Reading and scoring: :mod:`.io` (lm-eval outputs), :mod:`lm_eval_enterprise.scoring.corpus` (per-template scores
-from samples, vectorised: the metrics' sufficient statistics),
-:mod:`.baselines` (expected score of an uninformative predictor), :mod:`.stats`, :mod:`.bootstrap`.
-The aggregation, by stage: :mod:`.options`, :mod:`.grouping`, :mod:`.pairing`, :mod:`.template_scores`,
-:mod:`.bootstrap_rows`, :mod:`.parallel`, :mod:`.records`, :mod:`.comparisons`, :mod:`.rollup`, tied together by
-:mod:`.engine`. Writers: :mod:`.serialize` (JSON), :mod:`.report` (Markdown, CSV, HTML), :mod:`.export`
-(leaderboard layouts), :mod:`.outputs` (all of them). Entry points: :mod:`.api`, :mod:`.cli`
-(``lm-eval-enterprise sharpe``).
+Top to bottom: :mod:`.inputs` (settings, diagnostics, lm-eval outputs read once) → :mod:`.rows` (dataset rows) →
+:mod:`.cells` (the cell table of a model × row: statistics, masks, scores, resamples) → :mod:`.baselines` →
+:mod:`.records` → :mod:`.comparisons` (model pairs, rank stability, roll-ups), tied together by :mod:`.pipeline`
+(also the Python API); estimates of sparse runs and template populations: :mod:`.estimates` (the estimator itself
+is :mod:`lm_eval_enterprise.estimator`); statistics: :mod:`.stats`; writers: :mod:`.report`, :mod:`.html_report`,
+:mod:`.export`.
 """

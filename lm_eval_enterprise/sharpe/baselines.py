@@ -1,4 +1,6 @@
-"""Expected score of an uninformative predictor (docs/sharpe.md#baselines): the Sharpe score's "risk-free" term b.
+"""Expected score of an uninformative predictor (docs/sharpe.md#baselines): the Sharpe score's "risk-free" term b,
+and the baseline of each dataset row and metric (:func:`row_baselines`: ``--baseline table:PATH``, a template's
+``metadata.baseline``, else the formulas below on the label information of the row's cells).
 
 ``uniform``: a predictor that outputs a uniformly random label from the task's valid label set (never an invalid
 string), independently per document. ``majority``: always the most frequent gold label (ties → first in the label
@@ -35,12 +37,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
 from .. import families
+from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
-from ..scoring.metrics import average_f1
+from ..scoring.metrics import average_f1, f1_finalize
+from ..taskmeta import TaskMeta
+from ..text import norm
+from .cells import Cells
+from .inputs import Options, SampleTable, SharpeInputError, parse_generation_baseline
+from .rows import MetricSpec, Row
 
 SIMULATION_DRAWS = 10_000
 
@@ -182,18 +191,6 @@ def mean_expected_ranking(queries: Sequence[tuple[int, int]], metric: str, k: in
 
 
 # ----------------------------------------------------------------------------------------------------- simulation
-def _f1_from_draws(gold: np.ndarray, preds: np.ndarray, k: int) -> np.ndarray:
-    """Per-class F1 (draws × k) of integer predictions (draws × N) against integer golds (N)."""
-    out = np.zeros((preds.shape[0], k))
-    for j in range(k):
-        g = gold == j
-        p = preds == j
-        tp = (p & g[None, :]).sum(1)
-        den = g.sum() + p.sum(1)
-        out[:, j] = np.where(den > 0, 2 * tp / np.maximum(den, 1), 0.0)
-    return out
-
-
 def simulated_uniform(
     gold: Sequence[int], k: int, metric: str, positive: int | None = None, draws: int = SIMULATION_DRAWS, seed: int = 0
 ) -> tuple[float, float]:
@@ -209,15 +206,13 @@ def simulated_uniform(
         preds = rng.integers(0, k, (min(chunk, draws - s), len(g)))
         if metric == "accuracy":
             v = (preds == g[None, :]).mean(1)
+        elif metric in ("weighted", "macro", "binary"):  # the metric's own F1: summed f1_stats, then f1_finalize
+            hit = preds[:, :, None] == np.arange(k)  # draws × N × k
+            tp = (hit & (g[:, None] == np.arange(k))).sum(1)
+            sums = np.hstack([tp, np.broadcast_to(np.bincount(g, minlength=k), tp.shape), hit.sum(1)])
+            v = f1_finalize(sums[:, [positive, k + positive, 2 * k + positive]] if metric == "binary" else sums, metric)
         else:
-            per = _f1_from_draws(g, preds, k)
-            if metric == "binary":
-                v = per[:, positive]
-            elif metric in ("weighted", "macro"):
-                support = np.broadcast_to(np.bincount(g, minlength=k).astype(float), per.shape)
-                v = average_f1(per, support, metric)
-            else:
-                raise ValueError(metric)
+            raise ValueError(metric)
         values[s : s + len(v)] = v
     return float(values.mean()), float(values.std(ddof=1) / math.sqrt(draws))
 
@@ -252,16 +247,6 @@ def lead_sentences(text: str, k: int) -> str:
     a line break; a simple rule: abbreviations such as "U.S. " also end a sentence)."""
     parts = [p for p in _SENTENCE_END.split(str(text).strip()) if p]
     return " ".join(parts[:k])
-
-
-def parse_generation_baseline(spec: str) -> int | None:
-    """``zero`` → None; ``lead-K`` → K (≥ 1); anything else raises ValueError."""
-    if spec == "zero":
-        return None
-    m = re.fullmatch(r"lead-(\d+)", spec)
-    if not m or int(m.group(1)) < 1:
-        raise ValueError(f"generation baseline {spec!r}: expected zero or lead-K (K ≥ 1)")
-    return int(m.group(1))
 
 
 def lead_baseline(documents: Sequence[str], references: Sequence[str], k: int, metric: str) -> float:
@@ -429,3 +414,180 @@ def _yes_baseline(info: LabelInfo, method: str) -> Baseline:
         c = Counter(info.candidate_relevance)
         return Baseline(majority_share([c.get(1, 0), c.get(0, 0)]), "majority")
     return Baseline(0.5, "uniform", note="random Yes/No per candidate")
+
+
+# ----------------------------------------------------------------------------------------------------- label information
+def _classification_info(tab: SampleTable, idx, spec: MetricSpec) -> LabelInfo:
+
+    first = tab.values[spec.name][idx[0]] if spec.name in tab.values else None
+    labels = tab.label_names or (list(first["labels"]) if isinstance(first, dict) and "labels" in first else None)
+    golds = [tab.gold[i] for i in idx]
+    if any(x is None for x in golds) and isinstance(first, dict):
+        golds = [tab.values[spec.name][i]["gold"] for i in idx]
+    if not labels or any(x is None for x in golds):
+        return LabelInfo("none")
+    index = {norm(x): j for j, x in enumerate(labels)}
+    counts = [0] * len(labels)
+    for x in golds:
+        j = index.get(norm(x))
+        if j is None:
+            return LabelInfo("none")
+        counts[j] += 1
+    positive = None
+    if isinstance(first, dict) and "positive" in first:
+        positive = index.get(norm(first["positive"]))
+    return LabelInfo(
+        "classification",
+        labels=list(labels),
+        gold_counts=counts,
+        question_counts=_question_counts(tab, idx, spec, golds, index),
+        positive=positive,
+    )
+
+
+def _question_counts(tab: SampleTable, idx, spec: MetricSpec, golds: list, index: dict) -> list[list[int]] | None:
+    """Gold counts per question of a dataset made of questions (items with ``question_id``), else None."""
+
+    values = tab.values.get(spec.name)
+    questions = [values[i].get(QUESTION_FIELD) if values and isinstance(values[i], dict) else None for i in idx]
+    if all(q is None for q in questions):
+        return None
+    per: dict[str, list[int]] = {}
+    for q, x in zip(questions, golds):
+        per.setdefault(str(q), [0] * len(index))[index[norm(x)]] += 1
+    return list(per.values())
+
+
+def _ranking_info(tab: SampleTable, idx, spec: MetricSpec) -> LabelInfo:
+    lines = [i for q in idx for i in q]
+    rel = [int(tab.gold[i] == "Yes") for i in lines]
+    if corpus.per_query(spec.agg) and isinstance(tab.values[spec.name][0], list):
+        rel = [int(tab.values[spec.name][i][3]) for i in lines]
+    pos = 0
+    queries = []
+    for q in idx:
+        r = rel[pos : pos + len(q)]
+        queries.append((len(q), int(sum(r))))
+        pos += len(q)
+    return LabelInfo("ranking", queries=queries, candidate_relevance=rel)
+
+
+def _choice_info(tab: SampleTable, idx) -> LabelInfo:
+    ks = {tab.n_choices[i] for i in idx}
+    golds = [tab.gold[i] for i in idx]
+    counts = list(Counter(map(str, golds)).values()) if all(x is not None for x in golds) else None
+    if len(ks) == 1 and None not in ks:
+        return LabelInfo("choice", n_options=ks.pop(), gold_counts=counts)
+    return LabelInfo("choice", gold_counts=counts)
+
+
+def label_info(family: str | None, unit: str, tab: SampleTable, idx, spec: MetricSpec) -> LabelInfo:
+    """What the baseline formulas need about the units of one template (their line(s) ``idx`` in ``tab``)."""
+    fam = families.find(family)
+    kind = fam.baseline if fam is not None else "none"
+    if unit == "query":
+        return _ranking_info(tab, idx, spec)
+    if kind == "classification" or (spec.agg in corpus.STATISTICS and corpus.statistic(spec.agg).average):
+        return _classification_info(tab, idx, spec)
+    if kind == "choice":
+        return _choice_info(tab, idx)
+    if kind == "generation" or spec.name in ROUGE_METRICS:
+        return LabelInfo(
+            "generation", documents=[tab.documents[i] for i in idx], references=[tab.references[i] for i in idx]
+        )
+    return LabelInfo("none")
+
+
+def table_baselines(spec_str: str) -> dict[tuple[str, str], Baseline]:
+    """``--baseline table:PATH``: CSV or YAML/JSON rows ``group, metric, baseline, method``."""
+    path = Path(spec_str)
+    if not path.exists():
+        raise SharpeInputError(f"--baseline table:{path}: file not found")
+    text = path.read_text(encoding="utf-8")
+    rows: list[dict] = []
+    if path.suffix in (".yaml", ".yml", ".json"):
+        import yaml
+
+        try:
+            data = yaml.safe_load(text)
+        except Exception as exc:  # noqa: BLE001
+            raise SharpeInputError(f"{path}: cannot parse baseline table ({exc})") from None
+        rows = data if isinstance(data, list) else [dict(group=k, **v) for k, v in (data or {}).items()]
+    else:
+        import csv
+
+        rows = list(csv.DictReader(text.splitlines()))
+    out = {}
+    for r in rows:
+        try:
+            out[(str(r["group"]), str(r["metric"]))] = Baseline(float(r["baseline"]), str(r.get("method") or "table"))
+        except (KeyError, TypeError, ValueError):
+            raise SharpeInputError(
+                f"{path}: each row needs group, metric, baseline (number), method; got {r}"
+            ) from None
+    return out
+
+
+def _metadata_baseline(row: Row, spec: MetricSpec) -> Baseline | None:
+    vals = set()
+    for by_t in row.runs.values():
+        for t in row.templates:
+            b = TaskMeta.from_metadata(by_t[t].meta).baseline
+            if isinstance(b, dict) and spec.name in b:
+                b = b[spec.name]
+            if isinstance(b, dict):
+                vals.add((float(b["value"]), str(b.get("method", "metadata"))))
+            elif isinstance(b, (int, float)):
+                vals.add((float(b), "metadata"))
+            elif b is not None:
+                raise SharpeInputError(
+                    f"group {row.name}: metadata.baseline {b!r} is neither a number nor {{value, method}}"
+                )
+    if not vals:
+        return None
+    if len(vals) > 1:
+        raise SharpeInputError(f"group {row.name}: templates carry different metadata.baseline values {sorted(vals)}")
+    v, m = vals.pop()
+    return Baseline(v, f"metadata:{m}")
+
+
+def _computed_baseline(row: Row, cells: Cells | None, spec: MetricSpec, method: str, opts: Options) -> Baseline:
+    """The formula baseline per template on the shared units (label information from ``cells``, the first model
+    with samples); per-template values b_t when the templates differ in label set."""
+    per_t = {}
+    for ti, tid in enumerate(row.templates):
+        info = (
+            label_info(row.family, row.unit, cells.tables[ti], cells.lines[ti], spec)
+            if cells is not None
+            else LabelInfo("none")
+        )
+        per_t[tid] = compute(
+            spec.name, row.family, spec.agg or "mean", info, method, opts.seed, opts.generation_baseline
+        )
+    vals = {None if b.value is None else round(b.value, 12) for b in per_t.values()}
+    first = per_t[row.templates[0]]
+    if len(vals) == 1:
+        return first
+    if None in vals:
+        return Baseline(None, "unavailable", note="label information missing for some templates")
+    return Baseline(
+        float(np.mean([per_t[t].value for t in row.templates])),
+        first.method,
+        per_template={t: per_t[t].value for t in row.templates},
+        note="templates differ in label set: per-template baselines b_t",
+    )
+
+
+def row_baselines(row: Row, cells: dict[str, Cells], opts: Options, table: dict) -> dict[str, Baseline]:
+    """metric → b: a ``--baseline table:PATH`` entry (group or dataset name) > ``metadata.baseline`` > formula."""
+    method = opts.baseline if not opts.baseline.startswith("table:") else "uniform"
+    first = next((cells[m] for m in row.models if m in cells), None)
+    out = {}
+    for spec in row.metrics:
+        if (row.name, spec.name) in table or (row.dataset, spec.name) in table:
+            b = table.get((row.name, spec.name)) or table[(row.dataset, spec.name)]
+            out[spec.name] = Baseline(b.value, f"table:{b.method}")
+            continue
+        meta = _metadata_baseline(row, spec) if method != "none" else None
+        out[spec.name] = meta if meta is not None else _computed_baseline(row, first, spec, method, opts)
+    return out

@@ -1,9 +1,14 @@
-"""Stage 6 — paired model comparisons per dataset row and metric (same templates, same documents), and the
-greedy vs regex-constrained comparison of each model (``--compare_decoding``, same machinery).
+"""Across models: paired model comparisons per dataset row and metric (same templates, same documents), the greedy
+vs regex-constrained comparison of each model (``--compare_decoding``, same machinery), rank stability per row, and
+the domain and overall roll-ups.
 
 Per pair: Δ_t = s_{A,t} − s_{B,t}, sign test and Wilcoxon over the templates, ΔSharpe with its interval from the
 shared document bootstrap, per-template bootstrap intervals of Δ_t and — where the score is a mean of
 per-document values — a paired sign-flip permutation test per template. Holm correction across all pairs.
+Rank stability (≥ 2 models): ranks per template, Kendall τ_b, Kendall's W, Friedman χ², and the model order by
+mean, by Sharpe and by CPS with the pairs that flip. Roll-ups: equal-weight means over datasets of μ, σ and S
+(finite S only, count reported) and the mean rank by S; a model missing a dataset is excluded (reported); one
+overall roll-up per suite when the rows come from several (never pooled).
 
 Also the cross-lingual pairs of datasets (``metadata.pair``: template t<k> of one is the translation of t<k> of the
 other), per model: both languages' μ, σ and S, the Spearman correlation of the per-template scores and whether
@@ -13,6 +18,7 @@ the best and the worst template agree (:func:`cross_lingual_rows`).
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
@@ -21,9 +27,9 @@ import numpy as np
 
 from ..scoring import metrics as M
 from . import stats as ST
-from .grouping import Row
-from .options import Options, natural_key
+from .inputs import Diagnostics, Options, natural_key
 from .records import Record, RecordSet
+from .rows import Row
 
 
 def _pairs(models: list[str], compare: list[str] | None) -> list[tuple[str, str]]:
@@ -145,7 +151,7 @@ def _compare_pairs(recs: RecordSet, rows: list[Row], opts: Options, pairs_of, ex
     the returned comparisons. ``extend(comp, row, spec, record_a, record_b)`` adds fields to each comparison."""
     out: list[dict] = []
     for row in rows:
-        for spec in row.groups[0].metrics:
+        for spec in row.metrics:
             models = [m for m in row.models if recs.get(row.name, m, spec.name) is not None]
             pending: list[tuple[int, list[str], np.ndarray]] = []
             for a, b in pairs_of(models):
@@ -171,28 +177,27 @@ def comparisons(recs: RecordSet, rows: list[Row], opts: Options) -> list[dict]:
 
 
 # ============================================================================================== decoding
-def decoding_pairs(rows: list[Row], messages: list[str]) -> list[tuple[str, str, str]]:
+def decoding_pairs(rows: list[Row], diag: Diagnostics) -> list[tuple[str, str, str]]:
     """(model, unconstrained run, regex-constrained run) for every model with exactly one run of each decoding mode
-    (the display names of :func:`.io.assign_models`); a model with several settings in one mode is reported."""
+    (the display names of :func:`.inputs.name_models`); a model with several settings in one mode is reported."""
     modes: dict[str, dict[str, set[str]]] = {}
     for row in rows:
-        for g in row.groups:
-            for name, by_t in g.runs.items():
-                r = next(iter(by_t.values()))
-                modes.setdefault(r.base_model or name, {}).setdefault(r.decoding, set()).add(name)
+        for name, by_t in row.runs.items():
+            r = next(iter(by_t.values()))
+            modes.setdefault(r.base_model or name, {}).setdefault(r.decoding, set()).add(name)
     pairs = []
     for base, by_mode in sorted(modes.items()):
         u, c = sorted(by_mode.get("unconstrained", ())), sorted(by_mode.get("regex_constrained", ()))
         if len(u) == 1 and len(c) == 1:
             pairs.append((base, u[0], c[0]))
         elif u and c:
-            messages.append(
+            diag.note(
                 f"--compare_decoding: model {base} has {len(u)} unconstrained and {len(c)} "
                 f"regex-constrained runs with different settings ({', '.join(u + c)}); not compared "
                 "(pick a pair with --compare A,B)"
             )
     if not pairs:
-        messages.append("--compare_decoding: no model has both an unconstrained and a regex-constrained run")
+        diag.note("--compare_decoding: no model has both an unconstrained and a regex-constrained run")
     return pairs
 
 
@@ -203,13 +208,12 @@ def _mean_of(values: dict[str, float | None] | None) -> float | None:
 
 
 def _adherence(row: Row, model: str, metric_filter: str) -> dict[str, float | None]:
-    """Per template: ``format_adherence`` as the results file reports it (all documents of the run), the mean over
-    the subtasks of a dataset row; None where a template's results lack it (e.g. log-likelihood ranking)."""
+    """Per template: ``format_adherence`` as the results file reports it (all documents of the run); None where a
+    template's results lack it (e.g. log-likelihood ranking)."""
     out = {}
     for t in row.templates:
-        vals = [g.runs[model][t].row.get(f"format_adherence,{metric_filter}") for g in row.groups]
-        ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
-        out[t] = float(np.mean(vals)) if ok else None
+        v = row.runs[model][t].row.get(f"format_adherence,{metric_filter}")
+        out[t] = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
     return out
 
 
@@ -231,12 +235,12 @@ def _mode_summary(row: Row, spec, rec: Record) -> dict:
     }
 
 
-def decoding_comparisons(recs: RecordSet, rows: list[Row], opts: Options, messages: list[str]) -> list[dict]:
+def decoding_comparisons(recs: RecordSet, rows: list[Row], opts: Options, diag: Diagnostics) -> list[dict]:
     """``--compare_decoding``: per model with both decoding modes, per dataset row and metric, the paired comparison
     regex-constrained − unconstrained (the comparison stage above, on the shared document resamples) with Δμ, Δσ,
     ΔSharpe and their percentile intervals, plus format failures and adherence of both modes. Holm corrections
     run over these comparisons only."""
-    by_pair = {(c, u): base for base, u, c in decoding_pairs(rows, messages)}
+    by_pair = {(c, u): base for base, u, c in decoding_pairs(rows, diag)}
 
     def pairs_of(models: list[str]) -> list[tuple[str, str]]:
         return [(c, u) for (c, u) in by_pair if c in models and u in models]
@@ -256,6 +260,128 @@ def decoding_comparisons(recs: RecordSet, rows: list[Row], opts: Options, messag
         comp["unconstrained"], comp["constrained"] = _mode_summary(row, spec, ru), _mode_summary(row, spec, rc)
 
     return _compare_pairs(recs, rows, opts, pairs_of, extend)
+
+
+# ============================================================================================== rank stability, roll-ups
+def rank_stability(recs: RecordSet, rows: list[Row]) -> dict:
+    """Per row (and ``row::metric`` for a secondary metric) with ≥ 2 models that have statistics."""
+    out = {}
+    for row in rows:
+        for mi, metric in enumerate(m.name for m in row.metrics):
+            rs = {m: recs.get(row.name, m, metric) for m in row.models}
+            rs = {m: r for m, r in rs.items() if r is not None and r.mean is not None}
+            if len(rs) < 2:
+                continue
+            neg = "negated_metric" in next(iter(rs.values())).flags
+            table = {m: [r.template_scores[t] for t in row.templates] for m, r in rs.items()}
+            if neg:  # lower is better: rank on −s
+                table = {m: [-v for v in vs] for m, vs in table.items()}
+            res = (
+                ST.rank_stability(table)
+                if len(row.templates) >= 2
+                else {"n_models": len(rs), "n_templates": len(row.templates), "note": "needs ≥ 2 templates"}
+            )
+            means = {m: (-r.mean if neg else r.mean) for m, r in rs.items()}
+            shs = {m: r.sharpe_value() for m, r in rs.items()}
+            cps = {m: r.cps for m, r in rs.items()}
+            res.update(
+                {
+                    "metric": metric,
+                    "templates": row.templates,
+                    "rank_by_mean": ST.order(means),
+                    "rank_by_sharpe": ST.order(shs, sharpe_like=True),
+                    "rank_by_cps": ST.order(cps),
+                    "flips": ST.flips(means, shs),
+                    "flips_note": "[better by mean, better by Sharpe]",
+                }
+            )
+            out[row.name if mi == 0 else f"{row.name}::{metric}"] = res
+    return out
+
+
+def _mean_ranks(
+    recs: RecordSet, chosen: dict[str, dict[str, Row]], datasets, include: list[str]
+) -> dict[str, list[float]]:
+    """Rank of every included model per dataset by S (ties: average rank; undefined S: no rank)."""
+    ranks: dict[str, list[float]] = defaultdict(list)
+    for ds in datasets:
+        vals = {m: recs.get(chosen[m][ds].name, m, chosen[m][ds].primary).sharpe_value() for m in include}
+        ranked = [m for m in include if not math.isnan(vals[m])]  # ±inf rank first / last, as S sorts
+        for m, r in zip(ranked, ST.rank_desc([vals[m] for m in ranked])):
+            ranks[m].append(float(r))
+    return ranks
+
+
+def _block(recs: RecordSet, rs: list[Row], models: list[str]) -> dict:
+    """One roll-up (a domain, or overall). Each dataset counts once: when a dataset has several rows (e.g. a
+    log-likelihood row and its generation-based variant), a model's entry is its first available row in order
+    (shortest name first, i.e. the base group); ``rows_used`` says which."""
+    by_ds: dict[str, list[Row]] = defaultdict(list)
+    for r in sorted(rs, key=lambda r: (len(r.name), r.name)):
+        by_ds[r.dataset].append(r)
+    chosen: dict[str, dict[str, Row]] = {}
+    for m in models:
+        chosen[m] = {
+            ds: next(r for r in cand if recs.get(r.name, m, r.primary) is not None)
+            for ds, cand in by_ds.items()
+            if any(recs.get(r.name, m, r.primary) is not None for r in cand)
+        }
+    include = [m for m in models if len(chosen[m]) == len(by_ds)]
+    excluded = {m: sorted(ds for ds in by_ds if ds not in chosen[m]) for m in models if m not in include}
+    ranks = _mean_ranks(recs, chosen, by_ds, include)
+    per_model = {}
+    for m in include:
+        rr = [recs.get(r.name, m, r.primary) for r in chosen[m].values()]
+        mus = [x.mean for x in rr if x.mean is not None]
+        sds = [x.std for x in rr if x.std is not None]
+        shs = [x.sharpe for x in rr if x.sharpe_status == "ok"]
+        per_model[m] = {
+            "mean_mu": float(np.mean(mus)) if mus else None,
+            "mean_sigma": float(np.mean(sds)) if sds else None,
+            "mean_sharpe": float(np.mean(shs)) if shs else None,
+            "n_finite_sharpe": len(shs),
+            "n_nonfinite_sharpe": len(rr) - len(shs),
+            "mean_rank": float(np.mean(ranks[m])) if ranks[m] else None,
+            "n_datasets": len(rr),
+            "rows_used": sorted(r.name for r in chosen[m].values()),
+        }
+    return {
+        "datasets": sorted(by_ds),
+        "rows": [r.name for r in rs],
+        "metrics": {r.name: r.primary for r in rs},
+        "models": per_model,
+        "excluded_models": excluded,
+        "note": "equal weight per dataset; no σ across datasets; Sharpe mean over finite values",
+    }
+
+
+def _unpooled(rows: list[Row], suites: list[str]) -> dict:
+    """The ``overall`` entry when the rows come from several suites: their rows and metrics, no model statistics
+    (the suites' datasets and templates have nothing in common; each suite has its own roll-up)."""
+    return {
+        "datasets": sorted({r.dataset for r in rows}),
+        "rows": [r.name for r in rows],
+        "metrics": {r.name: r.primary for r in rows},
+        "models": {},
+        "excluded_models": {},
+        "note": f"not pooled across the suites {', '.join(suites)}: see suites",
+    }
+
+
+def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
+    """Domain and overall rows: equal-weight means over datasets of μ, σ and S; mean rank by S. Rows of several
+    suites (``metadata.suite``: the enterprise datasets, the NLU suite) are never pooled: then ``suites`` holds
+    one overall roll-up per suite and ``overall`` only the rows (:func:`_unpooled`)."""
+    domains = sorted({r.domain for r in rows})
+    out = {"domains": {d: _block(recs, [r for r in rows if r.domain == d], models) for d in domains}}
+    suite_of = {r.name: r.taskmeta.suite for r in rows}
+    suites = sorted(set(suite_of.values()))
+    if len(suites) <= 1:
+        out["overall"] = _block(recs, rows, models)
+        return out
+    out["overall"] = _unpooled(rows, suites)
+    out["suites"] = {s: _block(recs, [r for r in rows if suite_of[r.name] == s], models) for s in suites}
+    return out
 
 
 # ============================================================================================== cross-lingual
@@ -425,11 +551,9 @@ def cross_lingual_rows(
 def cross_lingual(recs: RecordSet, rows: list[Row]) -> tuple[list[dict], list[str]]:
     """The cross-lingual rows (JSON-ready dicts) and notes of the aggregation: languages and pairs from each dataset
     row's ``metadata.language`` / ``metadata.pair``; ([], []) when no row carries a pair."""
-    languages = {
-        row.dataset: (row.metadata("language"), str(row.metadata("pair"))) for row in rows if row.metadata("pair")
-    }
+    languages = {row.dataset: (row.taskmeta.language, row.taskmeta.pair) for row in rows if row.taskmeta.pair}
     if not languages:
         return [], []
-    records = [r for row in rows for r in recs.of_row(row.name, row.primary, "strict") if r.level == "dataset"]
+    records = [r for row in rows for m in row.models if (r := recs.get(row.name, m, row.primary)) is not None]
     found, notes = cross_lingual_rows(records, languages)
     return [asdict(r) for r in found], notes

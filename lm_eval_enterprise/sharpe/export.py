@@ -34,15 +34,14 @@ results. Values are from the strict scoring mode of each row's primary metric.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import re
 import shutil
 from pathlib import Path
 
 from .. import __version__
-from .io import SharpeInputError
-from .serialize import clean
+from .inputs import SharpeInputError
+from .report import to_json
 
 SHARPE_CAP = 100.0
 MARKER = ".lm-eval-enterprise-export"
@@ -313,7 +312,7 @@ def prepare_dir(out: Path) -> None:
 
 def _write_json(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(clean(data), indent=1, allow_nan=False, ensure_ascii=False), encoding="utf-8")
+    path.write_text(to_json(data), encoding="utf-8")
 
 
 def write_hf_leaderboard(result: dict, out: str | Path, now: _dt.datetime | None = None) -> Path:

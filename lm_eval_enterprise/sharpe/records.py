@@ -1,4 +1,5 @@
-"""Stage 5 — records: one :class:`Record` per model × (dataset row or subtask group) × metric × scoring mode.
+"""Records: one :class:`Record` per model × dataset row × metric × scoring mode, from the scored row
+(:class:`ScoredRow`: what the per-row stages of :mod:`.pipeline` give).
 
 A record holds the per-template scores s_t, the baseline b, μ, σ, the Sharpe score S = (μ − b)/(α·σ) (``null`` +
 ``sharpe_status`` when not finite), the across-template statistics (min, max, spread, MaxP/AvgP/CPS, quantiles),
@@ -11,17 +12,15 @@ comparisons only).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
 
 from . import baselines as BL
-from . import bootstrap as BS
 from . import stats as ST
-from .grouping import Group, MetricSpec, Row
-from .options import Options, natural_key
-from .template_scores import row_baseline, row_scores
+from .inputs import Options, natural_key
+from .rows import MetricSpec, Row
 
 
 class _Absent:
@@ -35,15 +34,15 @@ ABSENT: Any = _Absent()
 PRIVATE_NAMES = {"per_doc": "_per_doc", "scores_bt": "_scores_bt"}  # dataclass field → key in the dict form
 
 
-@dataclass
+@dataclass(frozen=True)
 class Record:
-    """Statistics of one model × group × metric × scoring mode (see the module docstring)."""
+    """Statistics of one model × dataset row × metric × scoring mode (see the module docstring)."""
 
-    level: str  # "dataset" | "variant_group" (a subtask of a dataset)
+    level: str  # "dataset" (the only level since metric version 1.3)
     group: str
     dataset: str
     domain: str
-    subtask: str | None
+    subtask: str | None  # None since metric version 1.3 (kept in the output layout)
     variant_groups: list[str]
     model: str
     metric: str
@@ -85,7 +84,6 @@ class Record:
     flag_details: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     scores_bt: np.ndarray | None = None  # private: B × T resampled scores (document bootstrap)
-    subtasks: list[str] = ABSENT  # dataset rows with subtasks
     key_source: str | None = None
     tasks: dict[str, str] = ABSENT  # template → lm-eval task name (records of one variant group)
 
@@ -104,21 +102,29 @@ class Record:
         return {"inf": math.inf, "-inf": -math.inf}.get(self.sharpe_status, math.nan)
 
 
-@dataclass
-class RecordKey:
-    """Which record: level, name, dataset row (and subtask group of a ``variant_group`` record), model, metric,
-    scoring mode."""
+@dataclass(frozen=True)
+class ScoredRow:
+    """A dataset row after the per-row stages (cells, scores, baselines, bootstrap; :func:`.pipeline.score_row`): what the
+    records, comparisons and roll-ups read. ``flags``: the row's flags; ``model_flags``: each model's; ``per_doc``:
+    (model, metric) → (T × U per-unit values, their kind, whether the score is their mean); ``boot``: (model,
+    metric, mode, kind) → B × T resampled s_t; ``template_idx``: kind → B × T template draws."""
 
-    level: str
-    name: str
     row: Row
-    group: Group | None
-    model: str
-    metric: MetricSpec
-    mode: str
+    units: list
+    key_source: str | None
+    flags: dict[str, Any]
+    model_flags: dict[str, dict[str, Any]]
+    with_samples: set[str]
+    scores: dict[tuple, float]
+    fail_rate: dict[tuple[str, str], float | None]
+    n_docs: dict[str, int | None]
+    baseline: dict[str, BL.Baseline]
+    per_doc: dict[tuple[str, str], tuple]
+    boot: dict[tuple, np.ndarray]
+    template_idx: dict[str, np.ndarray | None]
 
 
-@dataclass
+@dataclass(frozen=True)
 class RecordInputs:
     """What the statistics of one record are computed from."""
 
@@ -126,75 +132,70 @@ class RecordInputs:
     baseline: BL.Baseline
     n_docs: int | None
     failure: dict[str, float | None] | None  # template → format-failure rate
-    boot: dict[str, np.ndarray | None] = field(default_factory=dict)  # kind → B × T resampled s_t
-    template_idx: dict[str, np.ndarray | None] = field(default_factory=dict)  # kind → B × T template draws
-    per_doc: tuple | None = None  # (keys, T × D values, basis) behind PSS
-    flags: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    toy_data: bool = False  # scored on the embedded fixture data
+    boot: dict[str, np.ndarray | None]  # kind → B × T resampled s_t
+    template_idx: dict[str, np.ndarray | None]  # kind → B × T template draws
+    per_doc: tuple | None  # (keys, T × D values, basis) behind PSS
+    flags: dict[str, Any]
+    toy_data: bool  # scored on the embedded fixture data
+    key_source: str | None
+    tasks: dict[str, str]  # template → lm-eval task name
 
 
 # ============================================================================================== one record
-def _point_statistics(rec: Record, s: np.ndarray, b_arg, flags: dict, opts: Options) -> None:
+def _point_statistics(s: np.ndarray, b_arg, n_docs, baseline: dict, flags: dict, opts: Options) -> dict:
     """μ, σ, S and the across-template statistics (``s`` and ``b_arg`` already oriented higher-is-better)."""
-    st = ST.sharpe(s, b_arg, opts.ddof, opts.alpha, opts.floor_mode(), rec.n_docs)
+    st = ST.sharpe(s, b_arg, opts.ddof, opts.alpha, opts.floor_mode(), n_docs)
     val, status = ST.status_value(st["sharpe"])
     if st["sharpe_status"] in ("single_template", "no_baseline"):
         status = st["sharpe_status"]
-    rec.mean, rec.std, rec.sigma_eff, rec.sharpe = st["mean"], st["std"], st["sigma_eff"], val
-    rec.sharpe_status, rec.degenerate_std = status, st["degenerate_std"]
-    rec.sigma_floor_active, rec.excess_mean = st["floor_active"], st["excess"]
-    for k, v in ST.describe(s).items():
-        setattr(rec, k, v)
     if status == "single_template":
         flags["single_template"] = True
     if st["degenerate_std"]:
         flags["degenerate_std"] = True
     if status == "no_baseline":
-        flags["no_baseline"] = rec.baseline.get("note") or True
+        flags["no_baseline"] = baseline.get("note") or True
     if st["floor_active"]:
         flags["sigma_floor_active"] = True
+    return {
+        "mean": st["mean"],
+        "std": st["std"],
+        "sigma_eff": st["sigma_eff"],
+        "sharpe": val,
+        "sharpe_status": status,
+        "degenerate_std": st["degenerate_std"],
+        "sigma_floor_active": st["floor_active"],
+        "excess_mean": st["excess"],
+        **ST.describe(s),
+    }
 
 
-def _prosa(rec: Record, per_doc: tuple | None, opts: Options) -> None:
+def _prosa(templates: list[str], per_doc: tuple | None, opts: Options) -> dict:
     """ProSA PSS and the most fragile documents (ties keep the documents' natural order)."""
-    if per_doc is None or len(rec.templates) < 2:
-        return
+    if per_doc is None or len(templates) < 2:
+        return {}
     keys, mat, kind = per_doc
     value, sd = ST.pss(mat)
-    rec.pss, rec.pss_basis = value, kind
     order = np.argsort(-sd, kind="stable")[: opts.fragile_top]
-    rec.fragile_docs = [
-        {
-            "key": keys[i],
-            "s_d": float(sd[i]),
-            "per_template": {t: float(mat[j, i]) for j, t in enumerate(rec.templates)},
-        }
+    fragile = [
+        {"key": keys[i], "s_d": float(sd[i]), "per_template": {t: float(mat[j, i]) for j, t in enumerate(templates)}}
         for i in order
         if sd[i] > 0
     ]
-    rec.per_doc = (keys, mat, sd)
+    return {"pss": value, "pss_basis": kind, "fragile_docs": fragile, "per_doc": (keys, mat, sd)}
 
 
-def _intervals(rec: Record, inp: RecordInputs, b_arg, higher_is_better: bool, opts: Options) -> None:
+def _intervals(inp: RecordInputs, b_arg, n_docs, higher_is_better: bool, opts: Options) -> dict:
     """Percentile intervals of μ, σ, S from the resampled scores (``ci``; ``ci_templates`` with templates too)."""
+    out: dict[str, Any] = {"ci": None}
     for kind, name in (("docs", "ci"), ("docs+templates", "ci_templates")):
         mat = inp.boot.get(kind)
         if mat is None:
-            if kind == "docs":
-                rec.ci = None
             continue
         if not higher_is_better:
             mat = -mat
-        ci = BS.summarize(
-            mat,
-            b_arg if b_arg is not None else np.nan,
-            opts.ddof,
-            opts.alpha,
-            opts.floor_mode(),
-            rec.n_docs or 0,
-            inp.template_idx.get(kind),
-            opts.seed,
+        b = b_arg if b_arg is not None else np.nan
+        ci = ST.summarize(
+            mat, b, opts.ddof, opts.alpha, opts.floor_mode(), n_docs or 0, inp.template_idx.get(kind), opts.seed
         )
         if b_arg is None:
             ci["sharpe"] = None
@@ -203,232 +204,130 @@ def _intervals(rec: Record, inp: RecordInputs, b_arg, higher_is_better: bool, op
                 lo, hi = ci["mean"]
                 ci["mean"] = [-hi, -lo]
             ci["negated"] = True
-        setattr(rec, name, ci)
+        out[name] = ci
+    return out
 
 
-def build_record(key: RecordKey, inp: RecordInputs, opts: Options) -> Record:
+def build_record(row: Row, model: str, spec: MetricSpec, mode: str, inp: RecordInputs, opts: Options) -> Record:
     """One record from its per-template scores, baseline and sample-based inputs."""
-    spec = key.metric
     tids = list(inp.scores)
     s = np.array([inp.scores[t] for t in tids], dtype=float)
     b_val = inp.baseline.value
     b_arg: Any = b_val
     if inp.baseline.per_template is not None and b_val is not None:
         b_arg = np.array([inp.baseline.per_template[t] for t in tids])
-    flags, notes = dict(inp.flags), list(inp.notes)
+    flags, notes = dict(inp.flags), []
     if not spec.higher_is_better:  # lower is better: S is computed on −s against −b
         s = -s
         b_arg = None if b_arg is None else -np.asarray(b_arg) if not np.isscalar(b_arg) else -b_arg
         flags["negated_metric"] = True
     shown = -s if not spec.higher_is_better else s
-    rec = Record(
-        level=key.level,
-        group=key.name,
-        dataset=key.row.dataset,
-        domain=key.row.domain,
-        subtask=key.group.subtask if key.group is not None else None,
-        variant_groups=[g.name for g in key.row.groups] if key.group is None else [key.group.name],
-        model=key.model,
-        metric=spec.name,
-        filter=spec.filter,
-        scoring_mode=key.mode,
-        comparable_across_models=key.mode == "strict",
-        n_templates=len(tids),
-        templates=tids,
-        n_docs=inp.n_docs,
-        toy_data=inp.toy_data,
-        baseline=inp.baseline.as_dict(),
-        template_scores={t: float(v) if math.isfinite(v) else None for t, v in zip(tids, shown)},
-        ddof=opts.ddof,
-        alpha=opts.alpha,
-        sigma_floor_mode=opts.sigma_floor,
-    )
+    baseline = inp.baseline.as_dict()
+    fields_: dict[str, Any] = {}
     undefined = ~np.isfinite(s)
     if undefined.any():
         bad = [t for t, u in zip(tids, undefined) if u]
         flags["undefined_template_scores"] = bad
-        notes.append(f"{key.mode}: metric undefined for {', '.join(bad)} (no parsed documents); statistics null")
+        notes.append(f"{mode}: metric undefined for {', '.join(bad)} (no parsed documents); statistics null")
     else:
-        _point_statistics(rec, s, b_arg, flags, opts)
-    _prosa(rec, inp.per_doc, opts)
-    rec.format_failure = inp.failure
-    _intervals(rec, inp, b_arg, spec.higher_is_better, opts)
-    if rec.ci is None and "no_samples" not in flags and opts.bootstrap > 0:
+        fields_.update(_point_statistics(s, b_arg, inp.n_docs, baseline, flags, opts))
+    fields_.update(_prosa(tids, inp.per_doc, opts))
+    fields_.update(_intervals(inp, b_arg, inp.n_docs, spec.higher_is_better, opts))
+    if fields_["ci"] is None and "no_samples" not in flags and opts.bootstrap > 0:
         flags.setdefault("no_samples", True)
-    rec.flags = sorted(flags)
-    rec.flag_details = {k: v for k, v in flags.items() if v is not True}
-    rec.notes = notes
-    rec.scores_bt = inp.boot.get("docs")
-    return rec
+    return Record(
+        level="dataset",
+        group=row.name,
+        dataset=row.dataset,
+        domain=row.domain,
+        subtask=None,
+        variant_groups=[row.name],
+        model=model,
+        metric=spec.name,
+        filter=spec.filter,
+        scoring_mode=mode,
+        comparable_across_models=mode == "strict",
+        n_templates=len(tids),
+        templates=tids,
+        n_docs=inp.n_docs,
+        toy_data=inp.toy_data,
+        baseline=baseline,
+        template_scores={t: float(v) if math.isfinite(v) else None for t, v in zip(tids, shown)},
+        ddof=opts.ddof,
+        alpha=opts.alpha,
+        sigma_floor_mode=opts.sigma_floor,
+        format_failure=inp.failure,
+        flags=sorted(flags),
+        flag_details={k: v for k, v in flags.items() if v is not True},
+        notes=notes,
+        scores_bt=inp.boot.get("docs"),
+        key_source=inp.key_source,
+        tasks=inp.tasks,
+        **fields_,
+    )
 
 
 # ============================================================================================== all records
-@dataclass
+@dataclass(frozen=True)
 class RecordSet:
     """Every record, plus the dataset-level ones by (row, model, metric, mode) and their per-document values by
     (row, model, metric) — what rank stability, comparisons and roll-ups read."""
 
-    records: list[Record] = field(default_factory=list)
-    by_key: dict[tuple[str, str, str, str], Record] = field(default_factory=dict)
-    per_doc: dict[tuple[str, str, str], tuple] = field(default_factory=dict)  # → (keys, T × D, is_metric)
-
-    def add(self, rec: Record, dataset_level: bool) -> None:
-        self.records.append(rec)
-        if dataset_level:
-            self.by_key[(rec.group, rec.model, rec.metric, rec.scoring_mode)] = rec
+    records: list[Record]
+    by_key: dict[tuple[str, str, str, str], Record]
+    per_doc: dict[tuple[str, str, str], tuple]  # → (keys, T × D, is_metric)
 
     def get(self, row: str, model: str, metric: str, mode: str = "strict") -> Record | None:
         return self.by_key.get((row, model, metric, mode))
 
-    def of_row(self, row: str, metric: str, mode: str | None = None) -> list[Record]:
-        return [r for k, r in self.by_key.items() if k[0] == row and k[2] == metric and mode in (None, k[3])]
 
-
-def _per_doc_of_group(g: Group, model: str, spec: MetricSpec, templates: list[str]):
-    v = g.per_doc.get((model, spec.name))
-    if v is None:
-        return None
-    mat, kind, _ = v
-    return list(g.keys), mat[[g.templates.index(t) for t in templates]], kind
-
-
-def _group_inputs(row: Row, g: Group, model: str, spec: MetricSpec, mode: str) -> RecordInputs:
-    fail = {t: g.fail_rate.get((model, t)) for t in g.templates}
-    flags = dict(g.flags)
-    flags.update(g.model_flags.get(model, {}))
-    if not g.has_samples(model):
+def _inputs(sr: ScoredRow, model: str, spec: MetricSpec, mode: str) -> RecordInputs:
+    row = sr.row
+    fail = {t: sr.fail_rate.get((model, t)) for t in row.templates}
+    flags = {**sr.flags, **sr.model_flags.get(model, {})}
+    if model not in sr.with_samples:
         flags.setdefault("no_samples", True)
-    boot = {}
-    if g.templates == row.templates or not row.composite:
-        boot = {k[3]: v for k, v in g.boot.items() if k[:3] == (model, spec.name, mode)}
-    elif g.boot:
-        boot = {"docs": g.boot.get((model, spec.name, mode, "docs"))}
+    per_doc = sr.per_doc.get((model, spec.name)) if mode == "strict" else None
     return RecordInputs(
-        scores={t: g.scores[(model, t, spec.name, mode)] for t in g.templates},
-        baseline=g.baseline[spec.name],
-        n_docs=g.n_docs.get(model),
+        scores={t: sr.scores[(model, t, spec.name, mode)] for t in row.templates},
+        baseline=sr.baseline[spec.name],
+        n_docs=sr.n_docs.get(model),
         failure=None if all(v is None for v in fail.values()) else fail,
-        boot=boot,
-        template_idx=row.template_idx if g.templates == row.templates else {},
-        per_doc=_per_doc_of_group(g, model, spec, g.templates) if mode == "strict" else None,
+        boot={k[3]: v for k, v in sr.boot.items() if k[:3] == (model, spec.name, mode)},
+        template_idx=sr.template_idx,
+        per_doc=None if per_doc is None else (list(sr.units), per_doc[0], per_doc[1]),
         flags=flags,
-        toy_data=g.toy.get(model, False),
+        toy_data=row.toy.get(model, False),
+        key_source=sr.key_source,
+        tasks={t: row.runs[model][t].task for t in row.templates},
     )
 
 
-def _group_records(out: RecordSet, row: Row, g: Group, opts: Options) -> None:
-    """Records of one variant group: dataset level for a plain row, ``variant_group`` level for a subtask."""
-    for spec in g.metrics:
-        for mode in opts.record_modes:
-            for model in g.models:
-                if (model, g.templates[0], spec.name, mode) not in g.scores:
-                    continue
-                inp = _group_inputs(row, g, model, spec, mode)
-                key = (
-                    RecordKey("variant_group", g.name, row, g, model, spec, mode)
-                    if row.composite
-                    else RecordKey("dataset", row.name, row, None, model, spec, mode)
-                )
-                rec = build_record(key, inp, opts)
-                rec.key_source = g.key_source
-                rec.tasks = {t: g.runs[model][t].task for t in g.templates}
-                out.add(rec, dataset_level=not row.composite)
-                if not row.composite and inp.per_doc is not None:
-                    out.per_doc[(row.name, model, spec.name)] = (
-                        inp.per_doc[0],
-                        inp.per_doc[1],
-                        g.per_doc[(model, spec.name)][2],
-                    )
-
-
-def _row_flags(row: Row, model: str) -> dict[str, Any]:
-    """Row flags, then each subtask group's model flags and group flags (``templates_missing`` per group)."""
-    flags = dict(row.flags)
-    for g in row.groups:
-        for k, v in g.model_flags.get(model, {}).items():
-            if k == "templates_missing":  # per subtask group: {group: [tids]}
-                flags.setdefault(k, {})[g.name] = v
-            else:
-                flags.setdefault(k, v)
-        for k, v in g.flags.items():
-            flags.setdefault(k, v)
-    return flags
-
-
-def _row_boot(row: Row, model: str, metric: str, mode: str) -> dict[str, np.ndarray]:
-    """Resampled dataset-row scores: the mean over subtasks of each group's resampled s_t (row templates)."""
-    boot = {}
-    for kind in ("docs", "docs+templates"):
-        mats = []
-        for g in row.groups:
-            m = g.boot.get((model, metric, mode, kind))
-            if m is None:
-                mats = None
-                break
-            mats.append(m[:, [g.templates.index(t) for t in row.templates]])
-        if mats:
-            boot[kind] = np.mean(mats, axis=0)
-    return boot
-
-
-def _row_failure(row: Row, model: str) -> dict[str, float | None] | None:
-    fails = [[g.fail_rate.get((model, t)) for g in row.groups] for t in row.templates]
-    if all(v is None for f in fails for v in f):
-        return None
-    return {t: (float(np.mean(f)) if all(v is not None for v in f) else None) for t, f in zip(row.templates, fails)}
-
-
-def _row_per_doc(row: Row, model: str, spec: MetricSpec) -> tuple | None:
-    """(subtask/doc keys, T × (subtask, document) values, basis) — PSS over every (subtask, document) pair."""
-    parts = [_per_doc_of_group(g, model, spec, row.templates) for g in row.groups]
-    if any(p is None for p in parts):
-        return None
-    keys = [f"{g.subtask}/{k}" for g, p in zip(row.groups, parts) for k in p[0]]
-    return keys, np.hstack([p[1] for p in parts]), parts[0][2]
-
-
-def _dataset_row_records(out: RecordSet, row: Row, opts: Options) -> None:
-    """Dataset-level records of a row with subtasks: s_t = unweighted mean over the subtasks."""
-    for spec in row.groups[0].metrics:
-        b = row_baseline(row, spec.name)
-        for mode in opts.record_modes:
-            for model in row.models:
-                scores = row_scores(row, model, spec.name, mode)
-                if scores is None:
-                    continue
-                pdoc = _row_per_doc(row, model, spec) if mode == "strict" else None
-                n_docs = len(row.keys) if row.keys else (max((g.n_docs.get(model) or 0) for g in row.groups) or None)
-                inp = RecordInputs(
-                    scores,
-                    b,
-                    n_docs,
-                    _row_failure(row, model),
-                    _row_boot(row, model, spec.name, mode),
-                    row.template_idx,
-                    pdoc,
-                    _row_flags(row, model),
-                    [f"s_t = unweighted mean over {len(row.groups)} subtasks"],
-                    any(g.toy.get(model, False) for g in row.groups),
-                )
-                rec = build_record(RecordKey("dataset", row.name, row, None, model, spec, mode), inp, opts)
-                rec.subtasks = [g.subtask for g in row.groups]
-                rec.key_source = row.groups[0].key_source
-                out.add(rec, dataset_level=True)
-                if pdoc is not None:
-                    out.per_doc[(row.name, model, spec.name)] = (pdoc[0], pdoc[1], False)
-
-
-def collect_records(rows: list[Row], opts: Options) -> RecordSet:
-    """Every record of every row (variant groups first, then the row's dataset-level records), with failure
-    flags applied."""
-    out = RecordSet()
-    for row in rows:
-        for g in row.groups:
-            _group_records(out, row, g, opts)
-        if row.composite:
-            _dataset_row_records(out, row, opts)
-    apply_failure_flags(out, rows, opts)
+def row_records(sr: ScoredRow, opts: Options) -> list[Record]:
+    """The records of one scored row (per metric, scoring mode and model), with its failure flags."""
+    out = []
+    for spec in sr.row.metrics:
+        recs = [
+            build_record(sr.row, model, spec, mode, _inputs(sr, model, spec, mode), opts)
+            for mode in opts.record_modes
+            for model in sr.row.models
+            if (model, sr.row.templates[0], spec.name, mode) in sr.scores
+        ]
+        out += with_failure_flags(recs, opts, spec.higher_is_better)
     return out
+
+
+def collect_records(rows: list[ScoredRow], opts: Options) -> RecordSet:
+    """Every record of every row, by key, and their per-document values."""
+    records, by_key, per_doc = [], {}, {}
+    for sr in rows:
+        for rec in row_records(sr, opts):
+            records.append(rec)
+            by_key[(rec.group, rec.model, rec.metric, rec.scoring_mode)] = rec
+            pd_ = sr.per_doc.get((rec.model, rec.metric))
+            if rec.scoring_mode == "strict" and pd_ is not None:
+                per_doc[(rec.group, rec.model, rec.metric)] = (list(sr.units), pd_[0], pd_[2])
+    return RecordSet(records, by_key, per_doc)
 
 
 # ============================================================================================== failure flags
@@ -473,20 +372,16 @@ def failure_flags(
     return {"high_failure": high, "broken_template": broken}
 
 
-def apply_failure_flags(out: RecordSet, rows: list[Row], opts: Options) -> None:
-    """Flag every dataset-level record of a row × metric (both scoring modes) with the templates found by
-    :func:`failure_flags` on its strict records."""
-    for row in rows:
-        for spec in row.groups[0].metrics:
-            strict = out.of_row(row.name, spec.name, "strict")
-            if not strict:
-                continue
-            scores = {
-                r.model: r.template_scores for r in strict if all(v is not None for v in r.template_scores.values())
-            }
-            ff = failure_flags(strict, opts, scores, strict[0].baseline["value"], spec.higher_is_better)
-            for r in out.of_row(row.name, spec.name):
-                for name, ts in ff.items():
-                    if ts:
-                        r.flags = sorted(set(r.flags) | {name})
-                        r.flag_details[name] = ts
+def with_failure_flags(recs: list[Record], opts: Options, higher_is_better: bool) -> list[Record]:
+    """The records of one row × metric (both scoring modes), flagged with the templates :func:`failure_flags`
+    finds on the strict ones (none without strict records)."""
+    strict = [r for r in recs if r.scoring_mode == "strict"]
+    if not strict:
+        return recs
+    scores = {r.model: r.template_scores for r in strict if all(v is not None for v in r.template_scores.values())}
+    ff = {
+        k: v for k, v in failure_flags(strict, opts, scores, strict[0].baseline["value"], higher_is_better).items() if v
+    }
+    if not ff:
+        return recs
+    return [replace(r, flags=sorted(set(r.flags) | set(ff)), flag_details={**r.flag_details, **ff}) for r in recs]

@@ -1,32 +1,53 @@
-"""Markdown (``leaderboard.md``) and CSV writers of the aggregation result, and the record helpers the HTML
-report shares (:mod:`.html_report`, :mod:`.plots`). ``aggregate.json``: :mod:`.serialize`; everything at once:
-:func:`.outputs.write_all`.
+"""The writers of text and tables: ``aggregate.json`` (valid JSON without NaN/inf, private fields dropped),
+``leaderboard.md``, the CSVs and the Markdown of the estimates (``sparse_estimates.md``, ``population_estimates.md``),
+with the record helpers the HTML page shares (HTML: :mod:`.html_report`, leaderboard layouts: :mod:`.export`, every
+output into one folder: :func:`.pipeline.write_outputs`).
 
-All writers take the dict returned by :func:`lm_eval_enterprise.sharpe.engine.aggregate`.
+The full tool's writers take the dict of :func:`lm_eval_enterprise.sharpe.pipeline.full_run`, the estimates' those of
+:mod:`.estimates`.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .baselines import ROUGE_METRICS
-from .serialize import clean, to_json  # noqa: F401  (re-exported: writers and tests use them from here)
+
+PRIVATE = ("_per_doc", "_scores_bt")
+
+
+def clean(obj: Any) -> Any:
+    """JSON-ready copy: private fields dropped, numpy scalars converted, non-finite floats → None (the Sharpe
+    status fields say why)."""
+    if isinstance(obj, dict):
+        return {str(k): clean(v) for k, v in obj.items() if k not in PRIVATE}
+    if isinstance(obj, (list, tuple)):
+        return [clean(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return clean(obj.tolist())
+    if isinstance(obj, (np.floating, float)):
+        v = float(obj)
+        return v if math.isfinite(v) else None
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    return obj
+
+
+def to_json(result: dict) -> str:
+    return json.dumps(clean(result), indent=1, allow_nan=False, ensure_ascii=False)
+
 
 # flags that describe a dataset row (every model's record carries them); shown once under the row's table
-ROW_FLAGS = (
-    "high_failure",
-    "broken_template",
-    "templates_dropped",
-    "doc_set_intersected",
-    "excluded_templates",
-    "missing_subtasks",
-    "grouped_by_name",
-    "cut_queries",
+ROW_FLAGS = tuple(
+    "high_failure broken_template templates_dropped doc_set_intersected excluded_templates grouped_by_name cut_queries".split()
 )
 HIDDEN_FLAGS = ("negated_metric",)
 
@@ -89,7 +110,7 @@ def dataset_records(result: dict, mode: str = "strict") -> dict[tuple[str, str],
 
 def rollup_blocks(result: dict) -> list[tuple[str, dict]]:
     """(scope, roll-up) of the overall roll-ups: ``overall``, or one ``<suite> overall`` per suite when the rows
-    come from several suites (never pooled: :func:`.rollup.rollup`)."""
+    come from several suites (never pooled: :func:`.comparisons.rollup`)."""
     suites = result["macro"].get("suites")
     if not suites:
         return [("overall", result["macro"]["overall"])]
@@ -264,8 +285,7 @@ def _dataset_section(result: dict, row: dict, rs: list[dict], notes: _Footnotes)
         f"### {g} — {r0['metric']} ({row['domain']})",
         "",
         f"{r0['n_templates']} templates, {fmt(r0['n_docs'])} "
-        f"{'queries' if r0.get('key_source') == 'qid' else 'documents'}, {_baseline_text(r0)}."
-        + (f" Subtasks: {', '.join(r0.get('subtasks') or [])}." if r0.get("subtasks") else ""),
+        f"{'queries' if r0.get('key_source') == 'qid' else 'documents'}, {_baseline_text(r0)}.",
         "",
     ]
     tids = r0["templates"]
@@ -493,36 +513,10 @@ def decoding_markdown(result: dict) -> str:
 
 
 # ============================================================================================== CSV
-SCALARS = [
-    "level",
-    "group",
-    "dataset",
-    "domain",
-    "subtask",
-    "model",
-    "metric",
-    "filter",
-    "scoring_mode",
-    "n_templates",
-    "n_docs",
-    "toy_data",
-    "mean",
-    "std",
-    "ddof",
-    "sharpe",
-    "sharpe_status",
-    "alpha",
-    "sigma_floor_mode",
-    "sigma_floor_active",
-    "degenerate_std",
-    "min",
-    "max",
-    "spread",
-    "maxp",
-    "avgp",
-    "cps",
-    "pss",
-]
+SCALARS = (  # the scalar fields of a record, as leaderboard.csv columns
+    "level group dataset domain subtask model metric filter scoring_mode n_templates n_docs toy_data mean std ddof "
+    "sharpe sharpe_status alpha sigma_floor_mode sigma_floor_active degenerate_std min max spread maxp avgp cps pss"
+).split()
 
 
 def leaderboard_rows(result: dict) -> list[dict]:
@@ -559,12 +553,7 @@ def _write_csv(path: Path, rows: list[dict], fields: list[str] | None = None) ->
 
 def write_csvs(result: dict, out: Path) -> None:
     lb = leaderboard_rows(result)
-    fields = []
-    for r in lb:
-        for k in r:
-            if k not in fields:
-                fields.append(k)
-    _write_csv(out / "leaderboard.csv", lb, fields)
+    _write_csv(out / "leaderboard.csv", lb, list(dict.fromkeys(k for r in lb for k in r)))  # every column, first seen
     pt = []
     for r in result["records"]:
         for t in r["templates"]:
@@ -608,3 +597,108 @@ def write_csvs(result: dict, out: Path) -> None:
                         ";".join(f"{t}={mat[i, j]:g}" for i, t in enumerate(tids)),
                     ]
                 )
+
+
+# ============================================================================================== estimates
+POPULATION_TITLE = "ESTIMATES: template populations (never pooled with the core set)"
+
+
+def _f(x, fmt: str = ".3f") -> str:
+    return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, fmt)
+
+
+def _ci(ci, fmt: str = ".3f") -> str:
+    return "" if not ci else f" [{_f(ci[0], fmt)}, {_f(ci[1], fmt)}]"
+
+
+def sparse_markdown(result: dict) -> str:
+    """The estimates of a sparse run: one line per model × dataset row."""
+    recs = result["records"]
+    shares = sorted({round(r["share"], 4) for r in recs})
+    lines = [
+        "ESTIMATES from a sparse design (model-based plug-in; observed cells kept, missing cells imputed by a "
+        "template + document effect model) — share of (template, document) cells observed: "
+        + ", ".join(f"{s:.1%}" for s in shares),
+        "",
+        "| dataset | model | cells | mean μ [95% CI] | std σ [95% CI] | Sharpe [95% CI] | per template "
+        "(naive: observed cells only) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in recs:
+        ci = r.get("ci") or {}
+        sh = _f(r["sharpe"], ".2f") if r["sharpe"] is not None else r["sharpe_status"]
+        per = ", ".join(f"{t} {_f(r['scores'][t])} ({_f(r['naive_scores'][t])})" for t in r["templates"])
+        lines.append(
+            f"| {r['name']} ({r['metric']}) | {r['model']} | "
+            f"{r['cells_observed']}/{r['cells_total']} ({r['share']:.0%}) | "
+            f"{_f(r['mean'])}{_ci(ci.get('mean'))} | {_f(r['std'])}{_ci(ci.get('std'))} | "
+            f"{sh}{_ci(ci.get('sharpe'), '.2f')} | {per} |"
+        )
+    lines.append("")
+    lines.append(
+        f"baseline b: {', '.join(sorted({str(r['baseline_method']) for r in recs}))}; ddof "
+        f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the cell model refitted"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def population_markdown(result: dict) -> str:
+    """The population section: one line per model × population group ("" without any)."""
+    recs = result.get("records") or []
+    if not recs:
+        return ""
+    lines = [
+        f"## {POPULATION_TITLE}",
+        "",
+        "Each population group is scored on its own: μ, σ and S over its templates, with 95 % intervals over "
+        "documents and templates; q05…q95 are the quantiles of the template scores; 'cells' is the share of "
+        "(template, document) cells observed (below 100 %: model-based estimates). Compare with the core-set row "
+        "of the same dataset above; the two are never averaged.",
+        "",
+        "| model | population group | metric | templates | cells | μ | σ | S | q05 / q25 / q50 / q75 / q95 | "
+        "worst decile |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(recs, key=lambda r: (r["model"], r["group"])):
+        ci = r.get("ci") or {}
+        q = " / ".join(_f(v) for v in r["quantiles"])
+        worst = ", ".join(r["worst_decile"][:5]) + (" …" if len(r["worst_decile"]) > 5 else "")
+        lines.append(
+            f"| {r['model']} | {r['group']} | {r['metric']} | {len(r['templates'])} | {r['share']:.1%} | "
+            f"{_f(r['mean'])}{_ci(ci.get('mean'))} | {_f(r['std'])}{_ci(ci.get('std'))} | "
+            f"{_f(r['sharpe'], '.2f')}{_ci(ci.get('sharpe'))} | {q} | {worst} |"
+        )
+    notes = [_precision_line(r) for r in sorted(recs, key=lambda r: (r["model"], r["group"])) if r.get("precision")]
+    if notes:
+        lines += [
+            "",
+            "Precision (95 % half-widths; targets ±0.5 on S, ±0.02 on σ; `population --plan` for others):",
+            "",
+        ]
+        lines += notes
+    return "\n".join(lines) + "\n"
+
+
+def _precision_line(r: dict) -> str:
+    """One record's precision against the default targets: reached or not, and the planner's runs."""
+    names = {"sharpe": "S", "std": "σ"}
+    parts = []
+    for stat, p in r["precision"].items():
+        if p["met"]:
+            verdict = "met"
+        elif p["runs_needed"]:
+            verdict = f"not met; about {p['runs_needed']} single-template runs would meet it"
+        else:
+            verdict = "not met; more runs cannot meet it" + (
+                f" (about {p['templates_needed']} templates would)" if p.get("templates_needed") else ""
+            )
+        run = f", a full run of these templates ±{_f(p['half_width_full_run'])}" if r.get("ci_full_run") else ""
+        parts.append(f"{names.get(stat, stat)} ±{_f(p['half_width'])}{run} (target ±{p['target']:g}: {verdict})")
+    rests = (r.get("information") or {}).get("rests_on_prior") or []
+    prior = f"; resting mostly on the prior: {', '.join(rests)}" if rests else ""
+    return f"* {r['model']} {r['group']}: " + "; ".join(parts) + prior
+
+
+def estimate_markdown(result: dict, kind: str) -> str:
+    """The Markdown of an estimate result of ``kind`` (sparse | population), as printed and written."""
+    return {"sparse": sparse_markdown, "population": population_markdown}[kind](result)

@@ -1,5 +1,5 @@
-"""Statistics across templates (docs/sharpe.md: #sharpe-score, #ddof, #degenerate-cases, #statistics, #comparisons).
-Pure functions on numbers; no I/O.
+"""Statistics across templates and over resamples (docs/sharpe.md: #sharpe-score, #ddof, #degenerate-cases,
+#statistics, #comparisons, #bootstrap). Pure functions on numbers; no I/O.
 
 Sharpe: S = (μ − b) / (α·σ_eff), μ = mean_t s_t, σ = sqrt(Σ_t (s_t − μ)² / (T − ddof)), σ_eff = max(σ, floor).
 Degenerate cases (eps = 1e-12): T < 2 → undefined (``single_template``, both ddof); σ_eff < eps → +inf / −inf by the
@@ -340,3 +340,66 @@ def percentile_ci(values: Iterable[float], lo: float = 2.5, hi: float = 97.5) ->
         return None
     a, b = np.percentile(v, [lo, hi])
     return [float(a), float(b)]
+
+
+# ------------------------------------------------------------------------------------------------------ bootstrap
+# One generator np.random.default_rng(seed) per dataset row (a row's intervals do not depend on which other datasets
+# or models are in the run). Per resample b = 1..B: a unit index vector rng.integers(0, D, D) shared by every
+# template and model of the row, then — with template resampling — a template index vector rng.integers(0, T, T):
+# the reference draw order (example 5 of docs/sharpe.md#worked-examples). Without template resampling the B draws
+# are one rng.integers(0, D, (B, D)) call, which yields the identical stream. Unit indices become a multiplicity
+# matrix W (B × D): the resampled score of every template is Stats.finalize(W @ features)
+# (lm_eval_enterprise.scoring.corpus).
+def draw(
+    seed: int, n_boot: int, n_docs: int, n_templates: int, resample_templates: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """(doc indices B × D, template indices B × T or None) in the reference order."""
+    rng = np.random.default_rng(seed)
+    if not resample_templates:
+        return rng.integers(0, n_docs, (n_boot, n_docs)), None
+    di = np.empty((n_boot, n_docs), dtype=np.int64)
+    ti = np.empty((n_boot, n_templates), dtype=np.int64)
+    for b in range(n_boot):
+        di[b] = rng.integers(0, n_docs, n_docs)
+        ti[b] = rng.integers(0, n_templates, n_templates)
+    return di, ti
+
+
+def multiplicities(doc_idx: np.ndarray, n_docs: int) -> np.ndarray:
+    """B × D matrix of how often each document was drawn in each resample."""
+    b = doc_idx.shape[0]
+    flat = (np.arange(b)[:, None] * n_docs + doc_idx).ravel()
+    return np.bincount(flat, minlength=b * n_docs).reshape(b, n_docs).astype(float)
+
+
+def summarize(
+    scores_bt: np.ndarray,
+    baseline,
+    ddof: int,
+    alpha: float,
+    floor_mode,
+    n_docs: int,
+    template_idx: np.ndarray | None,
+    seed: int,
+) -> dict:
+    """CI record from a B × T matrix of resampled per-template scores (templates resampled with ``template_idx``)."""
+    s = scores_bt
+    b_arr = np.broadcast_to(np.asarray(baseline, dtype=float), (s.shape[1],)) if not np.isscalar(baseline) else baseline
+    if template_idx is not None:
+        s = np.take_along_axis(s, template_idx, axis=1)
+        if not np.isscalar(b_arr):
+            b_arr = np.asarray(b_arr)[template_idx]
+    mu, sig, sh, degen = sharpe_matrix(s, b_arr, ddof, alpha, floor_mode, n_docs)
+    valid = np.isfinite(mu)
+    n_valid = int(valid.sum())
+    return {
+        "mean": percentile_ci(mu),
+        "std": percentile_ci(sig),
+        "sharpe": percentile_ci(sh),
+        "B": int(s.shape[0]),
+        "seed": int(seed),
+        "resample_templates": template_idx is not None,
+        "frac_degenerate": float(degen[valid].mean()) if n_valid else None,
+        "n_undefined_resamples": int(s.shape[0] - n_valid),
+        "eps": EPS,
+    }

@@ -34,6 +34,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ...taskmeta import TaskMeta
+
 try:  # Python 3.11+
     from re import _constants as _c  # type: ignore[attr-defined]
     from re import _parser as _p  # type: ignore[attr-defined]
@@ -269,8 +271,7 @@ def _task_index():
 def task_format(task_name: str) -> str:
     """``metadata.answer_regex`` of an enterprise task, read from its YAML (what lm-eval runs)."""
     entry = _task_index().get(task_name)
-    cfg = getattr(entry, "cfg", None) or {}
-    regex = (cfg.get("metadata") or {}).get("answer_regex")
+    regex = TaskMeta.from_config(getattr(entry, "cfg", None) or {}).answer_regex
     if not regex:
         raise ConstraintError(
             f"task {task_name!r} has no metadata.answer_regex: only lm-eval-enterprise "

@@ -5,7 +5,7 @@ field labels and answer instructions change. Every template reads the answer wit
 ``regex`` is only the exact format the template asks for (``format_adherence``).
 """
 
-from lm_eval_enterprise.tasks.climate.reddit_climate.source import LABELS, RECIPE
+from lm_eval_enterprise.tasks.climate.reddit_climate.source import LABELS, RECIPE, RedditClimate
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import label_format
@@ -58,9 +58,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="reddit_climate",
-    domain="climate",
-    family="classification_weighted",
+    source=RedditClimate,
     primary_metric="weighted_f1",
     templates=TEMPLATES,
     num_fewshot=5,

@@ -7,6 +7,8 @@ for t3, at most fifteen words on one line for t5. Articles too long for the cont
 beginning ([TRUNC]); HELM itself does not truncate (its test filter keeps documents of 100-3,700 words).
 """
 
+from lm_eval_enterprise.tasks.climate.sumo_claims.source import SumoClaims
+
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import LINE_FORMAT, TEXT_FORMAT, words_format
 
@@ -51,9 +53,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="sumo_claims",
-    domain="climate",
-    family="summarization",
+    source=SumoClaims,
     primary_metric="rouge_l",
     templates=TEMPLATES,
     num_fewshot=0,
@@ -62,5 +62,4 @@ TASKS = DatasetTasks(
     max_gen_toks=100,
     # [TRUNC] without a fixed N: an article that does not fit the context budget with the 100 generated tokens
     # is cut to fit, keeping its beginning (counted per task in shots_used / prompt_cut)
-    extra_metadata={"context_truncate_field": "document"},
 )

@@ -73,7 +73,7 @@ def test_clean_and_length_filter_units():
     assert S.to_record({"Claim_id": 12.0, "Title": "T _x", "Doc_text": "d"})["id"] == "12"  # float-upcast ids
 
 
-def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/test_datasets.py
+def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/data/test_datasets.py
     assert TASKS.num_fewshot == 0 and TASKS.max_gen_toks == 100 and TASKS.until == ("\n\n",)
 
 

@@ -6,7 +6,7 @@ labels and answer instructions change. Every template reads the answer with the 
 is only the exact format the template asks for (``format_adherence``).
 """
 
-from lm_eval_enterprise.tasks.climate.wildfire_tweets.source import LABELS
+from lm_eval_enterprise.tasks.climate.wildfire_tweets.source import LABELS, WildfireTweets
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import label_format
@@ -60,9 +60,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="wildfire_tweets",
-    domain="climate",
-    family="classification_weighted",
+    source=WildfireTweets,
     primary_metric="weighted_f1",
     templates=TEMPLATES,
     num_fewshot=5,

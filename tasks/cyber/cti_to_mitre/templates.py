@@ -8,6 +8,8 @@ token, stop ``"\\n"``. Every template reads the letter with the same [PARSE] rul
 t1 (HELM's prompt) also reports HELM's rule (the whole completion is exactly the gold letter) as ``accuracy_helm``.
 """
 
+from lm_eval_enterprise.tasks.cyber.cti_to_mitre.source import CtiToMitre
+
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 
 OPTIONS = "{% for c in choices %}{{ 'ABCDEFGHIJ'[loop.index0] }}. {{ c }}\n{% endfor %}"
@@ -58,9 +60,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="cti_to_mitre",
-    domain="cyber",
-    family="multiple_choice",
+    source=CtiToMitre,
     primary_metric="accuracy",
     templates=TEMPLATES,
     num_fewshot=10,

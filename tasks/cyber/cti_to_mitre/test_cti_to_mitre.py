@@ -146,7 +146,7 @@ def test_multiple_choice_hook():
 
 
 # ----------------------------------------------------------------------------------------------- errors
-# (a count that does not match its MANIFEST: tests/test_datasets.py, every split of every dataset)
+# (a count that does not match its MANIFEST: tests/data/test_datasets.py, every split of every dataset)
 def test_technique_count_is_checked_against_the_manifest_or_attack_v10_1(tmp_path):
     shutil.copy(FIX / S.STIX_NAME, tmp_path / S.STIX_NAME)
     shutil.copy(FIX / S.CSV_NAME, tmp_path / S.CSV_NAME)

@@ -8,7 +8,7 @@ Every template reads the answer with the same [PARSE] rule (it tries the longest
 never read as ``iot``); each ``regex`` is only the exact format the template asks for (``format_adherence``).
 """
 
-from lm_eval_enterprise.tasks.cyber.iotspotter.source import LABELS
+from lm_eval_enterprise.tasks.cyber.iotspotter.source import LABELS, IoTSpotter
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import label_format
@@ -59,13 +59,11 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="iotspotter",
-    domain="cyber",
-    family="classification_binary",
+    source=IoTSpotter,
     primary_metric="binary_f1",
     templates=TEMPLATES,
     num_fewshot=14,
     max_gen_toks=5,
     until=("\n",),
-    extra_metadata={"positive_label": "iot", "truncation_words": {"fewshot": 150}, "context_truncate_field": "text"},
+    extra_metadata={"positive_label": "iot", "truncation_words": {"fewshot": 150}},
 )

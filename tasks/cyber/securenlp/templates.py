@@ -6,7 +6,7 @@ Label set ``relevant`` / ``irrelevant``. Every template reads the answer with th
 the rule reads whole words and tries the longest label first, never a substring.
 """
 
-from lm_eval_enterprise.tasks.cyber.securenlp.source import LABELS
+from lm_eval_enterprise.tasks.cyber.securenlp.source import LABELS, SecureNLP
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import label_format
@@ -58,9 +58,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="securenlp",
-    domain="cyber",
-    family="classification_binary",
+    source=SecureNLP,
     primary_metric="binary_f1",
     templates=TEMPLATES,
     num_fewshot=5,

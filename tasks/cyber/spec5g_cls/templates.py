@@ -7,7 +7,12 @@ a class means beyond its name. ``not security related`` contains ``security rela
 start of the answer and tries the longest name first, so one can never be read as the other.
 """
 
-from lm_eval_enterprise.tasks.cyber.spec5g_cls.source import LABEL_NAMES, LABEL_NAMES_NOTE, LABEL_NAMES_VERIFIED
+from lm_eval_enterprise.tasks.cyber.spec5g_cls.source import (
+    LABEL_NAMES,
+    LABEL_NAMES_NOTE,
+    LABEL_NAMES_VERIFIED,
+    Spec5GCls,
+)
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import label_format
@@ -59,9 +64,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="spec5g_cls",
-    domain="cyber",
-    family="classification_weighted",
+    source=Spec5GCls,
     primary_metric="weighted_f1",
     templates=TEMPLATES,
     num_fewshot=5,

@@ -6,6 +6,8 @@ failure (scored 0) iff it holds no letter or digit. Each ``regex`` is only the e
 (sentence counts are not checked).
 """
 
+from lm_eval_enterprise.tasks.cyber.spec5g_sum.source import Spec5GSum
+
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import LINE_FORMAT, TEXT_FORMAT
 
@@ -51,9 +53,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="spec5g_sum",
-    domain="cyber",
-    family="summarization",
+    source=Spec5GSum,
     primary_metric="rouge_l",
     templates=TEMPLATES,
     num_fewshot=0,

@@ -52,7 +52,7 @@ def test_convert_fixture_is_the_seeded_split_with_empty_rows_dropped():
     assert SRC.convert(FIX) == splits
 
 
-def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/test_datasets.py
+def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/data/test_datasets.py
     assert TASKS.num_fewshot == 0 and TASKS.max_gen_toks == 128 and TASKS.until == ("\n\n",)
     assert TASKS.family == "summarization" and TASKS.primary_metric == "rouge_l"
 
@@ -75,7 +75,7 @@ def test_download_is_the_shared_spec5g_code(tmp_path, monkeypatch):
         SRC.download(tmp_path, progress=False)
 
 
-def test_bad_csv_is_one_line_error(tmp_path):  # a count that does not match its MANIFEST: tests/test_datasets.py
+def test_bad_csv_is_one_line_error(tmp_path):  # a count that does not match its MANIFEST: tests/data/test_datasets.py
     (tmp_path / S.CSV_NAME).write_text("Paragraph,Summary\na,b\n")
     with pytest.raises(DataError, match=r"summarizationdataset\.csv: missing columns \['Simplification'\]"):
         SRC.convert(tmp_path)

@@ -11,6 +11,8 @@ a prompt over the model's context (``prompt_budget``; 4,096 tokens when it is no
 trailing shots first.
 """
 
+from lm_eval_enterprise.tasks.cyber.tram.source import Tram
+
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 
 NAME = " ?({LABELS})"  # one technique name, spelled as listed
@@ -62,9 +64,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="tram",
-    domain="cyber",
-    family="classification_macro",
+    source=Tram,
     primary_metric="macro_f1",
     templates=TEMPLATES,
     num_fewshot=20,

@@ -9,6 +9,8 @@ number, t2/t4/t5 one number (sign, ``$``, thousands commas and ``%`` allowed), t
 or yes/no).
 """
 
+from lm_eval_enterprise.tasks.finance.convfinqa.source import ConvFinQA
+
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 
 _NUM = r"[-+]?\$?(([0-9]+|[0-9]{1,3}(,[0-9]{3})+)(\.[0-9]+)?|\.[0-9]+)%?"
@@ -63,9 +65,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="convfinqa",
-    domain="finance",
-    family="numeric",
+    source=ConvFinQA,
     primary_metric="accuracy",
     templates=TEMPLATES,
     num_fewshot=1,

@@ -7,7 +7,7 @@ parser of the metric on the completion, a format failure iff it finds nothing re
 exact format asked for (``format_adherence``). 20 shots within the model's context (``shots_used`` in the results).
 """
 
-from lm_eval_enterprise.tasks.finance.credit_risk_ner.source import ENTITY_TYPES, NO_ENTITY
+from lm_eval_enterprise.tasks.finance.credit_risk_ner.source import ENTITY_TYPES, NO_ENTITY, CreditRiskNer
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import entity_item, list_format
@@ -65,9 +65,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="credit_risk_ner",
-    domain="finance",
-    family="entity",
+    source=CreditRiskNer,
     primary_metric="entity_f1",
     templates=TEMPLATES,
     num_fewshot=20,

@@ -6,7 +6,7 @@ the answer with the same [PARSE] rule; each ``regex`` is only the exact format t
 (``format_adherence``).
 """
 
-from lm_eval_enterprise.tasks.finance.earnings_call.source import LABELS
+from lm_eval_enterprise.tasks.finance.earnings_call.source import LABELS, EarningsCall
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import label_format
@@ -60,9 +60,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="earnings_call",
-    domain="finance",
-    family="classification_weighted",
+    source=EarningsCall,
     primary_metric="weighted_f1",
     templates=TEMPLATES,
     num_fewshot=5,

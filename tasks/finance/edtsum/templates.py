@@ -10,6 +10,8 @@ Prompts over the model's context (``prompt_budget``; 4,096 tokens when it is not
 shots first, then the end of the article.
 """
 
+from lm_eval_enterprise.tasks.finance.edtsum.source import EDTSum
+
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import LINE_FORMAT
 
@@ -55,9 +57,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="edtsum",
-    domain="finance",
-    family="summarization",
+    source=EDTSum,
     primary_metric="rouge_l",
     templates=TEMPLATES,
     num_fewshot=5,
@@ -65,5 +65,5 @@ TASKS = DatasetTasks(
     until=("\n",),
     max_gen_toks=64,
     # [BAL]/[TRUNC]: a prompt over the context budget drops trailing shots, then cuts the article (keeps its start)
-    extra_metadata={"truncation_words": {"fewshot": 512, "eval": 1024}, "context_truncate_field": "document"},
+    extra_metadata={"truncation_words": {"fewshot": 512, "eval": 1024}},
 )

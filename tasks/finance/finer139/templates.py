@@ -10,6 +10,8 @@ finds nothing readable. Each ``regex`` is only the exact format asked for (``for
 in per document from ``entity_types`` (``{TYPES}``).
 """
 
+from lm_eval_enterprise.tasks.finance.finer139.source import Finer139
+
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import entity_item, list_format
 
@@ -63,9 +65,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="finer139",
-    domain="finance",
-    family="entity",
+    source=Finer139,
     primary_metric="entity_f1",
     templates=TEMPLATES,
     num_fewshot=10,

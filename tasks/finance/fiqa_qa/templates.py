@@ -11,6 +11,8 @@ generation-based table reads yes/no with the same [PARSE] rule in every template
 format asked for (``format_adherence``).
 """
 
+from lm_eval_enterprise.tasks.finance.fiqa_qa.source import FiqaQA
+
 from lm_eval_enterprise.data.ranking import YES_NO_FORMAT, ranking_task_tables
 from lm_eval_enterprise.prompting.templating import Template
 
@@ -54,4 +56,4 @@ TEMPLATES = [
     ),
 ]
 
-TASKS = ranking_task_tables("fiqa_qa", "finance", TEMPLATES)
+TASKS = ranking_task_tables(FiqaQA, TEMPLATES)

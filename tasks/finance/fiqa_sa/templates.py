@@ -6,7 +6,7 @@ Every template reads the answer with the same [PARSE] rule; each ``regex`` is on
 asks for (``format_adherence``).
 """
 
-from lm_eval_enterprise.tasks.finance.fiqa_sa.source import LABELS
+from lm_eval_enterprise.tasks.finance.fiqa_sa.source import LABELS, FiqaSA
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import label_format
@@ -58,9 +58,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="fiqa_sa",
-    domain="finance",
-    family="classification_weighted",
+    source=FiqaSA,
     primary_metric="weighted_f1",
     templates=TEMPLATES,
     num_fewshot=5,

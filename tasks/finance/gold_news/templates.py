@@ -60,9 +60,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="gold_news",
-    domain="finance",
-    family="classification_weighted",
+    source=GoldNews,
     primary_metric="weighted_f1",
     templates=TEMPLATES,
     num_fewshot=5,

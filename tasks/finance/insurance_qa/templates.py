@@ -10,6 +10,8 @@ The generation-based table reads yes/no with the same [PARSE] rule in every temp
 format asked for (``format_adherence``).
 """
 
+from lm_eval_enterprise.tasks.finance.insurance_qa.source import InsuranceQA
+
 from lm_eval_enterprise.data.ranking import YES_NO_FORMAT, ranking_task_tables
 from lm_eval_enterprise.prompting.templating import Template
 
@@ -53,4 +55,4 @@ TEMPLATES = [
     ),
 ]
 
-TASKS = ranking_task_tables("insurance_qa", "finance", TEMPLATES)
+TASKS = ranking_task_tables(InsuranceQA, TEMPLATES)

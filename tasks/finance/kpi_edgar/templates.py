@@ -7,7 +7,7 @@ the model's context (the task class's prompt budget drops trailing shots that do
 results).
 """
 
-from lm_eval_enterprise.tasks.finance.kpi_edgar.source import TAG_DESCRIPTIONS
+from lm_eval_enterprise.tasks.finance.kpi_edgar.source import TAG_DESCRIPTIONS, KpiEdgar
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import list_format
@@ -73,9 +73,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="kpi_edgar",
-    domain="finance",
-    family="kpi",
+    source=KpiEdgar,
     primary_metric="adjusted_macro_f1",
     templates=TEMPLATES,
     num_fewshot=20,

@@ -147,7 +147,7 @@ def test_malformed_json_and_unknown_split_name_the_file(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------ [KPIF1]
-# (metric functions by hand: tests/test_list_metrics.py; here: the metric on this dataset's real references)
+# (metric functions by hand: tests/scoring/test_list_metrics.py; here: the metric on this dataset's real references)
 def test_real_references_read_alike_by_both_parsers_and_score_one():
     d = shared_sample("kpi_edgar")
     golds = [json.loads(x)["target"] for s in ("train", "valid", "test") for x in (d / f"{s}.jsonl").open()]

@@ -9,6 +9,8 @@ failure (scored 0) iff it holds no letter or digit. Each ``regex`` is only the e
 (``format_adherence``): any text, one line for t3.
 """
 
+from lm_eval_enterprise.tasks.legal.billsum.source import BillSum
+
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import LINE_FORMAT, TEXT_FORMAT
 
@@ -54,14 +56,12 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="billsum",
-    domain="legal",
-    family="summarization",
+    source=BillSum,
     primary_metric="rouge_l",
     templates=TEMPLATES,
     num_fewshot=0,
     doc_to_target="{{summary}}",
     until=("\n\n",),
     max_gen_toks=256,
-    extra_metadata={"truncation_words": {"eval": 2048}, "context_truncate_field": "document"},
+    extra_metadata={"truncation_words": {"eval": 2048}},
 )

@@ -52,7 +52,7 @@ def test_convert_fixture_mapping_and_truncation():
     assert SRC.convert(FIX) == splits
 
 
-def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/test_datasets.py
+def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/data/test_datasets.py
     assert TASKS.num_fewshot == 0 and TASKS.max_gen_toks == 256 and TASKS.until == ("\n\n",)
 
 

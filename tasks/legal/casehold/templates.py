@@ -10,6 +10,8 @@ letter); each ``regex`` is only the exact format the template asks for, the bare
 letter) as ``accuracy_helm``.
 """
 
+from lm_eval_enterprise.tasks.legal.casehold.source import CaseHold
+
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 
 LETTER = " ?[A-E]"  # the bare option letter
@@ -70,9 +72,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="casehold",
-    domain="legal",
-    family="multiple_choice",
+    source=CaseHold,
     primary_metric="accuracy",
     templates=TEMPLATES,
     num_fewshot=2,

@@ -70,9 +70,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="echr_judgment",
-    domain="legal",
-    family="classification_weighted",
+    source=EchrJudgment,
     primary_metric="weighted_f1",
     templates=TEMPLATES,
     num_fewshot=5,
@@ -80,5 +78,5 @@ TASKS = DatasetTasks(
     until=("\n",),
     # [BAL] last paragraph: 5 cases of up to 600 words often exceed a 4,096-token context -> the shared prompt budget
     # drops trailing shots first, then cuts the evaluated case text (keeps its beginning)
-    extra_metadata={"max_words_filter": 600, "context_truncate_field": "text"},
+    extra_metadata={"max_words_filter": 600},
 )

@@ -189,7 +189,7 @@ def test_templates_accept_gold_and_reject_garbage():
     )
     assert TEMPLATES[0].doc_to_text == "Case: {{text}}\nAnswer:"
     doc = {"label_names": ["Yes", "No"]}
-    for t in TEMPLATES:  # one [PARSE] rule for all templates (tests/test_parse_table.py has the full table)
+    for t in TEMPLATES:  # one [PARSE] rule for all templates (tests/scoring/test_parse_table.py has the full table)
         flt = answer_filter(TASKS, t)
         for gold in doc["label_names"]:
             assert flt.read(" " + gold, doc) == gold and flt.read(" " + gold, doc).adherent

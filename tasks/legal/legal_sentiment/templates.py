@@ -6,7 +6,7 @@ the exact format the template asks for (``format_adherence``). t1 (HELM's prompt
 whole normalised completion is a label) as ``weighted_f1_helm``.
 """
 
-from lm_eval_enterprise.tasks.legal.legal_sentiment.source import LABELS
+from lm_eval_enterprise.tasks.legal.legal_sentiment.source import LABELS, LegalSentiment
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import label_format
@@ -58,9 +58,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="legal_sentiment",
-    domain="legal",
-    family="classification_weighted",
+    source=LegalSentiment,
     primary_metric="weighted_f1",
     templates=TEMPLATES,
     num_fewshot=5,

@@ -7,6 +7,8 @@ for t3 (sentence counts are not checked). A document too long for the context bu
 to fit, keeping its beginning ([TRUNC]).
 """
 
+from lm_eval_enterprise.tasks.legal.legal_summarization.source import LegalSummarization
+
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import LINE_FORMAT, TEXT_FORMAT
 
@@ -52,9 +54,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="legal_summarization",
-    domain="legal",
-    family="summarization",
+    source=LegalSummarization,
     primary_metric="rouge_l",
     templates=TEMPLATES,
     num_fewshot=0,
@@ -63,5 +63,4 @@ TASKS = DatasetTasks(
     max_gen_toks=100,
     # [TRUNC] without a fixed N: a document that does not fit the context budget with the 100 generated tokens
     # is cut to fit, keeping its beginning (counted per task in shots_used / prompt_cut)
-    extra_metadata={"context_truncate_field": "document"},
 )

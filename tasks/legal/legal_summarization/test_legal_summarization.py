@@ -66,7 +66,7 @@ def test_clean_is_helm_clean_without_strip():
     assert S.clean(" x") == " x"
 
 
-def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/test_datasets.py
+def test_zero_shot_generation_settings():  # the few-shot pool lm-eval still needs: tests/data/test_datasets.py
     assert TASKS.num_fewshot == 0 and TASKS.max_gen_toks == 100 and TASKS.until == ("\n\n",)
 
 

@@ -7,7 +7,7 @@ answer with the same [PARSE] rule; each ``regex`` is only the exact format the t
 (``format_adherence``).
 """
 
-from lm_eval_enterprise.tasks.legal.unfair_tos.source import LABELS
+from lm_eval_enterprise.tasks.legal.unfair_tos.source import LABELS, UnfairTos
 
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import label_format
@@ -64,9 +64,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="unfair_tos",
-    domain="legal",
-    family="classification_weighted",
+    source=UnfairTos,
     primary_metric="weighted_f1",
     templates=TEMPLATES,
     num_fewshot=5,

@@ -12,7 +12,7 @@ Every template reads the answer with the dataset's one rule ([PARSE]: the label 
 (``format_adherence``, constrained decoding).
 """
 
-from lm_eval_enterprise.tasks.nlu.cola.source import LABELS
+from lm_eval_enterprise.tasks.nlu.cola.source import LABELS, CoLA
 
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
@@ -59,9 +59,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="cola",
-    domain="nlu",
-    family="classification_mcc",
+    source=CoLA,
     primary_metric="mcc",
     templates=TEMPLATES,
     num_fewshot=0,

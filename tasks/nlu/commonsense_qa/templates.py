@@ -19,6 +19,8 @@ after any lead-in (``Answer:``) or wrapper (``**library**``); anything else is a
 ``jcommonsenseqa`` translates these patterns at the same index.
 """
 
+from lm_eval_enterprise.tasks.nlu.commonsense_qa.source import CommonsenseQA
+
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 
@@ -75,9 +77,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="commonsense_qa",
-    domain="nlu",
-    family="choice_text",
+    source=CommonsenseQA,
     primary_metric="accuracy",
     templates=TEMPLATES,
     num_fewshot=0,

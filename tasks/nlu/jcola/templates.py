@@ -14,7 +14,7 @@ a copula or punctuation, never by another letter; the polite forms 容認でき�
 label words); each ``regex`` is the exact answer format, a bare label word (``format_adherence``).
 """
 
-from lm_eval_enterprise.tasks.nlu.jcola.source import LABELS
+from lm_eval_enterprise.tasks.nlu.jcola.source import LABELS, JCoLA
 
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
@@ -74,9 +74,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="jcola",
-    domain="nlu",
-    family="classification_mcc",
+    source=JCoLA,
     primary_metric="mcc",
     templates=TEMPLATES,
     num_fewshot=0,

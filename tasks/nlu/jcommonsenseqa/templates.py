@@ -18,6 +18,7 @@ or a copula (``銀行です。``); anything else is a format failure.
 """
 
 from lm_eval_enterprise.tasks.nlu.commonsense_qa.templates import AXES, REGEX  # the same axes and answer format
+from lm_eval_enterprise.tasks.nlu.jcommonsenseqa.source import JCommonsenseQA
 
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
@@ -63,9 +64,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="jcommonsenseqa",
-    domain="nlu",
-    family="choice_text",
+    source=JCommonsenseQA,
     primary_metric="accuracy",
     templates=TEMPLATES,
     num_fewshot=0,

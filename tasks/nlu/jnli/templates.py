@@ -16,7 +16,7 @@ a copula or punctuation, never by another letter — 含意しない is a format
 the exact answer format, a bare label word (``format_adherence``).
 """
 
-from lm_eval_enterprise.tasks.nlu.jnli.source import LABELS
+from lm_eval_enterprise.tasks.nlu.jnli.source import JNLI, LABELS
 
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
@@ -80,9 +80,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="jnli",
-    domain="nlu",
-    family="classification_accuracy",
+    source=JNLI,
     primary_metric="accuracy",
     templates=TEMPLATES,
     num_fewshot=0,

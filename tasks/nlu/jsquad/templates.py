@@ -12,6 +12,8 @@ text of a 「」 quotation, without closing punctuation and, in Japanese, withou
 each ``regex`` is one line holding a character other than a space (``format_adherence``).
 """
 
+from lm_eval_enterprise.tasks.nlu.jsquad.source import JSQuAD
+
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import SPAN_FORMAT
@@ -62,9 +64,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="jsquad",
-    domain="nlu",
-    family="extractive_qa_chars",
+    source=JSQuAD,
     primary_metric="char_f1",
     templates=TEMPLATES,
     num_fewshot=0,

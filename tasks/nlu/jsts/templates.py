@@ -16,6 +16,8 @@ number of the NFKC-normalised answer, full-width digits included); each ``regex`
 decimals (``format_adherence``).
 """
 
+from lm_eval_enterprise.tasks.nlu.jsts.source import JSTS
+
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import SCORE_FORMAT
@@ -84,9 +86,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="jsts",
-    domain="nlu",
-    family="similarity",
+    source=JSTS,
     primary_metric="pearson",
     templates=TEMPLATES,
     num_fewshot=0,

@@ -13,7 +13,7 @@ Every template reads the answer with the dataset's one rule ([PARSE]: the label 
 exact answer format, a bare option (``format_adherence``, constrained decoding).
 """
 
-from lm_eval_enterprise.tasks.nlu.mnli.source import LABELS
+from lm_eval_enterprise.tasks.nlu.mnli.source import LABELS, MNLI
 
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
@@ -67,9 +67,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="mnli",
-    domain="nlu",
-    family="classification_accuracy",
+    source=MNLI,
     primary_metric="accuracy",
     templates=TEMPLATES,
     num_fewshot=0,

@@ -11,6 +11,8 @@ Every template reads the answer with the dataset's one rule ([SPAN]: the answer 
 closing punctuation); each ``regex`` is the exact answer format, one line of text (``filters.SPAN_FORMAT``).
 """
 
+from lm_eval_enterprise.tasks.nlu.squad.source import SQuAD
+
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import SPAN_FORMAT
@@ -50,9 +52,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="squad",
-    domain="nlu",
-    family="extractive_qa",
+    source=SQuAD,
     primary_metric="squad_f1",
     templates=TEMPLATES,
     num_fewshot=0,

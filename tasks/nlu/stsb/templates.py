@@ -12,6 +12,8 @@ Every template reads the answer with the dataset's one rule ([SCORE]: the first 
 ``regex`` is the exact answer format, a number on the 0–5 scale (``filters.SCORE_FORMAT``: ``4`` or ``3.8``).
 """
 
+from lm_eval_enterprise.tasks.nlu.stsb.source import STSB
+
 from lm_eval_enterprise.prompting import flan
 from lm_eval_enterprise.prompting.templating import DatasetTasks, Template
 from lm_eval_enterprise.scoring.filters import SCORE_FORMAT
@@ -61,9 +63,7 @@ TEMPLATES = [
 ]
 
 TASKS = DatasetTasks(
-    dataset="stsb",
-    domain="nlu",
-    family="similarity",
+    source=STSB,
     primary_metric="pearson",
     templates=TEMPLATES,
     num_fewshot=0,

@@ -1,0 +1,424 @@
+"""Estimates of a dataset row from its cell matrices: plug-in template scores, σ and S as posterior predictive
+means, bootstrap intervals with the unobserved cells drawn on every resample (:func:`estimate_row`), and the
+estimates of a template population with the sampled fit (:func:`estimate_population`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..sharpe.inputs import natural_key
+from ..sharpe.stats import draw, multiplicities, percentile_ci, sharpe, sharpe_matrix
+from .cellmodels import CellMatrix, SparseError, cell_model, draw_scores, naive_scores, plugin_scores
+from .sampler import sampled_fitter
+
+PREDICTIVE_DRAWS = 400  # posterior predictive draws of the unobserved cells for the point estimates of σ and S
+
+
+@dataclass
+class RowEstimate:
+    """Estimates of one dataset row (one variant group, or the subtask groups of one dataset)."""
+
+    name: str
+    templates: list[str]
+    scores: np.ndarray
+    naive: np.ndarray
+    stats: dict
+    cells_observed: int
+    cells_total: int
+    n_docs: int
+    ci: dict = field(default_factory=dict)
+    models: list[dict] = field(default_factory=list)
+    boot_scores: np.ndarray | None = None
+    pred_draws: np.ndarray | None = None  # posterior predictive draws of the full-data scores (R × T), keep_boot
+
+    @property
+    def share(self) -> float:
+        return self.cells_observed / self.cells_total
+
+    def as_dict(self) -> dict:
+        def f(x):
+            return None if x is None or not np.isfinite(x) else float(x)
+
+        st = dict(self.stats)
+        note = (
+            f"model-based estimates from {self.cells_observed} of {self.cells_total} (template, document) "
+            f"cells ({self.share:.1%}); not a full evaluation"
+        )
+        if self.cells_observed == self.cells_total:
+            note = "every (template, document) cell observed: exact scores (bootstrap intervals as the full tool)"
+        return {
+            "name": self.name,
+            "estimate": self.cells_observed < self.cells_total,
+            "note": note,
+            "cells_observed": self.cells_observed,
+            "cells_total": self.cells_total,
+            "share": self.share,
+            "n_docs": self.n_docs,
+            "templates": self.templates,
+            "scores": {t: f(v) for t, v in zip(self.templates, self.scores)},
+            "naive_scores": {t: f(v) for t, v in zip(self.templates, self.naive)},
+            "mean": f(st["mean"]),
+            "std": f(st["std"]),
+            "sharpe": f(st["sharpe"]),
+            "sharpe_status": st["sharpe_status"],
+            "baseline": st.get("baseline"),
+            "ci": self.ci,
+            "models": self.models,
+        }
+
+
+def predictive_stats(
+    draws: np.ndarray, scores: np.ndarray, baseline, ddof: int, alpha: float, floor_mode, n_docs: int
+) -> dict:
+    """Point statistics from posterior predictive draws of the full-data scores (R × T): μ from the plug-in
+    scores, σ = sqrt(mean_r σ_r²) (the predictive mean of the full-data variance), S = (μ − b)/(α·max(σ, floor))
+    with the degenerate-case rules of :func:`.stats.sharpe` (evaluated on a score vector with that σ)."""
+    _, sig, _, _ = sharpe_matrix(draws, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode, n_docs)
+    base = sharpe(scores, baseline, ddof, alpha, floor_mode, n_docs)
+    if base["std"] is None:
+        return base
+    sigma = float(np.sqrt(np.nanmean(sig**2)))
+    # rescale the plug-in scores' deviations to the predictive σ: same μ and excess, std = sigma
+    s = np.asarray(scores, dtype=float)
+    ex = s - (0.0 if baseline is None else np.asarray(baseline, dtype=float))
+    dev = ex - ex.mean()
+    cur = float(np.sqrt((dev**2).sum() / (len(s) - ddof)))
+    shaped = ex.mean() + (
+        dev * (sigma / cur)
+        if cur > 0
+        else sigma * math.sqrt((len(s) - ddof) / 2) * np.r_[1.0, -1.0, np.zeros(len(s) - 2)]
+    )
+    bvec = 0.0 if baseline is None else baseline
+    out = sharpe(shaped + bvec, baseline, ddof, alpha, floor_mode, n_docs)
+    out["mean"] = base["mean"]
+    return out
+
+
+def estimate_row(
+    groups: Sequence[CellMatrix],
+    baseline: float | Sequence[float] | None,
+    ddof: int = 1,
+    alpha: float = 1.0,
+    floor_mode: str | float | None = "off",
+    n_boot: int = 1000,
+    seed: int = 0,
+    name: str = "",
+    keep_boot: bool = False,
+    draws: int = PREDICTIVE_DRAWS,
+) -> RowEstimate:
+    """Estimates for a dataset row: one :class:`CellMatrix`, or several (subtasks) with the same templates, whose
+    per-template scores are averaged.
+
+    Point estimates: per-template plug-in scores ŝ_t, μ = mean_t ŝ_t; σ and S from ``draws`` posterior predictive
+    draws of the unobserved cells (:func:`predictive_stats`; ``np.random.default_rng(seed)``). Intervals: document
+    bootstrap as the full tool (documents = the sorted union of the groups' document keys, one
+    :func:`lm_eval_enterprise.sharpe.stats.draw` per row, B = ``n_boot``, 0: none); on every resample the cell model is refitted and
+    the unobserved cells are drawn once from its posterior predictive, so the intervals include the imputation
+    uncertainty. With every cell observed all of this reduces to the full tool's statistics."""
+    if not groups:
+        raise SparseError(f"{name}: no groups")
+    templates = groups[0].templates
+    if any(g.templates != templates for g in groups):
+        raise SparseError(f"{name}: subtask groups have different templates")
+    models = [cell_model(g) for g in groups]
+    scores = np.mean([plugin_scores(g, m) for g, m in zip(groups, models)], axis=0)
+    naive = np.mean([naive_scores(g) for g in groups], axis=0)
+    keys = sorted(set().union(*(g.docs for g in groups)), key=natural_key)
+    complete = all(g.mask.all() for g in groups)
+    rng = np.random.default_rng([seed, 1])
+    predictive = None
+    if complete or draws <= 0:
+        st = sharpe(scores, baseline, ddof, alpha, floor_mode, len(keys))
+    else:
+        pred = np.vstack(
+            [draw_scores(groups, models, None, min(100, draws - i), rng, False) for i in range(0, draws, 100)]
+        )
+        st = predictive_stats(pred, scores, baseline, ddof, alpha, floor_mode, len(keys))
+        if keep_boot:
+            predictive = pred
+    st["baseline"] = (
+        None if baseline is None else (float(baseline) if np.isscalar(baseline) else [float(x) for x in baseline])
+    )
+    est = RowEstimate(
+        name or groups[0].name,
+        list(templates),
+        scores,
+        naive,
+        st,
+        int(sum(g.mask.sum() for g in groups)),
+        int(sum(g.mask.size for g in groups)),
+        len(keys),
+        models=[m.describe() for m in models],
+        pred_draws=predictive,
+    )
+    if n_boot and n_boot > 0:
+        col = {k: i for i, k in enumerate(keys)}
+        cols = [np.array([col[k] for k in g.docs]) for g in groups]
+        di, _ = draw(seed, n_boot, len(keys), len(templates), False)
+        boot = np.zeros((n_boot, len(templates)))
+        width = max(g.features.shape[2] for g in groups)
+        chunk = max(1, min(n_boot, 4_000_000 // max(len(keys) * len(templates) * width, 1)))
+        for start in range(0, n_boot, chunk):
+            w_all = multiplicities(di[start : start + chunk], len(keys))
+            if complete:
+                boot[start : start + len(w_all)] = np.mean(
+                    [
+                        g.finalize(
+                            np.einsum("bd,tdk->btk", w_all[:, c], g.features).reshape(-1, g.features.shape[2])
+                        ).reshape(len(w_all), -1)
+                        for g, c in zip(groups, cols)
+                    ],
+                    axis=0,
+                )
+            else:
+                boot[start : start + len(w_all)] = draw_scores(groups, models, w_all, len(w_all), rng, True, cols)
+        mu, sig, sh, degen = sharpe_matrix(
+            boot, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode, len(keys)
+        )
+        valid = np.isfinite(mu)
+        est.ci = {
+            "mean": percentile_ci(mu),
+            "std": percentile_ci(sig),
+            "sharpe": percentile_ci(sh) if baseline is not None else None,
+            "per_template": {t: percentile_ci(boot[:, j]) for j, t in enumerate(templates)},
+            "B": int(n_boot),
+            "seed": int(seed),
+            "resample_templates": False,
+            "frac_degenerate": float(degen[valid].mean()) if valid.any() else None,
+            "method": (
+                "document bootstrap"
+                if complete
+                else "document bootstrap; cell model refitted and unobserved cells drawn on every resample"
+            ),
+        }
+        if keep_boot:
+            est.boot_scores = boot
+    return est
+
+
+def estimate(cm: CellMatrix, baseline: float | Sequence[float] | None, **kwargs) -> RowEstimate:
+    """:func:`estimate_row` of a single variant group."""
+    return estimate_row([cm], baseline, **kwargs)
+
+
+# ============================================================================================ template populations
+QUANTILE_LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)
+WORST_DECILE = 0.1
+
+
+def estimate_population(
+    cm: CellMatrix | Sequence[CellMatrix],
+    baseline: float | Sequence[float] | None,
+    covariates: np.ndarray | None = None,
+    ddof: int = 1,
+    alpha: float = 1.0,
+    floor_mode: str | float | None = "off",
+    n_boot: int = 1000,
+    seed: int = 0,
+    draws: int = PREDICTIVE_DRAWS,
+) -> dict:
+    """Estimates over a template population (``lm_eval_enterprise.prompting.population``) from a sparse design, e.g. 50
+    templates at 4 % of the cells = 2 single-template runs.
+
+    ``cm``: the population's cell matrix, or one per question of a dataset made of questions (gold_news: a
+    template's score is the mean over its questions, [QMEAN], as :func:`estimate_row` averages subtask groups).
+    The cell models are :func:`estimate_row`'s with the templates' axis values as ``covariates`` (T × p, see
+    :func:`axis_covariates`; template effects a_t ~ N(c + x_t·β, σ_a²)), fitted by Gibbs sampling
+    (:func:`fit_sampled`, :func:`sample_two_way`): the variance components carry their posterior uncertainty instead of
+    a Laplace mode, which shrank σ (docs/populations.md, the simulation study).
+
+    Point estimates from ``draws`` posterior predictive draws of the full-data scores (every unobserved cell drawn,
+    the observed ones kept): the template scores their posterior means, μ their mean, σ and S as
+    :func:`predictive_stats`, the quantiles (:data:`QUANTILE_LEVELS`) the posterior means of the full-data
+    quantiles. The worst decile: the templates whose estimated score is at or below the 10 % quantile of the
+    estimated scores. Intervals (``n_boot`` > 0), two kinds:
+
+    * ``ci`` — the population's values (the grammar's templates on the dataset's documents): per resample the
+      documents resampled (:func:`lm_eval_enterprise.sharpe.stats.draw`), the unobserved cells drawn from the posterior and the
+      templates resampled with replacement; imputation, document and template sampling together;
+    * ``ci_full_run`` — what a full run of these templates on these documents would give: the percentiles of the
+      posterior predictive draws (0 width with every cell observed).
+
+    With every cell observed: the exact scores, the full tool's bootstrap with templates resampled, no sampler.
+    ``information`` says how much each interval owes to the missing cells and which variance components rest
+    mostly on the prior (:func:`_information`)."""
+    groups = [cm] if isinstance(cm, CellMatrix) else list(cm)
+    if covariates is not None:
+        x = np.asarray(covariates, dtype=float)
+        groups = [
+            CellMatrix(g.templates, g.docs, g.features, g.mask, g.finalize, g.layout, g.correct, g.name, g.metric, x)
+            for g in groups
+        ]
+    if all(g.mask.all() for g in groups):
+        est = estimate_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, keep_boot=True, draws=0)
+        quantiles, full_run = np.quantile(est.scores, QUANTILE_LEVELS), None
+    else:
+        est, full_run = _sampled_population(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws)
+        quantiles = np.quantile(full_run, QUANTILE_LEVELS, axis=1).mean(1)
+    out = est.as_dict()
+    order = np.argsort(est.scores, kind="stable")
+    cut = np.quantile(est.scores, WORST_DECILE)
+    out.update(
+        {
+            "template_set": "population",
+            "quantile_levels": list(QUANTILE_LEVELS),
+            "quantiles": [float(q) for q in quantiles],
+            "worst_decile": [est.templates[i] for i in order if est.scores[i] <= cut],
+            "worst_template": est.templates[int(order[0])],
+            "covariates": 0
+            if covariates is None
+            else int(np.asarray(covariates).reshape(len(groups[0].templates), -1).shape[1]),
+        }
+    )
+    stat_args = (baseline, ddof, alpha, floor_mode, est.n_docs)
+    if est.boot_scores is not None:
+        ti = np.random.default_rng([seed, 2]).integers(0, est.boot_scores.shape[1], est.boot_scores.shape)
+        pop = _stat_intervals(est.boot_scores, *stat_args, template_idx=ti)
+        out["ci"] = {
+            **out["ci"],
+            **pop,
+            "resample_templates": True,
+            "method": out["ci"]["method"] + "; templates resampled with replacement on every resample",
+        }
+        if full_run is not None:
+            out["ci_full_run"] = {
+                **_stat_intervals(full_run, *stat_args),
+                "draws": len(full_run),
+                "method": "posterior predictive draws of the unobserved cells (these templates and documents)",
+            }
+            out["information"] = _information(est, full_run, pop, stat_args)
+        out["precision"] = _precision(out)
+    return out
+
+
+DEFAULT_TARGETS = {"sharpe": 0.5, "std": 0.02}  # 95 % half-widths the report checks (the planner's examples)
+
+
+def _precision(record: dict) -> dict:
+    """Per default target (:data:`DEFAULT_TARGETS`): the half-width reached by the population interval and by the
+    full-run interval, whether each meets the target, and the runs (or templates) the planner
+    (:func:`lm_eval_enterprise.harness.cellplan.plan_from_estimate`) says it would take."""
+    from ..harness.cellplan import plan_from_estimate
+
+    res = {}
+    for stat, target in DEFAULT_TARGETS.items():
+        pop, full = (record.get("ci") or {}).get(stat), (record.get("ci_full_run") or {}).get(stat)
+        if not pop:
+            continue
+        plan = plan_from_estimate(record, stat, target)
+        hw_full = (full[1] - full[0]) / 2 if full else 0.0
+        res[stat] = {
+            "target": target,
+            "half_width": (pop[1] - pop[0]) / 2,
+            "met": (pop[1] - pop[0]) / 2 <= target,
+            "half_width_full_run": hw_full,
+            "met_full_run": hw_full <= target,
+            "runs_needed": plan.runs,
+            "templates_needed": plan.templates_needed,
+            "runs_needed_full_run": plan.full_run_runs,
+        }
+    return res
+
+
+def _sampled_population(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws):
+    """(RowEstimate, R × T posterior predictive draws of the full-data scores) of a sparse population: sampled cell
+    models; the bootstrap rows each draw the unobserved cells afresh from the posterior (no refit)."""
+    templates = groups[0].templates
+    if any(g.templates != templates for g in groups):
+        raise SparseError(f"{groups[0].name}: subtask groups have different templates")
+    fitter = sampled_fitter([seed])
+    models = [cell_model(g, fitter) for g in groups]
+    keys = sorted(set().union(*(g.docs for g in groups)), key=natural_key)
+    col = {k: i for i, k in enumerate(keys)}
+    cols = [np.array([col[k] for k in g.docs]) for g in groups]
+    width = max(g.features.shape[2] for g in groups)
+    chunk = max(1, min(100, 4_000_000 // max(len(keys) * len(templates) * width, 1)))
+    rng = np.random.default_rng([seed, 1])
+    n_pred = max(draws, 2)
+    pred = np.vstack(
+        [draw_scores(groups, models, None, min(chunk, n_pred - i), rng, False) for i in range(0, n_pred, chunk)]
+    )
+    scores = pred.mean(0)
+    st = predictive_stats(pred, scores, baseline, ddof, alpha, floor_mode, len(keys))
+    st["baseline"] = (
+        None if baseline is None else (float(baseline) if np.isscalar(baseline) else [float(x) for x in baseline])
+    )
+    est = RowEstimate(
+        groups[0].name,
+        list(templates),
+        scores,
+        np.mean([naive_scores(g) for g in groups], axis=0),
+        st,
+        int(sum(g.mask.sum() for g in groups)),
+        int(sum(g.mask.size for g in groups)),
+        len(keys),
+        models=[m.describe() for m in models],
+    )
+    if n_boot and n_boot > 0:
+        di, _ = draw(seed, n_boot, len(keys), len(templates), False)
+        boot = np.zeros((n_boot, len(templates)))
+        for start in range(0, n_boot, chunk):
+            w_all = multiplicities(di[start : start + chunk], len(keys))
+            boot[start : start + len(w_all)] = draw_scores(groups, models, w_all, len(w_all), rng, False, cols)
+        est.boot_scores = boot
+        est.ci = {
+            "per_template": {t: percentile_ci(boot[:, j]) for j, t in enumerate(templates)},
+            "B": int(n_boot),
+            "seed": int(seed),
+            "method": "document bootstrap; unobserved cells drawn from the sampled cell model's posterior on every "
+            "resample",
+        }
+    return est, pred
+
+
+def _stat_intervals(rows, baseline, ddof, alpha, floor_mode, n_docs, template_idx=None) -> dict:
+    """95 % percentile intervals of μ, σ, S and the quantiles over the rows (R × T scores), templates resampled by
+    ``template_idx`` (R × T) when given."""
+    base = 0.0 if baseline is None else baseline
+    if template_idx is not None:
+        rows = np.take_along_axis(rows, template_idx, axis=1)
+        if baseline is not None and not np.isscalar(baseline):
+            base = np.take_along_axis(np.broadcast_to(np.asarray(baseline, dtype=float), rows.shape), template_idx, 1)
+    mu, sig, sh, degen = sharpe_matrix(rows, base, ddof, alpha, floor_mode, n_docs)
+    valid = np.isfinite(mu)
+    return {
+        "mean": percentile_ci(mu),
+        "std": percentile_ci(sig),
+        "sharpe": percentile_ci(sh) if baseline is not None else None,
+        "quantiles": [percentile_ci(q) for q in np.quantile(rows, QUANTILE_LEVELS, axis=1)],
+        "frac_degenerate": float(degen[valid].mean()) if valid.any() else None,
+    }
+
+
+def _information(est: RowEstimate, full_run: np.ndarray, pop: dict, stat_args: tuple) -> dict:
+    """What the estimate rests on: per statistic the share of its population interval's width owed to the
+    unobserved cells ((full-run width / population width)², about the share of the variance), and per fitted
+    variance component the prior contraction 1 − Var(posterior)/Var(prior) (near 1: the cells pin it; below 0.5:
+    it rests mostly on the prior) — ``rests_on_prior`` lists those below 0.5."""
+    full = _stat_intervals(full_run, *stat_args)
+
+    def share(k):
+        a, b = full.get(k), pop.get(k)
+        if not a or not b or not (b[1] - b[0]) > 0:
+            return None
+        return float(min(1.0, ((a[1] - a[0]) / (b[1] - b[0])) ** 2))
+
+    contraction, weak = {}, []
+    for i, m in enumerate(est.models):
+        for j, f in enumerate(m.get("classes") or [m]):
+            c = (f.get("sampler") or {}).get("prior_contraction") or {}
+            for k, v in c.items():
+                name = f"fit{i + 1}" + (f".class{j + 1}" if "classes" in m else "") + f".{k}"
+                contraction[name] = round(v, 3)
+                if v < 0.5:
+                    weak.append(name)
+    return {
+        "imputation_share": {k: share(k) for k in ("mean", "std", "sharpe")},
+        "prior_contraction": contraction,
+        "rests_on_prior": weak,
+    }

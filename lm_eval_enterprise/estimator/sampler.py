@@ -1,0 +1,410 @@
+"""The population estimator's cell-model fit: a Gibbs sampler for the two-way model with template covariates.
+
+Model of one cell matrix (observed cells i = (t, d); :func:`.twoway.fit_two_way` fits the
+same model by Laplace-approximate empirical Bayes, which for 0/1 cells with a few cells per template and one or
+two per document shrinks the variance components — σ of a population came out 20–50 % low, docs/populations.md):
+
+    y_i ~ Binomial(n_i, logistic(η_i))   or   y_i ~ N(η_i, φ)          η_i = a_t + b_d
+    a_t ~ N(c + x_t·β, σ_a²)     b_d ~ N(0, τ²)
+    β_j ~ N(0, s²) for the weak (one-hot axis) columns, s shared;  β_j ~ N(0, κ²) for the strong columns
+    σ_a ~ N⁺(0, A²),  τ ~ N⁺(0, B²),  s ~ N⁺(0, C²)  (half-normal),  c flat,  p(φ) ∝ 1/φ
+
+with the prior scales of :data:`PRIOR_SCALES` times the effect scale (1 on the logit scale, the observed std of
+the values for the additive model). The posterior is sampled, not approximated at its mode, so the variance
+components carry their full uncertainty into the imputed cells:
+
+* Pólya-Gamma augmentation (Polson, Scott & Windle 2013): given ω_i ~ PG(n_i, η_i) every conditional of the effects
+  is Gaussian, with pseudo-observations κ_i/ω_i (κ_i = y_i − n_i/2) of precision ω_i; ω is drawn by
+  :func:`pg_draw`. The additive model has ω_i = 1/φ, κ_i = y_i/φ.
+* a | rest and b | rest: independent Gaussians per template / per document; (c, β) | a: a Bayesian ridge
+  regression of a on [1, x].
+* every scale (σ_a, τ, s) by interweaving (ASIS, Yu & Meng 2011) a centred step — σ² | effects by Metropolis with
+  the inverse-gamma proposal of the flat prior, accepted with probability exp(−(σ'² − σ²)/(2A²)) — and a
+  non-centred step — σ | standardised effects, data, Gaussian under the half-normal prior (Frühwirth-Schnatter &
+  Wagner 2010) — so the chain mixes whether the data pin the effects down (many cells per template) or not.
+
+Pure numpy; deterministic for a given generator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .twoway import TwoWayFit, centred_covariates, constant_outcome, fit_two_way, range_and_scale
+
+PRIOR_SCALES = {"sigma_a": 1.0, "tau": 2.0, "axis": 1.0, "strong": 1.0}
+REJECT_CANDIDATES = 8
+COLLAPSE_CELLS = 1.5  # at most this many observed cells per document (on average): the collapsed τ step
+
+
+@dataclass(frozen=True)
+class SamplerSettings:
+    """Length of the chain: ``burn`` iterations discarded, then ``keep`` draws kept every ``thin`` iterations."""
+
+    burn: int = 500
+    keep: int = 500
+    thin: int = 2
+    pg_terms: int = 4
+
+
+# ============================================================================================ Pólya-Gamma
+def _pg_moments(b: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of PG(b, z): E = b·tanh(z/2)/(2z), Var = b·(sinh z − z)/(4z³·cosh²(z/2)) (b/4 and b/24
+    at z = 0)."""
+    z = np.minimum(np.abs(z), 40.0)
+    small = z < 1e-3
+    zs = np.where(small, 1.0, z)
+    mean = np.where(small, b * (0.25 - z**2 / 48), b * np.tanh(zs / 2) / (2 * zs))
+    diff = np.where(small, z**3 / 6 + z**5 / 120, np.sinh(zs) - zs)
+    var = np.where(small, b * (1 / 24 - z**2 / 120), b * 2 * diff / (4 * zs**3 * (np.cosh(zs) + 1)))
+    return mean, var
+
+
+def pg_draw(rng: np.random.Generator, b: np.ndarray, z: np.ndarray, terms: int = 4) -> np.ndarray:
+    """Draws of PG(b, z) (b > 0, elementwise): the first ``terms`` terms of its series
+    ω = Σ_k g_k / (2π²((k − ½)² + z²/(4π²))), g_k ~ Gamma(b, 1), exactly, and the rest of the series by a gamma
+    variable with its exact mean and variance (the tail is a sum of many small gamma terms: its shape is about
+    3·b·terms, close to normal)."""
+    b = np.broadcast_to(np.asarray(b, dtype=float), np.shape(z))
+    z = np.asarray(z, dtype=float)
+    z2 = (np.minimum(np.abs(z), 40.0) / (2 * math.pi)) ** 2
+    out = np.zeros(z.shape)
+    head_mean = np.zeros(z.shape)
+    head_var = np.zeros(z.shape)
+    ones = bool(np.all(b == 1.0))  # 0/1 cells: Gamma(1, 1) is the (faster) exponential
+    for k in range(1, terms + 1):
+        d = 2 * math.pi**2 * ((k - 0.5) ** 2 + z2)
+        out += (rng.standard_exponential(z.shape) if ones else rng.standard_gamma(b)) / d
+        head_mean += b / d
+        head_var += b / d**2
+    mean, var = _pg_moments(b, z)
+    tail_mean = np.maximum(mean - head_mean, 1e-12)
+    tail_var = np.maximum(var - head_var, 1e-16)
+    return out + rng.standard_gamma(tail_mean**2 / tail_var) * (tail_var / tail_mean)
+
+
+# ============================================================================================ the sampler
+def _scale_centred(rng, v: float, ss: float, n: int, prior: float) -> float:
+    """σ² | effects (n of them, sum of squares ``ss``) under the half-normal prior N⁺(0, prior²) on σ: Metropolis
+    with the flat-prior proposal IG((n − 1)/2, ss/2)."""
+    if n < 2 or ss <= 0:
+        return v
+    prop = (ss / 2) / rng.standard_gamma((n - 1) / 2)
+    return prop if math.log(rng.random()) < -(prop - v) / (2 * prior**2) else v
+
+
+def _scale_noncentred(rng, u: np.ndarray, resid: np.ndarray, w: np.ndarray, prior: float) -> float:
+    """The signed scale σ of η = offset + σ·u given the Pólya-Gamma pseudo-data (``resid`` = κ − ω·offset, ``w`` =
+    ω): Gaussian with precision Σ ω u² + 1/prior² (half-normal prior on |σ|)."""
+    prec = float(w @ (u * u)) + 1 / prior**2
+    return float(u @ resid) / prec + rng.standard_normal() / math.sqrt(prec)
+
+
+GH_NODES, GH_WEIGHTS = np.polynomial.hermite.hermgauss(16)
+LOG_GH = np.log(GH_WEIGHTS / math.sqrt(math.pi))
+
+
+def _cell_loglik(eta, yi, ni, binomial: bool, phi: float):
+    """log p(y_i | η) up to constants: y·η − n·log(1 + e^η), or −(y − η)²/(2φ)."""
+    if not binomial:
+        return -0.5 * (yi - eta) ** 2 / phi
+    return yi * eta - ni * (np.maximum(eta, 0.0) + np.log1p(np.exp(-np.abs(eta))))  # log(1 + e^η), stable
+
+
+def _doc_marginal(a_i, yi, ni, di, d_n: int, tau: float, binomial: bool, phi: float) -> np.ndarray:
+    """log ∫ Π_{i∈d} p(y_i | a_i + b) N(b; 0, τ²) db per document: Gauss–Hermite (16 nodes) for the binomial
+    family, exact for the additive one (compound-symmetric normal: log-det (n−1)·log φ + log(φ + nτ²), quadratic
+    form (Σr² − τ²(Σr)²/(φ + nτ²))/φ)."""
+    if binomial:
+        g = len(GH_NODES)
+        eta = a_i[:, None] + math.sqrt(2) * tau * GH_NODES[None, :]
+        ll = _cell_loglik(eta, yi[:, None], ni[:, None], True, phi)
+        grid = np.bincount((di[:, None] * g + np.arange(g)).ravel(), ll.ravel(), d_n * g).reshape(d_n, g) + LOG_GH
+        top = grid.max(1)
+        return top + np.log(np.exp(grid - top[:, None]).sum(1))
+    r = yi - a_i
+    n = np.bincount(di, minlength=d_n)
+    s1, s2 = np.bincount(di, r, d_n), np.bincount(di, r * r, d_n)
+    v = phi + n * tau**2
+    return -0.5 * ((n - 1) * math.log(phi) + np.log(v) - math.log(phi) + (s2 - tau**2 * s1**2 / v) / phi)
+
+
+def _draw_doc_effects(rng, tau: float, a_i, yi, ni, di, d_n: int, binomial: bool, phi: float, b_old) -> np.ndarray:
+    """Exact draws of b_d | τ, a, y per document: the additive model's normal conditional; for the binomial family
+    rejection sampling from the prior N(0, τ²) with the document's likelihood over its maximum (Newton; 1 for a
+    document whose cells are all at one bound). A document not accepted within 25 rounds of 8 candidates keeps its old effect."""
+    if not binomial:
+        n = np.bincount(di, minlength=d_n)
+        prec = n / phi + 1 / tau**2
+        return np.bincount(di, yi - a_i, d_n) / phi / prec + rng.standard_normal(d_n) / np.sqrt(prec)
+    n_d, y_d = np.bincount(di, ni, d_n), np.bincount(di, yi, d_n)
+    mixed = (y_d > 0) & (y_d < n_d)
+    top = np.zeros(d_n)
+    for _ in range(8 if mixed.any() else 0):
+        p = 1 / (1 + np.exp(-(a_i + top[di])))
+        grad = y_d - np.bincount(di, ni * p, d_n)
+        hess = np.bincount(di, ni * p * (1 - p), d_n) + 1e-12
+        top = np.where(mixed, top + np.clip(grad / hess, -2.0, 2.0), top)
+    lmax = np.where(mixed, np.bincount(di, _cell_loglik(a_i + top[di], yi, ni, True, phi), d_n), 0.0)
+    b = np.array(b_old, dtype=float)
+    pending = np.ones(d_n, bool)
+    for _ in range(25):  # REJECT_CANDIDATES candidates per pending document and round; the first accepted one
+        idx = np.flatnonzero(pending)
+        pos = np.full(d_n, -1)
+        pos[idx] = np.arange(len(idx))
+        sel = pending[di]
+        cand = tau * rng.standard_normal((len(idx), REJECT_CANDIDATES))
+        ll = _cell_loglik(a_i[sel, None] + cand[pos[di[sel]]], yi[sel, None], ni[sel, None], True, phi)
+        flat = (pos[di[sel]][:, None] * REJECT_CANDIDATES + np.arange(REJECT_CANDIDATES)).ravel()
+        ll = np.bincount(flat, ll.ravel(), len(idx) * REJECT_CANDIDATES).reshape(len(idx), -1)
+        ok = np.log(rng.random(ll.shape)) < ll - lmax[idx, None]
+        hit = ok.any(1)
+        b[idx[hit]] = cand[hit, ok[hit].argmax(1)]
+        pending[idx[hit]] = False
+        if not pending.any():
+            break
+    return b
+
+
+def _tau_collapsed(rng, tau: float, step: float, a_i, yi, ni, di, d_n, binomial, phi, prior) -> tuple[float, bool]:
+    """Random-walk Metropolis on log τ with the document effects integrated out (:func:`_doc_marginal`), under the
+    half-normal prior: the move that lets τ travel when each document has one or two cells (then the effects barely
+    pin τ and the conditional steps crawl)."""
+    new = tau * math.exp(step * rng.standard_normal())
+    cur = _doc_marginal(a_i, yi, ni, di, d_n, tau, binomial, phi).sum()
+    prop = _doc_marginal(a_i, yi, ni, di, d_n, new, binomial, phi).sum()
+    log_r = prop - cur - (new**2 - tau**2) / (2 * prior**2) + math.log(new / tau)
+    return (new, True) if math.log(rng.random()) < log_r else (tau, False)
+
+
+def sample_two_way(
+    y: np.ndarray,
+    m: np.ndarray,
+    family: str,
+    trials: np.ndarray | None,
+    x: np.ndarray | None,
+    strong: np.ndarray | None,
+    scale: float,
+    rng: np.random.Generator,
+    settings: SamplerSettings = SamplerSettings(),
+) -> dict:
+    """Posterior draws of the module's model for the observed cells (``m`` > 0) of a T × D matrix ``y`` (binomial:
+    successes of ``trials``, default 1; ``gaussian``: values). ``x``: T × p centred covariates (None: none),
+    ``strong``: which columns get the fixed prior. Returns arrays of ``keep`` draws: ``a`` (keep × T, the full
+    template effects, c included), ``b`` (keep × D), ``sigma_a``, ``tau``, ``axis_sd``, ``phi``, ``c`` and the
+    acceptance rates of the centred steps."""
+    t_n, d_n = m.shape
+    ti, di = np.nonzero(m > 0)
+    yi = y[ti, di].astype(float)
+    ni = np.ones(len(yi)) if trials is None else np.broadcast_to(trials, y.shape)[ti, di].astype(float)
+    binomial = family == "binomial"
+    x = np.zeros((t_n, 0)) if x is None else np.asarray(x, dtype=float)
+    strong = np.zeros(x.shape[1], bool) if strong is None else np.asarray(strong, bool)
+    weak = ~strong
+    z_mat = np.column_stack([np.ones(t_n), x])
+    p = z_mat.shape[1]
+    ztz = z_mat.T @ z_mat
+    prior_a, prior_t, prior_s = (PRIOR_SCALES[k] * scale for k in ("sigma_a", "tau", "axis"))
+    prior_strong = PRIOR_SCALES["strong"] * scale
+    # start: the overall level, no effects
+    if binomial:
+        rate = (yi.sum() + 0.5) / (ni.sum() + 1.0)
+        level = math.log(rate / (1 - rate))
+    else:
+        level = float(yi.mean())
+    a = np.full(t_n, level)
+    b = np.zeros(d_n)
+    coef = np.zeros(p)
+    coef[0] = level
+    sa2, tau2, s2, phi = (0.5 * scale) ** 2, (1.0 * scale) ** 2, (0.5 * scale) ** 2, scale**2
+    if not binomial:
+        phi = max(float(np.var(yi)), 1e-8 * scale**2)
+    keep_n = settings.keep
+    out = {k: np.empty((keep_n, n)) for k, n in (("a", t_n), ("b", d_n))}
+    for k in ("sigma_a", "tau", "axis_sd", "phi", "c"):
+        out[k] = np.empty(keep_n)
+    accepted = np.zeros(3)
+    step = 0.3  # random-walk step of log τ (adapted while burning in)
+    # one or two cells per document barely pin the document effects: τ then also moves with them integrated out
+    seen = np.bincount(di, minlength=d_n)
+    collapse = float(seen[seen > 0].mean()) <= COLLAPSE_CELLS if len(di) else False
+    total = settings.burn + keep_n * settings.thin
+    for it in range(total):
+        eta = a[ti] + b[di]
+        if binomial:
+            w = pg_draw(rng, ni, eta, settings.pg_terms)
+            kappa = yi - ni / 2
+        else:
+            w = np.full(len(yi), 1 / phi)
+            kappa = yi / phi
+        # template effects
+        mean_a = z_mat @ coef
+        prec = np.bincount(ti, w, t_n) + 1 / sa2
+        num = np.bincount(ti, kappa - w * b[di], t_n) + mean_a / sa2
+        a = num / prec + rng.standard_normal(t_n) / np.sqrt(prec)
+        # document effects
+        prec = np.bincount(di, w, d_n) + 1 / tau2
+        num = np.bincount(di, kappa - w * a[ti], d_n)
+        b = num / prec + rng.standard_normal(d_n) / np.sqrt(prec)
+        # intercept and covariate coefficients
+        lam = np.r_[1e-6, np.where(strong, 1 / prior_strong**2, 1 / s2)]
+        prec_c = ztz / sa2 + np.diag(lam)
+        chol = np.linalg.cholesky(prec_c)
+        mean_c = np.linalg.solve(prec_c, z_mat.T @ a / sa2)
+        coef = mean_c + np.linalg.solve(chol.T, rng.standard_normal(p))
+        # σ_a: centred, then non-centred
+        mean_a = z_mat @ coef
+        resid_a = a - mean_a
+        new = _scale_centred(rng, sa2, float(resid_a @ resid_a), t_n, prior_a)
+        accepted[0] += new != sa2
+        sa2 = new
+        e = resid_a / math.sqrt(sa2)
+        u = e[ti]
+        sig = _scale_noncentred(rng, u, kappa - w * (mean_a[ti] + b[di]), w, prior_a)
+        a = mean_a + sig * e
+        sa2 = max(sig * sig, 1e-12 * scale**2)
+        # τ: centred, then non-centred
+        new = _scale_centred(rng, tau2, float(b @ b), d_n, prior_t)
+        accepted[1] += new != tau2
+        tau2 = new
+        f = b / math.sqrt(tau2)
+        sig = _scale_noncentred(rng, f[di], kappa - w * a[ti], w, prior_t)
+        b = sig * f
+        tau2 = max(sig * sig, 1e-12 * scale**2)
+        if collapse:  # τ with the document effects integrated out, then the document effects afresh
+            tau, moved = _tau_collapsed(rng, math.sqrt(tau2), step, a[ti], yi, ni, di, d_n, binomial, phi, prior_t)
+            tau2 = tau * tau
+            b = _draw_doc_effects(rng, tau, a[ti], yi, ni, di, d_n, binomial, phi, b)
+            if it < settings.burn:  # adapt the step towards an acceptance of about 0.4 while burning in
+                step *= math.exp((moved - 0.4) / math.sqrt(it + 1))
+        # the shared prior sd of the weak covariate columns
+        if weak.any():
+            bw = coef[1:][weak]
+            new = _scale_centred(rng, s2, float(bw @ bw), int(weak.sum()), prior_s)
+            accepted[2] += new != s2
+            s2 = new
+            xs = x[:, weak] @ (bw / math.sqrt(s2))
+            rest = a - z_mat @ coef + xs * math.sqrt(s2)  # a − c − strong part
+            prec_s = float(xs @ xs) / sa2 + 1 / prior_s**2
+            sig = float(xs @ rest) / sa2 / prec_s + rng.standard_normal() / math.sqrt(prec_s)
+            coef[1:][weak] = bw / math.sqrt(s2) * sig
+            s2 = max(sig * sig, 1e-12 * scale**2)
+        if not binomial:
+            res = yi - (a[ti] + b[di])
+            phi = float(res @ res) / 2 / rng.standard_gamma(len(yi) / 2)
+        if it >= settings.burn and (it - settings.burn) % settings.thin == 0:
+            j = (it - settings.burn) // settings.thin
+            out["a"][j], out["b"][j] = a, b
+            out["sigma_a"][j], out["tau"][j], out["axis_sd"][j] = math.sqrt(sa2), math.sqrt(tau2), math.sqrt(s2)
+            out["phi"][j], out["c"][j] = phi, coef[0]
+    out["acceptance"] = accepted / total
+    return out
+
+
+def effective_draws(chain: np.ndarray) -> float:
+    """Effective sample size of a chain (initial positive sequence of autocorrelations, Geyer 1992)."""
+    x = np.asarray(chain, dtype=float)
+    n = len(x)
+    if n < 4 or np.var(x) <= 0:
+        return float(n)
+    x = x - x.mean()
+    f = np.fft.rfft(x, 2 * n)
+    acf = np.fft.irfft(f * np.conj(f))[:n] / (np.arange(n, 0, -1) * np.var(x))
+    s = 0.0
+    for k in range(0, n - 1, 2):  # Γ_m = ρ_2m + ρ_2m+1 while positive; τ = −1 + 2 Σ Γ_m
+        pair = acf[k] + acf[k + 1]
+        if pair <= 0:
+            break
+        s += pair
+    return float(n / max(1.0, 2 * s - 1))
+
+
+# ============================================================================================ sampled fit
+@dataclass
+class SampledFit(TwoWayFit):
+    """A two-way model fitted by Gibbs sampling (:func:`sample_two_way`): ``a_draws`` (S × T, the template effects with the
+    intercept), ``b_draws`` (S × D); ``a``/``b`` their posterior means (``c`` 0), ``tau``/``sigma_a``/``phi`` the
+    posterior means of the scales. :meth:`draw_eta` takes stored draws (no refit: a bootstrap over a sampled fit
+    draws the cells from the posterior instead)."""
+
+    a_draws: np.ndarray | None = None
+    b_draws: np.ndarray | None = None
+    sampler: dict = field(default_factory=dict)
+
+    def draw_eta(self, rng: np.random.Generator, n: int | None = None) -> np.ndarray:
+        """η of ``n`` posterior draws (stored draws taken at random), n × T × D."""
+        if n is None:
+            raise ValueError("a sampled fit is not refitted per resample: draw n rows")
+        idx = rng.integers(0, len(self.a_draws), n)
+        return self.a_draws[idx][:, :, None] + self.b_draws[idx][:, None, :]
+
+
+def fit_sampled(
+    y: np.ndarray,
+    mask: np.ndarray,
+    family: str,
+    trials: np.ndarray | None = None,
+    covariates: np.ndarray | None = None,
+    strong: int = 0,
+    rng: np.random.Generator | None = None,
+    settings: SamplerSettings | None = None,
+) -> TwoWayFit:
+    """The model of :func:`fit_two_way` (same arguments) fitted by the Gibbs sampler (:func:`sample_two_way`): template
+    effects a_t ~ N(c + x_t·β, σ_a²), document effects b_d ~ N(0, τ²), half-normal priors on σ_a, τ and the axis
+    columns' shared sd (:data:`PRIOR_SCALES` × the effect scale). Cells with every observed value at a bound
+    and the Poisson family (false-positive counts) keep :func:`fit_two_way`."""
+    y = np.where(mask, np.asarray(y, dtype=float), 0.0)
+    m = np.asarray(mask, dtype=float)
+    if trials is not None:
+        trials = np.broadcast_to(np.asarray(trials, dtype=float), y.shape)
+        m = m * (trials > 0)
+    if family == "poisson" or constant_outcome(y, m, family, trials) is not None:
+        return fit_two_way(y, mask, family, trials=trials, covariates=covariates, strong=strong)
+    t_n, d_n = y.shape
+    lo, hi, scale = range_and_scale(y, m, family)
+    x, strong_cols = (None, None) if covariates is None else centred_covariates(covariates, t_n, strong)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    out = sample_two_way(y, m, family, trials, x, strong_cols, scale, rng, settings or SamplerSettings())
+    a, b = out["a"], out["b"]
+    info = {
+        "draws": len(a),
+        "effective_draws": {k: round(effective_draws(out[k]), 1) for k in ("sigma_a", "tau")},
+        "template_effect_sd_interval": [float(v) for v in np.percentile(out["sigma_a"], [2.5, 97.5])],
+        "doc_effect_sd_interval": [float(v) for v in np.percentile(out["tau"], [2.5, 97.5])],
+        "prior_contraction": {  # 1 − posterior variance / prior variance: how much the cells say about the scale
+            k: float(1 - np.var(out[k]) / ((PRIOR_SCALES[p] * scale) ** 2 * (1 - 2 / math.pi)))
+            for k, p in (("sigma_a", "sigma_a"), ("tau", "tau"))
+        },
+    }
+    return SampledFit(
+        family,
+        a.mean(0)[None, :],
+        np.zeros(1),
+        b.mean(0)[None, :],
+        float(out["tau"].mean()),
+        float(out["sigma_a"].mean()),
+        float(out["phi"].mean()) if family == "gaussian" else 1.0,
+        iterations=len(a),
+        converged=min(info["effective_draws"].values()) >= 50,
+        lo=lo,
+        hi=hi,
+        a_draws=a,
+        b_draws=b,
+        sampler=info,
+    )
+
+
+def sampled_fitter(seed) -> Callable:
+    """A ``fitter`` for :func:`cell_model`: :func:`fit_sampled` with one seeded generator per fit, in the order the
+    cell model fits (deterministic)."""
+    calls = iter(range(1_000_000))
+
+    def fit(y, mask, family, trials=None, covariates=None, strong=0):
+        rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), 7, next(calls)])
+        return fit_sampled(y, mask, family, trials, covariates, strong, rng)
+
+    return fit

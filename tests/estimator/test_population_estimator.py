@@ -1,0 +1,143 @@
+"""The population estimator (``estimator.estimate_population``, covariates in ``fit_two_way``): hand-worked
+values on tiny matrices."""
+
+import math
+
+import numpy as np
+import pytest
+
+from lm_eval_enterprise.estimator import (
+    CellMatrix,
+    TwoWayFit,
+    axis_covariates,
+    estimate_population,
+    fit_two_way,
+)
+from lm_eval_enterprise.estimator.twoway import centred_covariates
+from lm_eval_enterprise.harness.cellplan import runs_to_share
+
+
+def test_axis_covariates_one_hot_sorted_columns():
+    x = axis_covariates(
+        [{"casing": "upper", "lead": "A"}, {"casing": "lower", "lead": "A"}, {"casing": "upper", "lead": "A"}]
+    )
+    # columns: (casing, lower), (casing, upper), (lead, A)
+    assert x.tolist() == [[0, 1, 1], [1, 0, 1], [0, 1, 1]]
+    c, strong = centred_covariates(x, 3, strong=1)  # the constant lead column is dropped, the others centred
+    assert strong.tolist() == [False, False]  # the last column (lead) was the strong one, and it is dropped
+    assert c.shape == (3, 2)
+    assert np.allclose(c[:, 0], [-1 / 3, 2 / 3, -1 / 3]) and np.allclose(c[:, 1], [1 / 3, -2 / 3, 1 / 3])
+
+
+def test_prior_mean_of_the_template_effects_by_hand():
+    """T = 2 templates, one document, y = [1, 0], τ = σ_a = φ = 1. The objective
+    Σ_t (y_t − c − a_t − b)²/2 + Σ_t (a_t − m_t)²/2 + b²/2 (c free) has b = 0, c = mean(y − m),
+    a_t = (y_t − c + m_t)/2. m = 0: c = 0.5, a = ±0.25 (fitted 0.75 / 0.25); m = (0.5, −0.5): c = 0.5, a = ±0.5
+    (fitted 1 / 0)."""
+    y, mask, w = np.array([[1.0], [0.0]]), np.ones((2, 1), bool), np.ones((1, 1))
+    for m, a_exp in (((0.0, 0.0), (0.25, -0.25)), ((0.5, -0.5), (0.5, -0.5))):
+        start = TwoWayFit("gaussian", np.zeros((1, 2)), np.zeros(1), np.zeros((1, 1)), 1.0, 1.0, a_mean=np.array(m))
+        f = fit_two_way(y, mask, "gaussian", tau=1.0, sigma_a=1.0, phi=1.0, weights=w, start=start)
+        assert f.c[0] == pytest.approx(0.5, abs=1e-5)
+        assert f.a[0] == pytest.approx(a_exp, abs=1e-5)
+        assert f.b[0, 0] == pytest.approx(0.0, abs=1e-5)
+
+
+def test_covariates_pull_a_sparse_template_towards_its_axis_group():
+    """Twelve templates of two axis values on 0/1 cells: the x templates are right on 85 % of the 80 documents,
+    the y templates on 25 %. Template 0 (an x template) is seen on 2 documents only, right on one of them — weak
+    data. Without covariates it is pulled towards the grand mean (about 0.55); with them towards its x group."""
+    rng = np.random.default_rng(0)
+    t_n, d_n = 12, 80
+    level = np.where(np.arange(t_n) < 6, 0.85, 0.25)
+    v = (rng.random((t_n, d_n)) < level[:, None]).astype(float)
+    mask = np.ones((t_n, d_n), bool)
+    mask[0, 2:] = False
+    v[0, :2] = [1.0, 0.0]
+    axes = [{"g": "x"}] * 6 + [{"g": "y"}] * 6
+    cm = CellMatrix.from_values(v, mask)
+    plain = estimate_population(cm, 0.0, n_boot=0)
+    with_x = estimate_population(cm, 0.0, covariates=axis_covariates(axes), n_boot=0)
+    group = float(v[1:6].mean())  # its group's level
+    assert abs(with_x["scores"]["t1"] - group) < abs(plain["scores"]["t1"] - group)
+    assert with_x["scores"]["t1"] > 0.7
+    assert with_x["covariates"] == 2 and plain["covariates"] == 0
+
+
+def test_complete_population_by_hand():
+    """Every cell observed: scores [1, .5, .5, 0] (0/1 cells, 2 documents), b = 0.25. μ = 0.5,
+    σ = sqrt(0.5/3) = 0.40825, S = 0.25/σ = 0.61237; quantiles (numpy linear) at 5/25/50/75/95 %:
+    0.075, 0.375, 0.5, 0.625, 0.925; the worst decile (≤ the 10 % quantile 0.15): t4."""
+    v = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=float)
+    est = estimate_population(CellMatrix.from_values(v), 0.25, n_boot=50, seed=1)
+    assert [est["scores"][t] for t in ("t1", "t2", "t3", "t4")] == [1.0, 0.5, 0.5, 0.0]
+    assert est["mean"] == pytest.approx(0.5)
+    assert est["std"] == pytest.approx(math.sqrt(0.5 / 3))
+    assert est["sharpe"] == pytest.approx(0.25 / math.sqrt(0.5 / 3))
+    assert est["quantiles"] == pytest.approx([0.075, 0.375, 0.5, 0.625, 0.925])
+    assert est["worst_decile"] == ["t4"] and est["worst_template"] == "t4"
+    assert not est["estimate"] and est["share"] == 1.0
+    ci = est["ci"]
+    assert ci["resample_templates"] and len(ci["quantiles"]) == 5
+    assert all(lo <= hi for lo, hi in ci["quantiles"])
+    assert ci["mean"][0] <= 0.5 <= ci["mean"][1]
+
+
+def test_sparse_population_is_labelled_and_seeded():
+    rng = np.random.default_rng(3)
+    v = (rng.random((10, 40)) < np.linspace(0.2, 0.8, 10)[:, None]).astype(float)
+    mask = np.zeros_like(v, dtype=bool)
+    for d in range(40):
+        mask[[(2 * d) % 10, (2 * d + 1) % 10], d] = True  # 2 templates per document = 2 runs of 10
+    cm = CellMatrix.from_values(v, mask)
+    a = estimate_population(cm, 0.5, n_boot=40, seed=7)
+    b = estimate_population(cm, 0.5, n_boot=40, seed=7)
+    assert a == b
+    assert a["estimate"] and a["share"] == pytest.approx(0.2)
+    assert a["quantiles"] == sorted(a["quantiles"])
+
+
+def test_runs_to_share():
+    assert runs_to_share(2, 50) == pytest.approx(0.04)
+    assert runs_to_share(1, 30) == pytest.approx(1 / 30)
+    with pytest.raises(ValueError, match="between 1 and 5"):
+        runs_to_share(6, 5)
+
+
+def test_questions_are_averaged_per_template_by_hand():
+    """A dataset made of questions ([QMEAN], gold_news): one matrix per question, a template's score is the mean of
+    its per-question scores. Question A (2 documents): scores [1, .5, 0]; question B (2 other documents):
+    [0, .5, 1]. Means: [.5, .5, .5] → σ 0, no Sharpe score. With B' = [1, .5, 0] instead: means [1, .5, 0],
+    μ .5, σ .5 (ddof 1), S (.5 − .25)/.5 = .5; quantiles of [0, .5, 1] at 5/25/50/75/95 %: .05, .25, .5, .75, .95;
+    4 documents in all."""
+    a = CellMatrix.from_values(np.array([[1, 1], [1, 0], [0, 0]], dtype=float), docs=["a1", "a2"])
+    b = CellMatrix.from_values(np.array([[0, 0], [0, 1], [1, 1]], dtype=float), docs=["b1", "b2"])
+    flat = estimate_population([a, b], 0.25, n_boot=0)
+    assert [flat["scores"][t] for t in ("t1", "t2", "t3")] == [0.5, 0.5, 0.5]
+    assert flat["std"] == 0.0 and flat["sharpe"] is None
+    b2 = CellMatrix.from_values(np.array([[1, 1], [0, 1], [0, 0]], dtype=float), docs=["b1", "b2"])
+    est = estimate_population([a, b2], 0.25, n_boot=20, seed=3)
+    assert [est["scores"][t] for t in ("t1", "t2", "t3")] == [1.0, 0.5, 0.0]
+    assert est["mean"] == pytest.approx(0.5) and est["std"] == pytest.approx(0.5)
+    assert est["sharpe"] == pytest.approx(0.5)
+    assert est["quantiles"] == pytest.approx([0.05, 0.25, 0.5, 0.75, 0.95])
+    assert est["n_docs"] == 4 and est["worst_template"] == "t3"
+
+
+def test_label_bias_carries_over_to_the_rare_class():
+    """Binary F1 (positive class 0), 6 templates, 40 negative and 6 positive documents. Templates t1–t3 answer
+    "positive" on every document, t4–t6 never (F1 = 2·6/(2·6 + 40 + 0) = 3/13 ≈ 0.231 and 0). Every negative cell is observed, the positive cells only under t1, t2, t4, t5. Without
+    covariates t3 and t6 get the pooled positive-class accuracy (½); with population covariates (here one constant
+    axis, so only the label-bias column of ``_class_covariates`` remains) their accuracy on the positives is read
+    from their answers on the negatives: t6 → near 0, t3 → near 3/13."""
+    gold = [1] * 40 + [0] * 6
+    says_pos = np.array([1, 1, 1, 0, 0, 0], bool)
+    pred = np.where(says_pos[:, None], 0, 1) * np.ones((6, 46))
+    mask = np.ones((6, 46), bool)
+    mask[[2, 5], 40:] = False
+    cm = CellMatrix.from_labels(gold, pred, 2, "binary", mask=mask, positive=0)
+    plain = estimate_population(cm, 0.0, n_boot=0)["scores"]
+    biased = estimate_population(cm, 0.0, covariates=axis_covariates([{"a": "x"}] * 6), n_boot=0)["scores"]
+    assert abs(biased["t6"] - 0.0) < abs(plain["t6"] - 0.0)
+    assert abs(biased["t3"] - 3 / 13) < abs(plain["t3"] - 3 / 13)
+    assert biased["t6"] < 0.05 and abs(biased["t3"] - 3 / 13) < 0.01
