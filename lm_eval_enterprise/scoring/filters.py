@@ -260,20 +260,28 @@ _SCALE = re.compile(
     r"|\bout\s+of\s+5(?![\d.])|/\s*5(?![\d.])|\d+\s*(?:点満点中|点満点で|段階中|段階で)",
     re.I,
 )
+# the names of the pair's fields, echoed from the prompt ("Sentence 1: …", "文1：…"): their digit is not a score
+_PAIR_FIELD = re.compile(r"(?:\bsentence|文)\s*[12](?![\d.])", re.I)
+# a kanji numeral standing as the answer (after a colon, は, a space or punctuation, before 点, a copula or the
+# end), never one inside a word: この二つの文 ("these two sentences") holds no score
+_KANJI_SCORE = re.compile(r"(?:^|(?<=[\s:：は、。,.「『(（]))([〇零一二三四五])(?=\s*(?:点|です|だ|[。.、,」』)）]|$))")
 _KANJI_DIGITS = str.maketrans("〇零一二三四五", "0012345")
 
 
 def read_score(text: str) -> str | None:
     """[SCORE] (STS-B, JSTS): the first number of the width-folded answer (NFKC, :func:`fold_width`) once statements
-    of the scale are removed (:data:`_SCALE`): ``"３.５点"`` → ``"3.5"``, ``"Similarity: 4 out of 5"`` → ``"4"``,
-    ``"5点満点中3点"`` → ``"3"``, ``"0から5のうち3"`` → ``"3"``; an answer without a digit reads a kanji numeral 〇–五
-    (``"四"`` → ``"4"``); ``None`` when it holds no number. The metric clips it to [0, 5]
+    of the scale (:data:`_SCALE`) and echoed field names of the pair (:data:`_PAIR_FIELD`) are removed:
+    ``"３.５点"`` → ``"3.5"``, ``"Similarity: 4 out of 5"`` → ``"4"``, ``"5点満点中3点"`` → ``"3"``,
+    ``"0から5のうち3"`` → ``"3"``, ``"文1：白い犬"`` → ``None``; an answer without a digit reads a kanji numeral
+    〇–五 that stands alone (:data:`_KANJI_SCORE`: ``"四"``, ``"答え：四点"`` → ``"4"``; ``"この二つの文"`` → ``None``);
+    ``None`` when it holds no number. The metric clips it to [0, 5]
     (:func:`lm_eval_enterprise.scoring.metrics.similarity_prediction`)."""
-    text = _SCALE.sub(" ", fold_width(text))
+    text = _PAIR_FIELD.sub(" ", _SCALE.sub(" ", fold_width(text)))
     m = _SCORE_NUMBER.search(text)
-    if m is None:
-        m = _SCORE_NUMBER.search(text.translate(_KANJI_DIGITS))
-    return m.group(0) if m else None
+    if m is not None:
+        return m.group(0)
+    m = _KANJI_SCORE.search(text.strip())
+    return m.group(1).translate(_KANJI_DIGITS) if m else None
 
 
 def _score_reading(

@@ -23,6 +23,7 @@ from lm_eval_enterprise.scoring.filters import (
     label_format,
     list_format,
     read_label,
+    read_score,
     readable,
     render_format_regex,
     unwrapped_label,
@@ -227,6 +228,37 @@ def test_readable_other_readers():
     assert readable("text", "a", doc) and not readable("text", " .?! ", doc)
     with pytest.raises(ValueError, match="unknown answer reader"):
         readable("json", "x", doc)
+
+
+# ------------------------------------------------------------------------------------------- [SCORE]
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("3.8", "3.8"),
+        ("Similarity: 4 out of 5", "4"),
+        ("On a scale from 0 to 5, I would say 2", "2"),
+        ("３.５点", "3.5"),  # full-width digits (NFKC)
+        ("5点満点中3点", "3"),
+        ("0から5のうち3", "3"),
+        ("四", "4"),  # a kanji numeral that is the answer
+        ("答え：四点", "4"),
+        ("答えは三です。", "3"),
+        ("「二」", "2"),
+        # echoed field names of the pair are not scores (genuine JSTS greedy answers of SmolLM2-135M, t3)
+        ("文1：白い犬が走っている", None),
+        ("文2：草原", None),
+        ("Sentence 1 and sentence 2 are alike: 4", "4"),
+        ("文1と文2の類似度：2.5", "2.5"),
+        # a kanji numeral inside a word is not a score (genuine JSTS greedy answers, t1 and t8, cut at the token
+        # limit: この二つの文 = "these two sentences")
+        ("この二つの", None),
+        ("二つの文はほぼ同じ意味です", None),
+        ("The two sentences are similar", None),
+        ("maybe", None),
+    ],
+)
+def test_read_score_hand_worked(text, expected):
+    assert read_score(text) == expected
 
 
 # ------------------------------------------------------------------------------------------- format regexes
