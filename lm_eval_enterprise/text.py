@@ -1,4 +1,5 @@
-"""Text helpers shared by loaders, filters and metrics ([NORM], [TRUNC]: docs/conventions.md#norm, #trunc)."""
+"""Text helpers shared by loaders, filters, metrics and the Sharpe tool ([NORM], [TRUNC]: docs/conventions.md#norm,
+#trunc; the natural sort order of template ids and document keys)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,11 @@ def truncate_words(text: str, n_words: int | None) -> str:
     if len(words) <= n_words:
         return text
     return " ".join(words[:n_words])
+
+
+def natural_key(s: str) -> list:
+    """Sort key with numbers compared as numbers (``t2`` < ``t10``): the order of template ids and document keys."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(s))]
 
 
 def cut_at_stop(text: str, stop: str | None) -> str:

@@ -151,7 +151,7 @@ def _samples(results_path: Path, task: str) -> list[dict]:
     path = results_path.with_name(f"samples_{task}_{stamp}.jsonl")
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = [r for r in rows if r.get("filter") == FILTER]
-    from lm_eval_enterprise.sharpe.inputs import natural_key
+    from lm_eval_enterprise.text import natural_key
 
     return sorted(rows, key=lambda r: natural_key(str(r["doc"]["id"])))  # the Sharpe tool's document order
 
@@ -247,7 +247,7 @@ def template_stats(entry: dict, mode: str, tid: str, metric: str):
 
 
 def templates_of(entry: dict, mode: str) -> list[str]:
-    from lm_eval_enterprise.sharpe.inputs import natural_key
+    from lm_eval_enterprise.text import natural_key
 
     return sorted(entry["modes"][mode]["templates"], key=natural_key)
 
@@ -278,10 +278,12 @@ def baseline(entry: dict, metric: str) -> float:
 
 
 def summary(entry: dict, mode: str, metric: str) -> dict:
-    """μ, σ, S and their document-bootstrap intervals over the templates (the Sharpe tool's ``stats.sharpe`` and
-    ``bootstrap.draw`` / ``summarize``: one shared document resample per iteration), and the format-failure rate."""
-    from lm_eval_enterprise.sharpe import stats as BS
-    from lm_eval_enterprise.sharpe.stats import sharpe
+    """μ, σ, S and their document-bootstrap intervals over the templates (``scoring.sharpe_score.sharpe``,
+    ``scoring.bootstrap.draw`` and the Sharpe tool's ``stats.summarize``: one shared document resample per
+    iteration), and the format-failure rate."""
+    from lm_eval_enterprise.scoring import bootstrap as BS
+    from lm_eval_enterprise.scoring.sharpe_score import sharpe
+    from lm_eval_enterprise.sharpe.stats import summarize
 
     tids = templates_of(entry, mode)
     stats = [template_stats(entry, mode, t, metric) for t in tids]
@@ -292,7 +294,7 @@ def summary(entry: dict, mode: str, metric: str) -> dict:
     doc_idx, _ = BS.draw(SEED, N_BOOT, n_docs, len(tids), False)
     w = BS.multiplicities(doc_idx, n_docs)
     boot = np.column_stack([s.scores(w) for s in stats])
-    ci = BS.summarize(boot, b, 1, 1.0, "off", n_docs, None, SEED)
+    ci = summarize(boot, b, 1, 1.0, "off", n_docs, None, SEED)
     fails = [float(np.mean(entry["modes"][mode]["templates"][t]["fail"])) for t in tids]
     return {
         "boot": boot,  # B × T resampled template scores (same document draws for every mode: paired deltas)
@@ -396,8 +398,10 @@ def print_report(cells: dict, res: dict) -> None:
 
 def decoding_delta(g: dict, c: dict) -> dict:
     """Constrained − greedy on the same templates and documents: Δμ, Δσ, ΔS with 95 % intervals over the shared
-    document resamples (``stats.sharpe_matrix`` per resample, ``stats.percentile_ci``), as ``--compare_decoding``."""
-    from lm_eval_enterprise.sharpe.stats import percentile_ci, sharpe_matrix
+    document resamples (``scoring.sharpe_score.sharpe_matrix`` per resample, ``scoring.bootstrap.percentile_ci``), as
+    ``--compare_decoding``."""
+    from lm_eval_enterprise.scoring.bootstrap import percentile_ci
+    from lm_eval_enterprise.scoring.sharpe_score import sharpe_matrix
 
     mu_g, sd_g, sh_g, _ = sharpe_matrix(g["boot"], g["baseline"], 1)
     mu_c, sd_c, sh_c, _ = sharpe_matrix(c["boot"], c["baseline"], 1)

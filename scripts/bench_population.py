@@ -320,7 +320,7 @@ def covariates(entry: dict, templates: list[str]) -> np.ndarray:
 
 # ============================================================================================ the report
 def _summary(scores: np.ndarray, baseline: float) -> dict:
-    from lm_eval_enterprise.sharpe.stats import sharpe
+    from lm_eval_enterprise.scoring.sharpe_score import sharpe
 
     st = sharpe(scores, baseline, 1, 1.0, "off", 100)
     return {

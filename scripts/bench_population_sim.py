@@ -246,7 +246,7 @@ def scores_of(cm) -> np.ndarray:
 
 
 def summary(scores: np.ndarray, base: float) -> dict:
-    from lm_eval_enterprise.sharpe.stats import sharpe
+    from lm_eval_enterprise.scoring.sharpe_score import sharpe
 
     st = sharpe(scores, base, 1, 1.0, "off", None)
     return {

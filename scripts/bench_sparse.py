@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lm_eval_enterprise.estimator import CellMatrix, estimate_row, naive_scores  # noqa: E402
 from lm_eval_enterprise.harness.cellplan import design  # noqa: E402
+from lm_eval_enterprise.scoring.sharpe_score import sharpe  # noqa: E402
 from lm_eval_enterprise.sharpe import baselines as BL  # noqa: E402
-from lm_eval_enterprise.sharpe.stats import sharpe  # noqa: E402
 
 FRACS = (0.2, 0.3, 0.4, 0.6)
 # (task group, documents): the cheap prompts first; at ~25 % of a shared CPU core a 5-shot task of 100 documents

@@ -123,3 +123,31 @@ def test_imports_are_resolved_at_any_depth_and_relative(tmp_path):
 def test_the_package_has_no_import_cycle():
     found = cycles(import_graph())
     assert not found, "import cycles: " + "; ".join(" <-> ".join(sorted(c)) for c in found)
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through other package modules."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for dep in graph.get(todo.pop(), ()):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return seen
+
+
+def test_layers_estimator_below_the_sharpe_tool():
+    """The estimator is a lower layer than the Sharpe tool: the tool imports it, and no estimator module reaches
+    ``lm_eval_enterprise.sharpe`` (directly or transitively); both use the Sharpe score and the bootstrap draws of
+    ``scoring/``, which import no other package module."""
+    graph = import_graph()
+    estimator = [
+        m for m in graph if m == "lm_eval_enterprise.estimator" or m.startswith("lm_eval_enterprise.estimator.")
+    ]
+    assert estimator
+    upward = {m: sorted(d for d in reachable(graph, m) if d.startswith("lm_eval_enterprise.sharpe")) for m in estimator}
+    assert upward == {m: [] for m in estimator}
+    assert "lm_eval_enterprise.estimator" in reachable(graph, "lm_eval_enterprise.sharpe.estimates")
+    for shared in ("lm_eval_enterprise.scoring.sharpe_score", "lm_eval_enterprise.scoring.bootstrap"):
+        assert graph[shared] == set(), (shared, graph[shared])

@@ -34,8 +34,8 @@ variances. For 0/1 data this approximation is known to under-estimate τ somewha
 σ and Sharpe: the spread of the plug-in scores mixes the true template spread with estimation noise, so σ is the
 posterior predictive mean of the full-data variance: R draws of every unobserved cell (parameters from the Laplace
 posterior, then the outcome), σ = sqrt(mean_r σ_r²), S = (μ − b)/(α·max(σ, floor)) (:func:`predictive_stats`).
-Intervals: the full tool's document bootstrap (:func:`lm_eval_enterprise.sharpe.stats.draw`), with the model refitted and the
-unobserved cells drawn once on every resample, so they include the imputation uncertainty.
+Intervals: the full tool's document bootstrap (:func:`lm_eval_enterprise.scoring.bootstrap.draw`), with the model
+refitted and the unobserved cells drawn once on every resample, so they include the imputation uncertainty.
 
 Supported metrics (every primary metric of the 25 enterprise datasets): any per-document metric with aggregation
 ``mean`` (accuracy, exact match, ROUGE-1/2/L, SQuAD F1, ...), weighted / macro / binary F1 and weighted precision /

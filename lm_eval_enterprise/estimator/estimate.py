@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..sharpe.inputs import natural_key
-from ..sharpe.stats import draw, multiplicities, percentile_ci, sharpe, sharpe_matrix
+from ..scoring.bootstrap import draw, multiplicities, percentile_ci
+from ..scoring.sharpe_score import sharpe, sharpe_matrix
+from ..text import natural_key
 from .cellmodels import CellMatrix, SparseError, cell_model, draw_scores, naive_scores, plugin_scores
 from .sampler import sampled_fitter
 
@@ -77,7 +78,8 @@ def predictive_stats(
 ) -> dict:
     """Point statistics from posterior predictive draws of the full-data scores (R × T): μ from the plug-in
     scores, σ = sqrt(mean_r σ_r²) (the predictive mean of the full-data variance), S = (μ − b)/(α·max(σ, floor))
-    with the degenerate-case rules of :func:`.stats.sharpe` (evaluated on a score vector with that σ)."""
+    with the degenerate-case rules of :func:`~lm_eval_enterprise.scoring.sharpe_score.sharpe` (evaluated on a score
+    vector with that σ)."""
     _, sig, _, _ = sharpe_matrix(draws, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode, n_docs)
     base = sharpe(scores, baseline, ddof, alpha, floor_mode, n_docs)
     if base["std"] is None:
@@ -117,9 +119,9 @@ def estimate_row(
     Point estimates: per-template plug-in scores ŝ_t, μ = mean_t ŝ_t; σ and S from ``draws`` posterior predictive
     draws of the unobserved cells (:func:`predictive_stats`; ``np.random.default_rng(seed)``). Intervals: document
     bootstrap as the full tool (documents = the sorted union of the groups' document keys, one
-    :func:`lm_eval_enterprise.sharpe.stats.draw` per row, B = ``n_boot``, 0: none); on every resample the cell model is refitted and
-    the unobserved cells are drawn once from its posterior predictive, so the intervals include the imputation
-    uncertainty. With every cell observed all of this reduces to the full tool's statistics."""
+    :func:`~lm_eval_enterprise.scoring.bootstrap.draw` per row, B = ``n_boot``, 0: none); on every resample the cell
+    model is refitted and the unobserved cells are drawn once from its posterior predictive, so the intervals include
+    the imputation uncertainty. With every cell observed all of this reduces to the full tool's statistics."""
     if not groups:
         raise SparseError(f"{name}: no groups")
     templates = groups[0].templates
@@ -239,8 +241,8 @@ def estimate_population(
     estimated scores. Intervals (``n_boot`` > 0), two kinds:
 
     * ``ci`` — the population's values (the grammar's templates on the dataset's documents): per resample the
-      documents resampled (:func:`lm_eval_enterprise.sharpe.stats.draw`), the unobserved cells drawn from the posterior and the
-      templates resampled with replacement; imputation, document and template sampling together;
+      documents resampled (:func:`~lm_eval_enterprise.scoring.bootstrap.draw`), the unobserved cells drawn from the
+      posterior and the templates resampled with replacement; imputation, document and template sampling together;
     * ``ci_full_run`` — what a full run of these templates on these documents would give: the percentiles of the
       posterior predictive draws (0 width with every cell observed).
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -169,6 +169,9 @@ def _per_question(stats: LinearStats, questions: list) -> LinearStats:
 
 
 def _questions(items: Sequence[Any]) -> list | None:
+    """The items' question ids, or ``None`` when no item names one."""
+    if not any(QUESTION_FIELD in it for it in items if isinstance(it, dict)):  # most datasets: one cheap pass
+        return None
     qs = [it.get(QUESTION_FIELD) if isinstance(it, dict) else None for it in items]
     return qs if any(q is not None for q in qs) else None
 
@@ -187,8 +190,10 @@ def _label_items(items: Sequence[Any], metric: str, binary: bool = False):
 
 
 def _correct(golds: list, preds: list) -> np.ndarray:
-    """Per-document correctness: :func:`metrics.exact_match` (an unparsed answer is never correct)."""
-    return np.array([M.exact_match(g, p) for g, p in zip(golds, preds)], dtype=float)
+    """Per-document correctness: :func:`metrics.exact_match` (an unparsed answer is never correct), evaluated once
+    per distinct (gold, prediction) pair (a label task has few)."""
+    seen = {pair: M.exact_match(*pair) for pair in dict.fromkeys(zip(golds, preds))}
+    return np.fromiter(map(seen.__getitem__, zip(golds, preds)), dtype=float, count=len(golds))
 
 
 def f1_items(items: Sequence[Any], average: str, metric: str = "f1") -> LinearStats:
@@ -250,24 +255,36 @@ def spearman_items(items: Sequence[Any], metric: str = "spearman") -> RankStats:
     return RankStats(*_pairs(items, metric))
 
 
+@lru_cache(maxsize=1 << 16)
+def _entities(text: str, types: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
+    """:func:`metrics.parse_entities` of ``text`` with the task's ``types`` (``None``: unreadable), cached across
+    calls: a gold string recurs under every template and model, and precision, recall and F1 read the same
+    answers."""
+    entities = M.parse_entities(text, types)
+    return None if entities is None else tuple(entities)
+
+
+@lru_cache(maxsize=1 << 16)
+def _entity_row(gold: str, pred: str, types: tuple[str, ...]) -> tuple[int, int, int] | None:
+    """:func:`metrics.entity_counts` (TP, FP, FN) of one item, ``None`` when the gold string is unreadable; cached:
+    the same answer to the same document recurs across templates and models."""
+    entities = _entities(gold, types)
+    if entities is None:
+        return None
+    return M.entity_counts(entities, None if pred == M.INVALID else _entities(pred, types))
+
+
 def entity_items(items: Sequence[Any], which: str, metric: str = "entity_f1") -> LinearStats:
     """[EF1] micro precision / recall / F1 of entity items ``{gold, pred, types}`` (both read with
     :func:`metrics.parse_entities`; an unparsable gold string raises)."""
     _require_items(items, metric)
-    table = M.entity_type_table(_field(items[:1], "types", metric)[0])
-    cache: dict[str, Any] = {}
-
-    def parsed(text: str) -> Any:
-        if text not in cache:
-            cache[text] = M.parse_entities(text, table)
-        return cache[text]
-
+    types = tuple(_field(items[:1], "types", metric)[0])
     rows = []
     for it in items:
-        gold = parsed(it["gold"])
-        if gold is None:
+        row = _entity_row(it["gold"], it["pred"], types)
+        if row is None:
             raise M.MetricInputError(f"{metric}: unparsable gold entity string {it['gold']!r}")
-        rows.append(M.entity_counts(gold, None if it["pred"] == M.INVALID else parsed(it["pred"])))
+        rows.append(row)
     return LinearStats(
         np.array(rows, dtype=float).reshape(-1, 3),
         lambda s: M.prf_finalize(s)[which],

@@ -261,7 +261,7 @@ _SCALE = re.compile(
     re.I,
 )
 # the names of the pair's fields, echoed from the prompt ("Sentence 1: …", "文1：…"): their digit is not a score
-_PAIR_FIELD = re.compile(r"(?:\bsentence|文)\s*[12](?![\d.])", re.I)
+_PAIR_FIELD = re.compile(r"(?:\bsentence|文)\s*[12](?!\d|\.\d)", re.I)  # not "sentence 1.5"
 # a kanji numeral standing as the answer (after a colon, は, a space or punctuation, before 点, a copula or the
 # end), never one inside a word: この二つの文 ("these two sentences") holds no score
 _KANJI_SCORE = re.compile(r"(?:^|(?<=[\s:：は、。,.「『(（]))([〇零一二三四五])(?=\s*(?:点|です|だ|[。.、,」』)）]|$))")

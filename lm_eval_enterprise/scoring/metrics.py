@@ -47,11 +47,9 @@ def _require_pairs(golds: Sequence, preds: Sequence, name: str) -> None:
 
 def _safe_div(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndarray:
     """num / den elementwise, ``empty`` where den == 0 (IEEE division otherwise, as Python's)."""
-    num, den = np.broadcast_arrays(np.asarray(num, dtype=float), np.asarray(den, dtype=float))
-    out = np.full(num.shape, float(empty))
-    ok = den != 0
-    out[ok] = num[ok] / den[ok]
-    return out
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    out = np.full(np.broadcast_shapes(num.shape, den.shape), float(empty))
+    return np.divide(num, den, out=out, where=den != 0)
 
 
 def _rows(sums: np.ndarray) -> np.ndarray:
@@ -66,14 +64,8 @@ def label_indices(values: Sequence[str], labels: Sequence[str]) -> np.ndarray:
     """Index of each value in ``labels`` compared after [NORM] (``norm(value) == norm(label)``), −1 for a value
     equal to no label and for :data:`INVALID` (a format failure predicts no label)."""
     index = {norm(x): j for j, x in enumerate(labels)}
-    seen: dict[str, int] = {}
-    out = np.empty(len(values), dtype=np.int64)
-    for i, v in enumerate(values):
-        j = seen.get(v)
-        if j is None:
-            j = seen[v] = -1 if v == INVALID else index.get(norm(v), -1)
-        out[i] = j
-    return out
+    seen = {v: -1 if v == INVALID else index.get(norm(v), -1) for v in dict.fromkeys(values)}  # once per distinct
+    return np.fromiter(map(seen.__getitem__, values), dtype=np.int64, count=len(values))
 
 
 def gold_indices(golds: Sequence[str], labels: Sequence[str]) -> np.ndarray:
@@ -441,22 +433,31 @@ def parse_kpi_helm(text: str) -> list[tuple[str, str]]:
 KPI_READERS = {"ibm": (parse_kpi, lambda phrase: phrase.split(" ")), "helm": (parse_kpi_helm, str.split)}
 
 
+@lru_cache(maxsize=1 << 16)
+def _kpi_word_sets(text: str, reader: str) -> tuple[frozenset[str], ...] | None:
+    """Per tag of :data:`KPI_TAGS` (in order), the set of words of the phrases ``text`` tags with it, read with
+    ``reader``; ``None`` when the reader reads nothing. Cached: a gold string recurs under every template and
+    model, and two metrics share each reader."""
+    parse, words = KPI_READERS[reader]
+    items = parse(text)
+    if items is None:
+        return None
+    sets: dict[str, set[str]] = {t: set() for t in KPI_TAGS}
+    for phrase, tag in items:
+        sets[tag].update(words(phrase))
+    return tuple(frozenset(sets[t]) for t in KPI_TAGS)
+
+
 def kpi_word_counts(gold: str, pred: str, reader: str = "ibm") -> dict[str, tuple[int, int, int]]:
     """Per tag t: (O_t, P_t, G_t) for one item, where W_p(t), W_g(t) are the SETS of words of all predicted / gold
     phrases tagged t (case-sensitive, no positions), read with ``reader`` ("ibm" or "helm", :data:`KPI_READERS`):
     O = |W_p ∩ W_g|, P = |W_p|, G = |W_g|. ``pred`` = :data:`INVALID` or unreadable → no words.
     An unreadable gold string raises :class:`MetricInputError`."""
-    parse, words = KPI_READERS[reader]
-    gold_items = parse(gold)
-    if gold_items is None:
+    wg = _kpi_word_sets(str(gold), reader)
+    if wg is None:
         raise MetricInputError(f"unparsable gold KPI string {gold!r}")
-    wp: dict[str, set[str]] = {t: set() for t in KPI_TAGS}
-    wg: dict[str, set[str]] = {t: set() for t in KPI_TAGS}
-    for phrase, tag in (parse(pred) or []) if pred != INVALID else []:
-        wp[tag].update(words(phrase))
-    for phrase, tag in gold_items:
-        wg[tag].update(words(phrase))
-    return {t: (len(wp[t] & wg[t]), len(wp[t]), len(wg[t])) for t in KPI_TAGS}
+    wp = (_kpi_word_sets(str(pred), reader) if pred != INVALID else None) or (frozenset(),) * len(KPI_TAGS)
+    return {t: (len(p & g), len(p), len(g)) for t, p, g in zip(KPI_TAGS, wp, wg)}
 
 
 def kpi_tag_f1(o: np.ndarray, p: np.ndarray, g: np.ndarray, metric: str) -> np.ndarray:
@@ -528,7 +529,10 @@ KPI_METRICS = {
 def kpi_stats(golds: Sequence[str], preds: Sequence[str], reader: str = "ibm") -> np.ndarray:
     """Per-item [KPIF1] statistics: (O_t, P_t, G_t) of :func:`kpi_word_counts` for each tag of :data:`KPI_TAGS`
     in order, read with ``reader`` (n × 12)."""
-    rows = [[v for t in KPI_TAGS for v in kpi_word_counts(g, p, reader)[t]] for g, p in zip(golds, preds)]
+    rows = []
+    for g, p in zip(golds, preds):
+        counts = kpi_word_counts(g, p, reader)  # once per item, not once per tag
+        rows.append([v for t in KPI_TAGS for v in counts[t]])
     return np.array(rows, dtype=float).reshape(-1, 3 * len(KPI_TAGS))
 
 

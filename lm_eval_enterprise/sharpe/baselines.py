@@ -35,7 +35,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,7 +45,6 @@ from .. import families
 from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
 from ..scoring.metrics import average_f1, f1_finalize
-from ..taskmeta import TaskMeta
 from ..text import norm
 from .cells import Cells
 from .inputs import Options, SampleTable, SharpeInputError, parse_generation_baseline
@@ -63,17 +62,10 @@ class Baseline:
     se: float | None = None  # Monte-Carlo standard error (simulated only)
     per_template: dict[str, float] | None = None
     note: str = ""
-    extra: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        out = {"value": self.value, "method": self.method}
-        if self.se is not None:
-            out["se"] = self.se
-        if self.per_template is not None:
-            out["per_template"] = self.per_template
-        if self.note:
-            out["note"] = self.note
-        return out
+        """value and method, then se, per_template and note when set."""
+        return {k: v for k, v in asdict(self).items() if k in ("value", "method") or v not in (None, "")}
 
 
 # ----------------------------------------------------------------------------------------------------- accuracy
@@ -94,8 +86,7 @@ def majority_share(counts: Sequence[int]) -> float:
 
 def majority_index(counts: Sequence[int]) -> int:
     """Index of the most frequent class; ties → the first in label order."""
-    best = max(counts)
-    return next(j for j, c in enumerate(counts) if c == best)
+    return list(counts).index(max(counts))
 
 
 # ----------------------------------------------------------------------------------------------------- F1
@@ -125,11 +116,6 @@ def expected_f1_class(n_j: int, n_total: int, k: int) -> float:
     den = n_j + a[:, None] + c[None, :]
     f1 = np.where(den > 0, 2.0 * a[:, None] / np.maximum(den, 1), 0.0)
     return float(pa @ f1 @ pc)
-
-
-def approx_f1_class(p_j: float, k: int) -> float:
-    """Large-N approximation E[F1_j] ≈ 2p_j/(k·p_j + 1) (for reports and sanity checks only)."""
-    return 2 * p_j / (k * p_j + 1)
 
 
 def uniform_f1(counts: Sequence[int], average: str, positive: int | None = None) -> float:
@@ -278,9 +264,7 @@ class LabelInfo:
 
 
 def _generation_baseline(metric: str, info: LabelInfo, generation: str) -> Baseline:
-    k = parse_generation_baseline(generation)
-    if k is None:
-        return Baseline(0.0, "zero", note="no-information generator scores 0")
+    k = parse_generation_baseline(generation)  # lead-K (``zero`` never gets here)
     if (
         info.kind != "generation"
         or not info.documents
@@ -332,12 +316,8 @@ def compute(
         return _ranking_baseline(st.ranking, info, method, seed)
     if metric == "yes_accuracy":
         return _yes_baseline(info, method)
-    return Baseline(
-        None,
-        "unavailable",
-        note=f"no baseline rule for metric {metric!r} (family {family!r}); "
-        "use --baseline table:PATH or --baseline none",
-    )
+    note = f"no baseline rule for metric {metric!r} (family {family!r}); use --baseline table:PATH or --baseline none"
+    return Baseline(None, "unavailable", note=note)
 
 
 def _classification_baseline(f1_avg: str | None, info: LabelInfo, method: str, seed: int) -> Baseline:
@@ -345,30 +325,25 @@ def _classification_baseline(f1_avg: str | None, info: LabelInfo, method: str, s
     if info.kind != "classification" or not info.gold_counts:
         return Baseline(None, "unavailable", note="gold label counts unknown (no samples)")
     counts, k = info.gold_counts, len(info.gold_counts)
-    if f1_avg is None:  # accuracy over k labels
-        if method == "majority":
-            return Baseline(majority_share(counts), "majority")
-        if method == "simulated":
-            gold = np.repeat(np.arange(k), counts)
-            v, se = simulated_uniform(gold, k, "accuracy", seed=seed)
-            return Baseline(v, "simulated", se=se)
-        return Baseline(uniform_accuracy(k), "uniform")
     if f1_avg == "binary" and info.positive is None:
         return Baseline(None, "unavailable", note="positive class unknown")
-    if method == "majority":
-        return Baseline(majority_f1(counts, f1_avg, info.positive), "majority")
     if method == "simulated":
-        gold = np.repeat(np.arange(k), counts)
-        v, se = simulated_uniform(gold, k, f1_avg, info.positive, seed=seed)
-        return Baseline(v, "simulated", se=se)
-    return Baseline(uniform_f1(counts, f1_avg, info.positive), "uniform")
+        return _simulated(counts, k, f1_avg or "accuracy", info.positive, seed)
+    if method == "majority":
+        value = majority_share(counts) if f1_avg is None else majority_f1(counts, f1_avg, info.positive)
+        return Baseline(value, "majority")
+    return Baseline(uniform_accuracy(k) if f1_avg is None else uniform_f1(counts, f1_avg, info.positive), "uniform")
+
+
+def _simulated(counts: list[int], k: int, metric: str, positive: int | None, seed: int) -> Baseline:
+    """:func:`simulated_uniform` on gold labels with these counts (label j repeated ``counts[j]`` times)."""
+    value, se = simulated_uniform(np.repeat(np.arange(len(counts)), counts), k, metric, positive, seed=seed)
+    return Baseline(value, "simulated", se=se)
 
 
 def _question_baseline(f1_avg: str, info: LabelInfo, method: str, seed: int) -> Baseline:
     """[QMEAN] the baseline of a metric that is the mean over questions: each question's own baseline (its gold
     counts), then their mean; a simulated one's Monte-Carlo error is sqrt(Σ se²)/n."""
-    from dataclasses import replace
-
     bs = [
         _classification_baseline(f1_avg, replace(info, gold_counts=c, question_counts=None), method, seed)
         for c in info.question_counts or []
@@ -387,10 +362,8 @@ def _choice_baseline(info: LabelInfo, method: str, seed: int) -> Baseline:
         if not info.gold_counts:
             return Baseline(None, "unavailable", note="gold answers unknown")
         return Baseline(majority_share(info.gold_counts), "majority")
-    if method == "simulated" and info.gold_counts:
-        gold = np.repeat(np.arange(len(info.gold_counts)), info.gold_counts)  # accuracy is label-symmetric
-        v, se = simulated_uniform(gold, info.n_options, "accuracy", seed=seed)
-        return Baseline(v, "simulated", se=se)
+    if method == "simulated" and info.gold_counts:  # accuracy is label-symmetric: the answers' counts suffice
+        return _simulated(info.gold_counts, info.n_options, "accuracy", None, seed)
     return Baseline(uniform_accuracy(info.n_options), "uniform")
 
 
@@ -427,15 +400,11 @@ def _classification_info(tab: SampleTable, idx, spec: MetricSpec) -> LabelInfo:
     if not labels or any(x is None for x in golds):
         return LabelInfo("none")
     index = {norm(x): j for j, x in enumerate(labels)}
-    counts = [0] * len(labels)
-    for x in golds:
-        j = index.get(norm(x))
-        if j is None:
-            return LabelInfo("none")
-        counts[j] += 1
-    positive = None
-    if isinstance(first, dict) and "positive" in first:
-        positive = index.get(norm(first["positive"]))
+    label_of = [index.get(norm(x)) for x in golds]
+    if None in label_of:
+        return LabelInfo("none")
+    counts = np.bincount(label_of, minlength=len(labels)).tolist()
+    positive = index.get(norm(first["positive"])) if isinstance(first, dict) and "positive" in first else None
     return LabelInfo(
         "classification",
         labels=list(labels),
@@ -463,12 +432,8 @@ def _ranking_info(tab: SampleTable, idx, spec: MetricSpec) -> LabelInfo:
     rel = [int(tab.gold[i] == "Yes") for i in lines]
     if corpus.per_query(spec.agg) and isinstance(tab.values[spec.name][0], list):
         rel = [int(tab.values[spec.name][i][3]) for i in lines]
-    pos = 0
-    queries = []
-    for q in idx:
-        r = rel[pos : pos + len(q)]
-        queries.append((len(q), int(sum(r))))
-        pos += len(q)
+    ends = np.cumsum([len(q) for q in idx])
+    queries = [(len(q), int(sum(rel[end - len(q) : end]))) for q, end in zip(idx, ends)]
     return LabelInfo("ranking", queries=queries, candidate_relevance=rel)
 
 
@@ -476,9 +441,7 @@ def _choice_info(tab: SampleTable, idx) -> LabelInfo:
     ks = {tab.n_choices[i] for i in idx}
     golds = [tab.gold[i] for i in idx]
     counts = list(Counter(map(str, golds)).values()) if all(x is not None for x in golds) else None
-    if len(ks) == 1 and None not in ks:
-        return LabelInfo("choice", n_options=ks.pop(), gold_counts=counts)
-    return LabelInfo("choice", gold_counts=counts)
+    return LabelInfo("choice", n_options=ks.pop() if len(ks) == 1 and None not in ks else None, gold_counts=counts)
 
 
 def label_info(family: str | None, unit: str, tab: SampleTable, idx, spec: MetricSpec) -> LabelInfo:
@@ -492,9 +455,8 @@ def label_info(family: str | None, unit: str, tab: SampleTable, idx, spec: Metri
     if kind == "choice":
         return _choice_info(tab, idx)
     if kind == "generation" or spec.name in ROUGE_METRICS:
-        return LabelInfo(
-            "generation", documents=[tab.documents[i] for i in idx], references=[tab.references[i] for i in idx]
-        )
+        docs, refs = tab.column("document"), tab.column("summary")
+        return LabelInfo("generation", documents=[docs[i] for i in idx], references=[refs[i] for i in idx])
     return LabelInfo("none")
 
 
@@ -532,7 +494,7 @@ def _metadata_baseline(row: Row, spec: MetricSpec) -> Baseline | None:
     vals = set()
     for by_t in row.runs.values():
         for t in row.templates:
-            b = TaskMeta.from_metadata(by_t[t].meta).baseline
+            b = by_t[t].taskmeta.baseline
             if isinstance(b, dict) and spec.name in b:
                 b = b[spec.name]
             if isinstance(b, dict):

@@ -14,7 +14,7 @@ model of the row (:func:`resample`); a linear statistic is ``finalize(W @ featur
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,9 +24,9 @@ import numpy as np
 from ..configkeys import QUESTION_FIELD
 from ..scoring import corpus
 from ..scoring import metrics as M
-from ..taskmeta import TaskMeta
-from . import stats as ST
-from .inputs import Diagnostics, Options, SampleTable, SharpeInputError, TaskRun, natural_key, read_samples
+from ..scoring.bootstrap import draw, multiplicities
+from ..text import natural_key
+from .inputs import Diagnostics, Options, SampleTable, SharpeInputError, read_samples
 from .rows import MetricSpec, Row
 
 RECOMPUTE_TOL = 1e-9
@@ -114,9 +114,7 @@ def _key_problems(unit: str, tabs: list[SampleTable]) -> str:
         if keys is None:
             bad.append(f"{tab.path}: a line has no {KEY_LABELS[source]}")
             continue
-        counts: dict = {}
-        for k in keys:
-            counts[k] = counts.get(k, 0) + 1
+        counts = Counter(keys)
         dup = next((k for k, n in counts.items() if n > 1), None)
         if dup is not None:
             bad.append(f"{tab.path}: {KEY_LABELS[source]} {dup!r} occurs {counts[dup]} times (duplicated samples)")
@@ -135,13 +133,14 @@ def choose_keys(tabs: list[SampleTable], unit: str) -> tuple[str, list[list]] | 
     return None
 
 
-def unit_lines(keys: list, unit: str) -> dict:
-    """unit → its line (documents) or its lines in candidate order (queries)."""
+def unit_lines(keys: list, unit: str, keep: set | None = None) -> dict:
+    """unit → its line (documents) or its lines in candidate order (queries); ``keep``: only the candidates in it."""
     if unit == "doc":
         return {k: i for i, k in enumerate(keys)}
     by_q: dict = defaultdict(list)
     for i, (q, c) in enumerate(keys):
-        by_q[q].append((c, i))
+        if keep is None or (q, c) in keep:
+            by_q[q].append((c, i))
     return {q: [i for _, i in sorted(v)] for q, v in by_q.items()}
 
 
@@ -171,16 +170,12 @@ def read_row_samples(row: Row, diag: Diagnostics) -> tuple[dict[str, dict[str, S
         if not missing:
             out[model] = tables
             continue
-        if tables:
-            diag.note(
-                f"group {row.name}, model {model}: samples missing for {', '.join(missing)}; "
-                "sample-based statistics of this model are null (flag no_samples)"
-            )
-        else:
-            diag.note(
-                f"group {row.name}, model {model}: no samples ({', '.join(missing)}); scores from "
-                "the results files only, sample-based statistics null (flag no_samples)"
-            )
+        what = (
+            f"samples missing for {', '.join(missing)}; sample-based statistics of this model are null"
+            if tables
+            else f"no samples ({', '.join(missing)}); scores from the results files only, sample-based statistics null"
+        )
+        diag.note(f"group {row.name}, model {model}: {what} (flag no_samples)")
         flags[model] = {"no_samples": missing}
     return out, flags
 
@@ -222,22 +217,13 @@ def pair(row: Row, tables: dict[str, dict[str, SampleTable]], diag: Diagnostics)
         flags["doc_set_intersected"] = {"shared": len(common), "sizes": sorted({len(s) for s in sets})}
     if not common:
         raise SharpeInputError(f"group {row.name}: no document is shared by all templates and models")
-    if row.unit == "doc":
-        units = sorted(common, key=natural_key)
-        lines = {}
-        for (m, t, _), ks in zip(tabs, per_tab):
-            pos = {k: i for i, k in enumerate(ks)}
-            lines[(m, t)] = np.array([pos[k] for k in units])
-        return Pairing(units, source, lines, flags)
-    units = sorted({q for q, _ in common}, key=natural_key)
+    units = sorted(common if row.unit == "doc" else {q for q, _ in common}, key=natural_key)
     lines = {}
     for (m, t, _), ks in zip(tabs, per_tab):
-        by_q: dict = defaultdict(list)
-        for i, (q, c) in enumerate(ks):
-            if (q, c) in common:
-                by_q[q].append((c, i))
-        lines[(m, t)] = [[i for _, i in sorted(by_q[q])] for q in units]
-    _flag_cut_queries(row, units, lines, flags, diag)
+        at = unit_lines(ks, row.unit, common)
+        lines[(m, t)] = np.array([at[u] for u in units]) if row.unit == "doc" else [at[u] for u in units]
+    if row.unit == "query":
+        _flag_cut_queries(row, units, lines, flags, diag)
     return Pairing(units, source, lines, flags)
 
 
@@ -246,7 +232,7 @@ def _flag_cut_queries(row: Row, units: list, lines: dict, flags: dict, diag: Dia
     ``--limit`` that ended inside a query, as plain ``lm_eval`` allows): their RR@k / nDCG@k rank part of the
     candidates only."""
     runs = [r for by_t in row.runs.values() for r in by_t.values()]
-    expected = next((c for r in runs if (c := TaskMeta.from_metadata(r.meta).candidates_per_query)), None)
+    expected = next((c for r in runs if (c := r.taskmeta.candidates_per_query)), None)
     if not expected:
         return
     cut = sorted(
@@ -303,10 +289,6 @@ def _failure(tab: SampleTable, lines: Sequence, unit: str) -> tuple[np.ndarray |
     return total / count, float(total.sum() / count.sum())
 
 
-def _n_lines(lines: Sequence, unit: str) -> int:
-    return len(lines) if unit == "doc" else sum(map(len, lines))
-
-
 def full_cells(row: Row, model: str, tables: dict[str, SampleTable], pairing: Pairing) -> Cells:
     """The cell table of one model of a full run: every shared unit observed under every template."""
     tabs = [tables[t] for t in row.templates]
@@ -327,7 +309,7 @@ def _cells(model, templates, units, tabs, lines, unit, stats, observed: np.ndarr
     fails = [_failure(tab, ls, unit) for tab, ls in zip(tabs, lines)]
     if observed is None:
         observed = np.ones((len(templates), len(units)), dtype=bool)
-    complete = [len(tab) == _n_lines(ls, unit) for tab, ls in zip(tabs, lines)]
+    complete = [len(tab) == (len(ls) if unit == "doc" else sum(map(len, ls))) for tab, ls in zip(tabs, lines)]
     failure, rates = [f[0] for f in fails], [f[1] for f in fails]
     return Cells(model, list(templates), units, observed, stats, failure, rates, complete, list(tabs), lines)
 
@@ -393,22 +375,17 @@ class TemplateScores:
     model_flags: dict[str, dict]
 
 
-def _reported(run: TaskRun, spec: MetricSpec):
-    v = run.row.get(f"{spec.name},{spec.filter}")
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
 def _from_results(row: Row, model: str, tid: str, out: dict) -> None:
     """A model without samples: s_t straight from the results file (strict mode only)."""
     run = row.runs[model][tid]
     for spec in row.metrics:
-        v = _reported(run, spec)
+        v = run.reported(f"{spec.name},{spec.filter}")
         if v is None:
             raise SharpeInputError(
                 f"{run.source.path}: results[{run.task}][{spec.name},{spec.filter}] "
                 f"is not a number ({run.row.get(f'{spec.name},{spec.filter}')!r})"
             )
-        out[(model, tid, spec.name, "strict")] = float(v)
+        out[(model, tid, spec.name, "strict")] = v
 
 
 def _from_cells(row: Row, c: Cells, ti: int, opts: Options, out: TemplateScores, diag: Diagnostics) -> None:
@@ -425,7 +402,7 @@ def _from_cells(row: Row, c: Cells, ti: int, opts: Options, out: TemplateScores,
             raise SharpeInputError(f"{c.tables[ti].path}: {spec.name} is undefined on the shared documents")
         out.scorers[(model, tid, spec.name, "strict")] = sc
         out.scores[(model, tid, spec.name, "strict")] = s
-        target = _reported(row.runs[model][tid], spec)
+        target = row.runs[model][tid].reported(f"{spec.name},{spec.filter}")
         if c.complete[ti] and target is not None and abs(target - s) > RECOMPUTE_TOL:
             diag.note(
                 f"group {row.name}, model {model}, {tid}: {spec.name} recomputed from samples = "
@@ -480,7 +457,7 @@ def _resampled(row: Row, scores: TemplateScores, n_units: int, di: np.ndarray, o
     for start in range(0, opts.bootstrap, chunk):
         # column-major, as the bootstrap always multiplied: BLAS picks its kernels by layout, and the last bits of
         # W @ features follow them
-        w = np.asfortranarray(ST.multiplicities(di[start : start + chunk], n_units))
+        w = np.asfortranarray(multiplicities(di[start : start + chunk], n_units))
         if lin:
             sums = w @ feats
             for j, (k, s) in enumerate(lin):
@@ -499,14 +476,14 @@ def _resampled(row: Row, scores: TemplateScores, n_units: int, di: np.ndarray, o
 
 
 def resample(row: Row, n_units: int, scores: TemplateScores, opts: Options) -> Resamples:
-    """The row's resampled scores over its ``n_units`` shared units (:func:`.stats.draw` from the row's own seed):
-    kind "docs" (unit resampling) and, with ``--bootstrap_templates``, "docs+templates" (its own draw stream).
-    Nothing without resamples or samples."""
+    """The row's resampled scores over its ``n_units`` shared units (:func:`lm_eval_enterprise.scoring.bootstrap.draw`
+    from the row's own seed): kind "docs" (unit resampling) and, with ``--bootstrap_templates``, "docs+templates" (its
+    own draw stream). Nothing without resamples or samples."""
     if opts.bootstrap <= 0 or not scores.scorers:
         return Resamples({}, {})
     boot, template_idx = {}, {}
     for kind, tpl in [("docs", False)] + ([("docs+templates", True)] if opts.bootstrap_templates else []):
-        di, ti = ST.draw(opts.seed, opts.bootstrap, n_units, len(row.templates), tpl)
+        di, ti = draw(opts.seed, opts.bootstrap, n_units, len(row.templates), tpl)
         template_idx[kind] = ti
         boot.update(_resampled(row, scores, n_units, di, opts, kind))
     return Resamples(boot, template_idx)

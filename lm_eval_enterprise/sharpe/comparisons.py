@@ -20,15 +20,18 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from itertools import combinations
 
 import numpy as np
 
 from ..scoring import metrics as M
+from ..scoring.bootstrap import percentile_ci
+from ..scoring.sharpe_score import EPS, sharpe_matrix
+from ..text import natural_key
 from . import stats as ST
-from .inputs import Diagnostics, Options, natural_key
-from .records import Record, RecordSet
+from .inputs import Diagnostics, Options
+from .records import Record, RecordSet, baseline_arg
 from .rows import Row
 
 
@@ -37,26 +40,15 @@ def _pairs(models: list[str], compare: list[str] | None) -> list[tuple[str, str]
     pairs = list(combinations(models, 2))
     if compare is None:
         return pairs
-    wanted = set()
-    for c in compare:
-        a, _, b = c.partition(",")
-        wanted.add((a, b))
+    wanted = {tuple(c.split(",", 1)) for c in compare}
     return [(a, b) if (a, b) in wanted else (b, a) for a, b in pairs if (a, b) in wanted or (b, a) in wanted]
-
-
-def _baseline_arg(rec: Record, tids: list[str]):
-    """The record's baseline as the Sharpe formulas take it (a vector when it differs per template)."""
-    b_arg = rec.baseline["value"]
-    if rec.baseline.get("per_template") and b_arg is not None:
-        b_arg = np.array([rec.baseline["per_template"][t] for t in tids])
-    return b_arg
 
 
 def _resampled(mat: np.ndarray, rec: Record, b_arg, higher_is_better: bool, opts: Options):
     """(μ, σ, S) per resample of one record's B × T resampled template scores (S None without a baseline; μ on the
     metric's own scale)."""
     sign = 1.0 if higher_is_better else -1.0
-    mu, sd, sh, _ = ST.sharpe_matrix(
+    mu, sd, sh, _ = sharpe_matrix(
         sign * mat, sign * (b_arg if b_arg is not None else 0.0), opts.ddof, opts.alpha, opts.floor_mode(), rec.n_docs
     )
     return sign * mu, sd, (sh if b_arg is not None else None)
@@ -69,19 +61,18 @@ def _bootstrap_fields(
     resampled (μ, σ, S) of both records (None without resamples)."""
     ma, mb = ra.scores_bt, rb.scores_bt
     if ma is None or mb is None:
-        comp["delta_ci"], comp["delta_sharpe_ci"] = None, None
-        comp["bootstrap"] = None
+        comp.update(delta_ci=None, delta_sharpe_ci=None, bootstrap=None)
         return None
     d_bt = ma - mb
     if np.isfinite(d_bt).all():
         lo_hi = np.percentile(d_bt, [2.5, 97.5], axis=0)
         comp["delta_ci"] = {t: [float(lo_hi[0, j]), float(lo_hi[1, j])] for j, t in enumerate(tids)}
     else:
-        comp["delta_ci"] = {t: ST.percentile_ci(d_bt[:, j]) for j, t in enumerate(tids)}
-    b_arg = _baseline_arg(ra, tids)
+        comp["delta_ci"] = {t: percentile_ci(d_bt[:, j]) for j, t in enumerate(tids)}
+    b_arg = baseline_arg(ra.baseline, tids)
     res_a = _resampled(ma, ra, b_arg, higher_is_better, opts)
     res_b = _resampled(mb, rb, b_arg, higher_is_better, opts)
-    comp["delta_sharpe_ci"] = ST.percentile_ci(res_a[2] - res_b[2]) if b_arg is not None else None
+    comp["delta_sharpe_ci"] = percentile_ci(res_a[2] - res_b[2]) if b_arg is not None else None
     comp["bootstrap"] = {"B": opts.bootstrap, "seed": opts.seed, "shared_doc_indices": True}
     return {"a": res_a, "b": res_b}
 
@@ -207,20 +198,11 @@ def _mean_of(values: dict[str, float | None] | None) -> float | None:
     return float(np.mean(list(values.values())))
 
 
-def _adherence(row: Row, model: str, metric_filter: str) -> dict[str, float | None]:
-    """Per template: ``format_adherence`` as the results file reports it (all documents of the run); None where a
-    template's results lack it (e.g. log-likelihood ranking)."""
-    out = {}
-    for t in row.templates:
-        v = row.runs[model][t].row.get(f"format_adherence,{metric_filter}")
-        out[t] = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-    return out
-
-
 def _mode_summary(row: Row, spec, rec: Record) -> dict:
-    """One decoding mode's side of a decoding comparison."""
+    """One decoding mode's side of a decoding comparison; ``format_adherence`` per template as the results file
+    reports it (all documents of the run; None where a template's results lack it, e.g. log-likelihood ranking)."""
     sign = 1.0 if spec.higher_is_better else -1.0
-    adh = _adherence(row, rec.model, spec.filter)
+    adh = {t: row.runs[rec.model][t].reported(f"format_adherence,{spec.filter}") for t in row.templates}
     return {
         "model": rec.model,
         "mean": None if rec.mean is None else sign * rec.mean,
@@ -254,9 +236,9 @@ def decoding_comparisons(recs: RecordSet, rows: list[Row], opts: Options, diag: 
         comp["delta_mean_ci"] = comp["delta_std_ci"] = None
         if resampled is not None:
             (mu_c, sd_c, _), (mu_u, sd_u, _) = resampled["a"], resampled["b"]
-            comp["delta_mean_ci"] = ST.percentile_ci(mu_c - mu_u)
+            comp["delta_mean_ci"] = percentile_ci(mu_c - mu_u)
             if len(comp["templates"]) > 1:
-                comp["delta_std_ci"] = ST.percentile_ci(sd_c - sd_u)
+                comp["delta_std_ci"] = percentile_ci(sd_c - sd_u)
         comp["unconstrained"], comp["constrained"] = _mode_summary(row, spec, ru), _mode_summary(row, spec, rc)
 
     return _compare_pairs(recs, rows, opts, pairs_of, extend)
@@ -276,11 +258,9 @@ def rank_stability(recs: RecordSet, rows: list[Row]) -> dict:
             table = {m: [r.template_scores[t] for t in row.templates] for m, r in rs.items()}
             if neg:  # lower is better: rank on −s
                 table = {m: [-v for v in vs] for m, vs in table.items()}
-            res = (
-                ST.rank_stability(table)
-                if len(row.templates) >= 2
-                else {"n_models": len(rs), "n_templates": len(row.templates), "note": "needs ≥ 2 templates"}
-            )
+            res = {"n_models": len(rs), "n_templates": len(row.templates), "note": "needs ≥ 2 templates"}
+            if len(row.templates) >= 2:
+                res = ST.rank_stability(table)
             means = {m: (-r.mean if neg else r.mean) for m, r in rs.items()}
             shs = {m: r.sharpe_value() for m, r in rs.items()}
             cps = {m: r.cps for m, r in rs.items()}
@@ -355,23 +335,11 @@ def _block(recs: RecordSet, rs: list[Row], models: list[str]) -> dict:
     }
 
 
-def _unpooled(rows: list[Row], suites: list[str]) -> dict:
-    """The ``overall`` entry when the rows come from several suites: their rows and metrics, no model statistics
-    (the suites' datasets and templates have nothing in common; each suite has its own roll-up)."""
-    return {
-        "datasets": sorted({r.dataset for r in rows}),
-        "rows": [r.name for r in rows],
-        "metrics": {r.name: r.primary for r in rows},
-        "models": {},
-        "excluded_models": {},
-        "note": f"not pooled across the suites {', '.join(suites)}: see suites",
-    }
-
-
 def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
     """Domain and overall rows: equal-weight means over datasets of μ, σ and S; mean rank by S. Rows of several
     suites (``metadata.suite``: the enterprise datasets, the NLU suite) are never pooled: then ``suites`` holds
-    one overall roll-up per suite and ``overall`` only the rows (:func:`_unpooled`)."""
+    one overall roll-up per suite and ``overall`` only the rows and metrics, with no model statistics (the suites'
+    datasets and templates have nothing in common)."""
     domains = sorted({r.domain for r in rows})
     out = {"domains": {d: _block(recs, [r for r in rows if r.domain == d], models) for d in domains}}
     suite_of = {r.name: r.taskmeta.suite for r in rows}
@@ -379,7 +347,7 @@ def rollup(recs: RecordSet, rows: list[Row], models: list[str]) -> dict:
     if len(suites) <= 1:
         out["overall"] = _block(recs, rows, models)
         return out
-    out["overall"] = _unpooled(rows, suites)
+    out["overall"] = {**_block(recs, rows, []), "note": f"not pooled across the suites {', '.join(suites)}: see suites"}
     out["suites"] = {s: _block(recs, [r for r in rows if suite_of[r.name] == s], models) for s in suites}
     return out
 
@@ -392,7 +360,7 @@ MIN_RANK_TEMPLATES = 3  # a rank correlation over fewer shared templates is not 
 class LanguageSide:
     """One side of a cross-lingual pair for one model: the dataset row's μ, σ and S (its strict record of the
     primary metric) and its best and worst templates among the shared ones (every template tied at the extreme,
-    within ``stats.EPS``; None when all shared templates score the same)."""
+    within ``sharpe_score.EPS``; None when all shared templates score the same)."""
 
     dataset: str
     language: str
@@ -431,18 +399,18 @@ def _oriented(rec: Record) -> dict[str, float]:
 
 
 def _is_constant(values: Sequence[float]) -> bool:
-    return max(values) - min(values) < ST.EPS
+    return max(values) - min(values) < EPS
 
 
 def extreme_templates(scores: Mapping[str, float]) -> tuple[list[str] | None, list[str] | None]:
     """(best, worst): the templates at the maximum and at the minimum of ``scores`` (higher is better; ties, within
-    ``stats.EPS``, all listed, natural order); (None, None) when every template scores the same."""
+    ``sharpe_score.EPS``, all listed, natural order); (None, None) when every template scores the same."""
     vals = list(scores.values())
     if not vals or _is_constant(vals):
         return None, None
     hi, lo = max(vals), min(vals)
     order = sorted(scores, key=natural_key)
-    return [t for t in order if hi - scores[t] < ST.EPS], [t for t in order if scores[t] - lo < ST.EPS]
+    return [t for t in order if hi - scores[t] < EPS], [t for t in order if scores[t] - lo < EPS]
 
 
 def template_rank_correlation(
@@ -465,19 +433,10 @@ def template_rank_correlation(
 
 def _side(rec: Record, language: str, scores: Mapping[str, float]) -> LanguageSide:
     best, worst = extreme_templates(scores)
-    return LanguageSide(
-        rec.dataset,
-        language,
-        rec.group,
-        rec.metric,
-        rec.mean,
-        rec.std,
-        rec.sharpe,
-        rec.sharpe_status,
-        rec.degenerate_std,
-        best,
-        worst,
-    )
+    of_record = {
+        f.name: getattr(rec, f.name) for f in fields(LanguageSide) if f.name not in ("language", "best", "worst")
+    }
+    return LanguageSide(language=language, best=best, worst=worst, **of_record)
 
 
 def _agree(x: list[str] | None, y: list[str] | None) -> bool | None:

@@ -25,7 +25,7 @@ import numpy as np
 from .. import __version__, families
 from ..estimator import CellMatrix, SparseError, axis_covariates, estimate_population, estimate_row
 from ..scoring import corpus
-from ..taskmeta import TaskMeta
+from ..text import natural_key
 from . import baselines as BL
 from .cells import Cells, question_cells, union_cells
 from .inputs import (
@@ -36,7 +36,6 @@ from .inputs import (
     SampleTable,
     SharpeInputError,
     TaskRun,
-    natural_key,
     read_samples,
     select_runs,
 )
@@ -51,7 +50,6 @@ class SparseGroup:
     name: str
     dataset: str
     domain: str
-    family: str | None
     metric: str
     cells: CellMatrix
     baseline: BL.Baseline
@@ -109,7 +107,7 @@ def _baseline(c: Cells, family: str | None, unit: str, metric: str, agg: str, me
 
 def _plan(runs: dict[str, TaskRun], tids: list[str], name: str, cm: CellMatrix, n_units: int):
     """(the recorded cell plan, messages where the run departs from it) of one variant group."""
-    meta = TaskMeta.from_metadata(runs[tids[0]].meta)
+    meta = runs[tids[0]].taskmeta
     if meta.cell_budget is None:
         if cm.mask.all():
             return {}, []
@@ -117,11 +115,7 @@ def _plan(runs: dict[str, TaskRun], tids: list[str], name: str, cm: CellMatrix, 
             f"{cm.name}: {int(cm.mask.sum())} of {cm.mask.size} cells observed "
             "but no cell plan recorded (cell_budget) in the task metadata"
         ]
-    plan = {
-        "cell_budget": meta.cell_budget,
-        "cell_seed": meta.cell_seed,
-        "design": meta.cell_design.get(name),
-    }
+    plan = {"cell_budget": meta.cell_budget, "cell_seed": meta.cell_seed, "design": meta.cell_design.get(name)}
     messages = []
     planned = meta.cells_planned
     for t in tids:
@@ -146,8 +140,8 @@ def _group_cells(
     headline × question) one per question, whose per-template scores the row averages ([QMEAN])."""
     tids = sorted(runs, key=natural_key)
     first = runs[tids[0]]
-    family = first.family
-    metric = metric or first.primary_metric
+    family = first.taskmeta.task_family
+    metric = metric or first.taskmeta.primary_metric
     if not metric:
         raise SharpeInputError(f"group {name}: no metadata.primary_metric; pass --metric NAME")
     agg = families.aggregation_of(family, metric) or "mean"
@@ -160,7 +154,7 @@ def _group_cells(
                 f"{run.source.path}: no samples_{run.task}_{run.source.timestamp}.jsonl; a sparse "
                 "run must be made with --log_samples"
             )
-        tab = read_samples(run.samples_path, first.primary_filter, [metric], keep_docs=True)
+        tab = read_samples(run.samples_path, first.taskmeta.primary_filter, [metric], keep_docs=True)
         if len(tab) == 0:
             raise SharpeInputError(f"{run.samples_path}: no sample lines")
         tables.append(tab)
@@ -172,23 +166,11 @@ def _group_cells(
         base = _baseline(c, family, unit, metric, agg, method, seed)
         out.append((question, cm, base))
     plan, messages = _plan(runs, tids, name, out[0][1], len(whole.units))
-    axes = {t: TaskMeta.from_metadata(r.meta).population_axes for t, r in runs.items()}
+    axes = {t: r.taskmeta.population_axes for t, r in runs.items()}
+    shared = dict(model=model, name=name, dataset=first.dataset, domain=first.domain, metric=metric, plan=plan)
     return [
-        SparseGroup(
-            model,
-            name,
-            first.dataset,
-            first.domain,
-            family,
-            metric,
-            cm,
-            base,
-            plan,
-            messages if i == 0 else [],
-            q,
-            axes,
-        )
-        for i, (q, cm, base) in enumerate(out)
+        SparseGroup(**shared, cells=cm, baseline=b, messages=[] if i else messages, question=q, axes=axes)
+        for i, (q, cm, b) in enumerate(out)
     ]
 
 
@@ -304,7 +286,7 @@ def _population_record(gs: list[SparseGroup], opts: Options) -> dict:
     g = gs[0]
     axes = [g.axes.get(t) for t in g.cells.templates]
     x = axis_covariates(axes) if all(isinstance(a, dict) for a in axes) else None
-    base, method = (g.baseline.value, g.baseline.method) if len(gs) == 1 else mean_baseline(gs)
+    base, method = mean_baseline(gs)
     est = _estimated(estimate_population, [q.cells for q in gs], base, opts, covariates=x)
     return {
         "model": g.model,

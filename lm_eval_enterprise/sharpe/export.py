@@ -1,34 +1,19 @@
-"""Leaderboard exports of the aggregation result.
+"""Leaderboard exports of the aggregation result (docs/sharpe.md#leaderboard-exports: what each reader does with a
+file and how the export fits it), from the strict scores of each row's primary metric.
 
-**Hugging Face leaderboard template** (the ``demo-leaderboard-backend`` Space that most leaderboard Spaces are
-built from), folder ``hf_leaderboard/``:
+**Hugging Face leaderboard template** (the ``demo-leaderboard-backend`` Space), folder ``hf_leaderboard/``:
+``results/<org>/<model>/results_<YYYY-MM-DDTHH-MM-SS.ffffff>.json`` (``config`` and ``results``: per dataset row
+``sharpe/100`` = S/100, since the template multiplies by 100, with a finite stand-in ±:data:`SHARPE_CAP` for σ = 0
+and 0 for an undefined S, the true value in ``sharpe`` and ``sharpe_status``; per task variant its s_t),
+``requests/<org>/<model>_eval_request_False_<precision>_Original.json`` (status ``FINISHED``) and
+``about_tasks.py`` (the ``Tasks`` enum of the Space's ``src/about.py``).
 
-* ``results/<org>/<model>/results_<YYYY-MM-DDTHH-MM-SS.ffffff>.json``: ``{"config": {"model_dtype", "model_name",
-  "model_sha", ...}, "results": {"<dataset row>": {"sharpe/100": ..., "sharpe": ..., "mean": ..., ...},
-  "<task variant>": {"<metric>": s_t}}}``;
-* ``requests/<org>/<model>_eval_request_False_<precision>_Original.json``: the request file the template looks up
-  for every result (status ``FINISHED``);
-* ``about_tasks.py``: the ``Tasks`` enum for the Space's ``src/about.py`` (one Sharpe column per dataset).
+**Open LLM Leaderboard raw results**, folder ``open_llm_leaderboard/<org>/<model>/results_<ts>.json``: lm-eval's
+own results layout, one task per dataset row with ``sharpe,none`` (null when not finite), ``mean,none``,
+``std,none``, ``min,none``, ``max,none`` (readable by ``lm_eval.utils.make_table``).
 
-What the template's reader (``src/leaderboard/read_evals.py``, ``src/populate.py``) does, and how the export fits
-it: it multiplies every value by 100, so the column metric is ``sharpe/100`` = S/100 (it shows S); a missing or
-non-numeric value drops the model from the table, so a Sharpe score that is not a finite number is written as a
-stand-in — ±:data:`SHARPE_CAP` for σ = 0 (S = ±∞), 0 when S is undefined (σ = 0 at μ = b, a single template, no
-baseline) — with the true value in ``sharpe`` (null) and ``sharpe_status``; finite values are clipped to
-±:data:`SHARPE_CAP`. It sorts a model's result files by the timestamp minus its last 7 characters (the
-microseconds ``.ffffff`` lm-eval writes), and merges every file of a model, so each run replaces the whole folder
-(a folder not written by this tool is never deleted). Model names are hub ids (``org/model``), else the local
-folder's name (no invented org); ``--model_names`` maps local paths to hub ids. The model's precision is the
-template's (float16, bfloat16, else ``?``).
-
-**Open LLM Leaderboard raw results** (the layout of lm-eval's own results files, which that leaderboard's results
-dataset stores per model), folder ``open_llm_leaderboard/<org>/<model>/results_<ts>.json``: ``results`` rows
-``<dataset row>`` with ``sharpe,none`` (null when not finite), ``mean,none``, ``std,none``, ``min,none``,
-``max,none``, plus ``configs``, ``versions``, ``higher_is_better``, ``n-samples`` and ``config`` as lm-eval writes
-them (readable by ``lm_eval.utils.make_table``).
-
-Both carry ``toy_data`` / ``data_source`` in their config: scores on the embedded fixture data are not benchmark
-results. Values are from the strict scoring mode of each row's primary metric.
+Each export replaces its whole folder (a folder not written by this tool is never deleted); both carry
+``toy_data`` / ``data_source`` in their config.
 """
 
 from __future__ import annotations
@@ -41,7 +26,7 @@ from pathlib import Path
 
 from .. import __version__
 from .inputs import SharpeInputError
-from .report import to_json
+from .report import dataset_records, to_json
 
 SHARPE_CAP = 100.0
 MARKER = ".lm-eval-enterprise-export"
@@ -79,11 +64,8 @@ def _is_hub_id(name: str) -> bool:
 
 def template_precision(model_dtype: str | None) -> str:
     """The precision name the template derives from ``config.model_dtype`` (its ``Precision.from_str``)."""
-    if model_dtype in ("torch.float16", "float16"):
-        return "float16"
-    if model_dtype in ("torch.bfloat16", "bfloat16"):
-        return "bfloat16"
-    return "?"
+    name = str(model_dtype).removeprefix("torch.")
+    return name if name in ("float16", "bfloat16") else "?"
 
 
 def _safe(part: str) -> str:
@@ -109,15 +91,8 @@ def leaderboard_sharpe(rec: dict) -> float:
 
 
 def _primary_records(result: dict, model: str) -> list[dict]:
-    primary = result["macro"]["overall"]["metrics"]
-    return [
-        r
-        for r in result["records"]
-        if r["model"] == model
-        and r["scoring_mode"] == "strict"
-        and r["level"] == "dataset"
-        and primary.get(r["group"]) == r["metric"]
-    ]
+    """The model's strict records of each row's primary metric."""
+    return [r for (_, m), r in dataset_records(result).items() if m == model]
 
 
 def _model_config(result: dict, model: str) -> dict:
@@ -142,17 +117,10 @@ def hf_results(result: dict, model: str) -> dict:
     for r in _primary_records(result, model):
         res[r["group"]] = {
             "sharpe/100": leaderboard_sharpe(r) / 100.0,
-            "sharpe": r["sharpe"],
-            "sharpe_status": r["sharpe_status"],
-            "mean": r["mean"],
-            "std": r["std"],
-            "min": r["min"],
-            "max": r["max"],
-            "metric": r["metric"],
+            **{k: r[k] for k in ("sharpe", "sharpe_status", "mean", "std", "min", "max", "metric")},
             "baseline": r["baseline"]["value"],
             "baseline_method": r["baseline"]["method"],
-            "n_templates": r["n_templates"],
-            "ddof": r["ddof"],
+            **{k: r[k] for k in ("n_templates", "ddof")},
             "toy_data": r.get("toy_data", False),
             "template_set": "core",
         }
@@ -201,28 +169,14 @@ def open_llm_results(result: dict, model: str, now: float) -> dict:
     for r in _primary_records(result, model):
         g = r["group"]
         sh = r["sharpe"] if r["sharpe_status"] == "ok" else None
-        res[g] = {
-            "alias": g,
-            "sharpe,none": sh,
-            "sharpe_stderr,none": "N/A",
-            "mean,none": r["mean"],
-            "mean_stderr,none": "N/A",
-            "std,none": r["std"],
-            "min,none": r["min"],
-            "max,none": r["max"],
-        }
+        res[g] = {"alias": g, "sharpe,none": sh, "sharpe_stderr,none": "N/A", "mean,none": r["mean"]}
+        res[g] |= {"mean_stderr,none": "N/A"} | {f"{k},none": r[k] for k in ("std", "min", "max")}
         neg = "negated_metric" in r["flags"]
         hib[g] = {"sharpe": True, "mean": not neg, "std": False, "min": not neg, "max": not neg}
         configs[g] = {
             "task": g,
             "metadata": {
-                "dataset": r["dataset"],
-                "domain": r["domain"],
-                "metric": r["metric"],
-                "templates": r["templates"],
-                "baseline": r["baseline"],
-                "sharpe_status": r["sharpe_status"],
-                "ddof": r["ddof"],
+                **{k: r[k] for k in ("dataset", "domain", "metric", "templates", "baseline", "sharpe_status", "ddof")},
                 "toy_data": r.get("toy_data", False),
             },
         }
@@ -271,35 +225,31 @@ def about_tasks(result: dict) -> str:
     return "\n".join(lines)
 
 
-def _readme(kind: str) -> str:
-    if kind == "hf":
-        return (
-            "# Sharpe leaderboard export (Hugging Face leaderboard template)\n\n"
-            "Copy `results/` into the Space's results dataset (EVAL_RESULTS_PATH) and `requests/` into its "
-            "requests dataset (EVAL_REQUESTS_PATH); replace `Tasks` in `src/about.py` by `about_tasks.py`. "
-            "The column metric `sharpe/100` is S/100 because the template multiplies by 100. "
-            f"σ = 0 shows as ±{SHARPE_CAP:g}, an undefined S as 0 (true values: `sharpe`, `sharpe_status`). "
-            "`config.toy_data: true` marks scores on the embedded fixture data (not the benchmark).\n\n"
-            "This folder is rewritten on every export.\n"
-        )
-    return (
+README = {  # the README.md of each export folder
+    "hf": (
+        "# Sharpe leaderboard export (Hugging Face leaderboard template)\n\n"
+        "Copy `results/` into the Space's results dataset (EVAL_RESULTS_PATH) and `requests/` into its "
+        "requests dataset (EVAL_REQUESTS_PATH); replace `Tasks` in `src/about.py` by `about_tasks.py`. "
+        "The column metric `sharpe/100` is S/100 because the template multiplies by 100. "
+        f"σ = 0 shows as ±{SHARPE_CAP:g}, an undefined S as 0 (true values: `sharpe`, `sharpe_status`). "
+        "`config.toy_data: true` marks scores on the embedded fixture data (not the benchmark).\n\n"
+        "This folder is rewritten on every export.\n"
+    ),
+    "open_llm": (
         "# Sharpe leaderboard export (lm-eval raw results layout, as the Open LLM Leaderboard stores them)\n\n"
         "One `<org>/<model>/results_<timestamp>.json` per model; every dataset row is a task with the metrics "
         "`sharpe,none` (null when not finite; see `configs.<row>.metadata.sharpe_status`), `mean,none`, "
         "`std,none`, `min,none`, `max,none`. `config.toy_data: true` marks scores on the embedded fixture "
         "data.\n\nThis folder is rewritten on every export.\n"
-    )
+    ),
+}
 
 
 def prepare_dir(out: Path) -> None:
-    """Empty ``out`` for a new export: a folder written by this tool (marker file, or the earlier layout of
-    ``<org>__<model>/results_*.json`` files only) is removed; any other non-empty folder is an error."""
+    """Empty ``out`` for a new export: a folder written by this tool (its marker file) or an empty one is removed;
+    any other folder is an error."""
     if out.exists():
-        files = [p for p in out.rglob("*") if p.is_file()]
-        legacy = files and all(
-            p.parent.parent == out and p.name.startswith("results_") and p.suffix == ".json" for p in files
-        )
-        if (out / MARKER).exists() or legacy or not files:
+        if (out / MARKER).exists() or not any(p.is_file() for p in out.rglob("*")):
             shutil.rmtree(out)
         else:
             raise SharpeInputError(
@@ -334,7 +284,7 @@ def write_hf_leaderboard(result: dict, out: str | Path, now: _dt.datetime | None
         prec = req["precision"] if req["precision"] != "?" else "unknown"
         _write_json(req_dir / f"{_safe(name)}_eval_request_False_{prec}_Original.json", req)
     (out / "about_tasks.py").write_text(about_tasks(result), encoding="utf-8")
-    (out / "README.md").write_text(_readme("hf"), encoding="utf-8")
+    (out / "README.md").write_text(README["hf"], encoding="utf-8")
     return out
 
 
@@ -348,5 +298,5 @@ def write_open_llm(result: dict, out: str | Path, now: _dt.datetime | None = Non
         data = open_llm_results(result, model, now.timestamp())
         if data["results"]:
             _write_json(_model_dir(out, data["model_name"]) / f"results_{ts}.json", data)
-    (out / "README.md").write_text(_readme("open_llm"), encoding="utf-8")
+    (out / "README.md").write_text(README["open_llm"], encoding="utf-8")
     return out

@@ -18,11 +18,12 @@ import io
 import json
 import math
 import re
+from itertools import groupby
 
 import numpy as np
 
-from .inputs import natural_key
-from .report import clean, dataset_records, markdown, model_order, shown_groups, toy_models
+from ..text import natural_key
+from .report import clean, dataset_records, markdown, model_order, shown_groups
 
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -102,55 +103,43 @@ def _table(lines: list[str]) -> str:
     return f'<div class="table-wrap"><table><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table></div>'
 
 
+def _block_kind(line: str) -> str | None:
+    """The kind of block a line of the report's Markdown belongs to; None for a line that stands alone (a heading,
+    a footnote definition) or a blank line."""
+    for prefix, kind in (("|", "table"), ("- ", "list"), (">", "note")):
+        if line.startswith(prefix):
+            return kind
+    return "para" if line.strip() and not _FNDEF.match(line) and not line.startswith("#") else None
+
+
+def _block(kind: str, block: list[str]) -> str:
+    if kind == "table":
+        return _table(block)
+    if kind == "list":
+        return "<ul>" + "".join(f"<li>{_inline(x[2:])}</li>" for x in block) + "</ul>"
+    if kind == "note":
+        text = " ".join(x[1:].strip() for x in block)
+        extra = " toy" if text.startswith("**Toy data") else ""
+        return f'<div class="note{extra}" role="note">{_inline(text)}</div>'
+    return f"<p>{_inline(' '.join(block))}</p>"
+
+
 def markdown_to_html(md: str) -> str:
-    """HTML of the report's Markdown (see the module docstring for the subset handled)."""
+    """HTML of the report's Markdown (see the module docstring for the subset handled): consecutive lines of one
+    kind make one block."""
     out: list[str] = []
-    block: list[str] = []
-    kind = None
     footnotes: list[tuple[str, str]] = []
-
-    def flush() -> None:
-        nonlocal kind
-        if not block:
-            return
-        if kind == "table":
-            out.append(_table(block))
-        elif kind == "list":
-            out.append("<ul>" + "".join(f"<li>{_inline(x[2:])}</li>" for x in block) + "</ul>")
-        elif kind == "note":
-            text = " ".join(x[1:].strip() for x in block)
-            extra = " toy" if text.startswith("**Toy data") else ""
-            out.append(f'<div class="note{extra}" role="note">{_inline(text)}</div>')
-        else:
-            out.append(f"<p>{_inline(' '.join(block))}</p>")
-        block.clear()
-        kind = None
-
-    for line in md.splitlines():
-        m = _FNDEF.match(line)
-        new = (
-            "table"
-            if line.startswith("|")
-            else "list"
-            if line.startswith("- ")
-            else "note"
-            if line.startswith(">")
-            else "para"
-            if line.strip() and not m and not line.startswith("#")
-            else None
-        )
-        if new != kind or new is None:
-            flush()
-        if m:
-            footnotes.append((m.group(1), m.group(2)))
-        elif line.startswith("### "):
-            out.append(f"<h3>{_inline(line[4:])}</h3>")
-        elif line.startswith("## "):
-            out.append(f"<h2>{_inline(line[3:])}</h2>")
-        elif new is not None:
-            kind = new
-            block.append(line)
-    flush()
+    for kind, lines in groupby(md.splitlines(), key=_block_kind):
+        if kind is not None:
+            out.append(_block(kind, list(lines)))
+            continue
+        for line in lines:
+            if m := _FNDEF.match(line):
+                footnotes.append((m.group(1), m.group(2)))
+            elif line.startswith("### "):
+                out.append(f"<h3>{_inline(line[4:])}</h3>")
+            elif line.startswith("## "):
+                out.append(f"<h2>{_inline(line[3:])}</h2>")
     if footnotes:
         items = "".join(f'<li id="fn-{n}">{_inline(t)}</li>' for n, t in footnotes)
         out.append(f'<section class="footnotes"><h3>Notes</h3><ol>{items}</ol></section>')
@@ -160,7 +149,7 @@ def markdown_to_html(md: str) -> str:
 def html_report(result: dict, md: str | None = None) -> str:
     imgs = plots(result)
     md = md if md is not None else markdown(result)
-    toy = toy_models(result)
+    toy = result.get("toy_data") or {}
     tag = ' <span class="toy-tag">TOY DATA</span>' if toy else ""
     figs = "\n".join(
         f"<figure><h3>{PLOT_TEXT[k][0]}</h3><figcaption>{PLOT_TEXT[k][1]}</figcaption>"
@@ -298,16 +287,12 @@ def _bump_figure(plt, result, models, groups, colors):
 
 def _failure_figure(plt, result, recs, models, groups):
     tids = sorted({t for r in recs.values() for t in r["templates"]}, key=natural_key)
-    mats = {}
-    for m in models:
-        mat = np.full((len(groups), len(tids)), np.nan)
-        for i, g in enumerate(groups):
-            r = recs.get((g, m))
-            for j, t in enumerate(tids):
-                v = ((r or {}).get("format_failure") or {}).get(t)
-                if v is not None:
-                    mat[i, j] = v
-        mats[m] = mat
+
+    def rate(g: str, m: str, t: str) -> float:
+        v = ((recs.get((g, m)) or {}).get("format_failure") or {}).get(t)
+        return np.nan if v is None else v
+
+    mats = {m: np.array([[rate(g, m, t) for t in tids] for g in groups], dtype=float) for m in models}
     if not any(np.isfinite(mat).any() for mat in mats.values()):
         return None
     width = 0.55 * len(tids) + 0.6
@@ -316,11 +301,9 @@ def _failure_figure(plt, result, recs, models, groups):
         mat = mats[m]
         extent = (-0.5, len(tids) - 0.5, len(groups) - 0.5, -0.5)
         ax.imshow(np.ma.masked_invalid(mat), aspect="auto", cmap="Reds", vmin=0, vmax=1, extent=extent)
-        for i in range(len(groups)):
-            for j in range(len(tids)):
-                v = mat[i, j]
-                txt, dark = ("–", False) if not np.isfinite(v) else (f"{100 * v:.0f}", v > 0.6)
-                ax.text(j, i, txt, ha="center", va="center", fontsize=8, color="white" if dark else "black")
+        for (i, j), v in np.ndenumerate(mat):
+            txt, dark = ("–", False) if not np.isfinite(v) else (f"{100 * v:.0f}", v > 0.6)
+            ax.text(j, i, txt, ha="center", va="center", fontsize=8, color="white" if dark else "black")
         ax.set_xticks(range(len(tids)), tids)
         ax.set_yticks(range(len(groups)), groups)
         ax.set_ylim(len(groups) - 0.5, -0.5)
@@ -382,32 +365,27 @@ def figures(result: dict) -> dict[str, object]:
     models = model_order(result)
     groups = shown_groups(result, recs)
     colors = {m: plt.get_cmap("tab10")(i % 10) for i, m in enumerate(models)}
-    out = {}
     if not groups:
-        return out
+        return {}
     with plt.rc_context(RC):
-        out["strip"] = _strip_figure(plt, result, recs, models, groups, colors)
-        out["sharpe"] = _sharpe_figure(plt, result, recs, models, groups, colors)
-        for name, fig in (
-            ("bump", _bump_figure(plt, result, models, groups, colors)),
-            ("failures", _failure_figure(plt, result, recs, models, groups)),
-            ("scatter", _scatter_figure(plt, result, recs, models, groups, colors)),
-        ):
-            if fig is not None:
-                out[name] = fig
-    return out
-
-
-def png(fig) -> str:
-    """Base64 PNG of a figure (closed afterwards)."""
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI)
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+        figs = {
+            "strip": _strip_figure(plt, result, recs, models, groups, colors),
+            "sharpe": _sharpe_figure(plt, result, recs, models, groups, colors),
+            "bump": _bump_figure(plt, result, models, groups, colors),
+            "failures": _failure_figure(plt, result, recs, models, groups),
+            "scatter": _scatter_figure(plt, result, recs, models, groups, colors),
+        }
+    return {name: fig for name, fig in figs.items() if fig is not None}
 
 
 def plots(result: dict) -> dict[str, str]:
-    """Base64 PNGs of :func:`figures`."""
-    return {name: png(fig) for name, fig in figures(result).items()}
+    """Base64 PNGs of :func:`figures` (each figure closed once saved)."""
+    import matplotlib.pyplot as plt
+
+    out = {}
+    for name, fig in figures(result).items():
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=DPI)
+        plt.close(fig)
+        out[name] = base64.b64encode(buf.getvalue()).decode("ascii")
+    return out

@@ -20,7 +20,7 @@ import json
 import os
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
@@ -175,13 +175,13 @@ def parse_generation_baseline(spec: str) -> int | None:
     return int(m.group(1))
 
 
+@dataclass
 class Diagnostics:
     """The messages of one result (warnings, written into it and to stderr): :meth:`note` keeps one;
     :meth:`problem` is an inconsistency of the inputs — with ``--strict`` an error, otherwise a note."""
 
-    def __init__(self, strict_inputs: bool = False):
-        self.strict_inputs = strict_inputs
-        self.notes: list[str] = []
+    strict_inputs: bool = False
+    notes: list[str] = field(default_factory=list)
 
     def note(self, msg: str) -> None:
         self.notes.append(msg)
@@ -190,11 +190,6 @@ class Diagnostics:
         if self.strict_inputs:
             raise SharpeInputError(msg + strict_suffix)
         self.notes.append(msg + note_suffix)
-
-
-def natural_key(s: str) -> list:
-    """Sort key with numbers compared as numbers (t2 < t10)."""
-    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(s))]
 
 
 class Progress:
@@ -280,18 +275,13 @@ class TaskRun:
     task: str
     source: ResultsFile
     row: dict
-    config: dict
     meta: dict
     variant_group: str
     template_id: str
     dataset: str
     domain: str
-    family: str | None
-    primary_metric: str | None
-    primary_filter: str | None
     grouped_by: str  # "metadata" | "name"
     samples_path: Path | None
-    template_set: str = "core"
     model: str = ""  # display key (:func:`select_runs`)
     base_model: str = ""  # display name without the decoding and settings tags
     n_shot: Any = None
@@ -320,19 +310,16 @@ class TaskRun:
     def lm_eval_version(self):
         return self.source.data.get("lm_eval_version")
 
+    def reported(self, key: str) -> float | None:
+        """The results row's value of ``key`` (``metric,filter``) as a float; None when it is not a number."""
+        v = self.row.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
 
 def is_toy_data_root(data_root: Any) -> bool:
     """True when a task's ``metadata.data_root`` selects the embedded fixture data (a few synthetic rows per
     dataset for demos and tests, not the benchmark): the value ``embedded``."""
     return data_root == EMBEDDED_DATA_ROOT
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 # lm-eval's EvaluationTracker: OUT/<model>/results_<date_id>.json, or for an --output_path ending in .json
@@ -440,25 +427,15 @@ def _variant(
     if meta.is_variant:
         return meta.variant_group, meta.template_id, "metadata"
     m = pattern.search(task)
-    tset = meta.template_set
     if not m:
+        what = f"{rf.path}: task {task} has no template metadata (configs.{task}.metadata.variant_group/template_id)"
         notes.append(
-            (
-                tset,
-                f"{rf.path}: task {task} has no template metadata (configs.{task}.metadata."
-                f"variant_group/template_id) and its name does not match --variant_pattern "
-                f"{pattern.pattern!r}; skipped",
-            )
+            (meta.template_set, f"{what} and its name does not match --variant_pattern {pattern.pattern!r}; skipped")
         )
         return None
     tid = template_id(m)
-    notes.append(
-        (
-            tset,
-            f"{rf.path}: task {task} has no template metadata; grouped by its name as {m.group('group')} / {tid} "
-            "(flag grouped_by_name)",
-        )
-    )
+    how = f"grouped by its name as {m.group('group')} / {tid} (flag grouped_by_name)"
+    notes.append((meta.template_set, f"{rf.path}: task {task} has no template metadata; {how}"))
     return m.group("group"), tid, "name"
 
 
@@ -486,18 +463,13 @@ def task_runs(rf: ResultsFile, variant_pattern: str, notes: list[tuple[str | Non
                 task=task,
                 source=rf,
                 row=row,
-                config=cfg or {},
                 meta=meta,
                 variant_group=group,
                 template_id=tid,
                 dataset=tm.dataset or group,
                 domain=tm.domain or "unknown",
-                family=tm.task_family,
-                primary_metric=tm.primary_metric,
-                primary_filter=tm.primary_filter,
                 grouped_by=grouped_by,
                 samples_path=samples if samples.exists() else None,
-                template_set=tm.template_set,
                 n_shot=(rf.data.get("n-shot") or {}).get(task),
                 higher_is_better=(rf.data.get("higher_is_better") or {}).get(task) or {},
                 n_samples=(rf.data.get("n-samples") or {}).get(task) or {},
@@ -607,13 +579,11 @@ def select_newest(runs: list[TaskRun], run_ts: str | None, diag: Diagnostics) ->
         key = (r.model, r.task)
         if key not in best or r.source.timestamp > best[key].source.timestamp:
             best[key] = r
-    left_out: dict[Path, dict[Path, list[TaskRun]]] = {}
-    per_file: dict[Path, int] = {}
+    per_file = Counter(r.source.path for r in runs)
+    left_out: dict[Path, dict[Path, list[TaskRun]]] = defaultdict(lambda: defaultdict(list))
     for r in runs:
-        per_file[r.source.path] = per_file.get(r.source.path, 0) + 1
-        winner = best[(r.model, r.task)]
-        if winner is not r:
-            left_out.setdefault(r.source.path, {}).setdefault(winner.source.path, []).append(r)
+        if (winner := best[(r.model, r.task)]) is not r:
+            left_out[r.source.path][winner.source.path].append(r)
     for old, by_new in sorted(left_out.items()):
         n = sum(len(rs) for rs in by_new.values())
         what = "skipped" if n == per_file[old] else f"{n} of its {per_file[old]} tasks skipped"
@@ -645,7 +615,7 @@ def select_runs(inputs: Inputs, template_set: str, opts: Options, diag: Diagnost
     for tset, msg in inputs.notes:
         if tset in (None, template_set):
             diag.note(msg)
-    runs = [r for r in inputs.runs if r.template_set == template_set]
+    runs = [r for r in inputs.runs if r.taskmeta.template_set == template_set]
     if not runs:
         raise SharpeInputError(
             "no template-variant tasks in the inputs (tasks need configs[task].metadata with "
@@ -729,24 +699,19 @@ def listed_by_model(rs: RunSet, opts: Options, diag: Diagnostics) -> dict[str, d
 
 
 # ============================================================================================== samples
+@dataclass(eq=False)
 class SampleTable:
-    """The primary-filter lines of one samples file, column-wise (one entry per line). Document fields are
-    extracted on first use (most tables only need the document keys)."""
+    """The primary-filter lines of one samples file, column-wise (one entry per line): documents (None when not
+    kept: the pairing keys ``ids``, ``qid``, ``cand`` were extracted while reading), ``doc_hash``, ``doc_id``, the
+    metrics' values and ``format_failure`` (None: not logged). Document fields are extracted on first use (most
+    tables only need the document keys)."""
 
-    def __init__(
-        self,
-        path: Path,
-        docs: list[dict] | None,
-        hashes: list,
-        doc_ids: list,
-        values: dict[str, list],
-        failure: list | None,
-        keys: dict[str, list] | None = None,
-    ):
-        self.path, self.docs, self.hashes, self.doc_ids = path, docs, hashes, doc_ids
-        self.values, self.failure = values, failure
-        if keys is not None:  # documents not kept: the pairing keys (ids, qid, cand) were extracted while reading
-            self.__dict__.update(keys)
+    path: Path
+    docs: list[dict] | None
+    hashes: list
+    doc_ids: list
+    values: dict[str, list]
+    failure: list | None
 
     def _docs(self) -> list[dict]:
         if self.docs is None:
@@ -772,15 +737,10 @@ class SampleTable:
     def n_choices(self) -> list:
         return [len(d["choices"]) if type(d.get("choices")) is list else None for d in self._docs()]
 
-    @cached_property
-    def documents(self) -> list:
-        """Source text of generation tasks (``doc.document``)."""
-        return [d.get("document") for d in self._docs()]
-
-    @cached_property
-    def references(self) -> list:
-        """Reference output of generation tasks (``doc.summary``)."""
-        return [d.get("summary") for d in self._docs()]
+    def column(self, key: str) -> list:
+        """``doc[key]`` of every line (None where absent), e.g. a generation task's source text (``document``) and
+        reference output (``summary``)."""
+        return [d.get(key) for d in self._docs()]
 
     @cached_property
     def qid(self) -> list:
@@ -872,6 +832,7 @@ def read_samples(path: Path, filter_name: str | None, metrics: Iterable[str], ke
             failure.append(d.get("format_failure"))
     _check_filters(path, filter_name, seen_filters, found=bool(doc_ids))
     failure_out = _failure_column(path, failure)
-    if keep_docs:
-        return SampleTable(path, docs, hashes, doc_ids, values, failure_out)
-    return SampleTable(path, None, hashes, doc_ids, values, failure_out, {"ids": ids, "qid": qids, "cand": cands})
+    table = SampleTable(path, docs if keep_docs else None, hashes, doc_ids, values, failure_out)
+    if not keep_docs:
+        table.__dict__.update(ids=ids, qid=qids, cand=cands)  # what the cached properties would read from the docs
+    return table

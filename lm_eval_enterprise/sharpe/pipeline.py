@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import datetime
 import gc
+import hashlib
 import json
 import os
 import time
+from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +45,6 @@ from .inputs import (
     listed_by_model,
     read_inputs,
     select_runs,
-    sha256_of,
 )
 from .records import Record, ScoredRow, collect_records
 from .report import decoding_markdown, estimate_markdown, markdown, to_json, write_csvs
@@ -91,35 +92,17 @@ def score_row(row: Row, opts: Options, table: dict) -> tuple[ScoredRow, list[str
         n_docs=scores.n_docs,
         baseline=baseline,
         per_doc={k: v for k, v in per_doc.items() if v is not None},
-        boot=resamples.boot,
-        template_idx=resamples.template_idx,
+        resamples=resamples,
     )
     return scored, diag.notes
 
 
-@dataclass(frozen=True)
-class _SourceLite:
-    path: Path
-    timestamp: str
-
-
-@dataclass(frozen=True)
-class _RunLite:
-    """The parts of a task run the row stages read (sent to worker processes instead of whole results files)."""
-
-    task: str
-    source: _SourceLite
-    row: dict
-    meta: dict
-    samples_path: Path | None
-    n_samples: dict
-
-
 def _lite(row: Row) -> Row:
-    def lite(r: TaskRun) -> _RunLite:
-        return _RunLite(
-            r.task, _SourceLite(r.source.path, r.source.timestamp), r.row, r.meta, r.samples_path, r.n_samples
-        )
+    """The row as sent to a worker process: its task runs without their results files' data (the row stages read a
+    run's own results row, metadata and samples)."""
+
+    def lite(r: TaskRun) -> TaskRun:
+        return replace(r, source=replace(r.source, data={}))
 
     return replace(row, runs={m: {t: lite(r) for t, r in by_t.items()} for m, by_t in row.runs.items()})
 
@@ -127,13 +110,8 @@ def _lite(row: Row) -> Row:
 def _auto_workers(rows: list[Row], requested: int | None) -> int:
     if requested is not None:
         return max(1, requested)
-    size = sum(
-        r.samples_path.stat().st_size
-        for row in rows
-        for by_t in row.runs.values()
-        for r in by_t.values()
-        if r.samples_path is not None
-    )
+    paths = [r.samples_path for row in rows for by_t in row.runs.values() for r in by_t.values()]
+    size = sum(p.stat().st_size for p in paths if p is not None)
     if size < AUTO_PARALLEL_BYTES or len(rows) < 2:
         return 1
     return max(1, min(os.cpu_count() or 1, len(rows), 8))
@@ -179,7 +157,10 @@ def _samples_provenance(scored: list[ScoredRow], with_hash: bool) -> list[dict]:
     paths = {r.samples_path for sr in scored for m in sr.with_samples for r in sr.row.runs[m].values()}
     out = []
     for p in sorted(p for p in paths if p is not None):
-        out.append({"path": str(p), "bytes": p.stat().st_size, **({"sha256": sha256_of(p)} if with_hash else {})})
+        out.append({"path": str(p), "bytes": p.stat().st_size})
+        if with_hash:
+            with open(p, "rb") as f:
+                out[-1]["sha256"] = hashlib.file_digest(f, "sha256").hexdigest()
     return out
 
 
@@ -206,10 +187,10 @@ def _model_info(runs: list[TaskRun], models: list[str]) -> dict:
 
 def _toy_data(records: list[Record]) -> dict[str, list[str]]:
     """model → dataset rows scored on the embedded fixture data (toy rows, not the benchmark)."""
-    out: dict[str, set[str]] = {}
+    out: dict[str, set[str]] = defaultdict(set)
     for r in records:
         if r.toy_data:
-            out.setdefault(r.model, set()).add(r.group)
+            out[r.model].add(r.group)
     return {m: sorted(v) for m, v in sorted(out.items())}
 
 

@@ -17,9 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from ..scoring.sharpe_score import sharpe
+from ..text import natural_key
 from . import baselines as BL
 from . import stats as ST
-from .inputs import Options, natural_key
+from .cells import Resamples
+from .inputs import Options
 from .rows import MetricSpec, Row
 
 
@@ -106,8 +109,7 @@ class Record:
 class ScoredRow:
     """A dataset row after the per-row stages (cells, scores, baselines, bootstrap; :func:`.pipeline.score_row`): what the
     records, comparisons and roll-ups read. ``flags``: the row's flags; ``model_flags``: each model's; ``per_doc``:
-    (model, metric) → (T × U per-unit values, their kind, whether the score is their mean); ``boot``: (model,
-    metric, mode, kind) → B × T resampled s_t; ``template_idx``: kind → B × T template draws."""
+    (model, metric) → (T × U per-unit values, their kind, whether the score is their mean)."""
 
     row: Row
     units: list
@@ -115,58 +117,36 @@ class ScoredRow:
     flags: dict[str, Any]
     model_flags: dict[str, dict[str, Any]]
     with_samples: set[str]
-    scores: dict[tuple, float]
+    scores: dict[tuple, float]  # (model, template, metric, mode) → s_t (TemplateScores.scores; the statistics stay)
     fail_rate: dict[tuple[str, str], float | None]
     n_docs: dict[str, int | None]
     baseline: dict[str, BL.Baseline]
     per_doc: dict[tuple[str, str], tuple]
-    boot: dict[tuple, np.ndarray]
-    template_idx: dict[str, np.ndarray | None]
-
-
-@dataclass(frozen=True)
-class RecordInputs:
-    """What the statistics of one record are computed from."""
-
-    scores: dict[str, float]  # template → s_t
-    baseline: BL.Baseline
-    n_docs: int | None
-    failure: dict[str, float | None] | None  # template → format-failure rate
-    boot: dict[str, np.ndarray | None]  # kind → B × T resampled s_t
-    template_idx: dict[str, np.ndarray | None]  # kind → B × T template draws
-    per_doc: tuple | None  # (keys, T × D values, basis) behind PSS
-    flags: dict[str, Any]
-    toy_data: bool  # scored on the embedded fixture data
-    key_source: str | None
-    tasks: dict[str, str]  # template → lm-eval task name
+    resamples: Resamples
 
 
 # ============================================================================================== one record
+def baseline_arg(baseline: dict, templates: list[str]):
+    """A record's baseline as the Sharpe formulas take it: b, or the vector of the b_t when it differs per template
+    (None: unavailable)."""
+    if baseline.get("per_template") and baseline["value"] is not None:
+        return np.array([baseline["per_template"][t] for t in templates])
+    return baseline["value"]
+
+
 def _point_statistics(s: np.ndarray, b_arg, n_docs, baseline: dict, flags: dict, opts: Options) -> dict:
     """μ, σ, S and the across-template statistics (``s`` and ``b_arg`` already oriented higher-is-better)."""
-    st = ST.sharpe(s, b_arg, opts.ddof, opts.alpha, opts.floor_mode(), n_docs)
-    val, status = ST.status_value(st["sharpe"])
-    if st["sharpe_status"] in ("single_template", "no_baseline"):
-        status = st["sharpe_status"]
-    if status == "single_template":
+    st = sharpe(s, b_arg, opts.ddof, opts.alpha, opts.floor_mode(), n_docs)
+    if st["sharpe_status"] == "single_template":
         flags["single_template"] = True
     if st["degenerate_std"]:
         flags["degenerate_std"] = True
-    if status == "no_baseline":
+    if st["sharpe_status"] == "no_baseline":
         flags["no_baseline"] = baseline.get("note") or True
-    if st["floor_active"]:
+    if st["sigma_floor_active"]:
         flags["sigma_floor_active"] = True
-    return {
-        "mean": st["mean"],
-        "std": st["std"],
-        "sigma_eff": st["sigma_eff"],
-        "sharpe": val,
-        "sharpe_status": status,
-        "degenerate_std": st["degenerate_std"],
-        "sigma_floor_active": st["floor_active"],
-        "excess_mean": st["excess"],
-        **ST.describe(s),
-    }
+    # a record carries S only when finite (±inf and undefined: sharpe_status)
+    return {**st, "sharpe": st["sharpe"] if st["sharpe_status"] == "ok" else None, **ST.describe(s)}
 
 
 def _prosa(templates: list[str], per_doc: tuple | None, opts: Options) -> dict:
@@ -184,18 +164,19 @@ def _prosa(templates: list[str], per_doc: tuple | None, opts: Options) -> dict:
     return {"pss": value, "pss_basis": kind, "fragile_docs": fragile, "per_doc": (keys, mat, sd)}
 
 
-def _intervals(inp: RecordInputs, b_arg, n_docs, higher_is_better: bool, opts: Options) -> dict:
-    """Percentile intervals of μ, σ, S from the resampled scores (``ci``; ``ci_templates`` with templates too)."""
+def _intervals(boot: dict, template_idx: dict, b_arg, n_docs, higher_is_better: bool, opts: Options) -> dict:
+    """Percentile intervals of μ, σ, S from the resampled scores ``boot`` (kind → B × T; ``ci``, and
+    ``ci_templates`` with templates resampled too)."""
     out: dict[str, Any] = {"ci": None}
     for kind, name in (("docs", "ci"), ("docs+templates", "ci_templates")):
-        mat = inp.boot.get(kind)
+        mat = boot.get(kind)
         if mat is None:
             continue
         if not higher_is_better:
             mat = -mat
         b = b_arg if b_arg is not None else np.nan
         ci = ST.summarize(
-            mat, b, opts.ddof, opts.alpha, opts.floor_mode(), n_docs or 0, inp.template_idx.get(kind), opts.seed
+            mat, b, opts.ddof, opts.alpha, opts.floor_mode(), n_docs or 0, template_idx.get(kind), opts.seed
         )
         if b_arg is None:
             ci["sharpe"] = None
@@ -208,21 +189,20 @@ def _intervals(inp: RecordInputs, b_arg, n_docs, higher_is_better: bool, opts: O
     return out
 
 
-def build_record(row: Row, model: str, spec: MetricSpec, mode: str, inp: RecordInputs, opts: Options) -> Record:
-    """One record from its per-template scores, baseline and sample-based inputs."""
-    tids = list(inp.scores)
-    s = np.array([inp.scores[t] for t in tids], dtype=float)
-    b_val = inp.baseline.value
-    b_arg: Any = b_val
-    if inp.baseline.per_template is not None and b_val is not None:
-        b_arg = np.array([inp.baseline.per_template[t] for t in tids])
-    flags, notes = dict(inp.flags), []
+def build_record(sr: ScoredRow, model: str, spec: MetricSpec, mode: str, opts: Options) -> Record:
+    """The record of one model, metric and scoring mode of a scored row."""
+    row, tids = sr.row, sr.row.templates
+    shown = np.array([sr.scores[(model, t, spec.name, mode)] for t in tids], dtype=float)
+    baseline = sr.baseline[spec.name].as_dict()
+    b_arg = baseline_arg(baseline, tids)
+    flags, notes = {**sr.flags, **sr.model_flags.get(model, {})}, []
+    if model not in sr.with_samples:
+        flags.setdefault("no_samples", True)
+    s = shown
     if not spec.higher_is_better:  # lower is better: S is computed on −s against −b
-        s = -s
-        b_arg = None if b_arg is None else -np.asarray(b_arg) if not np.isscalar(b_arg) else -b_arg
+        s, b_arg = -shown, None if b_arg is None else -b_arg
         flags["negated_metric"] = True
-    shown = -s if not spec.higher_is_better else s
-    baseline = inp.baseline.as_dict()
+    n_docs = sr.n_docs.get(model)
     fields_: dict[str, Any] = {}
     undefined = ~np.isfinite(s)
     if undefined.any():
@@ -230,11 +210,14 @@ def build_record(row: Row, model: str, spec: MetricSpec, mode: str, inp: RecordI
         flags["undefined_template_scores"] = bad
         notes.append(f"{mode}: metric undefined for {', '.join(bad)} (no parsed documents); statistics null")
     else:
-        fields_.update(_point_statistics(s, b_arg, inp.n_docs, baseline, flags, opts))
-    fields_.update(_prosa(tids, inp.per_doc, opts))
-    fields_.update(_intervals(inp, b_arg, inp.n_docs, spec.higher_is_better, opts))
-    if fields_["ci"] is None and "no_samples" not in flags and opts.bootstrap > 0:
+        fields_.update(_point_statistics(s, b_arg, n_docs, baseline, flags, opts))
+    per_doc = sr.per_doc.get((model, spec.name)) if mode == "strict" else None
+    fields_.update(_prosa(tids, None if per_doc is None else (list(sr.units), per_doc[0], per_doc[1]), opts))
+    boot = {k[3]: v for k, v in sr.resamples.boot.items() if k[:3] == (model, spec.name, mode)}
+    fields_.update(_intervals(boot, sr.resamples.template_idx, b_arg, n_docs, spec.higher_is_better, opts))
+    if fields_["ci"] is None and opts.bootstrap > 0:
         flags.setdefault("no_samples", True)
+    failure = {t: sr.fail_rate.get((model, t)) for t in tids}
     return Record(
         level="dataset",
         group=row.name,
@@ -248,21 +231,21 @@ def build_record(row: Row, model: str, spec: MetricSpec, mode: str, inp: RecordI
         scoring_mode=mode,
         comparable_across_models=mode == "strict",
         n_templates=len(tids),
-        templates=tids,
-        n_docs=inp.n_docs,
-        toy_data=inp.toy_data,
+        templates=list(tids),
+        n_docs=n_docs,
+        toy_data=row.toy.get(model, False),
         baseline=baseline,
         template_scores={t: float(v) if math.isfinite(v) else None for t, v in zip(tids, shown)},
         ddof=opts.ddof,
         alpha=opts.alpha,
         sigma_floor_mode=opts.sigma_floor,
-        format_failure=inp.failure,
+        format_failure=None if all(v is None for v in failure.values()) else failure,
         flags=sorted(flags),
         flag_details={k: v for k, v in flags.items() if v is not True},
         notes=notes,
-        scores_bt=inp.boot.get("docs"),
-        key_source=inp.key_source,
-        tasks=inp.tasks,
+        scores_bt=boot.get("docs"),
+        key_source=sr.key_source,
+        tasks={t: row.runs[model][t].task for t in tids},
         **fields_,
     )
 
@@ -281,34 +264,12 @@ class RecordSet:
         return self.by_key.get((row, model, metric, mode))
 
 
-def _inputs(sr: ScoredRow, model: str, spec: MetricSpec, mode: str) -> RecordInputs:
-    row = sr.row
-    fail = {t: sr.fail_rate.get((model, t)) for t in row.templates}
-    flags = {**sr.flags, **sr.model_flags.get(model, {})}
-    if model not in sr.with_samples:
-        flags.setdefault("no_samples", True)
-    per_doc = sr.per_doc.get((model, spec.name)) if mode == "strict" else None
-    return RecordInputs(
-        scores={t: sr.scores[(model, t, spec.name, mode)] for t in row.templates},
-        baseline=sr.baseline[spec.name],
-        n_docs=sr.n_docs.get(model),
-        failure=None if all(v is None for v in fail.values()) else fail,
-        boot={k[3]: v for k, v in sr.boot.items() if k[:3] == (model, spec.name, mode)},
-        template_idx=sr.template_idx,
-        per_doc=None if per_doc is None else (list(sr.units), per_doc[0], per_doc[1]),
-        flags=flags,
-        toy_data=row.toy.get(model, False),
-        key_source=sr.key_source,
-        tasks={t: row.runs[model][t].task for t in row.templates},
-    )
-
-
 def row_records(sr: ScoredRow, opts: Options) -> list[Record]:
     """The records of one scored row (per metric, scoring mode and model), with its failure flags."""
     out = []
     for spec in sr.row.metrics:
         recs = [
-            build_record(sr.row, model, spec, mode, _inputs(sr, model, spec, mode), opts)
+            build_record(sr, model, spec, mode, opts)
             for mode in opts.record_modes
             for model in sr.row.models
             if (model, sr.row.templates[0], spec.name, mode) in sr.scores
@@ -331,15 +292,17 @@ def collect_records(rows: list[ScoredRow], opts: Options) -> RecordSet:
 
 
 # ============================================================================================== failure flags
-def failure_flags(
-    strict: list[Record], opts: Options, row_scores_: dict, baseline_val, higher_is_better: bool
-) -> dict[str, list]:
-    """high_failure / broken_template per template from the strict records of one row × metric.
+def with_failure_flags(recs: list[Record], opts: Options, higher_is_better: bool) -> list[Record]:
+    """The records of one row × metric (both scoring modes), flagged high_failure / broken_template with the
+    templates found on the strict ones (none without strict records).
 
     high_failure: a template's failure rate > --fail_threshold for any model, or > median + 3·MAD of all
     (model, template) rates of the row (the MAD rule only when MAD > 0). broken_template: for ≥ 80 % of the models
     s_t < b + 0.5·(median_t s_t − b) (checked when median_t s_t > b) or the (model, template) rate is high.
     """
+    strict = [r for r in recs if r.scoring_mode == "strict"]
+    if not strict:
+        return recs
     rates = {(r.model, t): v for r in strict for t, v in (r.format_failure or {}).items() if v is not None}
     high_mt = set()
     if rates:
@@ -348,40 +311,19 @@ def failure_flags(
         mad = float(np.median(np.abs(allr - med)))
         high_mt = {mt for mt, v in rates.items() if v > opts.fail_threshold or (mad > 0 and v > med + 3 * mad)}
     high = sorted({t for _, t in high_mt}, key=natural_key)
-    broken = []
-    models = list(row_scores_)
-    if models:
-        tids = list(next(iter(row_scores_.values())))
-        for t in tids:
-            bad = 0
-            for m in models:
-                sc = row_scores_[m]
-                med_t = float(np.median(list(sc.values())))
-                # only meaningful when the model's typical template is above chance (med_t > b); below chance
-                # the threshold b + 0.5·(med_t − b) lies above the median and would flag most templates
-                low = (
-                    baseline_val is not None
-                    and higher_is_better
-                    and med_t > baseline_val
-                    and sc[t] < baseline_val + 0.5 * (med_t - baseline_val)
-                )
-                if low or (m, t) in high_mt:
-                    bad += 1
-            if bad >= 0.8 * len(models):
-                broken.append(t)
-    return {"high_failure": high, "broken_template": broken}
-
-
-def with_failure_flags(recs: list[Record], opts: Options, higher_is_better: bool) -> list[Record]:
-    """The records of one row × metric (both scoring modes), flagged with the templates :func:`failure_flags`
-    finds on the strict ones (none without strict records)."""
-    strict = [r for r in recs if r.scoring_mode == "strict"]
-    if not strict:
-        return recs
     scores = {r.model: r.template_scores for r in strict if all(v is not None for v in r.template_scores.values())}
-    ff = {
-        k: v for k, v in failure_flags(strict, opts, scores, strict[0].baseline["value"], higher_is_better).items() if v
-    }
+    median = {m: float(np.median(list(sc.values()))) for m, sc in scores.items()}
+
+    def low(m: str, t: str) -> bool:
+        # only meaningful when the model's typical template is above chance (median > b); below chance the
+        # threshold b + 0.5·(median − b) lies above the median and would flag most templates
+        b, med = strict[0].baseline["value"], median[m]
+        return b is not None and higher_is_better and med > b and scores[m][t] < b + 0.5 * (med - b)
+
+    tids = list(next(iter(scores.values()), {}))
+    n_bad = {t: sum(low(m, t) or (m, t) in high_mt for m in scores) for t in tids}
+    broken = [t for t in tids if n_bad[t] >= 0.8 * len(scores)]
+    ff = {k: v for k, v in (("high_failure", high), ("broken_template", broken)) if v}
     if not ff:
         return recs
     return [replace(r, flags=sorted(set(r.flags) | set(ff)), flag_details={**r.flag_details, **ff}) for r in recs]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,22 +62,18 @@ def fmt(v: Any, nd: int = 3) -> str:
     return str(v)
 
 
+STATUS_TEXT = {
+    "inf": "∞ (σ=0)",
+    "-inf": "−∞ (σ=0)",
+    "single_template": "n/a (1 template)",
+    "no_baseline": "n/a (no baseline)",
+}
+
+
 def fmt_sharpe(rec: dict, nd: int = 2, ci: bool = True) -> str:
     st = rec["sharpe_status"]
-    if st == "ok":
-        out = f"{rec['sharpe']:.{nd}f}"
-    elif st == "inf":
-        out = "∞ (σ=0)"
-    elif st == "-inf":
-        out = "−∞ (σ=0)"
-    elif st == "single_template":
-        out = "n/a (1 template)"
-    elif st == "no_baseline":
-        out = "n/a (no baseline)"
-    elif rec.get("degenerate_std"):
-        out = "undefined (σ=0, μ=b)"
-    else:
-        out = "undefined"
+    undefined = "undefined (σ=0, μ=b)" if rec.get("degenerate_std") else "undefined"
+    out = f"{rec['sharpe']:.{nd}f}" if st == "ok" else STATUS_TEXT.get(st, undefined)
     c = (rec.get("ci") or {}).get("sharpe") if ci else None
     if c and st == "ok":
         out += f" [{c[0]:.{nd}f}, {c[1]:.{nd}f}]"
@@ -95,6 +92,11 @@ def mean_failure(rec: dict) -> float | None:
         return None
     vals = [v for v in ff.values() if v is not None]
     return float(np.mean(vals)) if vals else None
+
+
+def table(head: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table: the header line, its rule and one line per row."""
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |" for r in rows]
 
 
 # ============================================================================================== record helpers
@@ -121,29 +123,21 @@ def model_order(result: dict, block: dict | None = None) -> list[str]:
     """Models by mean rank in ``block`` (default: the first overall roll-up), then mean Sharpe, name; models
     outside the roll-up last."""
     ov = (block or rollup_blocks(result)[0][1])["models"]
-    return sorted(
-        result["models"],
-        key=lambda m: (
-            m not in ov,
-            (ov.get(m) or {}).get("mean_rank") or 1e9,
-            -((ov.get(m) or {}).get("mean_sharpe") or -1e9),
-            m,
-        ),
-    )
+
+    def key(m: str) -> tuple:
+        o = ov.get(m) or {}
+        return (m not in ov, o.get("mean_rank") or 1e9, -(o.get("mean_sharpe") or -1e9), m)
+
+    return sorted(result["models"], key=key)
 
 
 def shown_groups(result: dict, recs: dict) -> list[str]:
     return [r["group"] for r in result["rows"] if any((r["group"], m) in recs for m in result["models"])]
 
 
-def toy_models(result: dict) -> dict[str, list[str]]:
-    """model → dataset rows scored on the embedded fixture data."""
-    return result.get("toy_data") or {}
-
-
 def data_label(result: dict, model: str, recs: dict, groups: list[str]) -> str:
     """``toy``, ``real`` or ``toy (k of n datasets)`` for the summary table's data column."""
-    toy = set(toy_models(result).get(model, []))
+    toy = set((result.get("toy_data") or {}).get(model, []))
     mine = [g for g in groups if (g, model) in recs]
     if not toy:
         return "real"
@@ -187,9 +181,9 @@ DEFINITIONS = [
 ]
 
 
+@dataclass
 class _Footnotes:
-    def __init__(self) -> None:
-        self.texts: dict[str, int] = {}
+    texts: dict[str, int] = field(default_factory=dict)  # footnote text → its number
 
     def ref(self, text: str) -> str:
         if text not in self.texts:
@@ -258,24 +252,21 @@ def _baseline_text(r0: dict) -> str:
 def _summary_table(
     result: dict, recs: dict, models: list[str], groups: list[str], notes: _Footnotes, block: dict
 ) -> list[str]:
-    ov = block["models"]
     head = ["#", "model", "data", "mean Sharpe", "mean rank"] + [g.removeprefix("ent_") for g in groups]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for i, m in enumerate(models, 1):
-        o = ov.get(m)
-        cells = [
-            str(i),
-            m,
-            data_label(result, m, recs, groups),
-            fmt((o or {}).get("mean_sharpe"), 2)
-            if o
-            else "excluded"
-            + notes.ref(f"{m}: missing datasets {_detail(block['excluded_models'].get(m))}; not in the macro columns"),
-            fmt((o or {}).get("mean_rank"), 2) if o else "–",
-        ]
-        cells += [fmt_sharpe(recs[(g, m)], ci=False) if (g, m) in recs else "–" for g in groups]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+        o = block["models"].get(m)
+        missing = f"{m}: missing datasets {_detail(block['excluded_models'].get(m))}; not in the macro columns"
+        rows.append(
+            [str(i), m, data_label(result, m, recs, groups)]
+            + (
+                [fmt(o.get("mean_sharpe"), 2), fmt(o.get("mean_rank"), 2)]
+                if o
+                else ["excluded" + notes.ref(missing), "–"]
+            )
+            + [fmt_sharpe(recs[(g, m)], ci=False) if (g, m) in recs else "–" for g in groups]
+        )
+    return table(head, rows)
 
 
 def _dataset_section(result: dict, row: dict, rs: list[dict], notes: _Footnotes) -> list[str]:
@@ -289,23 +280,19 @@ def _dataset_section(result: dict, row: dict, rs: list[dict], notes: _Footnotes)
         "",
     ]
     tids = r0["templates"]
-    head = ["model", "μ ± σ", "Sharpe [95% CI]", "min", "max", "CPS", "fail%"] + tids
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for r in rs:
-        mf = mean_failure(r)
-        cells = [
-            r["model"] + _model_note(g, r, notes),
-            fmt_mean_std(r),
-            fmt_sharpe(r),
-            fmt(r["min"]),
-            fmt(r["max"]),
-            fmt(r["cps"]),
-            "–" if mf is None else f"{100 * mf:.1f}",
-        ]
-        for t in tids:
-            ff = (r.get("format_failure") or {}).get(t)
-            cells.append(fmt(r["template_scores"].get(t)) + (f" ({100 * ff:.0f}% fail)" if ff else ""))
-        lines.append("| " + " | ".join(cells) + " |")
+        fails = r.get("format_failure") or {}
+        rows.append(
+            [r["model"] + _model_note(g, r, notes), fmt_mean_std(r), fmt_sharpe(r)]
+            + [fmt(r[k]) for k in ("min", "max", "cps")]
+            + [_pct(mean_failure(r))]
+            + [
+                fmt(r["template_scores"].get(t)) + (f" ({100 * fails[t]:.0f}% fail)" if fails.get(t) else "")
+                for t in tids
+            ]
+        )
+    lines += table(["model", "μ ± σ", "Sharpe [95% CI]", "min", "max", "CPS", "fail%"] + tids, rows)
     lines += _row_flag_lines(result, rs)
     rk = result["rank_stability"].get(g)
     if rk and rk.get("kendall_w") is not None:
@@ -324,30 +311,19 @@ def _domain_table(result: dict, models: list[str]) -> list[str]:
     dom = result["macro"]["domains"]
     if not dom:
         return []
-    lines = [
-        "",
-        "### Domains and overall",
-        "",
-        "Equal weight per dataset (no σ across datasets); Sharpe averaged over finite values.",
-        "",
-        "| scope | model | datasets | mean μ | mean σ | mean Sharpe (finite/total) | mean rank |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    rows = []
     for scope, blk in list(dom.items()) + rollup_blocks(result):
         for m in models:
-            o = blk["models"].get(m)
-            if o is None:
-                if m in blk["excluded_models"]:
-                    lines.append(
-                        f"| {scope} | {m} | excluded (missing {', '.join(blk['excluded_models'][m])}) | – | – | – | – |"
-                    )
-                continue
-            lines.append(
-                f"| {scope} | {m} | {o['n_datasets']} | {fmt(o['mean_mu'])} | {fmt(o['mean_sigma'])} | "
-                f"{fmt(o['mean_sharpe'], 2)} ({o['n_finite_sharpe']}/{o['n_datasets']}) | "
-                f"{fmt(o['mean_rank'], 2)} |"
-            )
-    return lines
+            o, missing = blk["models"].get(m), blk["excluded_models"].get(m)
+            if o is not None:
+                sharpe = f"{fmt(o['mean_sharpe'], 2)} ({o['n_finite_sharpe']}/{o['n_datasets']})"
+                stats = [str(o["n_datasets"]), fmt(o["mean_mu"]), fmt(o["mean_sigma"]), sharpe, fmt(o["mean_rank"], 2)]
+                rows.append([scope, m, *stats])
+            elif missing is not None:
+                rows.append([scope, m, f"excluded (missing {', '.join(missing)})"] + ["–"] * 4)
+    head = ["scope", "model", "datasets", "mean μ", "mean σ", "mean Sharpe (finite/total)", "mean rank"]
+    intro = "Equal weight per dataset (no σ across datasets); Sharpe averaged over finite values."
+    return ["", "### Domains and overall", "", intro, ""] + table(head, rows)
 
 
 def _templates_cell(side_a: dict, side_b: dict, key: str, agree: bool | None) -> str:
@@ -384,23 +360,18 @@ def cross_lingual_lines(result: dict) -> list[str]:
     langs = {tuple(side["language"] for side in r["sides"]) for r in section["rows"]}
     la, lb = langs.pop() if len(langs) == 1 else ("first", "second")
     head = ["pair", "model", "metric", f"μ ± σ ({la})", f"S ({la})", f"μ ± σ ({lb})", f"S ({lb})", "ρ (n)"]
-    lines += ["| " + " | ".join(head + ["best", "worst"]) + " |", "|" + "---|" * (len(head) + 2)]
+    rows = []
     for r in section["rows"]:
         a, b = r["sides"]
+        pair = f"{a['dataset']} ({a['language']}) / {b['dataset']} ({b['language']})"
         metric = a["metric"] if a["metric"] == b["metric"] else f"{a['metric']} / {b['metric']}"
-        cells = [
-            f"{a['dataset']} ({a['language']}) / {b['dataset']} ({b['language']})",
-            r["model"],
-            metric,
-            fmt_mean_std(a),
-            fmt_sharpe(a, ci=False),
-            fmt_mean_std(b),
-            fmt_sharpe(b, ci=False),
-            _rho_cell(r),
-            _templates_cell(a, b, "best", r["best_agree"]),
-            _templates_cell(a, b, "worst", r["worst_agree"]),
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+        rows.append(
+            [pair, r["model"], metric]
+            + [cell for side in (a, b) for cell in (fmt_mean_std(side), fmt_sharpe(side, ci=False))]
+            + [_rho_cell(r)]
+            + [_templates_cell(a, b, key, r[f"{key}_agree"]) for key in ("best", "worst")]
+        )
+    lines += table(head + ["best", "worst"], rows)
     unshared = [
         f"{r['model']}: {d} has {', '.join(ts)} without a counterpart"
         for r in section["rows"]
@@ -418,7 +389,7 @@ def markdown(result: dict, full: bool = True) -> str:
     models = model_order(result)
     notes = _Footnotes()
     lines = ["## Sharpe leaderboard across instruction templates", ""]
-    toy = toy_models(result)
+    toy = result.get("toy_data") or {}  # model → dataset rows scored on the embedded fixture data
     if toy:
         who = ", ".join(f"`{m}`" for m in toy)
         lines += [TOY_BANNER.format(who=f"{who} {'was' if len(toy) == 1 else 'were'}"), ""]
@@ -473,43 +444,18 @@ def decoding_markdown(result: dict) -> str:
     ]
     if not comps:
         return "\n".join(lines + ["No model has both an unconstrained and a regex-constrained run.", ""])
-    head = [
-        "model",
-        "dataset",
-        "metric",
-        "μ (unconstr. → constr.)",
-        "Δμ [95% CI]",
-        "Δσ [95% CI]",
-        "ΔSharpe [95% CI]",
-        "fail%",
-        "adherence%",
-    ]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    head = ["model", "dataset", "metric", "μ (unconstr. → constr.)", "Δμ [95% CI]", "Δσ [95% CI]", "ΔSharpe [95% CI]"]
+    rows = []
     for c in comps:
         u, k = c["unconstrained"], c["constrained"]
-        dsh = (
-            _fmt_delta(c["delta_sharpe"], c.get("delta_sharpe_ci"), 2)
-            if c["delta_sharpe"] is not None
-            else f"n/a ({c['delta_sharpe_status']})"
+        dsh = _fmt_delta(c["delta_sharpe"], c.get("delta_sharpe_ci"), 2)
+        rows.append(
+            [c["model"], c["group"], c["metric"], f"{fmt(u['mean'])} → {fmt(k['mean'])}"]
+            + [_fmt_delta(c[f"delta_{x}"], c.get(f"delta_{x}_ci")) for x in ("mean", "std")]
+            + [dsh if c["delta_sharpe"] is not None else f"n/a ({c['delta_sharpe_status']})"]
+            + [f"{_pct(u[x])} → {_pct(k[x])}" for x in ("format_failure", "format_adherence")]
         )
-        lines.append(
-            "| "
-            + " | ".join(
-                [
-                    c["model"],
-                    c["group"],
-                    c["metric"],
-                    f"{fmt(u['mean'])} → {fmt(k['mean'])}",
-                    _fmt_delta(c["delta_mean"], c.get("delta_mean_ci")),
-                    _fmt_delta(c["delta_std"], c.get("delta_std_ci")),
-                    dsh,
-                    f"{_pct(u['format_failure'])} → {_pct(k['format_failure'])}",
-                    f"{_pct(u['format_adherence'])} → {_pct(k['format_adherence'])}",
-                ]
-            )
-            + " |"
-        )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + table(head + ["fail%", "adherence%"], rows)) + "\n"
 
 
 # ============================================================================================== CSV
@@ -527,13 +473,13 @@ def leaderboard_rows(result: dict) -> list[dict]:
         row["baseline_method"] = r["baseline"]["method"]
         for q, v in (r.get("quantiles") or {}).items():
             row[q] = v
-        for field in ("ci", "ci_templates"):
-            c = r.get(field) or {}
+        for kind in ("ci", "ci_templates"):
+            c = r.get(kind) or {}
             for stat in ("mean", "std", "sharpe"):
                 iv = c.get(stat)
-                row[f"{field}_{stat}_lo"] = iv[0] if iv else None
-                row[f"{field}_{stat}_hi"] = iv[1] if iv else None
-            row[f"{field}_frac_degenerate"] = c.get("frac_degenerate")
+                row[f"{kind}_{stat}_lo"] = iv[0] if iv else None
+                row[f"{kind}_{stat}_hi"] = iv[1] if iv else None
+            row[f"{kind}_frac_degenerate"] = c.get("frac_degenerate")
         row["mean_failure_rate"] = mean_failure(r)
         row["flags"] = ";".join(r["flags"])
         rows.append(row)
@@ -554,49 +500,26 @@ def _write_csv(path: Path, rows: list[dict], fields: list[str] | None = None) ->
 def write_csvs(result: dict, out: Path) -> None:
     lb = leaderboard_rows(result)
     _write_csv(out / "leaderboard.csv", lb, list(dict.fromkeys(k for r in lb for k in r)))  # every column, first seen
-    pt = []
-    for r in result["records"]:
-        for t in r["templates"]:
-            pt.append(
-                {
-                    "level": r["level"],
-                    "model": r["model"],
-                    "group": r["group"],
-                    "metric": r["metric"],
-                    "scoring_mode": r["scoring_mode"],
-                    "template_id": t,
-                    "score": r["template_scores"].get(t),
-                    "failure_rate": (r.get("format_failure") or {}).get(t),
-                    "task": (r.get("tasks") or {}).get(t),
-                }
-            )
-    _write_csv(
-        out / "per_template.csv",
-        pt,
-        ["level", "model", "group", "metric", "scoring_mode", "template_id", "task", "score", "failure_rate"],
-    )
+    ids = ["level", "model", "group", "metric", "scoring_mode"]
+    pt = [
+        {k: r[k] for k in ids}
+        | {"template_id": t, "task": (r.get("tasks") or {}).get(t), "score": r["template_scores"].get(t)}
+        | {"failure_rate": (r.get("format_failure") or {}).get(t)}
+        for r in result["records"]
+        for t in r["templates"]
+    ]
+    _write_csv(out / "per_template.csv", pt, ids + ["template_id", "task", "score", "failure_rate"])
     with open(out / "per_document.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["level", "model", "group", "metric", "basis", "doc_key", "s_d", "per_template"])
         for r in result["records"]:
-            pd_ = r.get("_per_doc")
-            if pd_ is None:
+            if r.get("_per_doc") is None:
                 continue
-            keys, mat, sd = pd_
-            tids = r["templates"]
+            keys, mat, sd = r["_per_doc"]
+            row = [r[k] for k in ("level", "model", "group", "metric", "pss_basis")]
             for j, k in enumerate(keys):
-                w.writerow(
-                    [
-                        r["level"],
-                        r["model"],
-                        r["group"],
-                        r["metric"],
-                        r["pss_basis"],
-                        k,
-                        repr(float(sd[j])),
-                        ";".join(f"{t}={mat[i, j]:g}" for i, t in enumerate(tids)),
-                    ]
-                )
+                per_template = ";".join(f"{t}={mat[i, j]:g}" for i, t in enumerate(r["templates"]))
+                w.writerow([*row, k, repr(float(sd[j])), per_template])
 
 
 # ============================================================================================== estimates
@@ -634,11 +557,11 @@ def sparse_markdown(result: dict) -> str:
             f"{_f(r['mean'])}{_ci(ci.get('mean'))} | {_f(r['std'])}{_ci(ci.get('std'))} | "
             f"{sh}{_ci(ci.get('sharpe'), '.2f')} | {per} |"
         )
-    lines.append("")
-    lines.append(
+    lines += [
+        "",
         f"baseline b: {', '.join(sorted({str(r['baseline_method']) for r in recs}))}; ddof "
-        f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the cell model refitted"
-    )
+        f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the cell model refitted",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -13,7 +13,8 @@ from typing import Any
 from .. import families
 from ..scoring import corpus
 from ..taskmeta import TaskMeta
-from .inputs import Diagnostics, Options, SharpeInputError, SharpeUsageError, TaskRun, natural_key
+from ..text import natural_key
+from .inputs import Diagnostics, Options, SharpeInputError, SharpeUsageError, TaskRun
 
 
 @dataclass(frozen=True)
@@ -53,15 +54,12 @@ class Row:
     def taskmeta(self) -> TaskMeta:
         """The metadata of the row's template variants, read with the schema (the first variant's; a dataset's
         variants share what a row reads of it: e.g. the NLU suite's ``suite``, ``language`` and ``pair``)."""
-        for by_t in self.runs.values():
-            for run in by_t.values():
-                return TaskMeta.from_metadata(run.meta)
-        return TaskMeta()
+        return next((run.taskmeta for by_t in self.runs.values() for run in by_t.values()), TaskMeta())
 
 
 # ============================================================================================== metrics & settings
 def _metric_filter(runs: list[TaskRun], group: str, name: str) -> str:
-    filts = {r.primary_filter for r in runs}
+    filts = {r.taskmeta.primary_filter for r in runs}
     if len(filts) == 1 and None not in filts:
         return filts.pop()
     found = {k.split(",", 1)[1] for r in runs for k in r.row if k.startswith(name + ",") and "_stderr" not in k}
@@ -74,7 +72,7 @@ def _metric_filter(runs: list[TaskRun], group: str, name: str) -> str:
 
 
 def _primary_metric(runs: list[TaskRun], group: str) -> str:
-    prim = {r.primary_metric for r in runs}
+    prim = {r.taskmeta.primary_metric for r in runs}
     if None in prim or len(prim) != 1:
         if len(prim) > 1 and None not in prim:
             raise SharpeInputError(f"group {group}: templates disagree on primary_metric {sorted(prim)}")
@@ -109,7 +107,7 @@ def metric_specs(runs: list[TaskRun], group: str, opts: Options) -> list[MetricS
         hib = {bool(r.higher_is_better.get(name, True)) for r in runs}
         if len(hib) != 1:
             raise SharpeInputError(f"group {group}: templates disagree on higher_is_better for {name}")
-        specs.append(MetricSpec(name, filt, families.aggregation_of(runs[0].family, name), hib.pop()))
+        specs.append(MetricSpec(name, filt, families.aggregation_of(runs[0].taskmeta.task_family, name), hib.pop()))
     if not specs:
         raise SharpeInputError(f"group {group}: none of the metrics {opts.metrics} exists")
     return specs
@@ -185,7 +183,7 @@ def _report_models_without_results(name: str, present: set[str], listed: dict, e
 
 def _runs_by_model(name: str, rs: list[TaskRun]) -> dict[str, dict[str, TaskRun]]:
     """model → template id → run of one variant group, whose templates agree on dataset, domain and family."""
-    dsets = {(r.dataset, r.domain, r.family) for r in rs}
+    dsets = {(r.dataset, r.domain, r.taskmeta.task_family) for r in rs}
     if len(dsets) != 1:
         raise SharpeInputError(
             f"group {name}: templates disagree on dataset/domain/task_family {sorted(map(str, dsets))}"
@@ -248,13 +246,13 @@ def _row(name: str, rs: list[TaskRun], excluded: set[str], listed: dict, opts: O
     if not templates:
         diag.note(f"group {name}: no template is shared by all models; skipped")
         return None
-    first = rs[0]
+    first, family = rs[0], rs[0].taskmeta.task_family
     metrics = metric_specs([r for v in runs.values() for t, r in v.items() if t in common], name, opts)
-    is_rank = families.uses_query_units(first.family) or any(corpus.per_query(m.agg) for m in metrics)
+    is_rank = families.uses_query_units(family) or any(corpus.per_query(m.agg) for m in metrics)
     _check_settings(name, runs, templates, model_flags, diag)
     toy = {m: any(r.toy_data for r in by_t.values()) for m, by_t in runs.items()}
     unit = "query" if is_rank else "doc"
-    return Row(name, first.dataset, first.domain, first.family, runs, templates, metrics, unit, flags, model_flags, toy)
+    return Row(name, first.dataset, first.domain, family, runs, templates, metrics, unit, flags, model_flags, toy)
 
 
 def build_rows(runs: list[TaskRun], opts: Options, diag: Diagnostics, listed: dict | None = None) -> list[Row]:

@@ -1,142 +1,22 @@
-"""Statistics across templates and over resamples (docs/sharpe.md: #sharpe-score, #ddof, #degenerate-cases,
-#statistics, #comparisons, #bootstrap). Pure functions on numbers; no I/O.
-
-Sharpe: S = (μ − b) / (α·σ_eff), μ = mean_t s_t, σ = sqrt(Σ_t (s_t − μ)² / (T − ddof)), σ_eff = max(σ, floor).
-Degenerate cases (eps = 1e-12): T < 2 → undefined (``single_template``, both ddof); σ_eff < eps → +inf / −inf by the
-sign of μ − b beyond eps, else undefined (``degenerate_std``). JSON carries ``sharpe: null`` plus ``sharpe_status``.
+"""Statistics across templates and over resamples beyond the Sharpe score itself (docs/sharpe.md: #statistics,
+#comparisons, #bootstrap): the Sharpe sort order, the across-template description, ProSA's PSS, rank stability,
+paired tests and the interval record of a row's resampled scores. Pure functions on numbers; no I/O. The Sharpe
+score (:mod:`lm_eval_enterprise.scoring.sharpe_score`) and the bootstrap draws
+(:mod:`lm_eval_enterprise.scoring.bootstrap`) are shared with the estimator.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 import numpy as np
 
-EPS = 1e-12
+from ..scoring.bootstrap import percentile_ci
+from ..scoring.sharpe_score import EPS, sharpe_matrix
+
 QUANTILES = (5, 25, 50, 75, 95)
-
-
-# ------------------------------------------------------------------------------------------------------ Sharpe
-def sigma_floor(mode: str | float | None, mu: float, n_docs: int | None) -> float:
-    """Floor for σ: ``off`` → 0, ``binomial`` → sqrt(μ(1−μ)/D), a number → that value."""
-    if mode in (None, "off"):
-        return 0.0
-    if mode == "binomial":
-        if not n_docs:
-            return 0.0
-        m = min(max(mu, 0.0), 1.0)
-        return math.sqrt(m * (1 - m) / n_docs)
-    return float(mode)
-
-
-def sharpe(
-    scores: Sequence[float],
-    baseline: float | Sequence[float] | None,
-    ddof: int = 1,
-    alpha: float = 1.0,
-    floor_mode: str | float | None = "off",
-    n_docs: int | None = None,
-) -> dict:
-    """Point statistics of one (model, group, metric): mean, std, σ_eff, Sharpe and its status.
-
-    ``baseline`` may be per template (a sequence): then S = mean_t(s_t − b_t)/σ(s_t − b_t) (docs/sharpe.md#baselines).
-    A ``None`` baseline (unavailable) gives ``sharpe_status = "no_baseline"`` and no Sharpe.
-    """
-    s = np.asarray(scores, dtype=float)
-    t = len(s)
-    if t == 0:
-        raise ValueError("sharpe: no template scores")
-    if ddof not in (0, 1):
-        raise ValueError("ddof must be 0 or 1")
-    mu = float(s.mean())
-    per_template_b = baseline is not None and not np.isscalar(baseline)
-    if per_template_b:
-        b_arr = np.asarray(baseline, dtype=float)
-        excess = s - b_arr
-        b = float(b_arr.mean())
-    else:
-        b = None if baseline is None else float(baseline)
-        excess = s - (b if b is not None else 0.0)
-    out = {
-        "mean": mu,
-        "std": None,
-        "sigma_eff": None,
-        "sharpe": None,
-        "sharpe_status": "ok",
-        "degenerate_std": False,
-        "floor_active": False,
-        "excess": None if b is None else float(excess.mean()),
-    }
-    if t < 2:
-        out["sharpe_status"] = "single_template"
-        return out
-    sig = float(np.sqrt(((excess - excess.mean()) ** 2).sum() / (t - ddof)))
-    out["std"] = sig
-    floor = sigma_floor(floor_mode, mu, n_docs)
-    sig_eff = max(sig, floor)
-    out["sigma_eff"] = sig_eff
-    out["floor_active"] = floor > sig
-    if b is None:
-        out["sharpe_status"] = "no_baseline"
-        return out
-    num = float(excess.mean())
-    if sig_eff < EPS:
-        out["degenerate_std"] = True
-        if num > EPS:
-            out["sharpe"], out["sharpe_status"] = math.inf, "inf"
-        elif num < -EPS:
-            out["sharpe"], out["sharpe_status"] = -math.inf, "-inf"
-        else:
-            out["sharpe"], out["sharpe_status"] = math.nan, "undefined"
-        return out
-    out["sharpe"] = num / (alpha * sig_eff)
-    return out
-
-
-def sharpe_matrix(
-    scores: np.ndarray,
-    baseline: float | np.ndarray,
-    ddof: int,
-    alpha: float = 1.0,
-    floor_mode: str | float | None = "off",
-    n_docs: int | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Row-wise (mean, std, Sharpe, degenerate) of a B × T score matrix (bootstrap); Sharpe NaN when σ_eff < eps.
-
-    Rows with a NaN score (metric undefined on that resample) give NaN everywhere and degenerate False.
-    """
-    s = np.asarray(scores, dtype=float)
-    t = s.shape[1]
-    ex = s - np.asarray(baseline, dtype=float)
-    mu = s.mean(1)
-    if t < 2:
-        nan = np.full(s.shape[0], np.nan)
-        return mu, nan, nan, np.zeros(s.shape[0], bool)
-    exm = ex.mean(1)
-    sig = np.sqrt(((ex - exm[:, None]) ** 2).sum(1) / (t - ddof))
-    if floor_mode == "binomial":
-        m = np.clip(mu, 0, 1)
-        floor = np.sqrt(m * (1 - m) / n_docs) if n_docs else np.zeros_like(mu)
-    else:
-        floor = np.full_like(mu, sigma_floor(floor_mode, 0.0, n_docs))
-    sig_eff = np.maximum(sig, floor)
-    degen = sig_eff < EPS
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sh = np.where(degen, np.nan, exm / (alpha * sig_eff))
-    return mu, sig, sh, degen & np.isfinite(mu)
-
-
-def status_value(value: float | None) -> tuple[float | None, str]:
-    """JSON form of a Sharpe value: (finite value or None, status)."""
-    if value is None:
-        return None, "undefined"
-    if math.isnan(value):
-        return None, "undefined"
-    if math.isinf(value):
-        return None, "inf" if value > 0 else "-inf"
-    return float(value), "ok"
 
 
 def sort_key(value: float | None) -> tuple[int, float]:
@@ -197,10 +77,7 @@ def rank_stability(score_table: Mapping[str, Sequence[float]]) -> dict:
     x = np.array([score_table[m] for m in models], dtype=float)  # n × T
     n, t = x.shape
     ranks = np.column_stack([rank_desc(x[:, j]) for j in range(t)])  # n × T
-    taus = []
-    for a, b in combinations(range(t), 2):
-        tau = kendalltau(x[:, a], x[:, b]).statistic if n >= 2 else math.nan
-        taus.append(float(tau))
+    taus = [float(kendalltau(x[:, a], x[:, b]).statistic) if n >= 2 else math.nan for a, b in combinations(range(t), 2)]
     finite = [v for v in taus if not math.isnan(v)]
     r = ranks.sum(1)
     s_r = float(((r - r.mean()) ** 2).sum())
@@ -253,12 +130,8 @@ def sign_test(deltas: Sequence[float]) -> dict:
     (= ``scipy.stats.binomtest(wins, n).pvalue``, tested)."""
     d = np.asarray(deltas, dtype=float)
     pos, neg = int((d > EPS).sum()), int((d < -EPS).sum())
-    n = pos + neg
-    if n == 0:
-        p = 1.0
-    else:
-        k = min(pos, neg)
-        p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
+    n = pos + neg  # n = 0 gives p = min(1, 2) = 1
+    p = min(1.0, 2 * sum(math.comb(n, i) for i in range(min(pos, neg) + 1)) / 2**n)
     return {"wins": pos, "losses": neg, "ties": int(len(d) - n), "p": float(p)}
 
 
@@ -314,11 +187,6 @@ def sign_flip_pvalues(diffs: np.ndarray, n_perm: int = 2000, seed: int = 0) -> n
     return (1 + (stats >= obs[None, :] - 1e-12).sum(0)) / (1 + n_perm)
 
 
-def sign_flip_test(diff: np.ndarray, n_perm: int = 2000, seed: int = 0) -> float:
-    """:func:`sign_flip_pvalues` of one difference vector."""
-    return float(sign_flip_pvalues(np.asarray(diff, dtype=float)[None, :], n_perm, seed)[0])
-
-
 def holm(pvalues: Sequence[float | None]) -> list[float | None]:
     """Holm–Bonferroni adjusted p-values (None entries are kept and not counted)."""
     idx = [i for i, p in enumerate(pvalues) if p is not None]
@@ -330,46 +198,6 @@ def holm(pvalues: Sequence[float | None]) -> list[float | None]:
         running = max(running, v)
         adj[i] = running
     return adj
-
-
-def percentile_ci(values: Iterable[float], lo: float = 2.5, hi: float = 97.5) -> list[float] | None:
-    """[p2.5, p97.5] of the finite values (numpy linear interpolation), None if there are none."""
-    v = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float)
-    v = v[np.isfinite(v)]
-    if v.size == 0:
-        return None
-    a, b = np.percentile(v, [lo, hi])
-    return [float(a), float(b)]
-
-
-# ------------------------------------------------------------------------------------------------------ bootstrap
-# One generator np.random.default_rng(seed) per dataset row (a row's intervals do not depend on which other datasets
-# or models are in the run). Per resample b = 1..B: a unit index vector rng.integers(0, D, D) shared by every
-# template and model of the row, then — with template resampling — a template index vector rng.integers(0, T, T):
-# the reference draw order (example 5 of docs/sharpe.md#worked-examples). Without template resampling the B draws
-# are one rng.integers(0, D, (B, D)) call, which yields the identical stream. Unit indices become a multiplicity
-# matrix W (B × D): the resampled score of every template is Stats.finalize(W @ features)
-# (lm_eval_enterprise.scoring.corpus).
-def draw(
-    seed: int, n_boot: int, n_docs: int, n_templates: int, resample_templates: bool
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """(doc indices B × D, template indices B × T or None) in the reference order."""
-    rng = np.random.default_rng(seed)
-    if not resample_templates:
-        return rng.integers(0, n_docs, (n_boot, n_docs)), None
-    di = np.empty((n_boot, n_docs), dtype=np.int64)
-    ti = np.empty((n_boot, n_templates), dtype=np.int64)
-    for b in range(n_boot):
-        di[b] = rng.integers(0, n_docs, n_docs)
-        ti[b] = rng.integers(0, n_templates, n_templates)
-    return di, ti
-
-
-def multiplicities(doc_idx: np.ndarray, n_docs: int) -> np.ndarray:
-    """B × D matrix of how often each document was drawn in each resample."""
-    b = doc_idx.shape[0]
-    flat = (np.arange(b)[:, None] * n_docs + doc_idx).ravel()
-    return np.bincount(flat, minlength=b * n_docs).reshape(b, n_docs).astype(float)
 
 
 def summarize(

@@ -17,7 +17,7 @@ from lm_eval_enterprise.estimator import (
     plugin_scores,
     predictive_stats,
 )
-from lm_eval_enterprise.sharpe.stats import sharpe
+from lm_eval_enterprise.scoring.sharpe_score import sharpe
 
 NAN = np.nan
 

@@ -322,6 +322,20 @@ def test_entity_and_kpi_statistics_on_adversarial_subsets():
         _check_resamples(f"agg_{m}", [{**k, "pred": INVALID} for k in kpi])
 
 
+def test_per_document_correctness_of_classification_items_is_exact_match():
+    # repeated (gold, prediction) pairs are read once; [NORM] variants, an answer equal to no label and a format
+    # failure scored as metrics.exact_match scores each item
+    labels = ["yes", "no"]
+    pairs = [("yes", "Yes."), ("no", "yes"), ("yes", "Yes."), ("no", INVALID), ("no", "maybe"), ("no", " NO ")]
+    items = [{"gold": g, "pred": p, "labels": labels} for g, p in pairs]
+    expected = [M.exact_match(g, p) for g, p in pairs]
+    assert expected == [1.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+    for agg in ("agg_weighted_f1", "agg_macro_f1", "agg_mcc", "agg_weighted_precision"):
+        assert corpus.doc_stats(agg, items).per_doc.tolist() == expected
+    binary = [{"gold": g, "pred": p, "positive": "yes"} for g, p in pairs]
+    assert corpus.doc_stats("agg_binary_f1", binary).per_doc.tolist() == expected
+
+
 def test_every_statistic_is_tested_and_every_family_aggregation_has_one():
     named = {agg for f in families.FAMILIES.values() for t in (f.metrics, f.helm_metrics) for agg, _ in t.values()}
     assert named <= set(corpus.STATISTICS)

@@ -249,6 +249,8 @@ def test_readable_other_readers():
         ("文2：草原", None),
         ("Sentence 1 and sentence 2 are alike: 4", "4"),
         ("文1と文2の類似度：2.5", "2.5"),
+        ("It repeats sentence 1.", None),  # a field name at the end of a sentence
+        ("Sentence 2. Score: 3", "3"),
         # a kanji numeral inside a word is not a score (genuine JSTS greedy answers, t1 and t8, cut at the token
         # limit: この二つの文 = "these two sentences")
         ("この二つの", None),

@@ -303,6 +303,20 @@ def test_kpi_word_counts_single_space_split_and_duplicated_words():
         M.kpi_word_counts("no tags here", gold)
 
 
+def test_kpi_stats_rows_are_the_word_counts_of_each_item_in_tag_order():
+    # repeated items read from the readers' cache give the same counts; a cached unreadable gold still raises
+    golds = ["net sales [kpi], 100 [cy]", "net sales [kpi], 100 [cy]", "5 [py1], 4 [py]"]
+    preds = ["net [kpi], 100 [cy]", "net [kpi], 100 [cy]", INVALID]
+    for reader in M.KPI_READERS:
+        rows = M.kpi_stats(golds, preds, reader)
+        expected = [[v for t in M.KPI_TAGS for v in M.kpi_word_counts(g, p, reader)[t]] for g, p in zip(golds, preds)]
+        assert rows.tolist() == expected
+    assert M.kpi_stats(golds, preds)[2].tolist() == [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1]
+    for _ in range(2):
+        with pytest.raises(MetricInputError, match="unparsable gold KPI"):
+            M.kpi_stats(["no tags here"], ["5 [cy]"])
+
+
 def test_kpi_all_four_metrics_hand_worked_on_messy_completions():
     golds = ["net sales [kpi], 100 [cy], 90 [py]", "total revenue [kpi], 1,234 [cy]"]
     preds = [

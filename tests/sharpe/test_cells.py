@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lm_eval_enterprise.sharpe import stats as BS
+from lm_eval_enterprise.scoring import bootstrap as BS
 from lm_eval_enterprise.sharpe.cells import full_cells, pair, question_cells, resample, template_scores, union_cells
-from lm_eval_enterprise.sharpe.inputs import Diagnostics, Options, SampleTable, SharpeInputError
+from lm_eval_enterprise.sharpe.inputs import Diagnostics, Options, SampleTable, SharpeInputError, TaskRun
 from lm_eval_enterprise.sharpe.records import row_records
 from lm_eval_enterprise.sharpe.rows import MetricSpec, Row
 from testkit.synthetic import SynthTask, write_run
@@ -25,6 +25,8 @@ def table(ids, acc, fail=None, name="t"):
 
 class Run:
     """The parts of a task run the per-row stages read."""
+
+    reported = TaskRun.reported
 
     def __init__(self, task, row, samples=True):
         self.task, self.row, self.meta, self.n_samples = task, row, {}, {"effective": 3}

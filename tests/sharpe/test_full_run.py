@@ -522,10 +522,11 @@ def test_ci_of_mean_contains_mean_for_the_examples(tmp_path):
 
 
 def test_worker_processes_give_identical_results(tmp_path):
+    """Also: what a worker sends back pickles for every kind of statistics (entity F1's hold closures)."""
     for m, q in (("org/a", 0.7), ("org/b", 0.5)):
         tasks = [
             family_task(f, f"t{k}", 30 if "rank" not in f else 60, q - 0.1 * k, 0.1 * (k == 2))
-            for f in ("classification_weighted", "ranking", "multiple_choice")
+            for f in ("classification_weighted", "ranking", "multiple_choice", "entity")
             for k in (1, 2, 3)
         ]
         write_run(tmp_path, m, tasks)
@@ -536,7 +537,7 @@ def test_worker_processes_give_identical_results(tmp_path):
     b = json.loads(to_json({k: v for k, v in two.items() if k not in strip}))
     assert a == b
     files = one["provenance"]["samples_files"]
-    assert len(files) == 18 and all(len(f["sha256"]) == 64 and f["bytes"] > 0 for f in files)
+    assert len(files) == 24 and all(len(f["sha256"]) == 64 and f["bytes"] > 0 for f in files)
 
 
 def test_rollup_counts_each_dataset_once(tmp_path):
