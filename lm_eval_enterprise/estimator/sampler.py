@@ -286,15 +286,9 @@ def sample_two_way(
         # the shared prior sd of the weak covariate columns
         if weak.any():
             bw = coef[1:][weak]
-            new = _scale_centred(rng, s2, float(bw @ bw), int(weak.sum()), prior_s)
-            accepted[2] += new != s2
-            s2 = new
-            xs = x[:, weak] @ (bw / math.sqrt(s2))
-            rest = a - z_mat @ coef + xs * math.sqrt(s2)  # a − c − strong part
-            prec_s = float(xs @ xs) / sa2 + 1 / prior_s**2
-            sig = float(xs @ rest) / sa2 / prec_s + rng.standard_normal() / math.sqrt(prec_s)
-            coef[1:][weak] = bw / math.sqrt(s2) * sig
-            s2 = max(sig * sig, 1e-12 * scale**2)
+            rest = a - z_mat @ coef + x[:, weak] @ bw  # a − c − strong part
+            coef[1:][weak], s2, moved = _shared_sd(rng, bw, s2, x[:, weak], rest, sa2, prior_s, 1e-12 * scale**2)
+            accepted[2] += moved
         if not binomial:
             res = yi - (a[ti] + b[di])
             phi = float(res @ res) / 2 / rng.standard_gamma(len(yi) / 2)
@@ -319,18 +313,26 @@ def _two_by_two_draws(rng, a11, a12, a22, r1, r2) -> tuple[np.ndarray, np.ndarra
     return (a22 * r1 - a12 * r2) / det + (z1 - l21 * v) / l11, (a11 * r2 - a12 * r1) / det + v
 
 
-def _axis_part(rng, coef, s2, effects, x, sa2, prior_s):
+def _shared_sd(rng, coef, s2, x, rest, sa2, prior_s, floor=1e-12):
+    """The shared prior sd s of coefficients β_j ~ N(0, s²) whose fit x·β explains ``rest`` with noise variance
+    ``sa2``: the centred step (:func:`_scale_centred` on Σβ²), then the non-centred one (β = s·u, s | u Gaussian
+    under the half-normal prior). Returns (β, s², whether the centred step moved)."""
+    new = _scale_centred(rng, s2, float(coef @ coef), len(coef), prior_s)
+    xs = x @ (coef / math.sqrt(new))
+    prec_s = float(xs @ xs) / sa2 + 1 / prior_s**2
+    sig = float(xs @ rest) / sa2 / prec_s + rng.standard_normal() / math.sqrt(prec_s)
+    return coef / math.sqrt(new) * sig, max(sig * sig, floor), new != s2
+
+
+def _axis_part(rng, s2, effects, x, sa2, prior_s):
     """The axis coefficients β | effects ~ N(x·β, σ²) with β_j ~ N(0, s²) (a ridge regression), then their shared sd
-    s by the centred and the non-centred step; returns (β, s²)."""
+    s (:func:`_shared_sd`); returns (β, s²)."""
     p = x.shape[1]
     prec = x.T @ x / sa2 + np.eye(p) / s2
     chol = np.linalg.cholesky(prec)
     coef = np.linalg.solve(prec, x.T @ effects / sa2) + np.linalg.solve(chol.T, rng.standard_normal(p))
-    s2 = _scale_centred(rng, s2, float(coef @ coef), p, prior_s)
-    xs = x @ (coef / math.sqrt(s2))
-    prec_s = float(xs @ xs) / sa2 + 1 / prior_s**2
-    sig = float(xs @ effects) / sa2 / prec_s + rng.standard_normal() / math.sqrt(prec_s)
-    return coef / math.sqrt(s2) * sig, max(sig * sig, 1e-12)
+    coef, s2, _ = _shared_sd(rng, coef, s2, x, effects, sa2, prior_s)
+    return coef, s2
 
 
 def sample_two_class(
@@ -425,8 +427,8 @@ def sample_two_class(
             ) / prec + rng.standard_normal() / math.sqrt(prec)
         # axis coefficients and their shared sds
         if has_x:
-            bth, s_th = _axis_part(rng, bth, s_th, th, x, sth2, prior_s * math.sqrt(lam[2]))
-            bde, s_de = _axis_part(rng, bde, s_de, de, x, sde2, prior_s * math.sqrt(lam[3]))
+            bth, s_th = _axis_part(rng, s_th, th, x, sth2, prior_s * math.sqrt(lam[2]))
+            bde, s_de = _axis_part(rng, s_de, de, x, sde2, prior_s * math.sqrt(lam[3]))
             mth, mde = x @ bth, x @ bde
         # σ_θ and σ_δ: centred, then non-centred
         for part in ("bias", "skill"):
