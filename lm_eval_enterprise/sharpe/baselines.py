@@ -1,32 +1,13 @@
-"""Expected score of an uninformative predictor (docs/sharpe.md#baselines): the Sharpe score's "risk-free" term b,
-and the baseline of each dataset row and metric (:func:`row_baselines`: ``--baseline table:PATH``, a template's
-``metadata.baseline``, else the formulas below on the label information of the row's cells).
+"""Expected score of an uninformative predictor (docs/sharpe.md#baselines: the methods, the formulas and their
+precedence): the Sharpe score's "risk-free" term b, and the baseline of each dataset row and metric
+(:func:`row_baselines`: ``--baseline table:PATH``, a template's ``metadata.baseline``, else the formulas on the label
+information of the row's cells).
 
-``uniform``: a predictor that outputs a uniformly random label from the task's valid label set (never an invalid
-string), independently per document. ``majority``: always the most frequent gold label (ties → first in the label
-list). Every function is exact (no Monte-Carlo) unless its name says ``simulated``; the simulated versions exist
-to check the exact ones (``--baseline simulated``).
-
-Formulas (q = 1/k; class j has n_j gold items of N):
-
-* accuracy, k options: uniform 1/k; majority p_max.
-* per-class F1 under the uniform predictor: TP_j ~ Bin(n_j, q), FP_j ~ Bin(N − n_j, q) independent,
-  E[F1_j] = Σ_a Σ_c Bin(a; n_j, q)·Bin(c; N − n_j, q)·2a/(n_j + a + c)  (a term with a zero denominator is 0);
-  weighted F1 = Σ_j (n_j/N)·E[F1_j], macro = the mean of E[F1_j] over the classes present in the gold answers
-  (the metric's own averaging rule, :func:`lm_eval_enterprise.scoring.metrics.average_f1`), binary = E[F1_c].
-  Majority (constant prediction of class m with share p): F1_m = 2p/(1 + p), other classes 0, so weighted
-  p·2p/(1+p), macro (1/|G|)·2p/(1+p) (G: the classes present), binary 2p_c/(1+p_c) if c is the majority class
-  else 0.
-* RR@k under a random permutation of C candidates with R ≥ 1 relevant:
-  E = Σ_{r=1}^{min(k, C−R+1)} (1/r)·C(C−r, R−1)/C(C, R); R = 0 → 0 (H_k/C for R = 1, k ≤ C).
-* NDCG@k (binary gains) under a random permutation: each position is relevant with probability R/C, so
-  E[DCG] = (R/C)·Σ_{i ≤ min(k, C)} 1/log2(i+1) and E = E[DCG]/IDCG(R, k) (the ideal DCG is constant); R = 0 → 0.
-* entity F1, KPI adjusted F1, float-equivalence accuracy, ROUGE: 0 (an uninformed generator scores ~0).
-* ROUGE with ``generation="lead-K"`` (``--generation_baseline lead-K``): the mean over the shared documents of
-  the ROUGE of a trivial summary — the document's first K sentences (:func:`lead_sentences`) — against the
-  reference, with the metric code of the tasks (:func:`lm_eval_enterprise.scoring.metrics.rouge`). With b = 0 a
-  summariser that is consistently poor (e.g. mostly format failures scored 0) still gets a large S = μ/σ; with
-  the lead-K baseline S > 0 means "better than copying the first sentences".
+``uniform``: a uniformly random valid label per document (never an invalid string); ``majority``: always the most
+frequent gold label (ties → first in the label list). Every function is exact (no Monte-Carlo) and states its
+formula unless its name says ``simulated``; the simulated versions check the exact ones (``--baseline simulated``).
+Entity F1, KPI adjusted F1, float-equivalence accuracy and ROUGE have b = 0 (an uninformed generator scores ~0),
+ROUGE with ``--generation_baseline lead-K`` the ROUGE of the lead-K summary (:func:`lead_baseline`).
 """
 
 from __future__ import annotations
@@ -105,7 +86,9 @@ def _binom_pmf_range(n: int, q: float) -> tuple[np.ndarray, np.ndarray]:
 
 @lru_cache(maxsize=4096)
 def expected_f1_class(n_j: int, n_total: int, k: int) -> float:
-    """Exact E[F1_j] of class j (n_j gold of n_total) under the uniform predictor over k labels (formula above)."""
+    """Exact E[F1_j] of class j (n_j gold of N = n_total) under the uniform predictor over k labels, q = 1/k:
+    TP_j ~ Bin(n_j, q), FP_j ~ Bin(N − n_j, q) independent,
+    E[F1_j] = Σ_a Σ_c Bin(a; n_j, q)·Bin(c; N − n_j, q)·2a/(n_j + a + c) (a term with a zero denominator is 0)."""
     if not 0 <= n_j <= n_total or k < 1:
         raise ValueError(f"expected_f1_class: bad counts n_j={n_j}, N={n_total}, k={k}")
     if n_j == 0:
@@ -129,7 +112,8 @@ def _average(per: np.ndarray, counts: list[int], average: str, positive: int | N
 
 
 def uniform_f1(counts: Sequence[int], average: str, positive: int | None = None) -> float:
-    """Exact expected weighted / macro / binary F1 of the uniform predictor, k = len(counts) labels."""
+    """Exact expected F1 of the uniform predictor, k = len(counts) labels: weighted Σ_j (n_j/N)·E[F1_j], macro the
+    mean of E[F1_j] over the classes present in the gold answers, binary E[F1_c] (:func:`expected_f1_class`)."""
     counts = [int(c) for c in counts]
     n, k = sum(counts), len(counts)
     if n <= 0:
@@ -138,7 +122,9 @@ def uniform_f1(counts: Sequence[int], average: str, positive: int | None = None)
 
 
 def majority_f1(counts: Sequence[int], average: str, positive: int | None = None) -> float:
-    """Expected weighted / macro / binary F1 of always predicting the majority class (ties → first label)."""
+    """Expected F1 of always predicting the majority class m (share p; ties → first label): F1_m = 2p/(1 + p), the
+    other classes 0, so weighted p·2p/(1 + p), macro (1/|G|)·2p/(1 + p) (G: the classes present), binary
+    2p_c/(1 + p_c) if c is the majority class, else 0."""
     counts = [int(c) for c in counts]
     p = majority_share(counts)
     per = np.zeros(len(counts))
@@ -148,7 +134,8 @@ def majority_f1(counts: Sequence[int], average: str, positive: int | None = None
 
 # ----------------------------------------------------------------------------------------------------- ranking
 def expected_rr_at_k(n_cand: int, n_rel: int, k: int) -> float:
-    """Exact E[RR@k] of a random permutation of ``n_cand`` candidates with ``n_rel`` relevant (formula above)."""
+    """Exact E[RR@k] of a random permutation of C = ``n_cand`` candidates with R = ``n_rel`` relevant:
+    E = Σ_{r=1}^{min(k, C−R+1)} (1/r)·C(C−r, R−1)/C(C, R); R = 0 → 0 (H_k/C for R = 1, k ≤ C)."""
     if n_rel <= 0:
         return 0.0
     if n_rel > n_cand:
@@ -158,7 +145,8 @@ def expected_rr_at_k(n_cand: int, n_rel: int, k: int) -> float:
 
 
 def expected_ndcg_at_k(n_cand: int, n_rel: int, k: int) -> float:
-    """Exact E[NDCG@k] (binary gains) of a random permutation: (R/C)·Σ_{i≤min(k,C)} 1/log2(i+1) / IDCG(R, k)."""
+    """Exact E[NDCG@k] (binary gains) of a random permutation: each position is relevant with probability R/C, so
+    E = (R/C)·Σ_{i≤min(k,C)} 1/log2(i+1) / IDCG(R, k) (the ideal DCG is constant); R = 0 → 0."""
     if n_rel <= 0:
         return 0.0
     dcg = n_rel / n_cand * sum(1 / math.log2(i + 1) for i in range(1, min(k, n_cand) + 1))

@@ -1,9 +1,5 @@
 """Records: one :class:`Record` per model × dataset row × metric × scoring mode, from the scored row
-(:class:`ScoredRow`: what the per-row stages of :mod:`.pipeline` give).
-
-A record holds the per-template scores s_t, the baseline b, μ, σ, the Sharpe score S = (μ − b)/(α·σ) (``null`` +
-``sharpe_status`` when not finite), the across-template statistics (min, max, spread, MaxP/AvgP/CPS, quantiles),
-ProSA PSS with the most fragile documents, format-failure rates, bootstrap intervals and flags.
+(:class:`ScoredRow`: what the per-row stages of :mod:`.pipeline` give); its fields: docs/sharpe.md#outputs.
 :meth:`Record.to_dict` gives the JSON form written to ``aggregate.json`` (field order = the dataclass order;
 fields left :data:`ABSENT` are not written; ``per_doc`` and ``scores_bt`` are private, for the writers and the
 comparisons only).
