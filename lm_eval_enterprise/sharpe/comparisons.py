@@ -143,7 +143,7 @@ def _compare_pairs(recs: RecordSet, rows: list[Row], opts: Options, pairs_of, ex
                     extend(comp, row, spec, ra, rb, resampled)
                 pa, pb = recs.per_doc.get((row.name, a, spec.name)), recs.per_doc.get((row.name, b, spec.name))
                 if pa is not None and pb is not None and pa[2] and pb[2]:
-                    pending.append((len(out), comp["templates"], pa[1] - pb[1]))
+                    pending.append((len(out), comp["templates"], pa[0] - pb[0]))
                 out.append(comp)
             _permutation_tests(out, pending, opts)
     _holm(out)

@@ -254,7 +254,7 @@ class RecordSet:
 
     records: list[Record]
     by_key: dict[tuple[str, str, str, str], Record]
-    per_doc: dict[tuple[str, str, str], tuple]  # → (keys, T × D, is_metric)
+    per_doc: dict[tuple[str, str, str], tuple]  # the scored rows' per_doc: → (T × D values, kind, is_metric)
 
     def get(self, row: str, model: str, metric: str, mode: str = "strict") -> Record | None:
         return self.by_key.get((row, model, metric, mode))
@@ -275,15 +275,10 @@ def row_records(sr: ScoredRow, opts: Options) -> list[Record]:
 
 
 def collect_records(rows: list[ScoredRow], opts: Options) -> RecordSet:
-    """Every record of every row, by key, and their per-document values."""
-    records, by_key, per_doc = [], {}, {}
-    for sr in rows:
-        for rec in row_records(sr, opts):
-            records.append(rec)
-            by_key[(rec.group, rec.model, rec.metric, rec.scoring_mode)] = rec
-            pd_ = sr.per_doc.get((rec.model, rec.metric))
-            if rec.scoring_mode == "strict" and pd_ is not None:
-                per_doc[(rec.group, rec.model, rec.metric)] = (list(sr.units), pd_[0], pd_[2])
+    """Every record of every row, by key, and the rows' per-document values."""
+    records = [rec for sr in rows for rec in row_records(sr, opts)]
+    by_key = {(r.group, r.model, r.metric, r.scoring_mode): r for r in records}
+    per_doc = {(sr.row.name, *key): values for sr in rows for key, values in sr.per_doc.items()}
     return RecordSet(records, by_key, per_doc)
 
 
