@@ -22,6 +22,7 @@ from .metrics import average_f1, f1_finalize, ndcg, reciprocal_rank, rouge
 
 SIMULATION_DRAWS = 10_000
 
+
 # ----------------------------------------------------------------------------------------------------- accuracy
 def uniform_accuracy(k: int) -> float:
     """Exactly 1/k for k valid labels/options."""
@@ -198,4 +199,3 @@ def lead_baseline(documents: Sequence[str], references: Sequence[str], k: int, m
     if not documents:
         raise ValueError("lead baseline: no documents")
     return float(np.mean([rouge(ref, lead_sentences(doc, k))[metric] for doc, ref in zip(documents, references)]))
-
