@@ -383,7 +383,7 @@ def _baseline(entry: dict) -> float:
     """The Sharpe tool's default baseline: the exact expected F1 of the uniform predictor over the labels; 0 for a
     family whose metrics have the no-information baseline 0 (entities: docs/sharpe.md#generation-baseline)."""
     from lm_eval_enterprise import families
-    from lm_eval_enterprise.sharpe import baselines as BL
+    from lm_eval_enterprise.scoring.chance import uniform_f1
 
     if "labels" not in entry:
         if not families.FAMILIES[entry["family"]].zero_baseline:
@@ -392,7 +392,7 @@ def _baseline(entry: dict) -> float:
     labels = entry["labels"]
     counts = [entry["gold"].count(lab) for lab in labels]
     positive = labels.index(entry["positive"]) if entry.get("positive") else None
-    return BL.uniform_f1(counts, AVERAGE[entry["metric"]], positive)
+    return uniform_f1(counts, AVERAGE[entry["metric"]], positive)
 
 
 def _population_interval(full, baseline: float, n_boot: int) -> dict:

@@ -231,14 +231,14 @@ def cell_matrix(truth: Truth, run: dict, templates: list[str]):
 
 def baseline(truth: Truth, run: dict) -> float:
     """The Sharpe tool's default (uniform) baseline."""
-    from lm_eval_enterprise.sharpe import baselines as BL
+    from lm_eval_enterprise.scoring.chance import uniform_accuracy, uniform_f1
 
     if truth.metric == "accuracy":
-        return BL.uniform_accuracy(truth.choices)
+        return uniform_accuracy(truth.choices)
     if truth.metric == "rouge":
         return 0.0
     gold = run["gold"]
-    return BL.uniform_f1([int((gold == 0).sum()), int((gold == 1).sum())], "binary", 0)
+    return uniform_f1([int((gold == 0).sum()), int((gold == 1).sum())], "binary", 0)
 
 
 def scores_of(cm) -> np.ndarray:

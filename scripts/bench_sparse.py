@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lm_eval_enterprise.estimator import CellMatrix, estimate_row, naive_scores  # noqa: E402
 from lm_eval_enterprise.harness.cellplan import design  # noqa: E402
+from lm_eval_enterprise.scoring.chance import uniform_f1  # noqa: E402
 from lm_eval_enterprise.scoring.sharpe_score import sharpe  # noqa: E402
-from lm_eval_enterprise.sharpe import baselines as BL  # noqa: E402
 
 FRACS = (0.2, 0.3, 0.4, 0.6)
 # (task group, documents): the cheap prompts first; at ~25 % of a shared CPU core a 5-shot task of 100 documents
@@ -101,7 +101,7 @@ def synthetic_cases(n_docs: int, seed: int, n_templates: int = 5):
             (
                 f"syn-weighted-F1 / {mname}",
                 CellMatrix.from_labels(gold, pred, k, "weighted", name="syn-wf1"),
-                BL.uniform_f1(counts.tolist(), "weighted"),
+                uniform_f1(counts.tolist(), "weighted"),
             )
         )
         # entity F1 (micro over documents): gold counts g_d, hits ~ Binomial(g_d, σ(η)), false positives ~ Poisson

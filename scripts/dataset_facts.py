@@ -15,13 +15,13 @@ evaluated split and the few-shot pool:
   ranking: relevant and non-relevant candidates) and its largest share;
 * the score of the best CONSTANT predictor under the dataset's primary metric, computed with the package's own
   metric code (:mod:`lm_eval_enterprise.scoring.metrics`) on the gold answers: classification — every label of the label
-  set tried, the best kept (cross-checked with :func:`lm_eval_enterprise.sharpe.baselines.majority_f1` /
+  set tried, the best kept (cross-checked with :func:`lm_eval_enterprise.scoring.chance.majority_f1` /
   ``majority_share`` when the best constant is the majority label); MC — every option letter; ranking — a model
   that gives every candidate the same score, ranked by the tie rule of :func:`lm_eval_enterprise.scoring.metrics.rank_queries`
   (candidate order), RR@10; NER / KPI — the empty prediction (no entity: no true positive, so F1 = 0 by
   definition, computed anyway); numeric QA — 0 for an uninformed generator, and the accuracy of always answering
   the most frequent gold number; summarization — the lead-3 summary's ROUGE-L
-  (:func:`lm_eval_enterprise.sharpe.baselines.lead_baseline`).
+  (:func:`lm_eval_enterprise.scoring.chance.lead_baseline`).
 
 Data: ``--data_root DIR`` (folders ``DIR/<id>/`` of genuine files); otherwise the real samples beside the checkout
 (folder ``shared/data/<id>/`` in the checkout's parent folder, docs/data.md#real-samples); a dataset with neither
@@ -52,8 +52,7 @@ from lm_eval_enterprise.data import (
     registry,
 )
 from lm_eval_enterprise.data.leakage import PROMPT_INPUT_FIELDS
-from lm_eval_enterprise.scoring import metrics
-from lm_eval_enterprise.sharpe import baselines
+from lm_eval_enterprise.scoring import chance, metrics
 from lm_eval_enterprise.text import norm
 
 REPO = Path(__file__).resolve().parents[1]
@@ -82,7 +81,7 @@ class Facts:
     metric: str = ""
     constant: str = ""  # the constant predictor
     constant_score: float | None = None
-    cross_check: float | None = None  # sharpe.baselines' majority formula, where it applies
+    cross_check: float | None = None  # scoring.chance's majority formula, where it applies
     note: str = ""
 
     @property
@@ -147,7 +146,7 @@ def constant_ranking_rr(recs: list[dict], k: int = RR_K) -> float:
 def constant_classification(
     golds: list[str], labels: list[str], metric: str, positive: str | None
 ) -> tuple[str, float, float | None]:
-    """(best constant label, its score under ``metric``, the majority formula of ``sharpe.baselines`` when the
+    """(best constant label, its score under ``metric``, the majority formula of ``scoring.chance`` when the
     best constant is the majority label, else None). Ties keep the first label in label-set order."""
 
     def score(pred: str) -> float:
@@ -168,12 +167,12 @@ def constant_classification(
     best, _, label = max(scores)
     counts = [Counter(golds)[lab] for lab in labels]
     cross = None
-    if label == labels[baselines.majority_index(counts)] and metric != "mcc":
+    if label == labels[chance.majority_index(counts)] and metric != "mcc":
         if metric == "accuracy":
-            cross = baselines.majority_share(counts)
+            cross = chance.majority_share(counts)
         else:
             avg = metric[: -len("_f1")]
-            cross = baselines.majority_f1(counts, avg, labels.index(positive) if positive else None)
+            cross = chance.majority_f1(counts, avg, labels.index(positive) if positive else None)
     return label, best, cross
 
 
@@ -201,7 +200,7 @@ def constant_predictor(src, metric: str, recs: list[dict]) -> tuple[str, float, 
         ]
         score, _, letter = max(scores)
         counts = Counter(r["answer_letter"] for r in recs)
-        return f"always '{letter}'", score, baselines.majority_share(list(counts.values())), ""
+        return f"always '{letter}'", score, chance.majority_share(list(counts.values())), ""
     if t == "ranking":
         return "same score for every candidate (tie rule)", constant_ranking_rr(recs), None, f"RR@{RR_K}"
     if t == "entity":
@@ -223,7 +222,7 @@ def constant_predictor(src, metric: str, recs: list[dict]) -> tuple[str, float, 
     if t == "answers":  # extractive QA: an empty answer shares no token (character) with any reference
         return "an empty answer", 0.0, None, "0 by definition: no answer, no overlap"
     if t == "summary":
-        score = baselines.lead_baseline([r["document"] for r in recs], [r["summary"] for r in recs], LEAD_K, "rouge_l")
+        score = chance.lead_baseline([r["document"] for r in recs], [r["summary"] for r in recs], LEAD_K, "rouge_l")
         return f"lead-{LEAD_K} (first {LEAD_K} sentences)", score, None, ""
     raise ValueError(f"[{src.id}] no constant-predictor rule for task family {src.task_type!r}")
 

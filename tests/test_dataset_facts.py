@@ -94,8 +94,8 @@ def test_constant_ranking_follows_the_oracle_tie_rule(fixture_facts):
 
 
 def test_summarization_constant_is_the_lead3_rouge(fixture_facts):
+    from lm_eval_enterprise.scoring.chance import lead_sentences
     from lm_eval_enterprise.scoring.metrics import rouge
-    from lm_eval_enterprise.sharpe.baselines import lead_sentences
 
     recs = load_records("legal_summarization", data_root=EMBEDDED)["test"]
     expected = sum(rouge(r["summary"], lead_sentences(r["document"], 3))["rouge_l"] for r in recs) / len(recs)

@@ -151,3 +151,14 @@ def test_layers_estimator_below_the_sharpe_tool():
     assert "lm_eval_enterprise.estimator" in reachable(graph, "lm_eval_enterprise.sharpe.estimates")
     for shared in ("lm_eval_enterprise.scoring.sharpe_score", "lm_eval_enterprise.scoring.bootstrap"):
         assert graph[shared] == set(), (shared, graph[shared])
+
+
+def test_layers_scoring_below_the_sharpe_tool():
+    """``scoring/`` (the metrics, their statistics and what they score by chance, ``scoring/chance.py``) is a lower
+    layer than the Sharpe tool: no scoring module reaches ``lm_eval_enterprise.sharpe``, directly or transitively."""
+    graph = import_graph()
+    scoring = [m for m in graph if m == "lm_eval_enterprise.scoring" or m.startswith("lm_eval_enterprise.scoring.")]
+    assert "lm_eval_enterprise.scoring.chance" in scoring
+    upward = {m: sorted(d for d in reachable(graph, m) if d.startswith("lm_eval_enterprise.sharpe")) for m in scoring}
+    assert upward == {m: [] for m in scoring}
+    assert "lm_eval_enterprise.scoring.chance" in graph["lm_eval_enterprise.sharpe.baselines"]

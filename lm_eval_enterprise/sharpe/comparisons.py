@@ -1,18 +1,10 @@
-"""Across models: paired model comparisons per dataset row and metric (same templates, same documents), the greedy
-vs regex-constrained comparison of each model (``--compare_decoding``, same machinery), rank stability per row, and
-the domain and overall roll-ups.
-
-Per pair: Δ_t = s_{A,t} − s_{B,t}, sign test and Wilcoxon over the templates, ΔSharpe with its interval from the
-shared document bootstrap, per-template bootstrap intervals of Δ_t and — where the score is a mean of
-per-document values — a paired sign-flip permutation test per template. Holm correction across all pairs.
-Rank stability (≥ 2 models): ranks per template, Kendall τ_b, Kendall's W, Friedman χ², and the model order by
-mean, by Sharpe and by CPS with the pairs that flip. Roll-ups: equal-weight means over datasets of μ, σ and S
-(finite S only, count reported) and the mean rank by S; a model missing a dataset is excluded (reported); one
-overall roll-up per suite when the rows come from several (never pooled).
-
-Also the cross-lingual pairs of datasets (``metadata.pair``: template t<k> of one is the translation of t<k> of the
-other), per model: both languages' μ, σ and S, the Spearman correlation of the per-template scores and whether
-the best and the worst template agree (:func:`cross_lingual_rows`).
+"""Across models (docs/sharpe.md: #comparisons, #statistics, #grouping, #cross-lingual): paired model comparisons per
+dataset row and metric (same templates, same documents: Δ_t = s_{A,t} − s_{B,t}, sign test and Wilcoxon over the
+templates, ΔSharpe and per-template Δ_t intervals from the shared document resamples, a paired sign-flip permutation
+test per template where the score is a mean of per-document values, Holm over all pairs), the greedy vs
+regex-constrained comparison of each model (``--compare_decoding``, the same machinery), rank stability per row,
+the domain and overall roll-ups (equal-weight means over datasets; one overall roll-up per suite, never pooled) and
+the cross-lingual pairs of datasets (``metadata.pair``; :func:`cross_lingual_rows`).
 """
 
 from __future__ import annotations
@@ -151,7 +143,7 @@ def _compare_pairs(recs: RecordSet, rows: list[Row], opts: Options, pairs_of, ex
                     extend(comp, row, spec, ra, rb, resampled)
                 pa, pb = recs.per_doc.get((row.name, a, spec.name)), recs.per_doc.get((row.name, b, spec.name))
                 if pa is not None and pb is not None and pa[2] and pb[2]:
-                    pending.append((len(out), comp["templates"], pa[1] - pb[1]))
+                    pending.append((len(out), comp["templates"], pa[0] - pb[0]))
                 out.append(comp)
             _permutation_tests(out, pending, opts)
     _holm(out)

@@ -1,18 +1,14 @@
-"""Estimates from a partial cell table: the runs of a sparse design (``lm-eval-enterprise run --cell_budget F``) and
-template populations (``lm-eval-enterprise population``), beside the full tool and never pooled with it.
+"""Estimates from a partial cell table (docs/sharpe.md#sparse-runs, docs/sparse.md, docs/populations.md): the runs
+of a sparse design (``lm-eval-enterprise run --cell_budget F``) and template populations (``lm-eval-enterprise
+population``), beside the full tool and never pooled with it.
 
-Per model × variant group the units are the union of the units the templates logged (:func:`.cells.union_cells`:
-keyed like the full tool, sorted in its order; a dataset made of questions splits into one table per question,
-averaged per template, [QMEAN]); the observed cells carry the per-unit sufficient statistics of
-:mod:`lm_eval_enterprise.scoring.corpus`, and the estimator (:mod:`lm_eval_enterprise.estimator`) imputes the others. The baseline is
-computed on all units of the group with :mod:`.baselines`, as the full tool does. A run made with ``--cell_budget``
-records ``cell_budget``, ``cell_seed``, ``cells_planned`` and ``cell_design`` in every task's metadata; the observed
-cells are checked against them (a mismatch is a message, e.g. a run cut short). A full run can be read too (every
-cell observed: the estimates are then the exact scores).
-
-Populations (tasks of ``metadata.template_set: population``) get one record per model × population group:
-:func:`lm_eval_enterprise.estimator.estimate_population` with the templates' axis values (``metadata.population_axes``) as covariates,
-scored by each group's own primary metric (``--metric`` applies to the core set).
+Per model × variant group: the union of the units the templates logged (:func:`.cells.union_cells`; a dataset made
+of questions: one table per question, averaged per template, [QMEAN]), whose missing cells the estimator
+(:mod:`lm_eval_enterprise.estimator`) imputes; the baseline on all units of the group with :mod:`.baselines`; the
+cell plan a ``--cell_budget`` run records in its metadata checked against the observed cells (a mismatch is a
+message). A full run can be read too (every cell observed: the estimates are the exact scores). Population groups
+(``metadata.template_set: population``) use the templates' axis values (``metadata.population_axes``) as
+covariates and each group's own primary metric (``--metric`` applies to the core set).
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
-"""Leaderboard exports of the aggregation result (docs/sharpe.md#leaderboard-exports: what each reader does with a
-file and how the export fits it), from the strict scores of each row's primary metric.
+"""Leaderboard exports of the aggregation result, from the strict scores of each row's primary metric
+(docs/sharpe.md#leaderboard-exports: what each reader does with a file and how the export fits it).
 
-**Hugging Face leaderboard template** (the ``demo-leaderboard-backend`` Space), folder ``hf_leaderboard/``:
-``results/<org>/<model>/results_<YYYY-MM-DDTHH-MM-SS.ffffff>.json`` (``config`` and ``results``: per dataset row
-``sharpe/100`` = S/100, since the template multiplies by 100, with a finite stand-in ±:data:`SHARPE_CAP` for σ = 0
-and 0 for an undefined S, the true value in ``sharpe`` and ``sharpe_status``; per task variant its s_t),
-``requests/<org>/<model>_eval_request_False_<precision>_Original.json`` (status ``FINISHED``) and
-``about_tasks.py`` (the ``Tasks`` enum of the Space's ``src/about.py``).
-
-**Open LLM Leaderboard raw results**, folder ``open_llm_leaderboard/<org>/<model>/results_<ts>.json``: lm-eval's
-own results layout, one task per dataset row with ``sharpe,none`` (null when not finite), ``mean,none``,
-``std,none``, ``min,none``, ``max,none`` (readable by ``lm_eval.utils.make_table``).
-
-Each export replaces its whole folder (a folder not written by this tool is never deleted); both carry
-``toy_data`` / ``data_source`` in their config.
+``hf_leaderboard/``, for the Hugging Face leaderboard template: ``results/<org>/<model>/results_<ts>.json`` (per
+dataset row ``sharpe/100`` = S/100 with a finite stand-in ±:data:`SHARPE_CAP` for σ = 0 and 0 for an undefined S,
+the true value in ``sharpe`` and ``sharpe_status``; per task variant its s_t), ``requests/`` and ``about_tasks.py``.
+``open_llm_leaderboard/<org>/<model>/results_<ts>.json``: lm-eval's own results layout, one task per dataset row.
+Each export replaces its whole folder (never one this tool did not write); both carry ``toy_data`` in their config.
 """
 
 from __future__ import annotations

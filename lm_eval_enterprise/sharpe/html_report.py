@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import math
 import re
 from itertools import groupby
@@ -23,7 +22,7 @@ from itertools import groupby
 import numpy as np
 
 from ..text import natural_key
-from .report import clean, dataset_records, markdown, model_order, shown_groups
+from .report import dataset_records, markdown, model_order, shown_groups, to_json
 
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -157,7 +156,7 @@ def html_report(result: dict, md: str | None = None) -> str:
         for k, v in imgs.items()
     )
     msgs = "".join(f"<li>{html.escape(m)}</li>" for m in result["messages"])
-    prov = html.escape(json.dumps(clean(result["provenance"]), indent=1, ensure_ascii=False))
+    prov = html.escape(to_json(result["provenance"]))
     title = "Sharpe score report" + (" (TOY DATA)" if toy else "")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>

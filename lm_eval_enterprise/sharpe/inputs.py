@@ -1,16 +1,12 @@
 """What the tool is given: its settings (:class:`Options`, frozen), the one collector of its messages
-(:class:`Diagnostics`) and the lm-eval output folders, each results file parsed once (:func:`read_inputs`;
-layout: docs/lm_eval.md#output-files, docs/sharpe.md#inputs).
+(:class:`Diagnostics`), the input errors with their exit codes, and the lm-eval output folders, each results file
+parsed once (:func:`read_inputs`; layout: docs/lm_eval.md#output-files, docs/sharpe.md#inputs).
 
-``OUT/<model_name_sanitized>/results_<ts>.json`` + ``samples_<task>_<ts>.jsonl``. A task is a template variant
-when ``results.configs[task].metadata`` names its ``variant_group`` and ``template_id`` (else ``--variant_pattern``
-on its name: flagged); its ``template_set`` (``core``: the committed templates, ``population``: a generated
-population) keeps the two sets apart. Per template set, :func:`select_runs` names the models (display name,
-settings, decoding) and keeps the newest run per (model, task) unless ``--run`` picks one.
-
-Input problems raise :class:`SharpeInputError` (exit 1, one line naming the file), unusable flag values
-:class:`SharpeUsageError` (exit 2 with the usage line), results of a metric version whose layout the tool no longer
-reads :class:`OutdatedResultsError` (exit 2, one line naming the version and what to rerun).
+A task is a template variant when ``results.configs[task].metadata`` names its ``variant_group`` and
+``template_id`` (else ``--variant_pattern`` on its name: flagged); its ``template_set`` (``core``: the committed
+templates, ``population``: a generated population) keeps the two sets apart. Per template set, :func:`select_runs`
+names the models (display name, settings, decoding) and keeps the newest run per (model, task) unless ``--run``
+picks one.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""The Sharpe tool's runs, top to bottom, and its Python API.
-
-Full run (:func:`full_run`; API :func:`aggregate`): the inputs, read once (:func:`.inputs.read_inputs`) →
-runs of the core template set (:func:`.inputs.select_runs`) → dataset rows (:func:`.rows.build_rows`) → per row, in
-worker processes for big inputs (:func:`score_rows`): samples → cell table → template scores → baselines →
-resampled scores (:func:`score_row`, a :class:`.records.ScoredRow`) → records → rank stability, comparisons,
-roll-ups → one JSON-ready dict (no NaN/inf: Sharpe is ``null`` plus ``sharpe_status``; writers: :mod:`.report`).
-Sparse runs and template populations: :mod:`.estimates` on the same inputs. ``lm-eval-enterprise sharpe``
-(:mod:`lm_eval_enterprise.cli.sharpe`) routes by what the inputs hold.
+"""The Sharpe tool's runs, top to bottom (the data flow: docs/architecture.md#the-sharpe-tool-lm_eval_enterprisesharpe),
+and its Python API: :func:`full_run` (API :func:`aggregate`) reads the core template set's rows and runs each row's
+stages (:func:`score_row`; in worker processes for big inputs) into records, comparisons and roll-ups, one JSON-ready
+dict (no NaN/inf: Sharpe is ``null`` plus ``sharpe_status``); sparse runs and template populations: :mod:`.estimates`.
 
 >>> result = aggregate(["out/"], ddof=1, bootstrap=2000)          # dict, see docs/sharpe.md#outputs
 >>> write_outputs(result, "sharpe_out")                          # aggregate.json, CSVs, leaderboard.md, report.html, HF

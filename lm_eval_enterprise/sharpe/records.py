@@ -1,9 +1,5 @@
 """Records: one :class:`Record` per model × dataset row × metric × scoring mode, from the scored row
-(:class:`ScoredRow`: what the per-row stages of :mod:`.pipeline` give).
-
-A record holds the per-template scores s_t, the baseline b, μ, σ, the Sharpe score S = (μ − b)/(α·σ) (``null`` +
-``sharpe_status`` when not finite), the across-template statistics (min, max, spread, MaxP/AvgP/CPS, quantiles),
-ProSA PSS with the most fragile documents, format-failure rates, bootstrap intervals and flags.
+(:class:`ScoredRow`: what the per-row stages of :mod:`.pipeline` give); its fields: docs/sharpe.md#outputs.
 :meth:`Record.to_dict` gives the JSON form written to ``aggregate.json`` (field order = the dataclass order;
 fields left :data:`ABSENT` are not written; ``per_doc`` and ``scores_bt`` are private, for the writers and the
 comparisons only).
@@ -258,7 +254,7 @@ class RecordSet:
 
     records: list[Record]
     by_key: dict[tuple[str, str, str, str], Record]
-    per_doc: dict[tuple[str, str, str], tuple]  # → (keys, T × D, is_metric)
+    per_doc: dict[tuple[str, str, str], tuple]  # the scored rows' per_doc: → (T × D values, kind, is_metric)
 
     def get(self, row: str, model: str, metric: str, mode: str = "strict") -> Record | None:
         return self.by_key.get((row, model, metric, mode))
@@ -279,15 +275,10 @@ def row_records(sr: ScoredRow, opts: Options) -> list[Record]:
 
 
 def collect_records(rows: list[ScoredRow], opts: Options) -> RecordSet:
-    """Every record of every row, by key, and their per-document values."""
-    records, by_key, per_doc = [], {}, {}
-    for sr in rows:
-        for rec in row_records(sr, opts):
-            records.append(rec)
-            by_key[(rec.group, rec.model, rec.metric, rec.scoring_mode)] = rec
-            pd_ = sr.per_doc.get((rec.model, rec.metric))
-            if rec.scoring_mode == "strict" and pd_ is not None:
-                per_doc[(rec.group, rec.model, rec.metric)] = (list(sr.units), pd_[0], pd_[2])
+    """Every record of every row, by key, and the rows' per-document values."""
+    records = [rec for sr in rows for rec in row_records(sr, opts)]
+    by_key = {(r.group, r.model, r.metric, r.scoring_mode): r for r in records}
+    per_doc = {(sr.row.name, *key): values for sr in rows for key, values in sr.per_doc.items()}
     return RecordSet(records, by_key, per_doc)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .baselines import ROUGE_METRICS
+from ..scoring.chance import ROUGE_METRICS
 
 PRIVATE = ("_per_doc", "_scores_bt")
 

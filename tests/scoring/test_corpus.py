@@ -164,19 +164,6 @@ def test_macro_f1_with_an_absent_gold_class_is_the_same_number_everywhere():
     assert f1_score(golds, preds, labels=["a", "b"], average="macro", zero_division=0) == pytest.approx(expected)
 
 
-def test_baselines_average_over_the_present_classes_like_the_metric():
-    """uniform and majority macro-F1 baselines of counts (2, 2, 0): class c has no gold support, so the average
-    is over a and b only, as the metric's (the old copy divided by 3)."""
-    from lm_eval_enterprise.sharpe import baselines as BL
-
-    per = BL.expected_f1_class(2, 4, 3)  # E[F1] of a class with 2 of 4 golds, k = 3 labels
-    assert BL.uniform_f1([2, 2, 0], "macro") == pytest.approx(per, abs=1e-12)  # (per + per) / 2
-    # majority: always "a" (ties → first): F1_a = 2p/(1+p) with p = 1/2 → 2/3; F1_b = 0; macro (2/3 + 0)/2 = 1/3
-    assert BL.majority_f1([2, 2, 0], "macro") == pytest.approx(1 / 3, abs=1e-12)
-    v, _ = BL.simulated_uniform([0, 0, 1, 1], 3, "macro", draws=4000, seed=0)
-    assert v == pytest.approx(per, abs=0.02)
-
-
 def _weights(n: int, rng, b: int = 6) -> np.ndarray:
     w = np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(b)]).astype(float)
     w[0] = 1.0  # the full data

@@ -712,7 +712,7 @@ def _summaries(tmp_path):
 
 
 def test_lead_baseline_for_rouge(tmp_path, capsys):
-    # s = ROUGE-L per template = [0.5, 1.0, 0.5]: μ = 2/3, σ = sqrt(1/12); lead-1 b = 0.5 (see tests/sharpe/test_baselines.py)
+    # s = ROUGE-L per template = [0.5, 1.0, 0.5]: μ = 2/3, σ = sqrt(1/12); lead-1 b = 0.5 (see tests/scoring/test_chance.py)
     d = _summaries(tmp_path)
     zero = by(aggregate([d], bootstrap=0, progress=False), "m")
     assert zero["template_scores"] == pytest.approx({"t1": 0.5, "t2": 1.0, "t3": 0.5})

@@ -43,3 +43,10 @@ def test_at_most_fourteen_modules_and_no_private_names_of_another():
     modules = sorted(SHARPE.glob("*.py"))
     assert len(modules) <= 14, [p.name for p in modules]
     assert {p.name: private_uses(p.read_text(encoding="utf-8")) for p in modules} == {p.name: [] for p in modules}
+
+
+def test_at_most_5000_lines():
+    """Issue 24's budget: the Sharpe tool's package stays within 5,000 lines, counted as
+    ``find lm_eval_enterprise/sharpe -name '*.py' | xargs wc -l`` does (newline characters of every module)."""
+    lines = {p.name: p.read_bytes().count(b"\n") for p in sorted(SHARPE.rglob("*.py"))}
+    assert sum(lines.values()) <= 5000, lines

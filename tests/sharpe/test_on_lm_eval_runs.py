@@ -136,7 +136,7 @@ def test_noisy_oracles_recompute_lm_eval_exactly(oracle_runs):
     number; the baseline is the mean over questions of each question's uniform baseline."""
     from lm_eval_enterprise.tasks.finance.gold_news.source import CATEGORIES
 
-    from lm_eval_enterprise.sharpe import baselines as BL
+    from lm_eval_enterprise.scoring.chance import uniform_f1
 
     res = aggregate([oracle_runs], bootstrap=300, progress=False)
     assert res["models"] == ["noisy-oracle-0", "noisy-oracle-1"]
@@ -163,7 +163,7 @@ def test_noisy_oracles_recompute_lm_eval_exactly(oracle_runs):
         for x in samples:
             c = counts.setdefault(x["doc"]["question_id"], [0, 0])
             c[0 if x["doc"]["label"] == "Yes" else 1] += 1
-        expected = sum(BL.uniform_f1(c, "weighted") for c in counts.values()) / 9
+        expected = sum(uniform_f1(c, "weighted") for c in counts.values()) / 9
         assert rec["baseline"]["value"] == pytest.approx(expected) and "9 questions" in rec["baseline"]["note"]
         (row,) = [
             r
