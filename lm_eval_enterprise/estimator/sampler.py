@@ -4,10 +4,10 @@ Model of one cell matrix (observed cells i = (t, d); :func:`.twoway.fit_two_way`
 same model by Laplace-approximate empirical Bayes, which for 0/1 cells with a few cells per template and one or
 two per document shrinks the variance components — σ of a population came out 20–50 % low, docs/populations.md):
 
-    y_i ~ Binomial(n_i, logistic(η_i))   or   y_i ~ N(η_i, φ)          η_i = a_t + b_d
+    y_i ~ Binomial(n_i, logistic(η_i))   or   y_i = clip(y*_i, lo, hi), y*_i ~ N(η_i, φ)          η_i = a_t + b_d
     a_t ~ N(c + x_t·β, σ_a²)     b_d ~ N(0, τ²)
     β_j ~ N(0, s²) for the weak (one-hot axis) columns, s shared;  β_j ~ N(0, κ²) for the strong columns
-    σ_a ~ N⁺(0, A²),  τ ~ N⁺(0, B²),  s ~ N⁺(0, C²)  (half-normal),  c flat,  p(φ) ∝ 1/φ
+    σ_a ~ N⁺(0, A²),  τ ~ N⁺(0, B²),  s ~ N⁺(0, C²),  √φ ~ N⁺(0, E²)  (half-normal),  c flat
 
 with the prior scales of :data:`PRIOR_SCALES` times the effect scale (1 on the logit scale, the observed std of
 the values for the additive model). The posterior is sampled, not approximated at its mode, so the variance
@@ -16,12 +16,21 @@ components carry their full uncertainty into the imputed cells:
 * Pólya-Gamma augmentation (Polson, Scott & Windle 2013): given ω_i ~ PG(n_i, η_i) every conditional of the effects
   is Gaussian, with pseudo-observations κ_i/ω_i (κ_i = y_i − n_i/2) of precision ω_i; ω is drawn by
   :func:`pg_draw`. The additive model has ω_i = 1/φ, κ_i = y_i/φ.
+* the additive model is censored at its range (a Tobit model): a value at a bound (a ROUGE of 0, an exact match's
+  1) says only that y* lies beyond it, and its latent y* is drawn from N(η_i, φ) truncated there on every
+  iteration (:func:`censored_draws`, data augmentation, Chib 1992) — the same clip(η + noise) the imputed cells
+  are drawn from, so the fit does not count the atoms at the bounds into the additive effects;
 * a | rest and b | rest: independent Gaussians per template / per document; (c, β) | a: a Bayesian ridge
   regression of a on [1, x].
 * every scale (σ_a, τ, s) by interweaving (ASIS, Yu & Meng 2011) a centred step — σ² | effects by Metropolis with
   the inverse-gamma proposal of the flat prior, accepted with probability exp(−(σ'² − σ²)/(2A²)) — and a
   non-centred step — σ | standardised effects, data, Gaussian under the half-normal prior (Frühwirth-Schnatter &
   Wagner 2010) — so the chain mixes whether the data pin the effects down (many cells per template) or not.
+* with one or two cells per document (a single run) τ also moves with the document effects integrated out
+  (:func:`_tau_collapsed`), and in the additive model so does the split of a cell's variance τ² + φ between
+  document and noise (:func:`_split_collapsed`), which one cell per document cannot identify: a proper prior on
+  √φ and that move keep the chain from settling at φ → 0, where the imputed cells would carry no noise and the
+  intervals would be too narrow (docs/populations.md).
 
 Pure numpy; deterministic for a given generator.
 """
@@ -33,14 +42,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.special import ndtr, ndtri
 
 from .twoway import TwoWayFit, centred_covariates, constant_outcome, fit_two_way, range_and_scale
 
-PRIOR_SCALES = {"sigma_a": 1.0, "tau": 2.0, "axis": 1.0, "strong": 1.0}
+PRIOR_SCALES = {"sigma_a": 1.0, "tau": 2.0, "axis": 1.0, "strong": 1.0, "noise": 1.0}
 REJECT_CANDIDATES = 8
 TWO_CLASS_PART = 0.5  # prior scale of each of the four parts of a class's template effect (sample_two_class)
 TWO_CLASS_DF = 3  # their half-t priors' degrees of freedom: a template that never answers a class stays possible
 COLLAPSE_CELLS = 1.5  # at most this many observed cells per document (on average): the collapsed τ step
+SPLIT_STEP = 1.0  # random-walk step of logit ρ in the additive model's collapsed split of τ² + φ (_split_collapsed)
 
 
 @dataclass(frozen=True)
@@ -110,6 +121,16 @@ GH_NODES, GH_WEIGHTS = np.polynomial.hermite.hermgauss(16)
 LOG_GH = np.log(GH_WEIGHTS / math.sqrt(math.pi))
 
 
+def censored_draws(rng, eta: np.ndarray, sd: float, below: np.ndarray) -> np.ndarray:
+    """Draws of y* ~ N(η, sd²) truncated to y* ≤ 0 where ``below``, else to y* ≥ 0 (``eta`` already measured from the
+    bound: η − lo, resp. η − hi), by the inverse CDF: with p = P(beyond the bound) = Φ(∓η/sd),
+    y* = η ± sd·Φ⁻¹(u·p), u ~ U(0, 1]. Returns y* − bound."""
+    sign = np.where(below, 1.0, -1.0)
+    p = ndtr(-sign * eta / sd)
+    u = np.maximum((1.0 - rng.random(len(eta))) * p, 1e-300)
+    return eta + sign * sd * np.minimum(ndtri(u), -sign * eta / sd)
+
+
 def _cell_loglik(eta, yi, ni, binomial: bool, phi: float):
     """log p(y_i | η) up to constants: y·η − n·log(1 + e^η), or −(y − η)²/(2φ)."""
     if not binomial:
@@ -132,7 +153,7 @@ def _doc_marginal(a_i, yi, ni, di, d_n: int, tau: float, binomial: bool, phi: fl
     n = np.bincount(di, minlength=d_n)
     s1, s2 = np.bincount(di, r, d_n), np.bincount(di, r * r, d_n)
     v = phi + n * tau**2
-    return -0.5 * ((n - 1) * math.log(phi) + np.log(v) - math.log(phi) + (s2 - tau**2 * s1**2 / v) / phi)
+    return -0.5 * ((n - 1) * math.log(phi) + np.log(v) + (s2 - tau**2 * s1**2 / v) / phi)
 
 
 def _draw_doc_effects(rng, tau: float, a_i, yi, ni, di, d_n: int, binomial: bool, phi: float, b_old) -> np.ndarray:
@@ -183,6 +204,23 @@ def _tau_collapsed(rng, tau: float, step: float, a_i, yi, ni, di, d_n, binomial,
     return (new, True) if math.log(rng.random()) < log_r else (tau, False)
 
 
+def _split_collapsed(rng, tau, phi, a_i, yi, ni, di, d_n, prior_t, prior_n, step=SPLIT_STEP) -> tuple[float, float]:
+    """The additive model's split of a cell's variance between its document and its noise, v = τ² + φ held, moved
+    with the document effects integrated out (:func:`_doc_marginal`): with one cell per document only v is
+    identified, and τ and φ, each drawn given the other, crawl along τ² + φ = v. Random walk on logit ρ, ρ = τ²/v,
+    under the half-normal priors on τ and √φ; the map (τ, √φ) → (v, ρ) has Jacobian 1/(4√(ρ(1 − ρ))) and the
+    logit walk ρ(1 − ρ), so log r = Δ log L − Δτ²/(2A²) − Δφ/(2B²) + ½ Δ log(ρ(1 − ρ)). Returns (τ, φ)."""
+    v = tau * tau + phi
+    rho = tau * tau / v
+    new_rho = 1 / (1 + math.exp(-(math.log(rho / (1 - rho)) + step * rng.standard_normal())))
+    new_tau, new_phi = math.sqrt(new_rho * v), (1 - new_rho) * v
+    cur = _doc_marginal(a_i, yi, ni, di, d_n, tau, False, phi).sum()
+    prop = _doc_marginal(a_i, yi, ni, di, d_n, new_tau, False, new_phi).sum()
+    log_prior = -(new_tau**2 - tau**2) / (2 * prior_t**2) - (new_phi - phi) / (2 * prior_n**2)
+    log_r = prop - cur + log_prior + 0.5 * math.log(new_rho * (1 - new_rho) / (rho * (1 - rho)))
+    return (new_tau, new_phi) if math.log(rng.random()) < log_r else (tau, phi)
+
+
 def sample_two_way(
     y: np.ndarray,
     m: np.ndarray,
@@ -193,9 +231,11 @@ def sample_two_way(
     scale: float,
     rng: np.random.Generator,
     settings: SamplerSettings = SamplerSettings(),
+    bounds: tuple[float, float] = (-math.inf, math.inf),
 ) -> dict:
     """Posterior draws of the module's model for the observed cells (``m`` > 0) of a T × D matrix ``y`` (binomial:
-    successes of ``trials``, default 1; ``gaussian``: values). ``x``: T × p centred covariates (None: none),
+    successes of ``trials``, default 1; ``gaussian``: values, censored at ``bounds``: a value at a bound is a latent
+    value beyond it). ``x``: T × p centred covariates (None: none),
     ``strong``: which columns get the fixed prior. Returns arrays of ``keep`` draws: ``a`` (keep × T, the full
     template effects, c included), ``b`` (keep × D), ``sigma_a``, ``tau``, ``axis_sd``, ``phi``, ``c`` and the
     acceptance rates of the centred steps."""
@@ -204,13 +244,18 @@ def sample_two_way(
     yi = y[ti, di].astype(float)
     ni = np.ones(len(yi)) if trials is None else np.broadcast_to(trials, y.shape)[ti, di].astype(float)
     binomial = family == "binomial"
+    lo, hi = bounds
+    below, above = (yi <= lo, yi >= hi) if not binomial else (np.zeros(len(yi), bool),) * 2
+    censored = below | above
+    bound_of = np.where(below, lo, hi)[censored]
+    y_obs = yi
     x = np.zeros((t_n, 0)) if x is None else np.asarray(x, dtype=float)
     strong = np.zeros(x.shape[1], bool) if strong is None else np.asarray(strong, bool)
     weak = ~strong
     z_mat = np.column_stack([np.ones(t_n), x])
     p = z_mat.shape[1]
     ztz = z_mat.T @ z_mat
-    prior_a, prior_t, prior_s = (PRIOR_SCALES[k] * scale for k in ("sigma_a", "tau", "axis"))
+    prior_a, prior_t, prior_s, prior_n = (PRIOR_SCALES[k] * scale for k in ("sigma_a", "tau", "axis", "noise"))
     prior_strong = PRIOR_SCALES["strong"] * scale
     # start: the overall level, no effects
     if binomial:
@@ -241,6 +286,9 @@ def sample_two_way(
             w = pg_draw(rng, ni, eta, settings.pg_terms)
             kappa = yi - ni / 2
         else:
+            if censored.any():  # the latent values of the cells at a bound
+                yi = y_obs.copy()
+                yi[censored] = bound_of + censored_draws(rng, eta[censored] - bound_of, math.sqrt(phi), below[censored])
             w = np.full(len(yi), 1 / phi)
             kappa = yi / phi
         # template effects
@@ -279,6 +327,8 @@ def sample_two_way(
         tau2 = max(sig * sig, 1e-12 * scale**2)
         if collapse:  # τ with the document effects integrated out, then the document effects afresh
             tau, moved = _tau_collapsed(rng, math.sqrt(tau2), step, a[ti], yi, ni, di, d_n, binomial, phi, prior_t)
+            if not binomial:
+                tau, phi = _split_collapsed(rng, tau, phi, a[ti], yi, ni, di, d_n, prior_t, prior_n)
             tau2 = tau * tau
             b = _draw_doc_effects(rng, tau, a[ti], yi, ni, di, d_n, binomial, phi, b)
             if it < settings.burn:  # adapt the step towards an acceptance of about 0.4 while burning in
@@ -291,7 +341,7 @@ def sample_two_way(
             accepted[2] += moved
         if not binomial:
             res = yi - (a[ti] + b[di])
-            phi = float(res @ res) / 2 / rng.standard_gamma(len(yi) / 2)
+            phi = max(_scale_centred(rng, phi, float(res @ res), len(yi), prior_n), 1e-12 * scale**2)
         if it >= settings.burn and (it - settings.burn) % settings.thin == 0:
             j = (it - settings.burn) // settings.thin
             out["a"][j], out["b"][j] = a, b
@@ -527,7 +577,8 @@ def fit_sampled(
 ) -> TwoWayFit:
     """The model of :func:`fit_two_way` (same arguments) fitted by the Gibbs sampler (:func:`sample_two_way`): template
     effects a_t ~ N(c + x_t·β, σ_a²), document effects b_d ~ N(0, τ²), half-normal priors on σ_a, τ and the axis
-    columns' shared sd (:data:`PRIOR_SCALES` × the effect scale). Cells with every observed value at a bound
+    columns' shared sd (:data:`PRIOR_SCALES` × the effect scale); the additive model censored at the prediction
+    range of :func:`range_and_scale` (the range its imputed cells are clipped to). Cells with every observed value at a bound
     and the Poisson family (false-positive counts) keep :func:`fit_two_way`."""
     y = np.where(mask, np.asarray(y, dtype=float), 0.0)
     m = np.asarray(mask, dtype=float)
@@ -540,7 +591,7 @@ def fit_sampled(
     lo, hi, scale = range_and_scale(y, m, family)
     x, strong_cols = (None, None) if covariates is None else centred_covariates(covariates, t_n, strong)
     rng = rng if rng is not None else np.random.default_rng(0)
-    out = sample_two_way(y, m, family, trials, x, strong_cols, scale, rng, settings or SamplerSettings())
+    out = sample_two_way(y, m, family, trials, x, strong_cols, scale, rng, settings or SamplerSettings(), (lo, hi))
     a, b = out["a"], out["b"]
     info = {
         "draws": len(a),

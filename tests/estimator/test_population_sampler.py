@@ -18,7 +18,7 @@ from lm_eval_enterprise.estimator import (
     fit_sampled,
     pg_draw,
 )
-from lm_eval_enterprise.estimator.sampler import _doc_marginal, _pg_moments
+from lm_eval_enterprise.estimator.sampler import _doc_marginal, _pg_moments, censored_draws
 from lm_eval_enterprise.harness.cellplan import plan_cells, plan_from_estimate, plan_from_guesses
 from lm_eval_enterprise.sharpe.inputs import Options
 from testkit import synthetic as S
@@ -56,6 +56,61 @@ def test_document_marginal_by_hand():
         assert got[0] == pytest.approx(math.log(0.5), abs=1e-6)
     got = _doc_marginal(np.zeros(2), np.array([1.0, -1.0]), np.ones(2), np.array([0, 0]), 1, 1.0, False, 1.0)
     assert got[0] == pytest.approx(-0.5 * (math.log(3) + 2))
+    # φ = 2: Σ = 2I + 11ᵀ, det = 2·4 = 8 ((n − 1)·log φ + log(φ + nτ²)); r ⟂ 1 so r'Σ⁻¹r = |r|²/2 = 1. The φ terms
+    # must be complete: the additive model's collapsed split of τ² + φ compares different φ
+    got = _doc_marginal(np.zeros(2), np.array([1.0, -1.0]), np.ones(2), np.array([0, 0]), 1, 1.0, False, 2.0)
+    assert got[0] == pytest.approx(-0.5 * (math.log(8) + 1))
+
+
+def test_censored_draws_are_the_truncated_normal():
+    """y* ~ N(η, 1) truncated to y* ≤ 0 (η = 0.5 from the bound): every draw beyond the bound and the mean
+    E = η − φ(α)/Φ(α), α = −η (the inverse Mills ratio: 0.5 − 0.35207/0.30854 = −0.64108); above the bound the
+    mirror image; a bound 40 sd away still gives finite draws at or beyond it."""
+    rng = np.random.default_rng(3)
+    n = 200_000
+    low = censored_draws(rng, np.full(n, 0.5), 1.0, np.ones(n, bool))
+    assert low.max() <= 0 and low.mean() == pytest.approx(-0.64108, abs=0.005)
+    high = censored_draws(rng, np.full(n, -0.5), 1.0, np.zeros(n, bool))
+    assert high.min() >= 0 and high.mean() == pytest.approx(0.64108, abs=0.005)
+    far = censored_draws(rng, np.array([40.0, -40.0]), 1.0, np.array([True, False]))
+    assert np.isfinite(far).all() and far[0] <= 0 <= far[1]
+
+
+def test_additive_fit_is_censored_at_the_bounds():
+    """Values clip(0.05 + a_t + b_d + e, 0, 1) with σ_a 0.05, τ 0.05, noise sd 0.15: about 37 % of the cells are
+    0. The censored fit recovers the latent level (mean template effect 0.05 + mean a_t = 0.060; the uncensored fit
+    of the previous release gave the clipped mean, 0.102) and the noise variance 0.0225 (uncensored: 0.013)."""
+    rng = np.random.default_rng(11)
+    t_n, d_n = 20, 200
+    a, b = rng.normal(0, 0.05, t_n), rng.normal(0, 0.05, d_n)
+    y = np.clip(0.05 + a[:, None] + b[None, :] + rng.normal(0, 0.15, (t_n, d_n)), 0, 1)
+    assert 0.3 < (y == 0).mean() < 0.45 and y.mean() > 0.09
+    mask = np.zeros((t_n, d_n), bool)
+    for d in range(d_n):
+        mask[rng.choice(t_n, 4, replace=False), d] = True
+    f = fit_sampled(y, mask, "gaussian", rng=np.random.default_rng(0))
+    assert (f.lo, f.hi) == (0.0, 1.0)
+    assert f.a.mean() == pytest.approx(0.05 + a.mean(), abs=0.02)
+    assert f.phi == pytest.approx(0.0225, rel=0.15)
+
+
+def test_one_cell_per_document_leaves_the_noise_split_to_the_priors():
+    """With one cell per document only τ² + φ is identified (a document's difficulty and its cell's noise are one
+    number). The chain must travel along τ² + φ = v (the collapsed split move) instead of sticking at φ → 0, where
+    the imputed cells would copy their documents' observed values with no noise: φ's posterior mean share of v is
+    near the middle (under the nearly flat priors the angle of (τ, √φ) on the circle of radius √v is about uniform:
+    mean share ½; the chain without the move gave 0.24) and τ² + φ stays at the observed residual variance
+    (0.01 + 0.01 = 0.02)."""
+    rng = np.random.default_rng(2)
+    t_n, d_n = 25, 500
+    a, b = rng.normal(0, 0.05, t_n), rng.normal(0, 0.1, d_n)
+    y = 0.4 + a[:, None] + b[None, :] + rng.normal(0, 0.1, (t_n, d_n))
+    mask = np.zeros((t_n, d_n), bool)
+    mask[np.arange(d_n) % t_n, np.arange(d_n)] = True
+    f = fit_sampled(y, mask, "gaussian", rng=np.random.default_rng(0))
+    v = f.phi + f.tau**2
+    assert v == pytest.approx(0.02, rel=0.2)
+    assert 0.35 < f.phi / v < 0.65
 
 
 def test_sampled_fit_recovers_the_generating_spreads():
