@@ -208,8 +208,9 @@ def _split_collapsed(rng, tau, phi, a_i, yi, ni, di, d_n, prior_t, prior_n, step
     """The additive model's split of a cell's variance between its document and its noise, v = τ² + φ held, moved
     with the document effects integrated out (:func:`_doc_marginal`): with one cell per document only v is
     identified, and τ and φ, each drawn given the other, crawl along τ² + φ = v. Random walk on logit ρ, ρ = τ²/v,
-    under the half-normal priors on τ and √φ; the map (τ, √φ) → (v, ρ) has Jacobian 1/(4√(ρ(1 − ρ))) and the
-    logit walk ρ(1 − ρ), so log r = Δ log L − Δτ²/(2A²) − Δφ/(2B²) + ½ Δ log(ρ(1 − ρ)). Returns (τ, φ)."""
+    under the half-normal priors τ ~ N⁺(0, B²) and √φ ~ N⁺(0, E²) (``prior_t``, ``prior_n``); the map
+    (τ, √φ) → (v, ρ) has Jacobian 1/(4√(ρ(1 − ρ))) and the logit walk ρ(1 − ρ), so
+    log r = Δ log L − Δτ²/(2B²) − Δφ/(2E²) + ½ Δ log(ρ(1 − ρ)). Returns (τ, φ)."""
     v = tau * tau + phi
     rho = tau * tau / v
     new_rho = 1 / (1 + math.exp(-(math.log(rho / (1 - rho)) + step * rng.standard_normal())))
@@ -578,8 +579,8 @@ def fit_sampled(
     """The model of :func:`fit_two_way` (same arguments) fitted by the Gibbs sampler (:func:`sample_two_way`): template
     effects a_t ~ N(c + x_t·β, σ_a²), document effects b_d ~ N(0, τ²), half-normal priors on σ_a, τ and the axis
     columns' shared sd (:data:`PRIOR_SCALES` × the effect scale); the additive model censored at the prediction
-    range of :func:`range_and_scale` (the range its imputed cells are clipped to). Cells with every observed value at a bound
-    and the Poisson family (false-positive counts) keep :func:`fit_two_way`."""
+    range of :func:`range_and_scale` (the range its imputed cells are clipped to). Cells with every observed value
+    at a bound and the Poisson family (false-positive counts) keep :func:`fit_two_way`."""
     y = np.where(mask, np.asarray(y, dtype=float), 0.0)
     m = np.asarray(mask, dtype=float)
     if trials is not None:
