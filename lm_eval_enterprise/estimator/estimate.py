@@ -77,14 +77,16 @@ def predictive_stats(
     draws: np.ndarray, scores: np.ndarray, baseline, ddof: int, alpha: float, floor_mode, n_docs: int
 ) -> dict:
     """Point statistics from posterior predictive draws of the full-data scores (R × T): μ from the plug-in
-    scores, σ = sqrt(mean_r σ_r²) (the predictive mean of the full-data variance), S = (μ − b)/(α·max(σ, floor))
+    scores, σ = mean_r σ_r (the posterior mean of the full-data σ: the Bayes estimate of σ under squared error;
+    sqrt(mean_r σ_r²) exceeds it by about Var(σ_r)/(2σ), which put a wide posterior's σ high — the rare class's on
+    the simulation bench, docs/populations.md), S = (μ − b)/(α·max(σ, floor))
     with the degenerate-case rules of :func:`~lm_eval_enterprise.scoring.sharpe_score.sharpe` (evaluated on a score
     vector with that σ)."""
     _, sig, _, _ = sharpe_matrix(draws, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode, n_docs)
     base = sharpe(scores, baseline, ddof, alpha, floor_mode, n_docs)
     if base["std"] is None:
         return base
-    sigma = float(np.sqrt(np.nanmean(sig**2)))
+    sigma = float(np.nanmean(sig))
     # rescale the plug-in scores' deviations to the predictive σ: same μ and excess, std = sigma
     s = np.asarray(scores, dtype=float)
     ex = s - (0.0 if baseline is None else np.asarray(baseline, dtype=float))
