@@ -4,8 +4,8 @@ Model of one cell matrix (observed cells i = (t, d); :func:`.twoway.fit_two_way`
 same model by Laplace-approximate empirical Bayes, which for 0/1 cells with a few cells per template and one or
 two per document shrinks the variance components — σ of a population came out 20–50 % low, docs/populations.md):
 
-    y_i ~ Binomial(n_i, logistic(η_i))   or   y_i = clip(y*_i, lo, hi), y*_i ~ N(η_i, φ)          η_i = a_t + b_d
-    a_t ~ N(c + x_t·β, σ_a²)     b_d ~ N(0, τ²)
+    y_i ~ Binomial(n_i, (1 − z_t)·logistic(η_i))  or  y_i = clip(y*_i, lo, hi), y*_i ~ N(η_i, φ)     η_i = a_t + b_d
+    a_t ~ N(c + x_t·β, σ_a²)    b_d ~ N(0, τ²)    z_t ~ Bernoulli(π), π ~ Beta(1, 1)  (binomial: broken templates)
     β_j ~ N(0, s²) for the weak (one-hot axis) columns, s shared;  β_j ~ N(0, κ²) for the strong columns
     σ_a ~ N⁺(0, A²),  τ ~ N⁺(0, B²),  s ~ N⁺(0, C²),  √φ ~ N⁺(0, E²)  (half-normal),  c flat
 
@@ -22,6 +22,13 @@ components carry their full uncertainty into the imputed cells:
   are drawn from, so the fit does not count the atoms at the bounds into the additive effects;
 * a | rest and b | rest: independent Gaussians per template / per document; (c, β) | a: a Bayesian ridge
   regression of a on [1, x].
+* zero inflation (binomial family, ``broken``): a template whose output nothing parses never succeeds, which no
+  normal template effect reproduces — the Rasch model alone imputes its unobserved cells a small positive rate and
+  puts the lowest quantile of the template scores above 0, confidently. A template whose observed cells are all
+  failures is broken (z_t = 1) with probability π / (π + (1 − π)·L_t), L_t the chance that a working template
+  with its prior fails on all its cells; (z_t, a_t) are drawn jointly with a_t integrated out (:func:`_broken_step`),
+  π from its Beta conditional; a broken template's cells leave the other steps, and in a draw where it is broken
+  its unobserved cells are failures.
 * every scale (σ_a, τ, s) by interweaving (ASIS, Yu & Meng 2011) a centred step — σ² | effects by Metropolis with
   the inverse-gamma proposal of the flat prior, accepted with probability exp(−(σ'² − σ²)/(2A²)) — and a
   non-centred step — σ | standardised effects, data, Gaussian under the half-normal prior (Frühwirth-Schnatter &

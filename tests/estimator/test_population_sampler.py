@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from lm_eval_enterprise.estimator import (
+    CellMatrix,
     SampledFit,
     axis_covariates,
     estimate_population,
@@ -27,6 +28,7 @@ from lm_eval_enterprise.estimator.sampler import (
 )
 from lm_eval_enterprise.harness.cellplan import plan_cells, plan_from_estimate, plan_from_guesses
 from lm_eval_enterprise.sharpe.inputs import Options
+from lm_eval_enterprise.sharpe.report import _precision_line
 from testkit import synthetic as S
 
 REPO = Path(__file__).resolve().parents[2]
@@ -166,6 +168,13 @@ def test_broken_templates_are_found_and_imputed_as_failures():
     broken = np.isneginf(eta[:, :3, 0])
     assert broken.mean() > 0.9 and np.all(p[:, :3][broken] == 0.0)
     assert np.isfinite(eta[:, 3:]).all()
+    # the record and the report name them
+    cm = CellMatrix.from_values(y, mask, templates=[f"p{t:02d}" for t in range(t_n)], name="g")
+    rec = estimate_population(cm, 0.2, n_boot=20, seed=0, draws=20)
+    broken_named = rec["information"]["likely_broken"]
+    assert set(broken_named) == {"p00", "p01", "p02"} and min(broken_named.values()) > 0.9
+    line = _precision_line({**rec, "model": "m", "group": "g"})
+    assert "likely broken (never right): p00 (" in line
     y[:3] = np.where(mask[:3], 1.0, 0.0)  # no candidate left
     assert ((y * mask).sum(1) > 0).all()
     args = (y, mask.astype(float), "binomial", None, None, None, 1.0)
