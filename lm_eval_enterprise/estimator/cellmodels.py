@@ -214,7 +214,9 @@ class _MeanModel(_CellModel):
         self.y = cm.features[:, :, 0]
         obs = self.y[cm.mask]
         self.family = "binomial" if np.all((obs == 0) | (obs == 1)) else "gaussian"
-        self.fit = self.fitter(self.y, cm.mask, self.family, covariates=cm.covariates)
+        # 0/1 values: a template may be broken (never right), with the sampled fit (a template population)
+        zero_inflated = getattr(self.fitter, "zero_inflated", None) if self.family == "binomial" else None
+        self.fit = (zero_inflated or self.fitter)(self.y, cm.mask, self.family, covariates=cm.covariates)
 
     def fits(self):
         return [self.fit]

@@ -403,9 +403,9 @@ def _information(est: RowEstimate, full_run: np.ndarray, pop: dict, stat_args: t
     """What the estimate rests on: per statistic the share of its population interval's width owed to the
     unobserved cells ((full-run width / population width)², about the share of the variance), and per fitted
     variance component the prior contraction 1 − Var(posterior)/Var(prior) (near 1: the cells pin it; below 0.5:
-    it rests mostly on the prior) — ``rests_on_prior`` lists those below 0.5; ``likely_broken``: the templates
-    (per gold class for a classification: never right on that class) whose posterior probability of being broken
-    — never succeeding, :func:`~.sampler._broken_step` — is at least ½, with that probability."""
+    it rests mostly on the prior) — ``rests_on_prior`` lists those below 0.5; ``likely_broken``: the templates of a
+    0/1 metric whose posterior probability of being broken — never right, :func:`~.sampler._broken_step` — is at
+    least ½, with that probability."""
     full = _stat_intervals(full_run, *stat_args)
 
     def share(k):
@@ -417,9 +417,9 @@ def _information(est: RowEstimate, full_run: np.ndarray, pop: dict, stat_args: t
     contraction, weak, broken = {}, [], {}
     for i, m in enumerate(est.models):
         for j, f in enumerate(m.get("classes") or [m]):
-            for t, p in ((f.get("sampler") or {}).get("broken_probability") or {}).items():
-                if p >= 0.5:
-                    broken[t + (f" (class {j + 1})" if "classes" in m else "")] = p
+            broken.update(
+                (t, p) for t, p in ((f.get("sampler") or {}).get("broken_probability") or {}).items() if p >= 0.5
+            )
             c = (f.get("sampler") or {}).get("prior_contraction") or {}
             for k, v in c.items():
                 name = f"fit{i + 1}" + (f".class{j + 1}" if "classes" in m else "") + f".{k}"

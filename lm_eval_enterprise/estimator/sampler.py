@@ -640,15 +640,16 @@ def fit_sampled(
     strong: int = 0,
     rng: np.random.Generator | None = None,
     settings: SamplerSettings | None = None,
+    broken: bool = False,
 ) -> TwoWayFit:
     """The model of :func:`fit_two_way` (same arguments) fitted by the Gibbs sampler (:func:`sample_two_way`): template
     effects a_t ~ N(c + x_t·β, σ_a²), document effects b_d ~ N(0, τ²), half-normal priors on σ_a, τ and the axis
     columns' shared sd (:data:`PRIOR_SCALES` × the effect scale); the additive model censored at the prediction
-    range of :func:`range_and_scale` (the range its imputed cells are clipped to); the binomial family zero-inflated:
-    a template whose observed cells are all failures may be broken, i.e. never succeed (an output format nothing
-    parses), with a share π ~ Beta(:data:`BROKEN_PRIOR`) of such templates (:func:`_broken_step`); its unobserved
-    cells are then failures too, not a small Rasch probability. Cells with every observed value at a bound and the
-    Poisson family (false-positive counts) keep :func:`fit_two_way`."""
+    range of :func:`range_and_scale` (the range its imputed cells are clipped to); with ``broken`` the binomial
+    family zero-inflated: a template whose observed cells are all failures may be broken, i.e. never succeed (an
+    output format nothing parses), with a share π ~ Beta(:data:`BROKEN_PRIOR`) of such templates
+    (:func:`_broken_step`); its unobserved cells are then failures too, not a small Rasch probability. Cells with
+    every observed value at a bound and the Poisson family (false-positive counts) keep :func:`fit_two_way`."""
     y = np.where(mask, np.asarray(y, dtype=float), 0.0)
     m = np.asarray(mask, dtype=float)
     if trials is not None:
@@ -661,7 +662,7 @@ def fit_sampled(
     x, strong_cols = (None, None) if covariates is None else centred_covariates(covariates, t_n, strong)
     rng = rng if rng is not None else np.random.default_rng(0)
     out = sample_two_way(
-        y, m, family, trials, x, strong_cols, scale, rng, settings or SamplerSettings(), (lo, hi), family == "binomial"
+        y, m, family, trials, x, strong_cols, scale, rng, settings or SamplerSettings(), (lo, hi), broken
     )
     a, b = out["a"], out["b"]
     info = {
@@ -753,7 +754,8 @@ def fit_two_class(
 
 def sampled_fitter(seed) -> Callable:
     """A ``fitter`` for :func:`cell_model`: :func:`fit_sampled` with one seeded generator per fit, in the order the
-    cell model fits (deterministic)."""
+    cell model fits (deterministic); ``fit.zero_inflated`` fits 0/1 values with broken templates, ``fit.two_class``
+    both classes of a binary classification in one chain."""
     calls = iter(range(1_000_000))
 
     def rng():
@@ -765,5 +767,9 @@ def sampled_fitter(seed) -> Callable:
     def two_class(correct, mask, classes, covariates=None):
         return fit_two_class(correct, mask, classes, covariates, rng())
 
+    def zero_inflated(y, mask, family, covariates=None):
+        return fit_sampled(y, mask, family, None, covariates, 0, rng(), broken=True)
+
     fit.two_class = two_class
+    fit.zero_inflated = zero_inflated
     return fit

@@ -147,8 +147,8 @@ def test_broken_step_by_hand():
 
 
 def test_broken_templates_are_found_and_imputed_as_failures():
-    """Three of 50 templates never succeed (an output format nothing parses), 2 templates per document: the fit
-    gives each of them a posterior probability of being broken near 1 and no working template 5 % or more; their
+    """Three of 50 templates never succeed (an output format nothing parses), 2 templates per document: the
+    zero-inflated fit gives each of them a posterior probability of being broken near 1 and no working template 5 % or more; their
     unobserved cells are drawn as failures in the draws where they are broken (a Rasch fit alone would impute
     them a small positive rate), and the working templates are unaffected. Without any candidate (no template
     with only failures) the zero inflation draws nothing: the chain is the plain one, draw for draw."""
@@ -160,7 +160,7 @@ def test_broken_templates_are_found_and_imputed_as_failures():
     mask = np.zeros((t_n, d_n), bool)
     for d in range(d_n):
         mask[rng.choice(t_n, 2, replace=False), d] = True
-    f = fit_sampled(y, mask, "binomial", rng=np.random.default_rng(0))
+    f = fit_sampled(y, mask, "binomial", rng=np.random.default_rng(0), broken=True)
     prob = f.sampler["broken_probability"]
     assert set(prob) == {0, 1, 2} and min(prob.values()) > 0.9
     eta = f.draw_eta(np.random.default_rng(2), 200)
@@ -168,7 +168,10 @@ def test_broken_templates_are_found_and_imputed_as_failures():
     broken = np.isneginf(eta[:, :3, 0])
     assert broken.mean() > 0.9 and np.all(p[:, :3][broken] == 0.0)
     assert np.isfinite(eta[:, 3:]).all()
-    # the record and the report name them
+    # off by default: the per-class fits of a classification call fit_sampled without it (a template never right
+    # on one class is label bias there, not breakage)
+    assert "broken_probability" not in fit_sampled(y, mask, "binomial", rng=np.random.default_rng(0)).sampler
+    # a population of 0/1 values uses it; the record and the report name the broken templates
     cm = CellMatrix.from_values(y, mask, templates=[f"p{t:02d}" for t in range(t_n)], name="g")
     rec = estimate_population(cm, 0.2, n_boot=20, seed=0, draws=20)
     broken_named = rec["information"]["likely_broken"]
