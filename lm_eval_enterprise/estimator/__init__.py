@@ -33,8 +33,8 @@ variances. For 0/1 data this approximation is known to under-estimate τ somewha
   FP_td ~ Poisson(exp(η'_td)); E[F_td] is rebuilt from (E TP, E FP, g_d).
 
 σ and Sharpe: the spread of the plug-in scores mixes the true template spread with estimation noise, so σ is the
-posterior predictive mean of the full-data variance: R draws of every unobserved cell (parameters from the Laplace
-posterior, then the outcome), σ = sqrt(mean_r σ_r²), S = (μ − b)/(α·max(σ, floor)) (:func:`predictive_stats`).
+posterior predictive mean of the full-data σ: R draws of every unobserved cell (parameters from the Laplace
+posterior, then the outcome), σ = mean_r σ_r, S = (μ − b)/(α·max(σ, floor)) (:func:`predictive_stats`).
 Intervals: the full tool's document bootstrap (:func:`lm_eval_enterprise.scoring.bootstrap.draw`), with the model
 refitted and the unobserved cells drawn once on every resample, so they include the imputation uncertainty.
 

@@ -193,7 +193,10 @@ def _eta(f: TwoWayFit, mode: str, rng, n: int | None) -> np.ndarray:
     return f.draw_eta(rng, n) if mode == "draw" else f.eta()
 
 
-def _fit_info(f: TwoWayFit) -> dict:
+def _fit_info(f: TwoWayFit, templates: list[str]) -> dict:
+    sampler = dict(f.sampler) if isinstance(f, SampledFit) else None
+    if sampler and "broken_probability" in sampler:  # template index → name
+        sampler["broken_probability"] = {templates[t]: p for t, p in sampler["broken_probability"].items()}
     return {
         "family": f.family,
         "doc_effect_sd": f.tau,
@@ -201,7 +204,7 @@ def _fit_info(f: TwoWayFit) -> dict:
         "noise_var": f.phi if f.family == "gaussian" else None,
         "converged": f.converged,
         "degenerate": f.constant,
-        **({"sampler": f.sampler} if isinstance(f, SampledFit) else {}),
+        **({"sampler": sampler} if sampler is not None else {}),
     }
 
 
@@ -211,7 +214,9 @@ class _MeanModel(_CellModel):
         self.y = cm.features[:, :, 0]
         obs = self.y[cm.mask]
         self.family = "binomial" if np.all((obs == 0) | (obs == 1)) else "gaussian"
-        self.fit = self.fitter(self.y, cm.mask, self.family, covariates=cm.covariates)
+        # 0/1 values: a template may be broken (never right), with the sampled fit (a template population)
+        zero_inflated = getattr(self.fitter, "zero_inflated", None) if self.family == "binomial" else None
+        self.fit = (zero_inflated or self.fitter)(self.y, cm.mask, self.family, covariates=cm.covariates)
 
     def fits(self):
         return [self.fit]
@@ -235,7 +240,7 @@ class _MeanModel(_CellModel):
 
     def describe(self):
         kind = "Rasch (logit) model of 0/1 values" if self.family == "binomial" else "additive model of values"
-        return {"model": kind, **_fit_info(self.fit)}
+        return {"model": kind, **_fit_info(self.fit, self.cm.templates)}
 
 
 class _ClassificationModel(_CellModel):
@@ -332,7 +337,7 @@ class _ClassificationModel(_CellModel):
     def describe(self):
         return {
             "model": "Rasch (logit) model of correctness per gold class + per-template error distribution",
-            "classes": [_fit_info(f) for f in self.fit],
+            "classes": [_fit_info(f, self.cm.templates) for f in self.fit],
         }
 
 
@@ -395,7 +400,10 @@ class _CountModel(_CellModel):
             "model": "binomial (logit) model of hits out of the gold count + Poisson (log) model of false "
             "positives, per slot",
             "slots": [
-                {"hits": None if p[5] is None else _fit_info(p[5]), "false_positives": _fit_info(p[6])}
+                {
+                    "hits": None if p[5] is None else _fit_info(p[5], self.cm.templates),
+                    "false_positives": _fit_info(p[6], self.cm.templates),
+                }
                 for p in self.parts
             ],
         }

@@ -77,14 +77,16 @@ def predictive_stats(
     draws: np.ndarray, scores: np.ndarray, baseline, ddof: int, alpha: float, floor_mode, n_docs: int
 ) -> dict:
     """Point statistics from posterior predictive draws of the full-data scores (R × T): μ from the plug-in
-    scores, σ = sqrt(mean_r σ_r²) (the predictive mean of the full-data variance), S = (μ − b)/(α·max(σ, floor))
+    scores, σ = mean_r σ_r (the posterior mean of the full-data σ: the Bayes estimate of σ under squared error;
+    sqrt(mean_r σ_r²) exceeds it by about Var(σ_r)/(2σ), which put a wide posterior's σ high — the rare class's on
+    the simulation bench, docs/populations.md), S = (μ − b)/(α·max(σ, floor))
     with the degenerate-case rules of :func:`~lm_eval_enterprise.scoring.sharpe_score.sharpe` (evaluated on a score
     vector with that σ)."""
     _, sig, _, _ = sharpe_matrix(draws, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode, n_docs)
     base = sharpe(scores, baseline, ddof, alpha, floor_mode, n_docs)
     if base["std"] is None:
         return base
-    sigma = float(np.sqrt(np.nanmean(sig**2)))
+    sigma = float(np.nanmean(sig))
     # rescale the plug-in scores' deviations to the predictive σ: same μ and excess, std = sigma
     s = np.asarray(scores, dtype=float)
     ex = s - (0.0 if baseline is None else np.asarray(baseline, dtype=float))
@@ -401,7 +403,9 @@ def _information(est: RowEstimate, full_run: np.ndarray, pop: dict, stat_args: t
     """What the estimate rests on: per statistic the share of its population interval's width owed to the
     unobserved cells ((full-run width / population width)², about the share of the variance), and per fitted
     variance component the prior contraction 1 − Var(posterior)/Var(prior) (near 1: the cells pin it; below 0.5:
-    it rests mostly on the prior) — ``rests_on_prior`` lists those below 0.5."""
+    it rests mostly on the prior) — ``rests_on_prior`` lists those below 0.5; ``likely_broken``: the templates of a
+    0/1 metric whose posterior probability of being broken — never right, :func:`~.sampler._broken_step` — is at
+    least ½, with that probability."""
     full = _stat_intervals(full_run, *stat_args)
 
     def share(k):
@@ -410,9 +414,12 @@ def _information(est: RowEstimate, full_run: np.ndarray, pop: dict, stat_args: t
             return None
         return float(min(1.0, ((a[1] - a[0]) / (b[1] - b[0])) ** 2))
 
-    contraction, weak = {}, []
+    contraction, weak, broken = {}, [], {}
     for i, m in enumerate(est.models):
         for j, f in enumerate(m.get("classes") or [m]):
+            broken.update(
+                (t, p) for t, p in ((f.get("sampler") or {}).get("broken_probability") or {}).items() if p >= 0.5
+            )
             c = (f.get("sampler") or {}).get("prior_contraction") or {}
             for k, v in c.items():
                 name = f"fit{i + 1}" + (f".class{j + 1}" if "classes" in m else "") + f".{k}"
@@ -423,4 +430,5 @@ def _information(est: RowEstimate, full_run: np.ndarray, pop: dict, stat_args: t
         "imputation_share": {k: share(k) for k in ("mean", "std", "sharpe")},
         "prior_contraction": contraction,
         "rests_on_prior": weak,
+        "likely_broken": broken,
     }

@@ -4,8 +4,8 @@ Model of one cell matrix (observed cells i = (t, d); :func:`.twoway.fit_two_way`
 same model by Laplace-approximate empirical Bayes, which for 0/1 cells with a few cells per template and one or
 two per document shrinks the variance components — σ of a population came out 20–50 % low, docs/populations.md):
 
-    y_i ~ Binomial(n_i, logistic(η_i))   or   y_i = clip(y*_i, lo, hi), y*_i ~ N(η_i, φ)          η_i = a_t + b_d
-    a_t ~ N(c + x_t·β, σ_a²)     b_d ~ N(0, τ²)
+    y_i ~ Binomial(n_i, (1 − z_t)·logistic(η_i))  or  y_i = clip(y*_i, lo, hi), y*_i ~ N(η_i, φ)     η_i = a_t + b_d
+    a_t ~ N(c + x_t·β, σ_a²)    b_d ~ N(0, τ²)    z_t ~ Bernoulli(π), π ~ Beta(1, 1)  (binomial: broken templates)
     β_j ~ N(0, s²) for the weak (one-hot axis) columns, s shared;  β_j ~ N(0, κ²) for the strong columns
     σ_a ~ N⁺(0, A²),  τ ~ N⁺(0, B²),  s ~ N⁺(0, C²),  √φ ~ N⁺(0, E²)  (half-normal),  c flat
 
@@ -22,6 +22,13 @@ components carry their full uncertainty into the imputed cells:
   are drawn from, so the fit does not count the atoms at the bounds into the additive effects;
 * a | rest and b | rest: independent Gaussians per template / per document; (c, β) | a: a Bayesian ridge
   regression of a on [1, x].
+* zero inflation (binomial family, ``broken``): a template whose output nothing parses never succeeds, which no
+  normal template effect reproduces — the Rasch model alone imputes its unobserved cells a small positive rate and
+  puts the lowest quantile of the template scores above 0, confidently. A template whose observed cells are all
+  failures is broken (z_t = 1) with probability π / (π + (1 − π)·L_t), L_t the chance that a working template
+  with its prior fails on all its cells; (z_t, a_t) are drawn jointly with a_t integrated out (:func:`_broken_step`),
+  π from its Beta conditional; a broken template's cells leave the other steps, and in a draw where it is broken
+  its unobserved cells are failures.
 * every scale (σ_a, τ, s) by interweaving (ASIS, Yu & Meng 2011) a centred step — σ² | effects by Metropolis with
   the inverse-gamma proposal of the flat prior, accepted with probability exp(−(σ'² − σ²)/(2A²)) — and a
   non-centred step — σ | standardised effects, data, Gaussian under the half-normal prior (Frühwirth-Schnatter &
@@ -52,6 +59,8 @@ TWO_CLASS_PART = 0.5  # prior scale of each of the four parts of a class's templ
 TWO_CLASS_DF = 3  # their half-t priors' degrees of freedom: a template that never answers a class stays possible
 COLLAPSE_CELLS = 1.5  # at most this many observed cells per document (on average): the collapsed τ step
 SPLIT_STEP = 1.0  # random-walk step of logit ρ in the additive model's collapsed split of τ² + φ (_split_collapsed)
+BROKEN_PRIOR = (1.0, 1.0)  # Beta prior of the share π of broken templates (uniform)
+BROKEN_GRID = np.linspace(-8.0, 8.0, 321)  # a candidate's template effect in prior sds around its prior mean
 
 
 @dataclass(frozen=True)
@@ -222,6 +231,40 @@ def _split_collapsed(rng, tau, phi, a_i, yi, ni, di, d_n, prior_t, prior_n, step
     return (new_tau, new_phi) if math.log(rng.random()) < log_r else (tau, phi)
 
 
+def _broken_candidates(ti, yi, ni, t_n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The templates whose observed cells are all failures (candidates for :func:`_broken_step`), their cells'
+    indices and trials, candidates × cells padded with index 0 and 0 trials."""
+    cand = np.flatnonzero((np.bincount(ti, yi, t_n) == 0) & (np.bincount(ti, minlength=t_n) > 0))
+    per = [np.flatnonzero(ti == t) for t in cand]
+    width = max((len(c) for c in per), default=0)
+    cells_of = np.array([np.r_[c, np.zeros(width - len(c), int)] for c in per], dtype=int).reshape(len(cand), width)
+    n_cells = np.array([np.r_[ni[c], np.zeros(width - len(c))] for c in per]).reshape(len(cand), width)
+    return cand, cells_of, n_cells
+
+
+def _broken_step(rng, pi: float, mean_t, sd: float, b_cells, n_cells) -> tuple[np.ndarray, np.ndarray]:
+    """The zero-inflation block of the candidates (templates whose observed cells are all failures), (z_t, a_t)
+    jointly with a_t integrated out: each candidate is broken (z_t = 1: it never succeeds) with probability
+    π / (π + (1 − π)·L_t), L_t = ∫ Π_i (1 − logistic(a + b_i))^{n_i} N(a; m_t, σ_a²) da the chance that a working
+    template with that prior fails on all its observed cells; then a_t | z_t: the prior N(m_t, σ_a²) when broken
+    (its cells say nothing about it), else its posterior given the failures. Both on :data:`BROKEN_GRID` (the
+    integrand is smooth and monotone in a: 321 points over ±8 sd). ``b_cells``, ``n_cells``: candidates × cells,
+    padded with n = 0. Returns (z, a)."""
+    a = mean_t[:, None] + sd * BROKEN_GRID[None, :]  # candidates × grid
+    eta = a[:, :, None] + b_cells[:, None, :]
+    log_fail = -(n_cells[:, None, :] * (np.maximum(eta, 0.0) + np.log1p(np.exp(-np.abs(eta))))).sum(2)
+    log_w = log_fail - 0.5 * BROKEN_GRID**2
+    top = log_w.max(1, keepdims=True)
+    w = np.exp(log_w - top)
+    step = BROKEN_GRID[1] - BROKEN_GRID[0]
+    like = np.exp(top[:, 0]) * w.sum(1) * step / math.sqrt(2 * math.pi)  # L_t (Riemann sum)
+    z = rng.random(len(mean_t)) < pi / (pi + (1 - pi) * like)
+    cdf = np.cumsum(w, 1)
+    j = (cdf < rng.random((len(mean_t), 1)) * cdf[:, -1:]).sum(1)
+    working = a[np.arange(len(mean_t)), j] + sd * step * (rng.random(len(mean_t)) - 0.5)
+    return z, np.where(z, mean_t + sd * rng.standard_normal(len(mean_t)), working)
+
+
 def sample_two_way(
     y: np.ndarray,
     m: np.ndarray,
@@ -233,13 +276,15 @@ def sample_two_way(
     rng: np.random.Generator,
     settings: SamplerSettings = SamplerSettings(),
     bounds: tuple[float, float] = (-math.inf, math.inf),
+    broken: bool = False,
 ) -> dict:
     """Posterior draws of the module's model for the observed cells (``m`` > 0) of a T × D matrix ``y`` (binomial:
     successes of ``trials``, default 1; ``gaussian``: values, censored at ``bounds``: a value at a bound is a latent
     value beyond it). ``x``: T × p centred covariates (None: none),
     ``strong``: which columns get the fixed prior. Returns arrays of ``keep`` draws: ``a`` (keep × T, the full
-    template effects, c included), ``b`` (keep × D), ``sigma_a``, ``tau``, ``axis_sd``, ``phi``, ``c`` and the
-    acceptance rates of the centred steps."""
+    template effects, c included), ``b`` (keep × D), ``sigma_a``, ``tau``, ``axis_sd``, ``phi``, ``c``, ``broken``
+    (keep × T: which templates are broken in the draw; all False unless ``broken``, the zero inflation of the
+    binomial family, :func:`_broken_step`) and the acceptance rates of the centred steps."""
     t_n, d_n = m.shape
     ti, di = np.nonzero(m > 0)
     yi = y[ti, di].astype(float)
@@ -280,12 +325,21 @@ def sample_two_way(
     # one or two cells per document barely pin the document effects: τ then also moves with them integrated out
     seen = np.bincount(di, minlength=d_n)
     collapse = float(seen[seen > 0].mean()) <= COLLAPSE_CELLS if len(di) else False
+    # zero inflation: the templates whose observed cells are all failures may be broken (never succeed)
+    cand, cells_of, n_cells = _broken_candidates(ti, yi, ni, t_n) if broken and binomial else (np.zeros(0, int),) * 3
+    z = np.zeros(t_n, bool)
+    act = np.ones(len(yi), bool)  # the cells of working templates
+    pi = BROKEN_PRIOR[0] / sum(BROKEN_PRIOR)
+    out["broken"] = np.zeros((keep_n, t_n), bool)
     total = settings.burn + keep_n * settings.thin
     for it in range(total):
         eta = a[ti] + b[di]
         if binomial:
             w = pg_draw(rng, ni, eta, settings.pg_terms)
             kappa = yi - ni / 2
+            if z.any():  # a broken template's cells say nothing about the effects
+                act = ~z[ti]
+                w, kappa = w * act, kappa * act
         else:
             if censored.any():  # the latent values of the cells at a bound
                 yi = y_obs.copy()
@@ -327,11 +381,12 @@ def sample_two_way(
         b = sig * f
         tau2 = max(sig * sig, 1e-12 * scale**2)
         if collapse:  # τ with the document effects integrated out, then the document effects afresh
-            tau, moved = _tau_collapsed(rng, math.sqrt(tau2), step, a[ti], yi, ni, di, d_n, binomial, phi, prior_t)
+            cells = (a[ti], yi, ni, di) if act.all() else (a[ti][act], yi[act], ni[act], di[act])
+            tau, moved = _tau_collapsed(rng, math.sqrt(tau2), step, *cells, d_n, binomial, phi, prior_t)
             if not binomial:
-                tau, phi = _split_collapsed(rng, tau, phi, a[ti], yi, ni, di, d_n, prior_t, prior_n)
+                tau, phi = _split_collapsed(rng, tau, phi, *cells, d_n, prior_t, prior_n)
             tau2 = tau * tau
-            b = _draw_doc_effects(rng, tau, a[ti], yi, ni, di, d_n, binomial, phi, b)
+            b = _draw_doc_effects(rng, tau, *cells, d_n, binomial, phi, b)
             if it < settings.burn:  # adapt the step towards an acceptance of about 0.4 while burning in
                 step *= math.exp((moved - 0.4) / math.sqrt(it + 1))
         # the shared prior sd of the weak covariate columns
@@ -343,11 +398,17 @@ def sample_two_way(
         if not binomial:
             res = yi - (a[ti] + b[di])
             phi = max(_scale_centred(rng, phi, float(res @ res), len(yi), prior_n), 1e-12 * scale**2)
+        if len(cand):  # which candidates are broken, their effects, and the share π ~ Beta
+            zc, a[cand] = _broken_step(rng, pi, (z_mat @ coef)[cand], math.sqrt(sa2), b[di[cells_of]], n_cells)
+            z[cand] = zc
+            pi = rng.beta(BROKEN_PRIOR[0] + z.sum(), BROKEN_PRIOR[1] + t_n - z.sum())
+            act = ~z[ti]
         if it >= settings.burn and (it - settings.burn) % settings.thin == 0:
             j = (it - settings.burn) // settings.thin
             out["a"][j], out["b"][j] = a, b
             out["sigma_a"][j], out["tau"][j], out["axis_sd"][j] = math.sqrt(sa2), math.sqrt(tau2), math.sqrt(s2)
             out["phi"][j], out["c"][j] = phi, coef[0]
+            out["broken"][j] = z
     out["acceptance"] = accepted / total
     return out
 
@@ -556,6 +617,7 @@ class SampledFit(TwoWayFit):
 
     a_draws: np.ndarray | None = None
     b_draws: np.ndarray | None = None
+    broken_draws: np.ndarray | None = None  # S × T: the template is broken (never succeeds) in the draw
     sampler: dict = field(default_factory=dict)
 
     def draw_eta(self, rng: np.random.Generator, n: int | None = None, index: np.ndarray | None = None) -> np.ndarray:
@@ -563,7 +625,10 @@ class SampledFit(TwoWayFit):
         if n is None:
             raise ValueError("a sampled fit is not refitted per resample: draw n rows")
         idx = rng.integers(0, len(self.a_draws), n) if index is None else index
-        return self.a_draws[idx][:, :, None] + self.b_draws[idx][:, None, :]
+        eta = self.a_draws[idx][:, :, None] + self.b_draws[idx][:, None, :]
+        if self.broken_draws is not None and self.broken_draws.any():
+            eta[self.broken_draws[idx]] = -np.inf  # a broken template's cells never succeed
+        return eta
 
 
 def fit_sampled(
@@ -575,12 +640,16 @@ def fit_sampled(
     strong: int = 0,
     rng: np.random.Generator | None = None,
     settings: SamplerSettings | None = None,
+    broken: bool = False,
 ) -> TwoWayFit:
     """The model of :func:`fit_two_way` (same arguments) fitted by the Gibbs sampler (:func:`sample_two_way`): template
     effects a_t ~ N(c + x_t·β, σ_a²), document effects b_d ~ N(0, τ²), half-normal priors on σ_a, τ and the axis
     columns' shared sd (:data:`PRIOR_SCALES` × the effect scale); the additive model censored at the prediction
-    range of :func:`range_and_scale` (the range its imputed cells are clipped to). Cells with every observed value
-    at a bound and the Poisson family (false-positive counts) keep :func:`fit_two_way`."""
+    range of :func:`range_and_scale` (the range its imputed cells are clipped to); with ``broken`` the binomial
+    family zero-inflated: a template whose observed cells are all failures may be broken, i.e. never succeed (an
+    output format nothing parses), with a share π ~ Beta(:data:`BROKEN_PRIOR`) of such templates
+    (:func:`_broken_step`); its unobserved cells are then failures too, not a small Rasch probability. Cells with
+    every observed value at a bound and the Poisson family (false-positive counts) keep :func:`fit_two_way`."""
     y = np.where(mask, np.asarray(y, dtype=float), 0.0)
     m = np.asarray(mask, dtype=float)
     if trials is not None:
@@ -592,7 +661,9 @@ def fit_sampled(
     lo, hi, scale = range_and_scale(y, m, family)
     x, strong_cols = (None, None) if covariates is None else centred_covariates(covariates, t_n, strong)
     rng = rng if rng is not None else np.random.default_rng(0)
-    out = sample_two_way(y, m, family, trials, x, strong_cols, scale, rng, settings or SamplerSettings(), (lo, hi))
+    out = sample_two_way(
+        y, m, family, trials, x, strong_cols, scale, rng, settings or SamplerSettings(), (lo, hi), broken
+    )
     a, b = out["a"], out["b"]
     info = {
         "draws": len(a),
@@ -604,6 +675,9 @@ def fit_sampled(
             for k, p in (("sigma_a", "sigma_a"), ("tau", "tau"))
         },
     }
+    if out["broken"].any():  # the templates with a posterior probability of being broken of at least 5 %
+        prob = out["broken"].mean(0)
+        info["broken_probability"] = {int(t): round(float(prob[t]), 3) for t in np.flatnonzero(prob >= 0.05)}
     return SampledFit(
         family,
         a.mean(0)[None, :],
@@ -618,6 +692,7 @@ def fit_sampled(
         hi=hi,
         a_draws=a,
         b_draws=b,
+        broken_draws=out["broken"] if out["broken"].any() else None,
         sampler=info,
     )
 
@@ -679,7 +754,8 @@ def fit_two_class(
 
 def sampled_fitter(seed) -> Callable:
     """A ``fitter`` for :func:`cell_model`: :func:`fit_sampled` with one seeded generator per fit, in the order the
-    cell model fits (deterministic)."""
+    cell model fits (deterministic); ``fit.zero_inflated`` fits 0/1 values with broken templates, ``fit.two_class``
+    both classes of a binary classification in one chain."""
     calls = iter(range(1_000_000))
 
     def rng():
@@ -691,5 +767,9 @@ def sampled_fitter(seed) -> Callable:
     def two_class(correct, mask, classes, covariates=None):
         return fit_two_class(correct, mask, classes, covariates, rng())
 
+    def zero_inflated(y, mask, family, covariates=None):
+        return fit_sampled(y, mask, family, None, covariates, 0, rng(), broken=True)
+
     fit.two_class = two_class
+    fit.zero_inflated = zero_inflated
     return fit

@@ -612,6 +612,9 @@ def _precision_line(r: dict) -> str:
         parts.append(f"{names.get(stat, stat)} ±{_f(p['half_width'])}{run} (target ±{p['target']:g}: {verdict})")
     rests = (r.get("information") or {}).get("rests_on_prior") or []
     prior = f"; resting mostly on the prior: {', '.join(rests)}" if rests else ""
+    broken = (r.get("information") or {}).get("likely_broken") or {}
+    if broken:
+        prior += "; likely broken (never right): " + ", ".join(f"{t} ({p:.0%})" for t, p in broken.items())
     return f"* {r['model']} {r['group']}: " + "; ".join(parts) + prior
 
 

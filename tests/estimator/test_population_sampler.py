@@ -12,15 +12,23 @@ import numpy as np
 import pytest
 
 from lm_eval_enterprise.estimator import (
+    CellMatrix,
     SampledFit,
     axis_covariates,
     estimate_population,
     fit_sampled,
     pg_draw,
 )
-from lm_eval_enterprise.estimator.sampler import _doc_marginal, _pg_moments, censored_draws
+from lm_eval_enterprise.estimator.sampler import (
+    _broken_step,
+    _doc_marginal,
+    _pg_moments,
+    censored_draws,
+    sample_two_way,
+)
 from lm_eval_enterprise.harness.cellplan import plan_cells, plan_from_estimate, plan_from_guesses
 from lm_eval_enterprise.sharpe.inputs import Options
+from lm_eval_enterprise.sharpe.report import _precision_line
 from testkit import synthetic as S
 
 REPO = Path(__file__).resolve().parents[2]
@@ -111,6 +119,71 @@ def test_one_cell_per_document_leaves_the_noise_split_to_the_priors():
     v = f.phi + f.tau**2
     assert v == pytest.approx(0.02, rel=0.2)
     assert 0.35 < f.phi / v < 0.65
+
+
+def test_broken_step_by_hand():
+    """The zero-inflation block. A candidate with prior sd → 0 at m = 0 and two cells at b = 0 fails on both with
+    L = (1 − ½)² = ¼; with π = 0.2 it is broken with probability 0.2 / (0.2 + 0.8·¼) = ½. With sd 1 and one cell at
+    b = 0, L = ∫ (1 − logistic a) φ(a) da = ½ (symmetry), so π = ½ gives ½ / (½ + ½·½) = ⅔; a working candidate's
+    effect then has the density 2 (1 − logistic a) φ(a), of mean 2 (E[a] − E[a logistic a]) = −2 E[logistic′ a]
+    (Stein's lemma) = −2 E[p (1 − p)], with E[p(1 − p)] = 0.20662 under N(0, 1) (the integral, by quadrature here);
+    a broken one's effect is drawn from the prior (mean 0, sd 1). 40,000 candidates at once: binomial sd 0.0025."""
+    n = 40_000
+    rng = np.random.default_rng(0)
+    z, a = _broken_step(rng, 0.2, np.zeros(n), 1e-9, np.zeros((n, 2)), np.ones((n, 2)))
+    assert z.mean() == pytest.approx(0.5, abs=0.01)
+    z, a = _broken_step(rng, 0.5, np.zeros(n), 1.0, np.zeros((n, 1)), np.ones((n, 1)))
+    assert z.mean() == pytest.approx(2 / 3, abs=0.01)
+    u, wt = np.polynomial.hermite_e.hermegauss(60)
+    p = 1 / (1 + np.exp(-u))
+    stein = float((wt * p * (1 - p)).sum() / wt.sum())
+    assert stein == pytest.approx(0.20662, abs=1e-5)
+    assert a[~z].mean() == pytest.approx(-2 * stein, abs=0.02)
+    assert a[z].mean() == pytest.approx(0.0, abs=0.02) and a[z].std() == pytest.approx(1.0, abs=0.02)
+    # padding: a cell with n = 0 changes nothing
+    cells = np.c_[np.ones((n, 2)), np.zeros(n)]
+    z2, _ = _broken_step(np.random.default_rng(0), 0.2, np.zeros(n), 1e-9, np.zeros((n, 3)), cells)
+    assert z2.mean() == pytest.approx(0.5, abs=0.01)
+
+
+def test_broken_templates_are_found_and_imputed_as_failures():
+    """Three of 50 templates never succeed (an output format nothing parses), 2 templates per document: the
+    zero-inflated fit gives each of them a posterior probability of being broken near 1 and no working template 5 % or more; their
+    unobserved cells are drawn as failures in the draws where they are broken (a Rasch fit alone would impute
+    them a small positive rate), and the working templates are unaffected. Without any candidate (no template
+    with only failures) the zero inflation draws nothing: the chain is the plain one, draw for draw."""
+    rng = np.random.default_rng(1)
+    t_n, d_n = 50, 400
+    a, b = rng.normal(0, 0.8, t_n), rng.normal(0, 1.5, d_n)
+    y = (rng.random((t_n, d_n)) < 1 / (1 + np.exp(-(0.2 + a[:, None] + b[None, :])))).astype(float)
+    y[:3] = 0.0
+    mask = np.zeros((t_n, d_n), bool)
+    for d in range(d_n):
+        mask[rng.choice(t_n, 2, replace=False), d] = True
+    f = fit_sampled(y, mask, "binomial", rng=np.random.default_rng(0), broken=True)
+    prob = f.sampler["broken_probability"]
+    assert set(prob) == {0, 1, 2} and min(prob.values()) > 0.9
+    eta = f.draw_eta(np.random.default_rng(2), 200)
+    p = f.mean(eta=eta)
+    broken = np.isneginf(eta[:, :3, 0])
+    assert broken.mean() > 0.9 and np.all(p[:, :3][broken] == 0.0)
+    assert np.isfinite(eta[:, 3:]).all()
+    # off by default: the per-class fits of a classification call fit_sampled without it (a template never right
+    # on one class is label bias there, not breakage)
+    assert "broken_probability" not in fit_sampled(y, mask, "binomial", rng=np.random.default_rng(0)).sampler
+    # a population of 0/1 values uses it; the record and the report name the broken templates
+    cm = CellMatrix.from_values(y, mask, templates=[f"p{t:02d}" for t in range(t_n)], name="g")
+    rec = estimate_population(cm, 0.2, n_boot=20, seed=0, draws=20)
+    broken_named = rec["information"]["likely_broken"]
+    assert set(broken_named) == {"p00", "p01", "p02"} and min(broken_named.values()) > 0.9
+    line = _precision_line({**rec, "model": "m", "group": "g"})
+    assert "likely broken (never right): p00 (" in line
+    y[:3] = np.where(mask[:3], 1.0, 0.0)  # no candidate left
+    assert ((y * mask).sum(1) > 0).all()
+    args = (y, mask.astype(float), "binomial", None, None, None, 1.0)
+    plain = sample_two_way(*args, np.random.default_rng(4))
+    inflated = sample_two_way(*args, np.random.default_rng(4), broken=True)
+    assert np.array_equal(plain["a"], inflated["a"]) and not inflated["broken"].any()
 
 
 def test_sampled_fit_recovers_the_generating_spreads():
