@@ -18,7 +18,8 @@ variances. For 0/1 data this approximation is known to under-estimate τ somewha
 
 * ``mean`` layout, features [y, 1] (accuracy, yes/no, ROUGE, per-query RR@k/NDCG@k): 0/1 values → Rasch model
   P(y_td = 1) = σ(η_td); other values → additive model y_td = η_td + ε, ε ~ N(0, φ), predictions clipped to the
-  observed range (to [0, 1] for values inside it).
+  observed range (to [0, 1] for values inside it). A template population's 0/1 model is zero-inflated: a template
+  whose observed cells are all failures may be broken, never right (:func:`~.sampler._broken_step`).
 * ``classification`` layout, features [tp_1..k, gold_1..k, pred_1..k] (weighted / macro / binary F1): a Rasch
   model of correctness c_td (the hooks' exact-match accuracy) fitted within each gold class (template effects per
   class: a template's label bias makes its accuracy depend on the class; a template population's two-class task
