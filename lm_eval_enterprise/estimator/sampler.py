@@ -252,7 +252,7 @@ def _broken_step(rng, pi: float, mean_t, sd: float, b_cells, n_cells) -> tuple[n
     padded with n = 0. Returns (z, a)."""
     a = mean_t[:, None] + sd * BROKEN_GRID[None, :]  # candidates × grid
     eta = a[:, :, None] + b_cells[:, None, :]
-    log_fail = -(n_cells[:, None, :] * (np.maximum(eta, 0.0) + np.log1p(np.exp(-np.abs(eta))))).sum(2)
+    log_fail = _cell_loglik(eta, 0.0, n_cells[:, None, :], True, 1.0).sum(2)  # every observed cell a failure
     log_w = log_fail - 0.5 * BROKEN_GRID**2
     top = log_w.max(1, keepdims=True)
     w = np.exp(log_w - top)
