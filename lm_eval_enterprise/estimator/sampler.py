@@ -612,18 +612,16 @@ def effective_draws(chain: np.ndarray) -> float:
 class SampledFit(TwoWayFit):
     """A two-way model fitted by Gibbs sampling (:func:`sample_two_way`): ``a_draws`` (S × T, the template effects with the
     intercept), ``b_draws`` (S × D); ``a``/``b`` their posterior means (``c`` 0), ``tau``/``sigma_a``/``phi`` the
-    posterior means of the scales. :meth:`draw_eta` takes stored draws (no refit: a bootstrap over a sampled fit
-    draws the cells from the posterior instead)."""
+    posterior means of the scales. :meth:`draw_eta` takes stored draws (a bootstrap over a sampled fit draws the
+    cells from the posterior on every resample instead of refitting)."""
 
     a_draws: np.ndarray | None = None
     b_draws: np.ndarray | None = None
     broken_draws: np.ndarray | None = None  # S × T: the template is broken (never succeeds) in the draw
     sampler: dict = field(default_factory=dict)
 
-    def draw_eta(self, rng: np.random.Generator, n: int | None = None, index: np.ndarray | None = None) -> np.ndarray:
+    def draw_eta(self, rng: np.random.Generator, n: int, index: np.ndarray | None = None) -> np.ndarray:
         """η of ``n`` posterior draws (stored draws taken at random, or those of ``index``), n × T × D."""
-        if n is None:
-            raise ValueError("a sampled fit is not refitted per resample: draw n rows")
         idx = rng.integers(0, len(self.a_draws), n) if index is None else index
         eta = self.a_draws[idx][:, :, None] + self.b_draws[idx][:, None, :]
         if self.broken_draws is not None and self.broken_draws.any():
@@ -767,8 +765,8 @@ def sampled_fitter(seed) -> Callable:
     def two_class(correct, mask, classes, covariates=None):
         return fit_two_class(correct, mask, classes, covariates, rng())
 
-    def zero_inflated(y, mask, family, covariates=None):
-        return fit_sampled(y, mask, family, None, covariates, 0, rng(), broken=True)
+    def zero_inflated(y, mask, family, trials=None, covariates=None, strong=0):
+        return fit_sampled(y, mask, family, trials, covariates, strong, rng(), broken=True)
 
     fit.two_class = two_class
     fit.zero_inflated = zero_inflated
