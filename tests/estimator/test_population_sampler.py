@@ -366,6 +366,12 @@ def test_two_class_fit_recovers_opposite_label_bias():
     assert np.corrcoef(fits[0].a[0], fits[1].a[0])[0, 1] < -0.3
     info = fits[0].sampler
     assert info["label_bias_sd"] > info["skill_sd"]
+    # how much the cells say about each scale, shared parts alike in both classes' records
+    for f in fits:
+        pc = f.sampler["prior_contraction"]
+        assert set(pc) == {"bias_sd", "skill_sd", "tau"} and all(v <= 1 for v in pc.values())
+        assert pc["bias_sd"] == info["prior_contraction"]["bias_sd"]
+    assert info["prior_contraction"]["bias_sd"] > 0.5  # 40 templates × 4 cells per document pin the bias sd
     assert fits[0].b_draws.shape[1] == len(classes[0]) and fits[1].b_draws.shape[1] == len(classes[1])
 
 
@@ -432,3 +438,17 @@ def test_classes_are_zero_inflated_without_template_covariates():
     cm.covariates = axis_covariates([{"a": "x"}, {"a": "x"}, {"a": "y"}, {"a": "y"}])
     plain = cell_model(cm, sampled_fitter([0])).describe()["classes"]
     assert not any("broken_probability" in c["sampler"] for c in plain)
+
+
+def test_prior_variances_of_the_scale_priors_by_hand():
+    """Half-normal of scale 2: 4·(1 − 2/π) = 1.453521; half-t(3) of scale ½: E t² = 3, E|t| = 2√3/π = 1.102658, so
+    ¼·(3 − 12/π²) = ¼·1.784146 = 0.446037 (E|t₃| checked on 400,000 draws within 1 %; their variance converges
+    too slowly: E t⁴ is infinite). The contraction of a chain with the prior's variance is 0, of a constant chain 1."""
+    from lm_eval_enterprise.estimator.sampler import half_prior_variance, prior_contraction
+
+    assert half_prior_variance(2.0) == pytest.approx(1.453521, abs=1e-6)
+    assert half_prior_variance(0.5, 3) == pytest.approx(0.446037, abs=1e-6)
+    assert np.abs(np.random.default_rng(0).standard_t(3, 400_000)).mean() == pytest.approx(1.102658, rel=0.01)
+    chain = np.array([1.0, 3.0])  # variance 1
+    assert prior_contraction(chain, 1.0) == 0.0 and prior_contraction(np.ones(5), 1.0) == 1.0
+    assert prior_contraction(chain, 4.0) == 0.75
