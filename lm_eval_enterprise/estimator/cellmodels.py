@@ -143,50 +143,36 @@ class CellMatrix:
 class _CellModel:
     """A fitted model of the unobserved cells. :meth:`sums` gives, per row of document weights ``w`` (B × D),
     Σ_d w_bd · (observed F_td, or for an unobserved cell its expectation (``mode="mean"``) or a posterior
-    predictive draw (``mode="draw"``: parameters from the Laplace posterior, then the cell outcome)), B × T × K.
-    ``refit``: fit the model again on the weighted documents (bootstrap) at the point fit's hyper-parameters."""
+    predictive draw (``mode="draw"``: parameters from the fit's posterior, then the cell outcome)), B × T × K."""
 
     def __init__(self, cm: CellMatrix, fitter: Callable | None = None):
         self.cm = cm
         self.m = cm.mask.astype(float)
         self.obs_f = cm.features * self.m[:, :, None]
         self.fitter = fitter or fit_two_way  # (y, mask, family, trials=, covariates=, strong=) → fit
+        # The sampled fitter's zero-inflated fit (a template may never succeed: an output nothing parses, a class it
+        # never answers) for the 0/1 outcomes whose template effects have no covariates: a Rasch template effect
+        # cannot be −∞, and with two or three cells per template and class it pulls a never-right template up and
+        # the others down (tram's macro F1 in a sparse run, docs/sparse.md). With template covariates (a
+        # population's axis values and label bias) the plain fit did better (docs/populations.md).
+        zero_inflated = getattr(self.fitter, "zero_inflated", None)
+        self.fit_01 = zero_inflated if zero_inflated is not None and cm.covariates is None else self.fitter
 
     def fits(self) -> list[TwoWayFit]:
-        raise NotImplementedError
-
-    def refit(self, w: np.ndarray) -> list[TwoWayFit]:
         raise NotImplementedError
 
     def cells(self, fits: list[TwoWayFit], mode: str, rng, n: int | None) -> np.ndarray:
         """Values of every cell (rows × T × D × K) under ``mode``."""
         raise NotImplementedError
 
-    def sums(self, w: np.ndarray, refit: bool = False, mode: str = "mean", rng=None) -> np.ndarray:
-        fits = self.refit(w) if refit else self.fits()
-        n = None if refit else (len(w) if mode == "draw" else None)
-        x = self.cells(fits, mode, rng, n)
+    def sums(self, w: np.ndarray, mode: str = "mean", rng=None) -> np.ndarray:
+        fits = self.fits()
+        x = self.cells(fits, mode, rng, len(w) if mode == "draw" else None)
         miss = (1.0 - self.m)[None, :, :] * w[:, None, :]
         return np.einsum("bd,tdk->btk", w, self.obs_f) + np.matmul(miss[:, :, None, :], x)[:, :, 0, :]
 
     def describe(self) -> dict:
         raise NotImplementedError
-
-
-def _refit(f: TwoWayFit, y, mask, w, trials=None) -> TwoWayFit:
-    return (
-        fit_two_way(y, mask, f.family, trials=trials, tau=f.tau, sigma_a=f.sigma_a, weights=w, phi=f.phi, start=f)
-        if f.constant is None
-        else TwoWayFit(
-            f.family,
-            np.zeros((len(w),) + f.a.shape[1:]),
-            np.zeros(len(w)),
-            np.zeros((len(w),) + f.b.shape[1:]),
-            f.tau,
-            f.sigma_a,
-            constant=f.constant,
-        )
-    )
 
 
 def _eta(f: TwoWayFit, mode: str, rng, n: int | None) -> np.ndarray:
@@ -214,15 +200,12 @@ class _MeanModel(_CellModel):
         self.y = cm.features[:, :, 0]
         obs = self.y[cm.mask]
         self.family = "binomial" if np.all((obs == 0) | (obs == 1)) else "gaussian"
-        # 0/1 values: a template may be broken (never right), with the sampled fit (a template population)
-        zero_inflated = getattr(self.fitter, "zero_inflated", None) if self.family == "binomial" else None
-        self.fit = (zero_inflated or self.fitter)(self.y, cm.mask, self.family, covariates=cm.covariates)
+        # 0/1 values: a template may be broken (never right), with the sampled fit, covariates or not
+        fit = getattr(self.fitter, "zero_inflated", self.fitter) if self.family == "binomial" else self.fitter
+        self.fit = fit(self.y, cm.mask, self.family, covariates=cm.covariates)
 
     def fits(self):
         return [self.fit]
-
-    def refit(self, w):
-        return [_refit(self.fit, self.y, self.cm.mask, w)]
 
     def cells(self, fits, mode, rng, n):
         f = fits[0]
@@ -283,7 +266,7 @@ class _ClassificationModel(_CellModel):
         if self.fit is None:
             self.joint = False
             self.fit = [
-                self.fitter(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=x, strong=strong)
+                self.fit_01(cm.correct[:, c], cm.mask[:, c], "binomial", covariates=x, strong=strong)
                 for c, (x, strong) in zip(self.classes, self._class_covariates(cat))
             ]
 
@@ -307,9 +290,6 @@ class _ClassificationModel(_CellModel):
 
     def fits(self):
         return list(self.fit)
-
-    def refit(self, w):
-        return [_refit(f, self.cm.correct[:, c], self.cm.mask[:, c], w[:, c]) for f, c in zip(self.fit, self.classes)]
 
     def cells(self, fits, mode, rng, n):
         rows = n if n is not None else fits[0].a.shape[0]
@@ -358,19 +338,12 @@ class _CountModel(_CellModel):
             else:
                 raise SparseError(f"unknown count slot {kind!r}")
             x = cm.covariates
-            fit_tp = self.fitter(tp, cm.mask, "binomial", trials=g[None, :], covariates=x) if (g > 0).any() else None
+            fit_tp = self.fit_01(tp, cm.mask, "binomial", trials=g[None, :], covariates=x) if (g > 0).any() else None
             fit_fp = self.fitter(fp, cm.mask, "poisson", covariates=x)
             self.parts.append((kind, c, tp, fp, g, fit_tp, fit_fp))
 
     def fits(self):
         return [f for p in self.parts for f in p[5:7]]
-
-    def refit(self, w):
-        out = []
-        for _kind, _c, tp, fp, g, fit_tp, fit_fp in self.parts:
-            out.append(None if fit_tp is None else _refit(fit_tp, tp, self.cm.mask, w, trials=g[None, :]))
-            out.append(_refit(fit_fp, fp, self.cm.mask, w))
-        return out
 
     def cells(self, fits, mode, rng, n):
         t_n, d_n = self.m.shape
@@ -434,11 +407,11 @@ def plugin_scores(cm: CellMatrix, model: _CellModel | None = None) -> np.ndarray
     return cm.finalize(model.sums(np.ones((1, len(cm.docs))))[0])
 
 
-def draw_scores(groups, models, w_rows: np.ndarray | None, n: int, rng, refit: bool, cols=None) -> np.ndarray:
+def draw_scores(groups, models, w_rows: np.ndarray | None, n: int, rng, cols=None) -> np.ndarray:
     """Scores (rows × T, mean over groups) with every unobserved cell drawn from the posterior predictive."""
     out = 0.0
     for gi, (g, m) in enumerate(zip(groups, models)):
         w = np.ones((n, len(g.docs))) if w_rows is None else w_rows[:, cols[gi]]
-        sums = m.sums(w, refit=refit, mode="draw", rng=rng)
+        sums = m.sums(w, mode="draw", rng=rng)
         out = out + g.finalize(sums.reshape(-1, sums.shape[2])).reshape(len(w), -1)
     return out / len(groups)

@@ -1,6 +1,7 @@
-"""Estimates of a dataset row from its cell matrices: plug-in template scores, σ and S as posterior predictive
-means, bootstrap intervals with the unobserved cells drawn on every resample (:func:`estimate_row`), and the
-estimates of a template population with the sampled fit (:func:`estimate_population`).
+"""Estimates of a dataset row from its cell matrices (:func:`estimate_row`) and of a template population
+(:func:`estimate_population`), both from the sampled cell models (:func:`_sampled_row`): template scores, σ and S
+from posterior predictive draws of the full-data scores, bootstrap intervals with the unobserved cells drawn on
+every resample.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 from ..scoring.bootstrap import draw, multiplicities, percentile_ci
 from ..scoring.sharpe_score import sharpe, sharpe_matrix
 from ..text import natural_key
-from .cellmodels import CellMatrix, SparseError, cell_model, draw_scores, naive_scores, plugin_scores
+from .cellmodels import CellMatrix, SparseError, cell_model, draw_scores, naive_scores
 from .sampler import sampled_fitter
 
 PREDICTIVE_DRAWS = 400  # posterior predictive draws of the unobserved cells for the point estimates of σ and S
@@ -118,48 +119,37 @@ def estimate_row(
     """Estimates for a dataset row: one :class:`CellMatrix`, or several (subtasks) with the same templates, whose
     per-template scores are averaged.
 
-    Point estimates: per-template plug-in scores ŝ_t, μ = mean_t ŝ_t; σ and S from ``draws`` posterior predictive
-    draws of the unobserved cells (:func:`predictive_stats`; ``np.random.default_rng(seed)``). Intervals: document
-    bootstrap as the full tool (documents = the sorted union of the groups' document keys, one
-    :func:`~lm_eval_enterprise.scoring.bootstrap.draw` per row, B = ``n_boot``, 0: none); on every resample the cell
-    model is refitted and the unobserved cells are drawn once from its posterior predictive, so the intervals include
-    the imputation uncertainty. With every cell observed all of this reduces to the full tool's statistics."""
+    With every cell observed: the exact scores and the full tool's document bootstrap (documents = the sorted union
+    of the groups' document keys, one :func:`~lm_eval_enterprise.scoring.bootstrap.draw` per row, B = ``n_boot``,
+    0: none). Otherwise (:func:`_sampled_row`): cell models fitted by Gibbs sampling, ``draws`` posterior
+    predictive draws of the full-data scores (every unobserved cell drawn, the observed ones kept), the template
+    scores their posterior means, μ their mean, σ and S as :func:`predictive_stats`; intervals from the same
+    document bootstrap with the unobserved cells drawn afresh from the posterior on every resample, so they include
+    the imputation uncertainty."""
     if not groups:
         raise SparseError(f"{name}: no groups")
-    templates = groups[0].templates
-    if any(g.templates != templates for g in groups):
-        raise SparseError(f"{name}: subtask groups have different templates")
-    models = [cell_model(g) for g in groups]
-    scores = np.mean([plugin_scores(g, m) for g, m in zip(groups, models)], axis=0)
-    naive = np.mean([naive_scores(g) for g in groups], axis=0)
+    if not all(g.mask.all() for g in groups):
+        est, pred = _sampled_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws, name)
+        est.pred_draws = pred if keep_boot else None
+        if est.boot_scores is not None:
+            est.ci = {
+                **_row_intervals(est, baseline, ddof, alpha, floor_mode),
+                "B": int(n_boot),
+                "seed": int(seed),
+                "resample_templates": False,
+                "method": "document bootstrap; unobserved cells drawn from the sampled cell model's posterior on "
+                "every resample",
+            }
+            if not keep_boot:
+                est.boot_scores = None
+        return est
+    templates = _templates(groups, name)
+    scores = np.mean([naive_scores(g) for g in groups], axis=0)
     keys = sorted(set().union(*(g.docs for g in groups)), key=natural_key)
-    complete = all(g.mask.all() for g in groups)
-    rng = np.random.default_rng([seed, 1])
-    predictive = None
-    if complete or draws <= 0:
-        st = sharpe(scores, baseline, ddof, alpha, floor_mode, len(keys))
-    else:
-        pred = np.vstack(
-            [draw_scores(groups, models, None, min(100, draws - i), rng, False) for i in range(0, draws, 100)]
-        )
-        st = predictive_stats(pred, scores, baseline, ddof, alpha, floor_mode, len(keys))
-        if keep_boot:
-            predictive = pred
-    st["baseline"] = (
-        None if baseline is None else (float(baseline) if np.isscalar(baseline) else [float(x) for x in baseline])
-    )
-    est = RowEstimate(
-        name or groups[0].name,
-        list(templates),
-        scores,
-        naive,
-        st,
-        int(sum(g.mask.sum() for g in groups)),
-        int(sum(g.mask.size for g in groups)),
-        len(keys),
-        models=[m.describe() for m in models],
-        pred_draws=predictive,
-    )
+    st = sharpe(scores, baseline, ddof, alpha, floor_mode, len(keys))
+    st["baseline"] = _baseline_record(baseline)
+    cells = int(sum(g.mask.size for g in groups))
+    est = RowEstimate(name or groups[0].name, list(templates), scores, scores, st, cells, cells, len(keys))
     if n_boot and n_boot > 0:
         col = {k: i for i, k in enumerate(keys)}
         cols = [np.array([col[k] for k in g.docs]) for g in groups]
@@ -169,40 +159,53 @@ def estimate_row(
         chunk = max(1, min(n_boot, 4_000_000 // max(len(keys) * len(templates) * width, 1)))
         for start in range(0, n_boot, chunk):
             w_all = multiplicities(di[start : start + chunk], len(keys))
-            if complete:
-                boot[start : start + len(w_all)] = np.mean(
-                    [
-                        g.finalize(
-                            np.einsum("bd,tdk->btk", w_all[:, c], g.features).reshape(-1, g.features.shape[2])
-                        ).reshape(len(w_all), -1)
-                        for g, c in zip(groups, cols)
-                    ],
-                    axis=0,
-                )
-            else:
-                boot[start : start + len(w_all)] = draw_scores(groups, models, w_all, len(w_all), rng, True, cols)
-        mu, sig, sh, degen = sharpe_matrix(
-            boot, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode, len(keys)
-        )
-        valid = np.isfinite(mu)
+            boot[start : start + len(w_all)] = np.mean(
+                [
+                    g.finalize(
+                        np.einsum("bd,tdk->btk", w_all[:, c], g.features).reshape(-1, g.features.shape[2])
+                    ).reshape(len(w_all), -1)
+                    for g, c in zip(groups, cols)
+                ],
+                axis=0,
+            )
+        est.boot_scores = boot
         est.ci = {
-            "mean": percentile_ci(mu),
-            "std": percentile_ci(sig),
-            "sharpe": percentile_ci(sh) if baseline is not None else None,
-            "per_template": {t: percentile_ci(boot[:, j]) for j, t in enumerate(templates)},
+            **_row_intervals(est, baseline, ddof, alpha, floor_mode),
             "B": int(n_boot),
             "seed": int(seed),
             "resample_templates": False,
-            "frac_degenerate": float(degen[valid].mean()) if valid.any() else None,
-            "method": (
-                "document bootstrap"
-                if complete
-                else "document bootstrap; cell model refitted and unobserved cells drawn on every resample"
-            ),
+            "method": "document bootstrap",
         }
-        if keep_boot:
-            est.boot_scores = boot
+        if not keep_boot:
+            est.boot_scores = None
     return est
+
+
+def _templates(groups: Sequence[CellMatrix], name: str) -> list[str]:
+    templates = groups[0].templates
+    if any(g.templates != templates for g in groups):
+        raise SparseError(f"{name or groups[0].name}: subtask groups have different templates")
+    return templates
+
+
+def _baseline_record(baseline):
+    if baseline is None:
+        return None
+    return float(baseline) if np.isscalar(baseline) else [float(x) for x in baseline]
+
+
+def _row_intervals(est: RowEstimate, baseline, ddof, alpha, floor_mode) -> dict:
+    """95 % percentile intervals of μ, σ, S and each template's score over the bootstrap rows ``est.boot_scores``."""
+    boot = est.boot_scores
+    mu, sig, sh, degen = sharpe_matrix(boot, 0.0 if baseline is None else baseline, ddof, alpha, floor_mode, est.n_docs)
+    valid = np.isfinite(mu)
+    return {
+        "mean": percentile_ci(mu),
+        "std": percentile_ci(sig),
+        "sharpe": percentile_ci(sh) if baseline is not None else None,
+        "per_template": {t: percentile_ci(boot[:, j]) for j, t in enumerate(est.templates)},
+        "frac_degenerate": float(degen[valid].mean()) if valid.any() else None,
+    }
 
 
 def estimate(cm: CellMatrix, baseline: float | Sequence[float] | None, **kwargs) -> RowEstimate:
@@ -231,10 +234,10 @@ def estimate_population(
 
     ``cm``: the population's cell matrix, or one per question of a dataset made of questions (gold_news: a
     template's score is the mean over its questions, [QMEAN], as :func:`estimate_row` averages subtask groups).
-    The cell models are :func:`estimate_row`'s with the templates' axis values as ``covariates`` (T × p, see
-    :func:`axis_covariates`; template effects a_t ~ N(c + x_t·β, σ_a²)), fitted by Gibbs sampling
-    (:func:`fit_sampled`, :func:`sample_two_way`): the variance components carry their posterior uncertainty instead of
-    a Laplace mode, which shrank σ (docs/populations.md, the simulation study).
+    The cell models are :func:`estimate_row`'s (:func:`_sampled_row`) with the templates' axis values as
+    ``covariates`` (T × p, see :func:`axis_covariates`; template effects a_t ~ N(c + x_t·β, σ_a²)), fitted by Gibbs
+    sampling (:func:`fit_sampled`, :func:`sample_two_way`): the variance components carry their posterior
+    uncertainty instead of a Laplace mode, which shrank σ (docs/populations.md, the simulation study).
 
     Point estimates from ``draws`` posterior predictive draws of the full-data scores (every unobserved cell drawn,
     the observed ones kept): the template scores their posterior means, μ their mean, σ and S as
@@ -262,7 +265,15 @@ def estimate_population(
         est = estimate_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, keep_boot=True, draws=0)
         quantiles, full_run = np.quantile(est.scores, QUANTILE_LEVELS), None
     else:
-        est, full_run = _sampled_population(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws)
+        est, full_run = _sampled_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws)
+        if est.boot_scores is not None:
+            est.ci = {
+                "per_template": {t: percentile_ci(est.boot_scores[:, j]) for j, t in enumerate(est.templates)},
+                "B": int(n_boot),
+                "seed": int(seed),
+                "method": "document bootstrap; unobserved cells drawn from the sampled cell model's posterior on "
+                "every resample",
+            }
         quantiles = np.quantile(full_run, QUANTILE_LEVELS, axis=1).mean(1)
     out = est.as_dict()
     order = np.argsort(est.scores, kind="stable")
@@ -329,12 +340,12 @@ def _precision(record: dict) -> dict:
     return res
 
 
-def _sampled_population(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws):
-    """(RowEstimate, R × T posterior predictive draws of the full-data scores) of a sparse population: sampled cell
-    models; the bootstrap rows each draw the unobserved cells afresh from the posterior (no refit)."""
-    templates = groups[0].templates
-    if any(g.templates != templates for g in groups):
-        raise SparseError(f"{groups[0].name}: subtask groups have different templates")
+def _sampled_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws, name=""):
+    """(RowEstimate, R × T posterior predictive draws of the full-data scores) of a sparse row: cell models fitted
+    by Gibbs sampling (:func:`~.sampler.sampled_fitter`); point estimates from the draws (:func:`estimate_row`);
+    ``boot_scores``: the document bootstrap's rows, each with the unobserved cells drawn afresh from the posterior
+    (no refit)."""
+    templates = _templates(groups, name)
     fitter = sampled_fitter([seed])
     models = [cell_model(g, fitter) for g in groups]
     keys = sorted(set().union(*(g.docs for g in groups)), key=natural_key)
@@ -344,16 +355,12 @@ def _sampled_population(groups, baseline, ddof, alpha, floor_mode, n_boot, seed,
     chunk = max(1, min(100, 4_000_000 // max(len(keys) * len(templates) * width, 1)))
     rng = np.random.default_rng([seed, 1])
     n_pred = max(draws, 2)
-    pred = np.vstack(
-        [draw_scores(groups, models, None, min(chunk, n_pred - i), rng, False) for i in range(0, n_pred, chunk)]
-    )
+    pred = np.vstack([draw_scores(groups, models, None, min(chunk, n_pred - i), rng) for i in range(0, n_pred, chunk)])
     scores = pred.mean(0)
     st = predictive_stats(pred, scores, baseline, ddof, alpha, floor_mode, len(keys))
-    st["baseline"] = (
-        None if baseline is None else (float(baseline) if np.isscalar(baseline) else [float(x) for x in baseline])
-    )
+    st["baseline"] = _baseline_record(baseline)
     est = RowEstimate(
-        groups[0].name,
+        name or groups[0].name,
         list(templates),
         scores,
         np.mean([naive_scores(g) for g in groups], axis=0),
@@ -368,15 +375,8 @@ def _sampled_population(groups, baseline, ddof, alpha, floor_mode, n_boot, seed,
         boot = np.zeros((n_boot, len(templates)))
         for start in range(0, n_boot, chunk):
             w_all = multiplicities(di[start : start + chunk], len(keys))
-            boot[start : start + len(w_all)] = draw_scores(groups, models, w_all, len(w_all), rng, False, cols)
+            boot[start : start + len(w_all)] = draw_scores(groups, models, w_all, len(w_all), rng, cols)
         est.boot_scores = boot
-        est.ci = {
-            "per_template": {t: percentile_ci(boot[:, j]) for j, t in enumerate(templates)},
-            "B": int(n_boot),
-            "seed": int(seed),
-            "method": "document bootstrap; unobserved cells drawn from the sampled cell model's posterior on every "
-            "resample",
-        }
     return est, pred
 
 

@@ -589,6 +589,21 @@ def sample_two_class(
     return out
 
 
+def half_prior_variance(scale: float, df: float | None = None) -> float:
+    """Variance of a half-normal (``df`` None) or half-t(ν = ``df`` > 2) prior of scale A, the priors of the sds:
+    half-normal A²(1 − 2/π); half-t A²(ν/(ν − 2) − m²), m = E|t_ν| = 2√ν Γ((ν + 1)/2) / (√π (ν − 1) Γ(ν/2))
+    (ν = 3: A²(3 − 12/π²))."""
+    if df is None:
+        return scale**2 * (1 - 2 / math.pi)
+    m = 2 * math.sqrt(df) * math.gamma((df + 1) / 2) / (math.sqrt(math.pi) * (df - 1) * math.gamma(df / 2))
+    return scale**2 * (df / (df - 2) - m * m)
+
+
+def prior_contraction(chain: np.ndarray, prior_var: float) -> float:
+    """1 − Var(posterior draws)/Var(prior): near 1 the cells pin the scale, below ½ it rests mostly on the prior."""
+    return float(1 - np.var(chain) / prior_var)
+
+
 def effective_draws(chain: np.ndarray) -> float:
     """Effective sample size of a chain (initial positive sequence of autocorrelations, Geyer 1992)."""
     x = np.asarray(chain, dtype=float)
@@ -612,18 +627,16 @@ def effective_draws(chain: np.ndarray) -> float:
 class SampledFit(TwoWayFit):
     """A two-way model fitted by Gibbs sampling (:func:`sample_two_way`): ``a_draws`` (S × T, the template effects with the
     intercept), ``b_draws`` (S × D); ``a``/``b`` their posterior means (``c`` 0), ``tau``/``sigma_a``/``phi`` the
-    posterior means of the scales. :meth:`draw_eta` takes stored draws (no refit: a bootstrap over a sampled fit
-    draws the cells from the posterior instead)."""
+    posterior means of the scales. :meth:`draw_eta` takes stored draws (a bootstrap over a sampled fit draws the
+    cells from the posterior on every resample instead of refitting)."""
 
     a_draws: np.ndarray | None = None
     b_draws: np.ndarray | None = None
     broken_draws: np.ndarray | None = None  # S × T: the template is broken (never succeeds) in the draw
     sampler: dict = field(default_factory=dict)
 
-    def draw_eta(self, rng: np.random.Generator, n: int | None = None, index: np.ndarray | None = None) -> np.ndarray:
+    def draw_eta(self, rng: np.random.Generator, n: int, index: np.ndarray | None = None) -> np.ndarray:
         """η of ``n`` posterior draws (stored draws taken at random, or those of ``index``), n × T × D."""
-        if n is None:
-            raise ValueError("a sampled fit is not refitted per resample: draw n rows")
         idx = rng.integers(0, len(self.a_draws), n) if index is None else index
         eta = self.a_draws[idx][:, :, None] + self.b_draws[idx][:, None, :]
         if self.broken_draws is not None and self.broken_draws.any():
@@ -670,9 +683,8 @@ def fit_sampled(
         "effective_draws": {k: round(effective_draws(out[k]), 1) for k in ("sigma_a", "tau")},
         "template_effect_sd_interval": [float(v) for v in np.percentile(out["sigma_a"], [2.5, 97.5])],
         "doc_effect_sd_interval": [float(v) for v in np.percentile(out["tau"], [2.5, 97.5])],
-        "prior_contraction": {  # 1 − posterior variance / prior variance: how much the cells say about the scale
-            k: float(1 - np.var(out[k]) / ((PRIOR_SCALES[p] * scale) ** 2 * (1 - 2 / math.pi)))
-            for k, p in (("sigma_a", "sigma_a"), ("tau", "tau"))
+        "prior_contraction": {  # how much the cells say about each scale
+            k: prior_contraction(out[k], half_prior_variance(PRIOR_SCALES[k] * scale)) for k in ("sigma_a", "tau")
         },
     }
     if out["broken"].any():  # the templates with a posterior probability of being broken of at least 5 %
@@ -719,6 +731,8 @@ def fit_two_class(
     x = None if covariates is None else centred_covariates(covariates, t_n)[0]
     out = sample_two_class(y, m, sign, x, rng, settings or SamplerSettings())
     effective = {k: round(effective_draws(out[k]), 1) for k in ("bias_sd", "skill_sd")}
+    part_var = half_prior_variance(PRIOR_SCALES["sigma_a"] * TWO_CLASS_PART, TWO_CLASS_DF)
+    shared = {k: prior_contraction(out[k], part_var) for k in ("bias_sd", "skill_sd")}
     fits = []
     for k, cols in enumerate(classes):
         a, b = out["a"][k], out["b"][:, cols]
@@ -730,6 +744,10 @@ def fit_two_class(
             "skill_sd": float(out["skill_sd"].mean()),
             "template_effect_sd_interval": [float(v) for v in np.percentile(out["sigma_a"][:, k], [2.5, 97.5])],
             "doc_effect_sd_interval": [float(v) for v in np.percentile(out["tau"][:, k], [2.5, 97.5])],
+            "prior_contraction": {
+                **shared,
+                "tau": prior_contraction(out["tau"][:, k], half_prior_variance(PRIOR_SCALES["tau"])),
+            },
         }
         fits.append(
             SampledFit(
@@ -767,8 +785,8 @@ def sampled_fitter(seed) -> Callable:
     def two_class(correct, mask, classes, covariates=None):
         return fit_two_class(correct, mask, classes, covariates, rng())
 
-    def zero_inflated(y, mask, family, covariates=None):
-        return fit_sampled(y, mask, family, None, covariates, 0, rng(), broken=True)
+    def zero_inflated(y, mask, family, trials=None, covariates=None, strong=0):
+        return fit_sampled(y, mask, family, trials, covariates, strong, rng(), broken=True)
 
     fit.two_class = two_class
     fit.zero_inflated = zero_inflated

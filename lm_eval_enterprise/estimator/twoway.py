@@ -16,8 +16,8 @@ from scipy.special import expit
 
 @dataclass
 class TwoWayFit:
-    """η_td = c + a_t + b_d fitted on the observed cells; ``a`` B × T, ``c`` B, ``b`` B × D (B = 1 for a point fit,
-    B resamples for a weighted fit). ``prec``, ``hab``, ``hbb``: blocks of the negative Hessian at the optimum
+    """η_td = c + a_t + b_d fitted on the observed cells; ``a`` B × T, ``c`` B, ``b`` B × D (B = 1: one fit; the
+    Newton solver is batched over rows). ``prec``, ``hab``, ``hbb``: blocks of the negative Hessian at the optimum
     ((T+1) × (T+1) Schur complement of the template block [a, c], its cross terms with b, and b's diagonal), for
     Laplace draws of the parameters."""
 
@@ -50,29 +50,25 @@ class TwoWayFit:
             return self.constant * full
         return _mean(self.family, eta, trials, self.lo, self.hi)
 
-    def draw_eta(self, rng: np.random.Generator, n: int | None = None) -> np.ndarray:
-        """Linear predictors from the Laplace posterior: n draws of a point fit, or one per row of a weighted fit.
-        [a, c] ~ N(θ̂, prec⁻¹), then b_d | [a, c] ~ N(b̂_d − hab_d·Δ/hbb_d, 1/hbb_d)."""
-        rows = self.a.shape[0] if n is None else n
-        idx = np.arange(rows) if n is None else np.zeros(rows, dtype=int)
+    def draw_eta(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """n linear predictors (n × T × D) from the Laplace posterior: [a, c] ~ N(θ̂, prec⁻¹), then
+        b_d | [a, c] ~ N(b̂_d − hab_d·Δ/hbb_d, 1/hbb_d)."""
+        idx = np.zeros(n, dtype=int)
         if self.constant is not None or self.prec is None:
             return self.eta(self.a[idx], self.c[idx], self.b[idx])
         t_n = self.a.shape[1]
-        prec = self.prec[idx] if n is None else np.broadcast_to(self.prec[0], (rows,) + self.prec.shape[1:])
+        prec = np.broadcast_to(self.prec[0], (n,) + self.prec.shape[1:])
         try:
             chol = np.linalg.cholesky(prec)
         except np.linalg.LinAlgError:
             chol = np.linalg.cholesky(prec + 1e-9 * np.eye(t_n + 1))
-        z = rng.standard_normal((rows, t_n + 1))
+        z = rng.standard_normal((n, t_n + 1))
         delta = np.linalg.solve(np.swapaxes(chol, 1, 2), z[:, :, None])[:, :, 0]
         a = self.a[idx] + delta[:, :t_n]
         c = self.c[idx] + delta[:, t_n]
         hbb = self.hbb[idx]
-        shift = (
-            np.einsum("pd,bp->bd", self.hab[0], delta) if n is not None else np.einsum("bpd,bp->bd", self.hab, delta)
-        )
         sd = np.divide(1.0, np.sqrt(hbb), out=np.zeros_like(hbb), where=hbb > 0)
-        b = self.b[idx] - shift * sd**2 + rng.standard_normal(hbb.shape) * sd
+        b = self.b[idx] - np.einsum("pd,bp->bd", self.hab[0], delta) * sd**2 + rng.standard_normal(hbb.shape) * sd
         return self.eta(a, c, b)
 
 
@@ -173,9 +169,7 @@ def fit_two_way(
     trials: np.ndarray | None = None,
     tau: float | None = None,
     sigma_a: float | None = None,
-    weights: np.ndarray | None = None,
     phi: float | None = None,
-    start: TwoWayFit | None = None,
     em_iter: int = 300,
     covariates: np.ndarray | None = None,
     strong: int = 0,
@@ -187,8 +181,7 @@ def fit_two_way(
     ``gaussian`` (additive model; predictions clipped to the observed range, to [0, 1] when inside it).
     ``tau``/``sigma_a`` None: empirical Bayes by EM with the Laplace posterior variances (σ_a² ← mean_t(â_t² + V_tt),
     τ² ← mean_d(b̂_d² + V_dd); Gaussian family also φ ← (Σ residual² + Σ cell posterior variances)/N_obs).
-    ``weights`` (B × D): a batched fit of bootstrap resamples at fixed τ, σ_a and φ (``start``: warm start; its
-    prior mean of the template effects is kept).
+    ``tau``, ``sigma_a`` (and ``phi``) given: one fit at those values, no EM.
     ``covariates`` (T × p, e.g. :func:`axis_covariates` of a template population): the template effects get the
     prior a_t ~ N(x_t·β, σ_a²) (PromptEval's prompt features), β by EM with a ridge prior: the last ``strong``
     columns (the label-bias column of a classification fit) β_j ~ N(0, s²) (s = 1 on the link scale, the observed
@@ -204,26 +197,9 @@ def fit_two_way(
     t_n, d_n = y.shape
     lo, hi, scale = range_and_scale(y, m, family)
     bounds = (1e-2 * scale, 20.0 * scale)  # below 1 % of the scale an effect spread is immaterial (and EM crawls)
-    b_rows = 1 if weights is None else len(np.atleast_2d(weights))
     constant = constant_outcome(y, m, family, trials)
     if constant is not None:
-        return TwoWayFit(
-            family, np.zeros((b_rows, t_n)), np.zeros(b_rows), np.zeros((b_rows, d_n)), 0.0, 0.0, constant=constant
-        )
-    if weights is not None:
-        w = np.atleast_2d(np.asarray(weights, dtype=float))
-        if tau is None or sigma_a is None or (family == "gaussian" and phi is None):
-            raise ValueError("a weighted (bootstrap) fit needs fixed tau and sigma_a (and phi for gaussian)")
-        if start is not None:
-            a0, c0 = np.repeat(start.a, len(w), 0), np.repeat(start.c, len(w), 0)
-            b0 = np.repeat(start.b, len(w), 0) * (w > 0)
-        else:
-            a0, c0, b0 = np.zeros((len(w), t_n)), np.zeros(len(w)), np.zeros((len(w), d_n))
-        prior = start.a_mean if start is not None and start.a_mean is not None else np.zeros(t_n)
-        a, c, b, it, ok, (prec, hab, hbb) = _newton(
-            y, m, family, trials, w, 1 / tau**2, 1 / sigma_a**2, phi or 1.0, a0, c0, b0, a_mean=prior
-        )
-        return TwoWayFit(family, a, c, b, tau, sigma_a, phi or 1.0, prec, hab, hbb, it, ok, lo, hi, a_mean=prior)
+        return TwoWayFit(family, np.zeros((1, t_n)), np.zeros(1), np.zeros((1, d_n)), 0.0, 0.0, constant=constant)
     w = (m.sum(0) > 0).astype(float)[None, :]
     used = w[0] > 0
     n_obs = float(m.sum())
@@ -234,8 +210,6 @@ def fit_two_way(
     tau = tau if tau is not None else (scale if family == "gaussian" else 1.0)
     sigma_a = sigma_a if sigma_a is not None else (scale / 2 if family == "gaussian" else 0.5)
     a, c, b = np.zeros((1, t_n)), np.zeros(1), np.zeros((1, d_n))
-    if start is not None:
-        a, c, b = start.a.copy(), start.c.copy(), start.b.copy()
     total_it, ok = 0, True
     x, strong_cols = (None, None) if covariates is None else centred_covariates(covariates, t_n, strong)
     x = None if x is None or x.shape[1] == 0 else x

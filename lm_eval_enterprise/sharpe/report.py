@@ -553,7 +553,7 @@ def sparse_markdown(result: dict) -> str:
     lines += [
         "",
         f"baseline b: {', '.join(sorted({str(r['baseline_method']) for r in recs}))}; ddof "
-        f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the cell model refitted",
+        f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the unobserved cells drawn from the posterior",
     ]
     return "\n".join(lines) + "\n"
 

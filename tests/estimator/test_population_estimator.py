@@ -8,13 +8,12 @@ import pytest
 
 from lm_eval_enterprise.estimator import (
     CellMatrix,
-    TwoWayFit,
     axis_covariates,
     estimate,
     estimate_population,
-    fit_two_way,
+    plugin_scores,
 )
-from lm_eval_enterprise.estimator.twoway import centred_covariates
+from lm_eval_enterprise.estimator.twoway import _newton, centred_covariates
 from lm_eval_enterprise.harness.cellplan import runs_to_share
 
 
@@ -35,13 +34,13 @@ def test_prior_mean_of_the_template_effects_by_hand():
     Σ_t (y_t − c − a_t − b)²/2 + Σ_t (a_t − m_t)²/2 + b²/2 (c free) has b = 0, c = mean(y − m),
     a_t = (y_t − c + m_t)/2. m = 0: c = 0.5, a = ±0.25 (fitted 0.75 / 0.25); m = (0.5, −0.5): c = 0.5, a = ±0.5
     (fitted 1 / 0)."""
-    y, mask, w = np.array([[1.0], [0.0]]), np.ones((2, 1), bool), np.ones((1, 1))
+    y, mask, w = np.array([[1.0], [0.0]]), np.ones((2, 1)), np.ones((1, 1))
     for m, a_exp in (((0.0, 0.0), (0.25, -0.25)), ((0.5, -0.5), (0.5, -0.5))):
-        start = TwoWayFit("gaussian", np.zeros((1, 2)), np.zeros(1), np.zeros((1, 1)), 1.0, 1.0, a_mean=np.array(m))
-        f = fit_two_way(y, mask, "gaussian", tau=1.0, sigma_a=1.0, phi=1.0, weights=w, start=start)
-        assert f.c[0] == pytest.approx(0.5, abs=1e-5)
-        assert f.a[0] == pytest.approx(a_exp, abs=1e-5)
-        assert f.b[0, 0] == pytest.approx(0.0, abs=1e-5)
+        zeros = (np.zeros((1, 2)), np.zeros(1), np.zeros((1, 1)))
+        a, c, b, *_ = _newton(y, mask, "gaussian", None, w, 1.0, 1.0, 1.0, *zeros, a_mean=np.array(m))
+        assert c[0] == pytest.approx(0.5, abs=1e-5)
+        assert a[0] == pytest.approx(a_exp, abs=1e-5)
+        assert b[0, 0] == pytest.approx(0.0, abs=1e-5)
 
 
 def test_covariates_pull_a_sparse_template_towards_its_axis_group():
@@ -128,19 +127,21 @@ def test_questions_are_averaged_per_template_by_hand():
 def test_label_bias_carries_over_to_the_rare_class():
     """Binary F1 (positive class 0), 6 templates, 40 negative and 6 positive documents. Templates t1–t3 answer
     "positive" on every document, t4–t6 never (F1 = 2·6/(2·6 + 40 + 0) = 3/13 ≈ 0.231 and 0). Every negative cell is
-    observed, the positive cells only under t1, t2, t4, t5. Fitted apart (a sparse run's model: one fit per gold
-    class), t3 and t6 get the pooled positive-class accuracy (½: F1 2·3/(2·3 + 3) = 0.67 for t6); the population
-    estimator's two-class fit reads their accuracy on the positives from their answers on the negatives (a label
-    bias), with or without axis covariates (here one constant axis): t6 → near 0, t3 → near 3/13."""
+    observed, the positive cells only under t1, t2, t4, t5. Fitted apart (one Laplace fit per gold class), t3 and t6
+    get the pooled positive-class accuracy (½: F1 2·3/(2·3 + 3) = 0.67 for t6); the sampled two-class fit of a
+    sparse run and of a population reads their accuracy on the positives from their answers on the negatives (a
+    label bias), with or without axis covariates (here one constant axis): t6 → near 0, t3 → near 3/13."""
     gold = [1] * 40 + [0] * 6
     says_pos = np.array([1, 1, 1, 0, 0, 0], bool)
     pred = np.where(says_pos[:, None], 0, 1) * np.ones((6, 46))
     mask = np.ones((6, 46), bool)
     mask[[2, 5], 40:] = False
     cm = CellMatrix.from_labels(gold, pred, 2, "binary", mask=mask, positive=0)
-    apart = dict(zip(cm.templates, estimate(cm, 0.0, n_boot=0).scores))
+    apart = dict(zip(cm.templates, plugin_scores(cm)))
     assert apart["t6"] > 0.5
+    sparse = dict(zip(cm.templates, estimate(cm, 0.0, n_boot=0).scores))
     for covariates in (None, axis_covariates([{"a": "x"}] * 6)):
         joint = estimate_population(cm, 0.0, covariates=covariates, n_boot=0)["scores"]
-        assert joint["t6"] < 0.05 and abs(joint["t3"] - 3 / 13) < 0.01
-        assert joint["t1"] == pytest.approx(3 / 13) and joint["t4"] == 0.0  # observed throughout
+        for s in (joint, sparse):
+            assert s["t6"] < 0.05 and abs(s["t3"] - 3 / 13) < 0.01
+            assert s["t1"] == pytest.approx(3 / 13) and s["t4"] == 0.0  # observed throughout

@@ -366,6 +366,12 @@ def test_two_class_fit_recovers_opposite_label_bias():
     assert np.corrcoef(fits[0].a[0], fits[1].a[0])[0, 1] < -0.3
     info = fits[0].sampler
     assert info["label_bias_sd"] > info["skill_sd"]
+    # how much the cells say about each scale, shared parts alike in both classes' records
+    for f in fits:
+        pc = f.sampler["prior_contraction"]
+        assert set(pc) == {"bias_sd", "skill_sd", "tau"} and all(v <= 1 for v in pc.values())
+        assert pc["bias_sd"] == info["prior_contraction"]["bias_sd"]
+    assert info["prior_contraction"]["bias_sd"] > 0.5  # 40 templates × 4 cells per document pin the bias sd
     assert fits[0].b_draws.shape[1] == len(classes[0]) and fits[1].b_draws.shape[1] == len(classes[1])
 
 
@@ -390,8 +396,8 @@ def test_two_class_draws_share_their_index():
 
 
 def test_binary_classification_population_uses_the_two_class_fit():
-    """The population estimator's classification model fits a binary task's two gold classes in one chain (the
-    sampled fitter offers it) and a sparse run's Laplace fit keeps one fit per class."""
+    """The sampled fitter's classification model (a population's, a sparse run's) fits a binary task's two gold
+    classes in one chain; the Laplace fitter keeps one fit per class."""
     from lm_eval_enterprise.estimator.cellmodels import cell_model
     from lm_eval_enterprise.estimator.sampler import sampled_fitter
 
@@ -402,3 +408,47 @@ def test_binary_classification_population_uses_the_two_class_fit():
     joint = cell_model(cm, sampled_fitter([0]))
     assert joint.joint and joint.fit[0].sampler["model"].startswith("two-class")
     assert not cell_model(cm).joint
+
+
+def test_classes_are_zero_inflated_without_template_covariates():
+    """Macro F1 over 3 classes, 4 templates, 30 documents (10 per class), half the cells observed (template t
+    sees the documents d with (t + d) even). t1 answers class 0 on every document, so it is never right on classes
+    1 and 2; t2–t4 are right on every document but those with d % 5 == t (wrong: class (gold + 1) % 3). Without
+    template covariates (a sparse run) each class's correctness fit is zero-inflated: t1 is broken on classes 1 and
+    2 with a posterior probability above ½, and its score is its exact full-data macro F1 (precision 10/30 on
+    class 0, recall 1: F1 ½ there, 0 elsewhere, 1/6) within 0.02, as every unobserved cell of it is imputed wrong on
+    those classes. With covariates (a population's axis values) the per-class fits stay plain (no broken
+    templates): there the template's label bias is a covariate instead."""
+    from lm_eval_enterprise.estimator import estimate
+    from lm_eval_enterprise.estimator.cellmodels import cell_model
+    from lm_eval_enterprise.estimator.sampler import sampled_fitter
+
+    t_n, d_n = 4, 30
+    gold = np.arange(d_n) // 10
+    pred = np.tile(gold, (t_n, 1))
+    pred[0] = 0
+    for t in range(1, t_n):
+        wrong = np.arange(d_n) % 5 == t
+        pred[t, wrong] = (gold[wrong] + 1) % 3
+    mask = (np.arange(t_n)[:, None] + np.arange(d_n)[None, :]) % 2 == 0
+    cm = CellMatrix.from_labels(gold, pred, 3, "macro", mask=mask)
+    classes = cell_model(cm, sampled_fitter([0])).describe()["classes"]
+    assert [c["sampler"].get("broken_probability", {}).get("t1", 0) > 0.5 for c in classes] == [False, True, True]
+    assert estimate(cm, 0.0, n_boot=0).scores[0] == pytest.approx(1 / 6, abs=0.02)
+    cm.covariates = axis_covariates([{"a": "x"}, {"a": "x"}, {"a": "y"}, {"a": "y"}])
+    plain = cell_model(cm, sampled_fitter([0])).describe()["classes"]
+    assert not any("broken_probability" in c["sampler"] for c in plain)
+
+
+def test_prior_variances_of_the_scale_priors_by_hand():
+    """Half-normal of scale 2: 4·(1 − 2/π) = 1.453521; half-t(3) of scale ½: E t² = 3, E|t| = 2√3/π = 1.102658, so
+    ¼·(3 − 12/π²) = ¼·1.784146 = 0.446037 (E|t₃| checked on 400,000 draws within 1 %; their variance converges
+    too slowly: E t⁴ is infinite). The contraction of a chain with the prior's variance is 0, of a constant chain 1."""
+    from lm_eval_enterprise.estimator.sampler import half_prior_variance, prior_contraction
+
+    assert half_prior_variance(2.0) == pytest.approx(1.453521, abs=1e-6)
+    assert half_prior_variance(0.5, 3) == pytest.approx(0.446037, abs=1e-6)
+    assert np.abs(np.random.default_rng(0).standard_t(3, 400_000)).mean() == pytest.approx(1.102658, rel=0.01)
+    chain = np.array([1.0, 3.0])  # variance 1
+    assert prior_contraction(chain, 1.0) == 0.0 and prior_contraction(np.ones(5), 1.0) == 1.0
+    assert prior_contraction(chain, 4.0) == 0.75
