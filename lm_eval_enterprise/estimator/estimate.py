@@ -71,6 +71,7 @@ class RowEstimate:
             "baseline": st.get("baseline"),
             "ci": self.ci,
             "models": self.models,
+            "likely_broken": likely_broken(self.models),
         }
 
 
@@ -403,9 +404,8 @@ def _information(est: RowEstimate, full_run: np.ndarray, pop: dict, stat_args: t
     """What the estimate rests on: per statistic the share of its population interval's width owed to the
     unobserved cells ((full-run width / population width)², about the share of the variance), and per fitted
     variance component the prior contraction 1 − Var(posterior)/Var(prior) (near 1: the cells pin it; below 0.5:
-    it rests mostly on the prior) — ``rests_on_prior`` lists those below 0.5; ``likely_broken``: the templates of a
-    0/1 metric whose posterior probability of being broken — never right, :func:`~.sampler._broken_step` — is at
-    least ½, with that probability."""
+    it rests mostly on the prior) — ``rests_on_prior`` lists those below 0.5. (The templates likely broken are in
+    the row's own record, :func:`likely_broken`.)"""
     full = _stat_intervals(full_run, *stat_args)
 
     def share(k):
@@ -414,12 +414,9 @@ def _information(est: RowEstimate, full_run: np.ndarray, pop: dict, stat_args: t
             return None
         return float(min(1.0, ((a[1] - a[0]) / (b[1] - b[0])) ** 2))
 
-    contraction, weak, broken = {}, [], {}
+    contraction, weak = {}, []
     for i, m in enumerate(est.models):
         for j, f in enumerate(m.get("classes") or [m]):
-            broken.update(
-                (t, p) for t, p in ((f.get("sampler") or {}).get("broken_probability") or {}).items() if p >= 0.5
-            )
             c = (f.get("sampler") or {}).get("prior_contraction") or {}
             for k, v in c.items():
                 name = f"fit{i + 1}" + (f".class{j + 1}" if "classes" in m else "") + f".{k}"
@@ -430,5 +427,21 @@ def _information(est: RowEstimate, full_run: np.ndarray, pop: dict, stat_args: t
         "imputation_share": {k: share(k) for k in ("mean", "std", "sharpe")},
         "prior_contraction": contraction,
         "rests_on_prior": weak,
-        "likely_broken": broken,
     }
+
+
+LIKELY_BROKEN = 0.5  # posterior probability from which a template is reported as likely broken
+
+
+def likely_broken(models: list[dict]) -> dict[str, float]:
+    """The templates whose posterior probability of being broken — never right, :func:`~.sampler._broken_step` —
+    is at least :data:`LIKELY_BROKEN` in some zero-inflated fit of the cell models' records (``describe()``: the 0/1
+    values, a gold class's correctness, an entity slot's hits), with the largest such probability."""
+    out: dict[str, float] = {}
+    for m in models:
+        parts = m.get("classes") or [f for slot in m.get("slots") or [] for f in slot.values() if f] or [m]
+        for f in parts:
+            for t, p in ((f.get("sampler") or {}).get("broken_probability") or {}).items():
+                if p >= LIKELY_BROKEN:
+                    out[t] = max(p, out.get(t, 0.0))
+    return out

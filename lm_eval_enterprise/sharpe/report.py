@@ -533,8 +533,8 @@ def sparse_markdown(result: dict) -> str:
     recs = result["records"]
     shares = sorted({round(r["share"], 4) for r in recs})
     lines = [
-        "ESTIMATES from a sparse design (model-based plug-in; observed cells kept, missing cells imputed by a "
-        "template + document effect model) — share of (template, document) cells observed: "
+        "ESTIMATES from a sparse design (model-based: observed cells kept, missing cells drawn from the posterior "
+        "of a template + document effect model) — share of (template, document) cells observed: "
         + ", ".join(f"{s:.1%}" for s in shares),
         "",
     ]
@@ -555,6 +555,13 @@ def sparse_markdown(result: dict) -> str:
         f"baseline b: {', '.join(sorted({str(r['baseline_method']) for r in recs}))}; ddof "
         f"{recs[0]['ddof'] if recs else ''}; intervals: document bootstrap with the unobserved cells drawn from the posterior",
     ]
+    broken = [r for r in recs if r.get("likely_broken")]
+    if broken:
+        lines += ["", "likely broken (never right on the metric or on one of its gold classes or entity slots):"]
+        lines += [
+            f"* {r['model']} {r['name']}: " + ", ".join(f"{t} ({p:.0%})" for t, p in r["likely_broken"].items())
+            for r in broken
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -612,7 +619,7 @@ def _precision_line(r: dict) -> str:
         parts.append(f"{names.get(stat, stat)} ±{_f(p['half_width'])}{run} (target ±{p['target']:g}: {verdict})")
     rests = (r.get("information") or {}).get("rests_on_prior") or []
     prior = f"; resting mostly on the prior: {', '.join(rests)}" if rests else ""
-    broken = (r.get("information") or {}).get("likely_broken") or {}
+    broken = r.get("likely_broken") or {}
     if broken:
         prior += "; likely broken (never right): " + ", ".join(f"{t} ({p:.0%})" for t, p in broken.items())
     return f"* {r['model']} {r['group']}: " + "; ".join(parts) + prior

@@ -168,13 +168,13 @@ def test_broken_templates_are_found_and_imputed_as_failures():
     broken = np.isneginf(eta[:, :3, 0])
     assert broken.mean() > 0.9 and np.all(p[:, :3][broken] == 0.0)
     assert np.isfinite(eta[:, 3:]).all()
-    # off by default: the per-class fits of a classification call fit_sampled without it (a template never right
-    # on one class is label bias there, not breakage)
+    # off by default: a population's per-class fits, with template covariates, call fit_sampled without it (a
+    # template never right on one class is label bias there, a covariate)
     assert "broken_probability" not in fit_sampled(y, mask, "binomial", rng=np.random.default_rng(0)).sampler
     # a population of 0/1 values uses it; the record and the report name the broken templates
     cm = CellMatrix.from_values(y, mask, templates=[f"p{t:02d}" for t in range(t_n)], name="g")
     rec = estimate_population(cm, 0.2, n_boot=20, seed=0, draws=20)
-    broken_named = rec["information"]["likely_broken"]
+    broken_named = rec["likely_broken"]
     assert set(broken_named) == {"p00", "p01", "p02"} and min(broken_named.values()) > 0.9
     line = _precision_line({**rec, "model": "m", "group": "g"})
     assert "likely broken (never right): p00 (" in line
@@ -452,3 +452,26 @@ def test_prior_variances_of_the_scale_priors_by_hand():
     chain = np.array([1.0, 3.0])  # variance 1
     assert prior_contraction(chain, 1.0) == 0.0 and prior_contraction(np.ones(5), 1.0) == 1.0
     assert prior_contraction(chain, 4.0) == 0.75
+
+
+def test_a_sparse_run_names_its_broken_templates():
+    """A sparse run (no template covariates) of 0/1 values in which template p00 fails on each of its observed
+    cells, 10 templates × 300 documents at 2 templates per document: the row's record lists it as likely broken
+    and the sparse report names it; the working templates are not listed."""
+    from lm_eval_enterprise.estimator import estimate
+    from lm_eval_enterprise.sharpe.report import sparse_markdown
+
+    rng = np.random.default_rng(3)
+    t_n, d_n = 10, 300
+    a, b = rng.normal(0, 0.5, t_n), rng.normal(0, 1.0, d_n)
+    y = (rng.random((t_n, d_n)) < 1 / (1 + np.exp(-(0.8 + a[:, None] + b[None, :])))).astype(float)
+    y[0] = 0.0
+    mask = np.zeros((t_n, d_n), bool)
+    for d in range(d_n):
+        mask[rng.choice(t_n, 2, replace=False), d] = True
+    cm = CellMatrix.from_values(y, mask, templates=[f"p{t:02d}" for t in range(t_n)], name="g")
+    rec = estimate(cm, 0.2, n_boot=0).as_dict()
+    assert set(rec["likely_broken"]) == {"p00"} and rec["likely_broken"]["p00"] > 0.9
+    rec.update(model="m", metric="accuracy", baseline_method="chance", ddof=1)
+    text = sparse_markdown({"records": [rec]})
+    assert "* m g: p00 (" in text and "likely broken" in text
