@@ -133,14 +133,7 @@ def estimate_row(
         est, pred = _sampled_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws, name)
         est.pred_draws = pred if keep_boot else None
         if est.boot_scores is not None:
-            est.ci = {
-                **_row_intervals(est, baseline, ddof, alpha, floor_mode),
-                "B": int(n_boot),
-                "seed": int(seed),
-                "resample_templates": False,
-                "method": "document bootstrap; unobserved cells drawn from the sampled cell model's posterior on "
-                "every resample",
-            }
+            est.ci = {**est.ci, **_row_intervals(est, baseline, ddof, alpha, floor_mode), "resample_templates": False}
             if not keep_boot:
                 est.boot_scores = None
         return est
@@ -267,14 +260,6 @@ def estimate_population(
         quantiles, full_run = np.quantile(est.scores, QUANTILE_LEVELS), None
     else:
         est, full_run = _sampled_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws)
-        if est.boot_scores is not None:
-            est.ci = {
-                "per_template": {t: percentile_ci(est.boot_scores[:, j]) for j, t in enumerate(est.templates)},
-                "B": int(n_boot),
-                "seed": int(seed),
-                "method": "document bootstrap; unobserved cells drawn from the sampled cell model's posterior on "
-                "every resample",
-            }
         quantiles = np.quantile(full_run, QUANTILE_LEVELS, axis=1).mean(1)
     out = est.as_dict()
     order = np.argsort(est.scores, kind="stable")
@@ -345,7 +330,7 @@ def _sampled_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws,
     """(RowEstimate, R × T posterior predictive draws of the full-data scores) of a sparse row: cell models fitted
     by Gibbs sampling (:func:`~.sampler.sampled_fitter`); point estimates from the draws (:func:`estimate_row`);
     ``boot_scores``: the document bootstrap's rows, each with the unobserved cells drawn afresh from the posterior
-    (no refit)."""
+    (no refit), and ``ci`` their per-template intervals and method."""
     templates = _templates(groups, name)
     fitter = sampled_fitter([seed])
     models = [cell_model(g, fitter) for g in groups]
@@ -378,6 +363,13 @@ def _sampled_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws,
             w_all = multiplicities(di[start : start + chunk], len(keys))
             boot[start : start + len(w_all)] = draw_scores(groups, models, w_all, len(w_all), rng, cols)
         est.boot_scores = boot
+        est.ci = {
+            "per_template": {t: percentile_ci(boot[:, j]) for j, t in enumerate(templates)},
+            "B": int(n_boot),
+            "seed": int(seed),
+            "method": "document bootstrap; unobserved cells drawn from the sampled cell model's posterior on every "
+            "resample",
+        }
     return est, pred
 
 
@@ -435,13 +427,19 @@ LIKELY_BROKEN = 0.5  # posterior probability from which a template is reported a
 
 def likely_broken(models: list[dict]) -> dict[str, float]:
     """The templates whose posterior probability of being broken — never right, :func:`~.sampler._broken_step` —
-    is at least :data:`LIKELY_BROKEN` in some zero-inflated fit of the cell models' records (``describe()``: the 0/1
-    values, a gold class's correctness, an entity slot's hits), with the largest such probability."""
+    is at least :data:`LIKELY_BROKEN` in a zero-inflated fit of the cell models' records (``describe()``), with that
+    probability: keyed by the template for the 0/1 values, "t (class j)" for gold class j's correctness, "t (slot
+    j hits)" for entity slot j's hits (the largest probability if several records hold the same key)."""
     out: dict[str, float] = {}
     for m in models:
-        parts = m.get("classes") or [f for slot in m.get("slots") or [] for f in slot.values() if f] or [m]
-        for f in parts:
+        if "classes" in m:
+            parts = [(f" (class {j + 1})", f) for j, f in enumerate(m["classes"])]
+        elif "slots" in m:
+            parts = [(f" (slot {j + 1} hits)", s["hits"]) for j, s in enumerate(m["slots"]) if s.get("hits")]
+        else:
+            parts = [("", m)]
+        for suffix, f in parts:
             for t, p in ((f.get("sampler") or {}).get("broken_probability") or {}).items():
                 if p >= LIKELY_BROKEN:
-                    out[t] = max(p, out.get(t, 0.0))
+                    out[t + suffix] = max(p, out.get(t + suffix, 0.0))
     return out

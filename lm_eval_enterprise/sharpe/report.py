@@ -528,6 +528,11 @@ def _ci(ci, fmt: str = ".3f") -> str:
     return "" if not ci else f" [{_f(ci[0], fmt)}, {_f(ci[1], fmt)}]"
 
 
+def _broken_templates(broken: dict[str, float]) -> str:
+    """A record's ``likely_broken`` as "t1 (97%), t4 (class 2) (60%)"."""
+    return ", ".join(f"{t} ({p:.0%})" for t, p in broken.items())
+
+
 def sparse_markdown(result: dict) -> str:
     """The estimates of a sparse run: one line per model × dataset row."""
     recs = result["records"]
@@ -558,10 +563,7 @@ def sparse_markdown(result: dict) -> str:
     broken = [r for r in recs if r.get("likely_broken")]
     if broken:
         lines += ["", "likely broken (never right on the metric or on one of its gold classes or entity slots):"]
-        lines += [
-            f"* {r['model']} {r['name']}: " + ", ".join(f"{t} ({p:.0%})" for t, p in r["likely_broken"].items())
-            for r in broken
-        ]
+        lines += [f"* {r['model']} {r['name']}: {_broken_templates(r['likely_broken'])}" for r in broken]
     return "\n".join(lines) + "\n"
 
 
@@ -621,7 +623,7 @@ def _precision_line(r: dict) -> str:
     prior = f"; resting mostly on the prior: {', '.join(rests)}" if rests else ""
     broken = r.get("likely_broken") or {}
     if broken:
-        prior += "; likely broken (never right): " + ", ".join(f"{t} ({p:.0%})" for t, p in broken.items())
+        prior += f"; likely broken (never right): {_broken_templates(broken)}"
     return f"* {r['model']} {r['group']}: " + "; ".join(parts) + prior
 
 

@@ -434,7 +434,9 @@ def test_classes_are_zero_inflated_without_template_covariates():
     cm = CellMatrix.from_labels(gold, pred, 3, "macro", mask=mask)
     classes = cell_model(cm, sampled_fitter([0])).describe()["classes"]
     assert [c["sampler"].get("broken_probability", {}).get("t1", 0) > 0.5 for c in classes] == [False, True, True]
-    assert estimate(cm, 0.0, n_boot=0).scores[0] == pytest.approx(1 / 6, abs=0.02)
+    sparse = estimate(cm, 0.0, n_boot=0)
+    assert sparse.scores[0] == pytest.approx(1 / 6, abs=0.02)
+    assert set(sparse.as_dict()["likely_broken"]) == {"t1 (class 2)", "t1 (class 3)"}  # named per gold class
     cm.covariates = axis_covariates([{"a": "x"}, {"a": "x"}, {"a": "y"}, {"a": "y"}])
     plain = cell_model(cm, sampled_fitter([0])).describe()["classes"]
     assert not any("broken_probability" in c["sampler"] for c in plain)
