@@ -48,7 +48,7 @@ import sys
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -117,6 +117,15 @@ AXIS_WEIGHT = {  # relative importance of the grammar's axes in the truths' axis
     "lead": 1.0,
 }
 INTERACTIONS = (("body", "lead"), ("labels", "casing"))
+
+
+def truth_named(name: str) -> Truth:
+    """A truth of :data:`TRUTHS` by name, or one with another document sd: "additive@doc_sd=0.5" (``--doc-sd``).
+    The variant keeps its base truth's name, so its instances draw the same templates and standard normal
+    document effects as the base truth's, only scaled: a paired comparison."""
+    base, _, sd = name.partition("@doc_sd=")
+    truth = TRUTHS[base]
+    return replace(truth, doc_sd=float(sd)) if sd else truth
 
 
 # ============================================================================================ truths
@@ -332,7 +341,7 @@ def estimate(cm, axes: list[dict], base: float, n_boot: int | None) -> dict:
 def one_case(job: tuple) -> dict:
     """Estimate one (truth, T, D, budget, seed) and compare with the dense and population values."""
     truth_name, t_n, d_n, runs, seed, n_boot = job
-    truth = TRUTHS[truth_name]
+    truth = truth_named(truth_name)
     axes, full, base, dense = instance(truth, t_n, d_n, seed)
     pop = population_values(truth, d_n)
     cm = full.subset(sparse_design(full, runs, seed))
@@ -469,6 +478,14 @@ def main(argv=None) -> int:
     ap.add_argument("--scaling", action="store_true", help="also T 30 and 100 at D 400")
     ap.add_argument("--budgets", nargs="*", type=int, default=list(BUDGETS), help="single-template runs")
     ap.add_argument("--dense", action="store_true", help="also the dense design (every cell)")
+    ap.add_argument(
+        "--doc-sd",
+        nargs="*",
+        type=float,
+        default=[],
+        help="also each truth with these document sds (logit scale; not doc_mixture): the sd the design identifies "
+        "only with two or more cells per document",
+    )
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--boot", type=int, default=None, help="bootstrap size (default: the Sharpe tool's)")
     ap.add_argument("--workers", type=int, default=2, help="processes (at most 2)")
@@ -480,7 +497,8 @@ def main(argv=None) -> int:
     budgets, seeds = args.budgets, args.seeds
     if args.quick:
         sizes, budgets, seeds = [(50, 400)], [2], min(seeds, 12)
-    job_list = jobs(args.truths, sizes, budgets, seeds, args.boot, args.dense)
+    names = list(args.truths) + [f"{t}@doc_sd={sd:g}" for t in args.truths if t != "doc_mixture" for sd in args.doc_sd]
+    job_list = jobs(names, sizes, budgets, seeds, args.boot, args.dense)
     t0, c0 = time.time(), time.process_time()
     results = run_all(job_list, max(1, min(args.workers, 2)))
     agg = aggregate(results)
