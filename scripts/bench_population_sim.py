@@ -23,6 +23,11 @@ document's difficulty b_d; the cell is correct with probability logistic(c + a_t
   "positive" has logit l_t ± Δ_t + b_d (label bias l_t additive in the axes, discrimination Δ_t per template);
 * ``rouge`` — a continuous metric in [0, 1] (clipped additive model), the estimator's non-binary path.
 
+``--doc-sd`` adds each truth with other document sds ("additive@doc_sd=0.5"; the same templates and standard
+normal document effects, scaled): at one run's budget each document has one observed cell, which cannot tell how
+much documents differ, so the estimates there rest on the prior of that spread and the bench checks them over a
+range of truths.
+
 **Reference values.** *Dense*: the statistics of the instance's full matrix (what a full run of these templates on
 these documents gives). *Population*: the grammar's template distribution on fresh samples of D documents:
 μ = E s_t, σ² = E_docs Var_t(s_t | docs), the quantiles E_docs q_p(s_t | docs), S = (μ − b)/σ — Monte Carlo with
