@@ -295,7 +295,7 @@ class _ClassificationModel(_CellModel):
         rows = n if n is not None else fits[0].a.shape[0]
         p = np.empty((rows,) + self.m.shape)
         if self.joint and mode == "draw":  # one posterior draw of both classes' effects per row
-            index = rng.integers(0, len(fits[0].a_draws), n)
+            index = fits[0].draw_index(rng, n)
             for f, c in zip(fits, self.classes):
                 p[:, :, c] = f.mean(eta=f.draw_eta(rng, n, index))
         else:

@@ -634,10 +634,18 @@ class SampledFit(TwoWayFit):
     b_draws: np.ndarray | None = None
     broken_draws: np.ndarray | None = None  # S × T: the template is broken (never succeeds) in the draw
     sampler: dict = field(default_factory=dict)
+    tau_draws: np.ndarray | None = None  # S: the document effects' sd in each draw
+    pool: np.ndarray | None = None  # the stored draws that :meth:`draw_index` takes from (None: all)
+
+    def draw_index(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` stored draws taken at random (from ``pool`` when set)."""
+        if self.pool is None:
+            return rng.integers(0, len(self.a_draws), n)
+        return self.pool[rng.integers(0, len(self.pool), n)]
 
     def draw_eta(self, rng: np.random.Generator, n: int, index: np.ndarray | None = None) -> np.ndarray:
-        """η of ``n`` posterior draws (stored draws taken at random, or those of ``index``), n × T × D."""
-        idx = rng.integers(0, len(self.a_draws), n) if index is None else index
+        """η of ``n`` posterior draws (:meth:`draw_index`, or those of ``index``), n × T × D."""
+        idx = self.draw_index(rng, n) if index is None else index
         eta = self.a_draws[idx][:, :, None] + self.b_draws[idx][:, None, :]
         if self.broken_draws is not None and self.broken_draws.any():
             eta[self.broken_draws[idx]] = -np.inf  # a broken template's cells never succeed
@@ -706,6 +714,7 @@ def fit_sampled(
         b_draws=b,
         broken_draws=out["broken"] if out["broken"].any() else None,
         sampler=info,
+        tau_draws=out["tau"],
     )
 
 
@@ -765,6 +774,7 @@ def fit_two_class(
                 a_draws=a,
                 b_draws=b,
                 sampler=info,
+                tau_draws=out["tau"][:, k],
             )
         )
     return fits

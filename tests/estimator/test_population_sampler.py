@@ -283,6 +283,19 @@ def test_bench_case_compares_with_the_dense_and_population_values():
     assert row["n"] == 1 and row["std_bias"] == pytest.approx(case["est"]["std"] - case["dense"]["std"])
 
 
+def test_bench_truth_with_another_document_sd_is_paired_with_its_base():
+    """``--doc-sd``: "additive@doc_sd=0.5" is the additive truth with its document effects scaled from sd 1.5 to
+    0.5 — the same standard normal draws (a paired comparison) — and its cases are labelled by that name."""
+    bench = _bench()
+    base, variant = bench.TRUTHS["additive"], bench.truth_named("additive@doc_sd=0.5")
+    assert variant.doc_sd == 0.5 and variant.name == base.name and bench.truth_named("additive") is base
+    b0 = bench.draw_documents(base, 7, np.random.default_rng(5))
+    b1 = bench.draw_documents(variant, 7, np.random.default_rng(5))
+    assert np.allclose(b1, b0 / 3)
+    case = bench.one_case(("additive@doc_sd=0.5", 10, 40, 2, 0, 0))
+    assert case["truth"] == "additive@doc_sd=0.5" and "additive@doc_sd=0.5|10|40|2" in bench.aggregate([case])
+
+
 def test_plan_from_guesses_by_hand():
     """σ's sampling half-width at T templates is z·σ/sqrt(2(T − 1)): 1.96·0.1/sqrt(98) = 0.0198 at T = 50, so
     ±0.02 on σ is out of reach of 49 templates or fewer, and a target of 0.01 needs about 4× the templates."""
@@ -477,3 +490,62 @@ def test_a_sparse_run_names_its_broken_templates():
     rec.update(model="m", metric="accuracy", baseline_method="chance", ddof=1)
     text = sparse_markdown({"records": [rec]})
     assert "* m g: p00 (" in text and "likely broken" in text
+
+
+def test_draw_index_takes_from_the_pool_or_from_every_draw():
+    """Without a pool a fit takes its stored draws as the generator's integers over the whole chain (the draws of
+    every estimate before pools existed); with one, only the pool's draws."""
+    f = SampledFit("binomial", np.zeros((1, 2)), np.zeros(1), np.zeros((1, 3)), 1.0, 1.0)
+    f.a_draws, f.b_draws = np.zeros((10, 2)), np.zeros((10, 3))
+    assert np.array_equal(f.draw_index(np.random.default_rng(4), 50), np.random.default_rng(4).integers(0, 10, 50))
+    f.pool = np.array([2, 7])
+    assert set(f.draw_index(np.random.default_rng(4), 200).tolist()) == {2, 7}
+
+
+def test_envelope_of_two_interval_records_by_hand():
+    """Each interval widened to contain the other's; a statistic without an interval in either stays as it is."""
+    from lm_eval_enterprise.estimator.estimate import _envelope
+
+    a = {"mean": [0.40, 0.50], "std": [0.10, 0.20], "sharpe": None, "quantiles": [[0.1, 0.2], None], "frac": 0.0}
+    b = {"mean": [0.42, 0.55], "std": [0.05, 0.15], "sharpe": [1.0, 2.0], "quantiles": [[0.0, 0.15], [0.3, 0.4]]}
+    out = _envelope(a, b)
+    assert out["mean"] == [0.40, 0.55] and out["std"] == [0.05, 0.20]
+    assert out["sharpe"] is None and out["quantiles"] == [[0.0, 0.2], None] and out["frac"] == 0.0
+
+
+def test_full_run_interval_holds_over_an_unidentified_document_sd():
+    """One cell per document (one run): how alike a document's cells are (τ) is not in the cells, τ rests on its
+    prior, and the full-run interval is the envelope of the posterior predictive's and of the predictive from the
+    draws with the lowest third of τ; those draws' τ are all below the others'. With four cells per document τ is
+    identified (prior contraction above ½) and the full-run interval is the posterior predictive's alone."""
+    from lm_eval_enterprise.estimator.cellmodels import cell_model
+    from lm_eval_enterprise.estimator.estimate import _low_tau_draws
+    from lm_eval_enterprise.estimator.sampler import sampled_fitter
+
+    bench = _bench()
+    axes, full, base, _ = bench.instance(bench.TRUTHS["additive"], 30, 100, 0)
+    x = axis_covariates(axes)
+    one = full.subset(bench.sparse_design(full, 1, 0))
+    est = estimate_population(one, base, covariates=x, n_boot=20, seed=0)
+    assert est["information"]["prior_contraction"]["fit1.tau"] < 0.5
+    assert "lowest 33% of the document sds" in est["ci_full_run"]["method"]
+    one.covariates = x
+    model = cell_model(one, sampled_fitter([0]))
+    fit = model.fit
+    seen = []
+    draw_index = fit.draw_index
+
+    def spy(rng, n):
+        idx = draw_index(rng, n)
+        seen.append(idx)
+        return idx
+
+    fit.draw_index = spy
+    low = _low_tau_draws([one], [model], 40, 40, np.random.default_rng(0))
+    assert low.shape == (40, 30) and fit.pool is None  # the pool is cleared after use
+    taken = np.concatenate(seen)
+    assert fit.tau_draws[taken].max() <= np.quantile(fit.tau_draws, 1 / 3) + 1e-12
+    four = full.subset(bench.sparse_design(full, 4, 0))
+    est4 = estimate_population(four, base, covariates=x, n_boot=20, seed=0)
+    assert est4["information"]["prior_contraction"]["fit1.tau"] > 0.5
+    assert "document sds" not in est4["ci_full_run"]["method"]
