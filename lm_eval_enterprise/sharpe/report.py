@@ -533,6 +533,17 @@ def _broken_templates(broken: dict[str, float]) -> str:
     return ", ".join(f"{t} ({p:.0%})" for t, p in broken.items())
 
 
+COMPONENT_NAMES = {"tau": "document sd", "sigma_a": "template sd", "bias_sd": "label-bias sd", "skill_sd": "skill sd"}
+
+
+def _component(key: str) -> str:
+    """A variance component of ``information.prior_contraction`` in words: "fit1.class2.tau" → "document sd (fit 1,
+    class 2)"."""
+    *where, name = key.split(".")
+    parts = [w.replace("fit", "fit ", 1).replace("class", "class ", 1) for w in where]
+    return f"{COMPONENT_NAMES.get(name, name)} ({', '.join(parts)})" if parts else COMPONENT_NAMES.get(name, name)
+
+
 def sparse_markdown(result: dict) -> str:
     """The estimates of a sparse run: one line per model × dataset row."""
     recs = result["records"]
@@ -620,7 +631,10 @@ def _precision_line(r: dict) -> str:
         run = f", a full run of these templates ±{_f(p['half_width_full_run'])}" if r.get("ci_full_run") else ""
         parts.append(f"{names.get(stat, stat)} ±{_f(p['half_width'])}{run} (target ±{p['target']:g}: {verdict})")
     rests = (r.get("information") or {}).get("rests_on_prior") or []
-    prior = f"; resting mostly on the prior: {', '.join(rests)}" if rests else ""
+    prior = f"; resting mostly on the prior: {', '.join(_component(k) for k in rests)}" if rests else ""
+    if any(k.endswith(".tau") for k in rests):
+        prior += " (one cell per document does not show how much documents differ: the full-run interval holds over "
+        prior += "the low end of that prior too)"
     broken = r.get("likely_broken") or {}
     if broken:
         prior += f"; likely broken (never right): {_broken_templates(broken)}"

@@ -296,6 +296,26 @@ def test_bench_truth_with_another_document_sd_is_paired_with_its_base():
     assert case["truth"] == "additive@doc_sd=0.5" and "additive@doc_sd=0.5|10|40|2" in bench.aggregate([case])
 
 
+def test_precision_line_names_what_rests_on_the_prior_in_words():
+    """The report's precision line names the variance components that rest mostly on their prior in words, and
+    says what a document sd resting on its prior means for the full-run interval."""
+    from lm_eval_enterprise.sharpe.report import _component
+
+    assert _component("fit1.class2.tau") == "document sd (fit 1, class 2)"
+    assert _component("fit2.sigma_a") == "template sd (fit 2)" and _component("fit1.class1.bias_sd").startswith("label")
+    rec = {
+        "model": "m",
+        "group": "g",
+        "precision": {},
+        "information": {"rests_on_prior": ["fit1.tau", "fit1.sigma_a"]},
+    }
+    line = _precision_line(rec)
+    assert "resting mostly on the prior: document sd (fit 1), template sd (fit 1)" in line
+    assert "the full-run interval holds over the low end of that prior too" in line
+    rec["information"]["rests_on_prior"] = ["fit1.sigma_a"]
+    assert "full-run interval" not in _precision_line(rec)
+
+
 def test_plan_from_guesses_by_hand():
     """σ's sampling half-width at T templates is z·σ/sqrt(2(T − 1)): 1.96·0.1/sqrt(98) = 0.0198 at T = 50, so
     ±0.02 on σ is out of reach of 49 templates or fewer, and a target of 0.01 needs about 4× the templates."""
