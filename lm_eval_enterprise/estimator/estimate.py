@@ -260,7 +260,7 @@ def estimate_population(
         quantiles, full_run = np.quantile(est.scores, QUANTILE_LEVELS), None
     else:
         est, full_run, low_tau = _sampled_row(
-            groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws, low_tau=True
+            groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws, low_tau=bool(n_boot and n_boot > 0)
         )
         quantiles = np.quantile(full_run, QUANTILE_LEVELS, axis=1).mean(1)
     out = est.as_dict()
@@ -393,8 +393,8 @@ def _low_tau_draws(groups, models, n: int, chunk: int, rng) -> np.ndarray | None
     Why: a document's unobserved cells are predicted from its observed ones through τ, and where τ is not
     identified its prior decides how much one observed cell says about the others. A large τ makes them follow
     the observed cell, and the full-run interval is then too sure of them when the truth's documents differ
-    less (docs/populations.md: the rare class at one run covered 85 % with a document sd of 0.5, 88 % with 1.0,
-    97 % with 2.0). The envelope of the two intervals (:func:`_envelope`) holds over the whole range of τ the
+    less (docs/populations.md: the rare class's full-run μ at one run covered 85 % with a document sd of 0.5, 88 %
+    with 1.0 and 95 % with 2.5; 90, 92 and 95 % with the envelope). The envelope of the two intervals (:func:`_envelope`) holds over the whole range of τ the
     prior allows instead of on average over it. A two-class chain draws both classes from one index: its pool
     is the draws with the lowest mean rank of its classes' τ."""
     pooled = []
