@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -537,11 +538,9 @@ COMPONENT_NAMES = {"tau": "document sd", "sigma_a": "template sd", "bias_sd": "l
 
 
 def _component(key: str) -> str:
-    """A variance component of ``information.prior_contraction`` in words: "fit1.class2.tau" → "document sd (fit 1,
-    class 2)"."""
-    *where, name = key.split(".")
-    parts = [w.replace("fit", "fit ", 1).replace("class", "class ", 1) for w in where]
-    return f"{COMPONENT_NAMES.get(name, name)} ({', '.join(parts)})" if parts else COMPONENT_NAMES.get(name, name)
+    """A variance component in words: "fit1.class2.tau" → "document sd (fit 1, class 2)"."""
+    *where, name = re.sub(r"(fit|class)(\d+)", r"\1 \2", key).split(".")
+    return COMPONENT_NAMES.get(name, name) + (f" ({', '.join(where)})" if where else "")
 
 
 def sparse_markdown(result: dict) -> str:
@@ -631,13 +630,11 @@ def _precision_line(r: dict) -> str:
         run = f", a full run of these templates ±{_f(p['half_width_full_run'])}" if r.get("ci_full_run") else ""
         parts.append(f"{names.get(stat, stat)} ±{_f(p['half_width'])}{run} (target ±{p['target']:g}: {verdict})")
     rests = (r.get("information") or {}).get("rests_on_prior") or []
-    prior = f"; resting mostly on the prior: {', '.join(_component(k) for k in rests)}" if rests else ""
+    prior = f"; resting mostly on the prior: {', '.join(map(_component, rests))}" if rests else ""
     if any(k.endswith(".tau") for k in rests):
-        prior += " (one cell per document does not show how much documents differ: the full-run interval holds over "
-        prior += "the low end of that prior too)"
-    broken = r.get("likely_broken") or {}
-    if broken:
-        prior += f"; likely broken (never right): {_broken_templates(broken)}"
+        prior += " (the full-run interval holds over the low end of the document sd's prior too)"
+    if r.get("likely_broken"):
+        prior += f"; likely broken (never right): {_broken_templates(r['likely_broken'])}"
     return f"* {r['model']} {r['group']}: " + "; ".join(parts) + prior
 
 

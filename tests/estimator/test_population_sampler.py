@@ -311,7 +311,7 @@ def test_precision_line_names_what_rests_on_the_prior_in_words():
     }
     line = _precision_line(rec)
     assert "resting mostly on the prior: document sd (fit 1), template sd (fit 1)" in line
-    assert "the full-run interval holds over the low end of that prior too" in line
+    assert "the full-run interval holds over the low end of the document sd's prior too" in line
     rec["information"]["rests_on_prior"] = ["fit1.sigma_a"]
     assert "full-run interval" not in _precision_line(rec)
 
