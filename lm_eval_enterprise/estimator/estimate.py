@@ -348,7 +348,7 @@ def _sampled_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws,
     chunk = max(1, min(100, 4_000_000 // max(len(keys) * len(templates) * width, 1)))
     rng = np.random.default_rng([seed, 1])
     n_pred = max(draws, 2)
-    pred = np.vstack([draw_scores(groups, models, None, min(chunk, n_pred - i), rng) for i in range(0, n_pred, chunk)])
+    pred = _predictive(groups, models, n_pred, chunk, rng)
     scores = pred.mean(0)
     st = predictive_stats(pred, scores, baseline, ddof, alpha, floor_mode, len(keys))
     st["baseline"] = _baseline_record(baseline)
@@ -381,6 +381,11 @@ def _sampled_row(groups, baseline, ddof, alpha, floor_mode, n_boot, seed, draws,
     return est, pred, low
 
 
+def _predictive(groups, models, n: int, chunk: int, rng) -> np.ndarray:
+    """``n`` posterior predictive draws of the full-data scores (n × T), drawn ``chunk`` at a time."""
+    return np.vstack([draw_scores(groups, models, None, min(chunk, n - i), rng) for i in range(0, n, chunk)])
+
+
 RESTS_ON_PRIOR = 0.5  # prior contraction below which a variance component rests mostly on its prior
 LOW_TAU = 1 / 3  # the share of the posterior draws, lowest document sd first, that the full-run envelope adds
 
@@ -394,31 +399,31 @@ def _low_tau_draws(groups, models, n: int, chunk: int, rng) -> np.ndarray | None
     identified its prior decides how much one observed cell says about the others. A large τ makes them follow
     the observed cell, and the full-run interval is then too sure of them when the truth's documents differ
     less (docs/populations.md: the rare class's full-run μ at one run covered 85 % with a document sd of 0.5, 88 %
-    with 1.0 and 95 % with 2.5; 90, 92 and 95 % with the envelope). The envelope of the two intervals (:func:`_envelope`) holds over the whole range of τ the
-    prior allows instead of on average over it. A two-class chain draws both classes from one index: its pool
-    is the draws with the lowest mean rank of its classes' τ."""
+    with 1.0 and 95 % with 2.5; 90, 92 and 95 % with the envelope). The envelope of the two intervals
+    (:func:`_envelope`) holds at the low end of τ's prior as well as on average over it. A two-class chain draws
+    both classes from one index (its first fit's): its pool is the draws with the lowest mean rank of its weak
+    classes' τ."""
     pooled = []
     for m in models:
+        fits, joint = m.fits(), getattr(m, "joint", False)
         weak = [
             f
-            for f in m.fits()
+            for f in fits
             if isinstance(f, SampledFit)
             and f.tau_draws is not None
             and f.sampler.get("prior_contraction", {}).get("tau", 1.0) < RESTS_ON_PRIOR
         ]
         if not weak:
             continue
-        parts = [weak] if getattr(m, "joint", False) else [[f] for f in weak]
-        for part in parts:
+        for part in [weak] if joint else [[f] for f in weak]:
             rank = np.mean([np.argsort(np.argsort(f.tau_draws, kind="stable")) for f in part], axis=0)
-            pool = np.flatnonzero(rank < np.quantile(rank, LOW_TAU))
-            owner = m.fits()[0] if getattr(m, "joint", False) else part[0]
-            owner.pool = pool
+            owner = fits[0] if joint else part[0]
+            owner.pool = np.flatnonzero(rank < np.quantile(rank, LOW_TAU))
             pooled.append(owner)
     if not pooled:
         return None
     try:
-        return np.vstack([draw_scores(groups, models, None, min(chunk, n - i), rng) for i in range(0, n, chunk)])
+        return _predictive(groups, models, n, chunk, rng)
     finally:
         for f in pooled:
             f.pool = None
