@@ -7,7 +7,6 @@ every resample.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -281,14 +280,13 @@ def estimate_population(
     )
     stat_args = (baseline, ddof, alpha, floor_mode, est.n_docs)
     if est.boot_scores is not None:
-        pop, scale = _population_intervals(est, full_run, out, stat_args, seed)
+        ti = np.random.default_rng([seed, 2]).integers(0, est.boot_scores.shape[1], est.boot_scores.shape)
+        pop = _stat_intervals(est.boot_scores, *stat_args, template_idx=ti)
         out["ci"] = {
             **out["ci"],
             **pop,
             "resample_templates": True,
-            "two_way_scale": dict(zip(STATS, (float(x) for x in scale[:3]))),
-            "method": out["ci"]["method"] + "; templates resampled with replacement on every resample; the draws "
-            "shrunk to count each cell's noise once and centred on the estimate (two_way_intervals)",
+            "method": out["ci"]["method"] + "; templates resampled with replacement on every resample",
         }
         if full_run is not None:
             full = _stat_intervals(full_run, *stat_args)
@@ -303,22 +301,6 @@ def estimate_population(
             out["information"] = _information(est, full, pop)
         out["precision"] = _precision(out)
     return out
-
-
-def _population_intervals(est: RowEstimate, full_run, point: dict, stat_args: tuple, seed: int):
-    """(``ci``'s intervals, k) of :func:`two_way_intervals` from the document bootstrap's rows (``est.boot_scores``),
-    the posterior predictive draws ``full_run`` (None: every cell observed, the exact scores) and the point
-    estimates; the template draws from the seed's streams 2 (both) and 4 (templates only)."""
-    boot = est.boot_scores
-    shape = boot.shape
-    exact = est.scores[None] if full_run is None else full_run
-    both = _stat_draws(boot, *stat_args, np.random.default_rng([seed, 2]).integers(0, shape[1], shape))
-    ti = np.random.default_rng([seed, 4]).integers(0, shape[1], shape)
-    templates = _stat_draws(exact[np.arange(shape[0]) % len(exact)], *stat_args, ti)[0]
-    fixed = None if full_run is None else _stat_draws(full_run, *stat_args)[0]
-    centre = np.array([point["mean"], point["std"], point["sharpe"], *point["quantiles"]], dtype=float)
-    intervals, scale = two_way_intervals(both[0], templates, _stat_draws(boot, *stat_args)[0], fixed, centre)
-    return {**intervals, "frac_degenerate": both[1]}, scale
 
 
 DEFAULT_TARGETS = {"sharpe": 0.5, "std": 0.02}  # 95 % half-widths the report checks (the planner's examples)
@@ -462,73 +444,23 @@ def _envelope(a: dict, b: dict) -> dict:
     return out
 
 
-STATS = ("mean", "std", "sharpe")  # then the quantiles of QUANTILE_LEVELS: the rows of _stat_draws
-
-
-def _stat_draws(rows, baseline, ddof, alpha, floor_mode, n_docs, template_idx=None) -> tuple[np.ndarray, float | None]:
-    """μ, σ, S and the quantiles (:data:`STATS`, :data:`QUANTILE_LEVELS`) of each row of ``rows`` (R × T scores),
-    templates resampled by ``template_idx`` (R × T) when given: (3 + 5) × R, S NaN without a baseline; and the
-    share of degenerate resamples (σ below the floor) among those with a finite μ."""
+def _stat_intervals(rows, baseline, ddof, alpha, floor_mode, n_docs, template_idx=None) -> dict:
+    """95 % percentile intervals of μ, σ, S and the quantiles over the rows (R × T scores), templates resampled by
+    ``template_idx`` (R × T) when given."""
     base = 0.0 if baseline is None else baseline
     if template_idx is not None:
         rows = np.take_along_axis(rows, template_idx, axis=1)
         if baseline is not None and not np.isscalar(baseline):
             base = np.take_along_axis(np.broadcast_to(np.asarray(baseline, dtype=float), rows.shape), template_idx, 1)
     mu, sig, sh, degen = sharpe_matrix(rows, base, ddof, alpha, floor_mode, n_docs)
-    if baseline is None:
-        sh = np.full_like(mu, np.nan)
     valid = np.isfinite(mu)
-    return np.vstack([mu, sig, sh, np.quantile(rows, QUANTILE_LEVELS, axis=1)]), (
-        float(degen[valid].mean()) if valid.any() else None
-    )
-
-
-def _percentiles(draws: np.ndarray) -> dict:
-    """95 % percentile intervals of the rows of a :func:`_stat_draws` matrix, by name."""
-    ci = [percentile_ci(d) for d in draws]
-    return {**dict(zip(STATS, ci[:3])), "quantiles": ci[3:]}
-
-
-def _stat_intervals(rows, baseline, ddof, alpha, floor_mode, n_docs, template_idx=None) -> dict:
-    """95 % percentile intervals of μ, σ, S and the quantiles over the rows (R × T scores), templates resampled by
-    ``template_idx`` (R × T) when given."""
-    draws, degenerate = _stat_draws(rows, baseline, ddof, alpha, floor_mode, n_docs, template_idx)
-    return {**_percentiles(draws), "frac_degenerate": degenerate}
-
-
-def two_way_intervals(
-    both: np.ndarray, templates: np.ndarray, docs: np.ndarray, fixed: np.ndarray | None, point: np.ndarray
-) -> tuple[dict, np.ndarray]:
-    """Population intervals from the two-way (documents and templates) bootstrap with the cell noise counted once.
-
-    Each argument but ``point`` is a :func:`_stat_draws` matrix (statistics × resamples): ``both`` documents and
-    templates resampled, ``templates`` templates only, ``docs`` documents only, ``fixed`` neither (the posterior
-    predictive draws of a sparse design; None with every cell observed). For a mean of a T × D array with template
-    effects (variance σ_A²), document effects (σ_B²), cell noise (σ_E²) and imputation noise (I) the resampling
-    variances are (Owen 2007, the pigeonhole bootstrap)::
-
-        V_templates = σ_A²/T + e + I,   V_docs = σ_B²/D + e + I,   V_both = σ_A²/T + σ_B²/D + 3e + I,   V_fixed = I
-
-    with e = σ_E²/(TD), against the estimate's own variance σ_A²/T + σ_B²/D + e + I: the two-way bootstrap counts
-    each cell's noise three times. So per statistic (its linearisation is such a mean)::
-
-        ê = max(V_both − V_templates − V_docs + V_fixed, 0),   k² = clip((V_both − 2ê) / V_both, m, 1)
-
-    with m = max(V_templates, V_docs)/V_both (the estimate varies at least as much as each part alone), and the
-    interval is the percentile interval of ``point + k·(both − median(both))``: the two-way bootstrap's draws
-    shrunk by k about their median and centred on the estimate (document resampling adds the cell noise to the
-    template scores once more, which shifts σ and the outer quantiles of the draws outward). Returns (the
-    intervals by name as :func:`_percentiles`, k per statistic)."""
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)  # S without a baseline: all-NaN rows
-        v_both, v_t, v_d = (np.nanvar(x, axis=1) for x in (both, templates, docs))
-        v_fixed = np.nanvar(fixed, axis=1) if fixed is not None else 0.0
-        e = np.maximum(v_both - v_t - v_d + v_fixed, 0.0)
-        k2 = np.clip((v_both - 2 * e) / v_both, np.maximum(v_t, v_d) / v_both, 1.0)
-        median = np.nanmedian(both, axis=1)
-    k = np.sqrt(np.where(np.isfinite(k2), k2, 1.0))
-    centre = np.where(np.isfinite(point), point, median)
-    return _percentiles(centre[:, None] + k[:, None] * (both - median[:, None])), k
+    return {
+        "mean": percentile_ci(mu),
+        "std": percentile_ci(sig),
+        "sharpe": percentile_ci(sh) if baseline is not None else None,
+        "quantiles": [percentile_ci(q) for q in np.quantile(rows, QUANTILE_LEVELS, axis=1)],
+        "frac_degenerate": float(degen[valid].mean()) if valid.any() else None,
+    }
 
 
 def _information(est: RowEstimate, full: dict, pop: dict) -> dict:

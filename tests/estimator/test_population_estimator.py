@@ -13,7 +13,6 @@ from lm_eval_enterprise.estimator import (
     estimate_population,
     plugin_scores,
 )
-from lm_eval_enterprise.estimator.estimate import two_way_intervals
 from lm_eval_enterprise.estimator.twoway import _newton, centred_covariates
 from lm_eval_enterprise.harness.cellplan import runs_to_share
 
@@ -146,45 +145,3 @@ def test_label_bias_carries_over_to_the_rare_class():
         for s in (joint, sparse):
             assert s["t6"] < 0.05 and abs(s["t3"] - 3 / 13) < 0.01
             assert s["t1"] == pytest.approx(3 / 13) and s["t4"] == 0.0  # observed throughout
-
-
-def test_two_way_intervals_by_hand():
-    """Three statistics, the two-way draws [-2, -1, 0, 1, 2] + offset (variance 2, median the offset; numpy's
-    percentiles at 2.5 / 97.5 % are -1.9 / 1.9 about it):
-
-    * μ: templates-only draws ±0.9 and documents-only ±0.9 (variances 0.81), the fixed draws ±0.2 (0.04):
-      ê = 2 − 0.81 − 0.81 + 0.04 = 0.42, k² = (2 − 0.84)/2 = 0.58 (above its floor 0.81/2); centred on the
-      estimate 10: 10 ± 1.9·√0.58;
-    * σ: templates ±1 (variance 1), documents ±0.5 (0.25), fixed 0: ê = 0.75, (2 − 1.5)/2 = 0.25 is below the
-      floor max(1, 0.25)/2 = 0.5, so k² = 0.5: 20 ± 1.9·√0.5;
-    * S: no estimate (NaN): centred on the draws' median 7, and as the other parts vary as much as the whole
-      (templates and documents ±√2, variance 2), ê = 2, the floor 1 holds: 7 ± 1.9."""
-    base = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
-    both = np.vstack([base + 1, base + 3, base + 7])
-    templates = np.array([[-0.9, 0.9], [-1.0, 1.0], [-math.sqrt(2), math.sqrt(2)]])
-    docs = np.array([[-0.9, 0.9], [-0.5, 0.5], [-math.sqrt(2), math.sqrt(2)]])
-    fixed = np.array([[-0.2, 0.2], [0.0, 0.0], [0.0, 0.0]])
-    ci, k = two_way_intervals(both, templates, docs, fixed, np.array([10.0, 20.0, np.nan]))
-    assert k == pytest.approx([math.sqrt(0.58), math.sqrt(0.5), 1.0])
-    assert ci["mean"] == pytest.approx([10 - 1.9 * math.sqrt(0.58), 10 + 1.9 * math.sqrt(0.58)])
-    assert ci["std"] == pytest.approx([20 - 1.9 * math.sqrt(0.5), 20 + 1.9 * math.sqrt(0.5)])
-    assert ci["sharpe"] == pytest.approx([5.1, 8.9])
-    assert ci["quantiles"] == []
-    # every cell observed (no fixed draws): ê = 2 − 0.81 − 0.81 = 0.38 for μ, k² = (2 − 0.76)/2 = 0.62
-    assert two_way_intervals(both, templates, docs, None, np.array([10.0, 20.0, np.nan]))[1][0] == pytest.approx(
-        math.sqrt(0.62)
-    )
-
-
-def test_two_way_scale_of_pure_cell_noise():
-    """Cells that are pure noise (no template or document effect; every cell observed): resampling templates alone
-    and documents alone each show the noise once, both together three times (Owen 2007), so μ's draws are shrunk by
-    k = √(1/3) ≈ 0.577 (up to the resampling's own noise), and the interval still covers the truth 0.5."""
-    rng = np.random.default_rng(11)
-    v = (rng.random((40, 60)) < 0.5).astype(float)
-    est = estimate_population(CellMatrix.from_values(v), 0.25, n_boot=3000, seed=2)
-    assert est["ci"]["two_way_scale"]["mean"] == pytest.approx(math.sqrt(1 / 3), abs=0.04)
-    lo, hi = est["ci"]["mean"]
-    assert lo < 0.5 < hi
-    # the half-width is that of the mean of 2,400 fair coins, 1.96·√(0.25/2400) = 0.020, not √3 times it
-    assert (hi - lo) / 2 == pytest.approx(1.96 * math.sqrt(0.25 / 2400), rel=0.12)
