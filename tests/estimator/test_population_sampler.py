@@ -270,9 +270,13 @@ def test_bench_calls_the_estimator_as_the_sharpe_tool_does(tmp_path, capsys):
 
 def test_bench_case_compares_with_the_dense_and_population_values():
     """One bench case (30 templates × 100 documents, 2 runs): the estimate, the dense and the population values and
-    the coverage flags of both interval kinds, each 0, 1 or None."""
+    the coverage flags of both interval kinds, each 0, 1 or None; the population values with their Monte Carlo
+    standard errors (fewer document samples here than the bench's 400, for time: the error grows as 1/√n)."""
     bench = _bench()
+    bench.POP_DRAWS = 16
     case = bench.one_case(("additive", 30, 100, 2, 0, 60))
+    se = case["pop"]["mc_se"]
+    assert 0 < se["mean"] < 0.02 and 0 < se["std"] < 0.01 and len(se["quantiles"]) == 5
     assert case["share"] == pytest.approx(2 / 30, abs=0.01)
     assert abs(case["est"]["std"] - case["dense"]["std"]) < 0.5 * case["dense"]["std"]
     for kind in ("cover_pop", "cover_dense"):
@@ -287,6 +291,7 @@ def test_bench_truth_with_another_document_sd_is_paired_with_its_base():
     """``--doc-sd``: "additive@doc_sd=0.5" is the additive truth with its document effects scaled from sd 1.5 to
     0.5 — the same standard normal draws (a paired comparison) — and its cases are labelled by that name."""
     bench = _bench()
+    bench.POP_DRAWS = 16
     base, variant = bench.TRUTHS["additive"], bench.truth_named("additive@doc_sd=0.5")
     assert variant.doc_sd == 0.5 and variant.name == base.name and bench.truth_named("additive") is base
     b0 = bench.draw_documents(base, 7, np.random.default_rng(5))
