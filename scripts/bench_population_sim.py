@@ -89,6 +89,7 @@ class Truth:
     doc_sd: float = 1.5
     positives: float = 0.12  # binary_f1: share of gold-positive documents
     discrimination: float = 2.0  # binary_f1: mean Δ_t
+    discrimination_sd: float = 0.5  # binary_f1: sd of Δ_t over the templates
     choices: int = 5  # accuracy: options of a multiple-choice item (baseline 1/choices)
     rouge_noise: float = 0.12  # rouge: per-cell noise sd (value scale)
 
@@ -128,12 +129,19 @@ INTERACTIONS = (("body", "lead"), ("labels", "casing"))
 
 
 def truth_named(name: str) -> Truth:
-    """A truth of :data:`TRUTHS` by name, or one with another document sd: "additive@doc_sd=0.5" (``--doc-sd``).
-    The variant keeps its base truth's name, so its instances draw the same templates and standard normal
-    document effects as the base truth's, only scaled: a paired comparison."""
-    base, _, sd = name.partition("@doc_sd=")
+    """A truth of :data:`TRUTHS` by name, or a variant with other numeric parameters: "additive@doc_sd=0.5"
+    (``--doc-sd``), "rare_class@axis_sd=0.3@discrimination_sd=1" (``--vary``). The variant keeps its base truth's
+    name, so its instances draw the same templates, documents and cells from the same standard normal and uniform
+    numbers as the base truth's, only scaled: a paired comparison."""
+    base, *parts = name.split("@")
     truth = TRUTHS[base]
-    return replace(truth, doc_sd=float(sd)) if sd else truth
+    changes = {}
+    for part in parts:
+        key, sep, value = part.partition("=")
+        if not sep or not isinstance(getattr(truth, key, None), float):
+            raise ValueError(f"{name}: {part!r} is not <numeric Truth field>=<value>")
+        changes[key] = float(value)
+    return replace(truth, **changes) if changes else truth
 
 
 # ============================================================================================ truths
@@ -225,7 +233,7 @@ def cells(truth: Truth, a: np.ndarray, broken: np.ndarray, b: np.ndarray, rng: n
         return {"y": v}
     gold = (rng.random(d_n) < truth.positives).astype(int)  # 1 = positive
     gold[: max(1, int(0.05 * d_n))] = 1  # at least a few positives
-    delta = truth.discrimination + 0.5 * rng.standard_normal(t_n)
+    delta = truth.discrimination + truth.discrimination_sd * rng.standard_normal(t_n)
     sign = np.where(gold == 1, 1.0, -1.0)
     p_pos = _logistic(truth.level + a[:, None] + delta[:, None] * sign[None, :] + b[None, :])
     says = rng.random((t_n, d_n)) < p_pos
@@ -500,6 +508,12 @@ def main(argv=None) -> int:
         help="also each truth with these document sds (logit scale; not doc_mixture): the sd the design identifies "
         "only with two or more cells per document",
     )
+    ap.add_argument(
+        "--vary",
+        nargs="*",
+        default=[],
+        help="also each truth with these parameters, e.g. axis_sd=0.3@discrimination_sd=1 (numeric Truth fields)",
+    )
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--boot", type=int, default=None, help="bootstrap size (default: the Sharpe tool's)")
     ap.add_argument("--workers", type=int, default=2, help="processes (at most 2)")
@@ -512,6 +526,9 @@ def main(argv=None) -> int:
     if args.quick:
         sizes, budgets, seeds = [(50, 400)], [2], min(seeds, 12)
     names = list(args.truths) + [f"{t}@doc_sd={sd:g}" for t in args.truths if t != "doc_mixture" for sd in args.doc_sd]
+    names += [f"{t}@{v}" for t in args.truths for v in args.vary]
+    for n in names:
+        truth_named(n)  # a bad --vary fails here, in one line, before any work
     job_list = jobs(names, sizes, budgets, seeds, args.boot, args.dense)
     t0, c0 = time.time(), time.process_time()
     results = run_all(job_list, max(1, min(args.workers, 2)))

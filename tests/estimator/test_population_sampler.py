@@ -6,6 +6,7 @@ import importlib.util
 import json
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -299,6 +300,24 @@ def test_bench_truth_with_another_document_sd_is_paired_with_its_base():
     assert np.allclose(b1, b0 / 3)
     case = bench.one_case(("additive@doc_sd=0.5", 10, 40, 2, 0, 0))
     assert case["truth"] == "additive@doc_sd=0.5" and "additive@doc_sd=0.5|10|40|2" in bench.aggregate([case])
+
+
+def test_bench_truth_variant_by_parameters_is_paired_and_checked():
+    """``--vary``: "rare_class@axis_sd=0.4@discrimination_sd=1" changes those numeric fields only and keeps the name
+    (paired draws: the discriminations 2 + 0.5·z become 2 + 1·z from the same z); a field that is not a numeric
+    parameter of a truth, or a part without "=", fails in one line naming the variant."""
+    bench = _bench()
+    base = bench.TRUTHS["rare_class"]
+    v = bench.truth_named("rare_class@axis_sd=0.4@discrimination_sd=1")
+    assert (v.axis_sd, v.discrimination_sd, v.noise_sd, v.name) == (0.4, 1.0, base.noise_sd, base.name)
+    a = np.zeros(6)
+    b = np.zeros(30)
+    c0 = bench.cells(base, a, np.zeros(6, bool), b, np.random.default_rng(2))
+    c1 = bench.cells(replace(base, discrimination_sd=0.0), a, np.zeros(6, bool), b, np.random.default_rng(2))
+    assert np.array_equal(c0["gold"], c1["gold"]) and not np.array_equal(c0["pred"], c1["pred"])
+    for bad in ("rare_class@metric=1", "rare_class@axis_sd", "rare_class@nope=2"):
+        with pytest.raises(ValueError, match="is not <numeric Truth field>=<value>"):
+            bench.truth_named(bad)
 
 
 def test_precision_line_names_what_rests_on_the_prior_in_words():
