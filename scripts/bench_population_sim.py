@@ -26,7 +26,8 @@ document's difficulty b_d; the cell is correct with probability logistic(c + a_t
 ``--doc-sd`` adds each truth with other document sds ("additive@doc_sd=0.5"; the same templates and standard
 normal document effects, scaled): at one run's budget each document has one observed cell, which cannot tell how
 much documents differ, so the estimates there rest on the prior of that spread and the bench checks them over a
-range of truths.
+range of truths. ``--vary`` does the same for any numeric parameters ("--vary axis_sd=0.4@noise_sd=0.3@discrimination_sd=1"
+with ``--truths rare_class``: templates whose skill, not their label bias, varies most).
 
 **Reference values.** *Dense*: the statistics of the instance's full matrix (what a full run of these templates on
 these documents gives). *Population*: the grammar's template distribution on fresh samples of D documents:

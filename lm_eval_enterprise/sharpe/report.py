@@ -540,7 +540,7 @@ COMPONENT_NAMES = {"tau": "document sd", "sigma_a": "template sd", "bias_sd": "l
 def _component(key: str) -> str:
     """A variance component in words: "fit1.class2.tau" → "document sd (fit 1, class 2)"."""
     *where, name = re.sub(r"(fit|class)(\d+)", r"\1 \2", key).split(".")
-    return COMPONENT_NAMES.get(name, name) + (f" ({', '.join(where)})" if where else "")
+    return COMPONENT_NAMES.get(name, name.replace("_", " ")) + (f" ({', '.join(where)})" if where else "")
 
 
 def sparse_markdown(result: dict) -> str:

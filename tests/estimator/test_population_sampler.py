@@ -327,6 +327,7 @@ def test_precision_line_names_what_rests_on_the_prior_in_words():
 
     assert _component("fit1.class2.tau") == "document sd (fit 1, class 2)"
     assert _component("fit2.sigma_a") == "template sd (fit 2)" and _component("fit1.class1.bias_sd").startswith("label")
+    assert _component("fit1.class2.class_accuracy_correlation") == "class accuracy correlation (fit 1, class 2)"
     rec = {
         "model": "m",
         "group": "g",
@@ -392,18 +393,19 @@ def test_population_plan_command(tmp_path, capsys):
     assert "not a readable population_estimates.json" in capsys.readouterr().err
 
 
-def _two_class_cells(seed=3, t_n=40, d_n=300, bias_sd=0.9, skill_sd=0.4):
-    """0/1 correctness from the two-class model: 30 % of the documents in class 1, η = c_k ± θ_t + δ_t + b_d."""
+def _two_class_cells(seed=3, t_n=40, d_n=300, bias_sd=0.9, skill_sd=0.4, share=0.3, per_doc=4):
+    """0/1 correctness from the two-class model: ``share`` of the documents in class 2, η = c_k ± θ_t + δ_t + b_d,
+    ``per_doc`` observed cells per document."""
     rng = np.random.default_rng(seed)
     theta, delta, b = rng.normal(0, bias_sd, t_n), rng.normal(0, skill_sd, t_n), rng.normal(0, 1.0, d_n)
-    second = rng.random(d_n) < 0.3
+    second = rng.random(d_n) < share
     sign = np.where(second, -1.0, 1.0)
     c = np.where(second, 0.5, 1.0)
     eta = c[None, :] + sign[None, :] * theta[:, None] + delta[:, None] + b[None, :]
     y = (rng.random((t_n, d_n)) < 1 / (1 + np.exp(-eta))).astype(float)
     mask = np.zeros((t_n, d_n), bool)
     for d in range(d_n):
-        mask[rng.choice(t_n, 4, replace=False), d] = True
+        mask[rng.choice(t_n, per_doc, replace=False), d] = True
     classes = [np.flatnonzero(~second), np.flatnonzero(second)]
     return y, mask, classes, [1.0 + theta + delta, 0.5 - theta + delta]
 
@@ -426,10 +428,55 @@ def test_two_class_fit_recovers_opposite_label_bias():
     # how much the cells say about each scale, shared parts alike in both classes' records
     for f in fits:
         pc = f.sampler["prior_contraction"]
-        assert set(pc) == {"bias_sd", "skill_sd", "tau"} and all(v <= 1 for v in pc.values())
+        assert set(pc) == {"bias_sd", "skill_sd", "tau", "class_accuracy_correlation"}
+        assert all(v <= 1 for v in pc.values())
         assert pc["bias_sd"] == info["prior_contraction"]["bias_sd"]
+        assert pc["class_accuracy_correlation"] == info["prior_contraction"]["class_accuracy_correlation"]
     assert info["prior_contraction"]["bias_sd"] > 0.5  # 40 templates × 4 cells per document pin the bias sd
+    assert info["class_accuracy_correlation"] < -0.3 and info["prior_contraction"]["class_accuracy_correlation"] > 0.5
     assert fits[0].b_draws.shape[1] == len(classes[0]) and fits[1].b_draws.shape[1] == len(classes[1])
+
+
+def test_class_correlation_by_hand():
+    """Rows of two classes' template effects: (1, 2, 3) against (3, 2, 1) correlate −1; (1, 2, 3) against (1, 3, 2):
+    deviations (−1, 0, 1) and (−1, 1, 0), Σxy = 1, Σx² = Σy² = 2, so 1/2; a constant row gives 0."""
+    from lm_eval_enterprise.estimator.sampler import class_correlation
+
+    a0 = np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [2.0, 2.0, 2.0]])
+    a1 = np.array([[3.0, 2.0, 1.0], [1.0, 3.0, 2.0], [1.0, 5.0, 0.0]])
+    assert class_correlation(a0, a1) == pytest.approx([-1.0, 0.5, 0.0])
+
+
+def test_class_correlation_prior_variance_against_an_independent_draw():
+    """ρ = (V_δ − V_θ)/(V_δ + V_θ) with V a sum of squared half-t(3) sds: drawn again as t = z/sqrt(χ²₃/3) from
+    another seed, its variance agrees within 2 %; with two parts per V the sums are more alike and ρ varies less."""
+    from lm_eval_enterprise.estimator.sampler import TWO_CLASS_DF, class_correlation_prior_variance
+
+    rng = np.random.default_rng(11)
+    n = 200_000
+
+    def v(parts):
+        return sum(rng.standard_normal(n) ** 2 / (rng.chisquare(TWO_CLASS_DF, n) / TWO_CLASS_DF) for _ in range(parts))
+
+    for parts in (1, 2):
+        vt, vd = v(parts), v(parts)
+        assert class_correlation_prior_variance(parts) == pytest.approx(np.var((vd - vt) / (vd + vt)), rel=0.02)
+    assert class_correlation_prior_variance(2) < class_correlation_prior_variance(1)
+
+
+def test_two_class_fit_says_when_the_class_correlation_rests_on_the_prior():
+    """How a template's accuracy on the rare class follows its accuracy on the common one sets the spread of a
+    binary F1 over the templates. With 8 % of 300 documents in class 2 and one cell per document (33 cells of class
+    2 over 40 templates) the correlation's posterior is nearly the prior's (contraction below ½) although the bias
+    and skill sds each look pinned (above ½); with 30 % and four cells per document it is pinned (above 0.9)."""
+    from lm_eval_enterprise.estimator.sampler import fit_two_class
+
+    y, mask, classes, _ = _two_class_cells(share=0.08, per_doc=1)
+    sparse = fit_two_class(y, mask, classes, None, np.random.default_rng(0))[0].sampler["prior_contraction"]
+    assert sparse["class_accuracy_correlation"] < 0.5 and min(sparse["bias_sd"], sparse["skill_sd"]) > 0.5
+    y, mask, classes, _ = _two_class_cells()
+    dense = fit_two_class(y, mask, classes, None, np.random.default_rng(0))[0].sampler["prior_contraction"]
+    assert dense["class_accuracy_correlation"] > 0.9
 
 
 def test_two_class_draws_share_their_index():
