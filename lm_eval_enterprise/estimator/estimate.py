@@ -466,8 +466,9 @@ def _stat_intervals(rows, baseline, ddof, alpha, floor_mode, n_docs, template_id
 def _information(est: RowEstimate, full: dict, pop: dict) -> dict:
     """What the estimate rests on: per statistic the share of its population interval's width owed to the
     unobserved cells ((full-run width / population width)², about the share of the variance), and per fitted
-    variance component the prior contraction 1 − Var(posterior)/Var(prior) (near 1: the cells pin it; below 0.5:
-    it rests mostly on the prior) — ``rests_on_prior`` lists those below 0.5. (The templates likely broken are in
+    variance component (and a two-class chain's class accuracy correlation, :func:`~.sampler.fit_two_class`) the
+    prior contraction 1 − Var(posterior)/Var(prior) (near 1: the cells pin it; below 0.5: it rests mostly on the
+    prior) — ``rests_on_prior`` lists those below 0.5. (The templates likely broken are in
     the row's own record, :func:`likely_broken`.)"""
 
     def share(k):
