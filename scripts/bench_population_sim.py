@@ -26,8 +26,8 @@ document's difficulty b_d; the cell is correct with probability logistic(c + a_t
 ``--doc-sd`` adds each truth with other document sds ("additive@doc_sd=0.5"; the same templates and standard
 normal document effects, scaled): at one run's budget each document has one observed cell, which cannot tell how
 much documents differ, so the estimates there rest on the prior of that spread and the bench checks them over a
-range of truths. ``--vary`` does the same for any numeric parameters ("--vary axis_sd=0.4@noise_sd=0.3@discrimination_sd=1"
-with ``--truths rare_class``: templates whose skill, not their label bias, varies most).
+range of truths. ``--vary`` does the same for any numeric parameters (with ``--truths rare_class``,
+"--vary axis_sd=0.4@noise_sd=0.3@discrimination_sd=1": templates whose skill, not their label bias, varies most).
 
 **Reference values.** *Dense*: the statistics of the instance's full matrix (what a full run of these templates on
 these documents gives). *Population*: the grammar's template distribution on fresh samples of D documents:
@@ -139,9 +139,13 @@ def truth_named(name: str) -> Truth:
     changes = {}
     for part in parts:
         key, sep, value = part.partition("=")
-        if not sep or not isinstance(getattr(truth, key, None), float):
-            raise ValueError(f"{name}: {part!r} is not <numeric Truth field>=<value>")
-        changes[key] = float(value)
+        current = getattr(truth, key, None)
+        try:
+            if not sep or isinstance(current, bool) or not isinstance(current, (int, float)):
+                raise ValueError
+            changes[key] = type(current)(value)
+        except ValueError:
+            raise ValueError(f"{name}: {part!r} is not <numeric Truth field>=<value>") from None
     return replace(truth, **changes) if changes else truth
 
 

@@ -305,7 +305,7 @@ def test_bench_truth_with_another_document_sd_is_paired_with_its_base():
 def test_bench_truth_variant_by_parameters_is_paired_and_checked():
     """``--vary``: "rare_class@axis_sd=0.4@discrimination_sd=1" changes those numeric fields only and keeps the name
     (paired draws: the discriminations 2 + 0.5·z become 2 + 1·z from the same z); a field that is not a numeric
-    parameter of a truth, or a part without "=", fails in one line naming the variant."""
+    parameter of a truth, a part without "=" or a value of the wrong type fails in one line naming the variant."""
     bench = _bench()
     base = bench.TRUTHS["rare_class"]
     v = bench.truth_named("rare_class@axis_sd=0.4@discrimination_sd=1")
@@ -315,7 +315,8 @@ def test_bench_truth_variant_by_parameters_is_paired_and_checked():
     c0 = bench.cells(base, a, np.zeros(6, bool), b, np.random.default_rng(2))
     c1 = bench.cells(replace(base, discrimination_sd=0.0), a, np.zeros(6, bool), b, np.random.default_rng(2))
     assert np.array_equal(c0["gold"], c1["gold"]) and not np.array_equal(c0["pred"], c1["pred"])
-    for bad in ("rare_class@metric=1", "rare_class@axis_sd", "rare_class@nope=2"):
+    assert bench.truth_named("additive@choices=4").choices == 4  # an integer field stays an integer
+    for bad in ("rare_class@metric=1", "rare_class@axis_sd", "rare_class@nope=2", "additive@choices=4.5"):
         with pytest.raises(ValueError, match="is not <numeric Truth field>=<value>"):
             bench.truth_named(bad)
 
