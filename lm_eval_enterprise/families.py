@@ -49,6 +49,8 @@ class Family:
     * ``units`` — the unit the Sharpe tool, the sparse estimator and the cell planner resample: ``"doc"`` or
       ``"query"`` (one sample line per (query, candidate); grouped by ``qid``).
     * ``synthetic`` — the document/output generator of ``sharpe.synthetic`` for test runs.
+    * ``strata`` — how the cell planner stratifies a sparse run's documents (:mod:`lm_eval_enterprise.harness.cellplan`):
+      ``"positive"`` (gold label is the positive label or not: the rarer class gets more cells) or ``""`` (none).
     """
 
     name: str
@@ -63,6 +65,7 @@ class Family:
     output_type: str = "generate_until"
     zero_baseline: bool = False
     units: str = "doc"
+    strata: str = ""
 
     @property
     def primary(self) -> str:
@@ -119,6 +122,7 @@ FAMILIES: dict[str, Family] = {
             reader="label",
             helm_metrics={"binary_f1_helm": ("agg_binary_f1", True)},
             synthetic="labels",
+            strata="positive",
             **_LABELS,
         ),
         Family(
@@ -293,6 +297,12 @@ def aggregation_of(family: str | None, metric: str) -> str | None:
             return table[metric][0]
     found = {t[metric][0] for f in FAMILIES.values() for t in (f.metrics, f.helm_metrics) if metric in t}
     return found.pop() if len(found) == 1 else None
+
+
+def cell_strata(name: str | None) -> str:
+    """How the cell planner stratifies the family's documents (``Family.strata``; ``""``: not at all)."""
+    fam = find(name)
+    return fam.strata if fam is not None else ""
 
 
 def uses_query_units(name: str | None) -> bool:

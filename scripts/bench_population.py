@@ -12,7 +12,7 @@
    values — goes to ``benchmarks/population_cells.json.gz`` (no prompts, no raw outputs).
 2. ``--report``: for each dataset, the full-population values (template scores, μ, σ, the 5/25/50/75/95 %
    quantiles of the template scores, S) and, at budgets of 1, 2 and 4 single-template runs (share = runs / T of the
-   cells), ``--designs`` seeded designs of the planner (``cellplan.design``), the population estimator
+   cells), ``--designs`` seeded designs of the planner (``cellplan.design``; a binary F1 stratified by gold class, ``cellplan.stratified_design``), the population estimator
    (``estimator.estimate_population``, axis values as covariates) against (a) the naive per-template estimate of
    the same cells and (b) the core five run densely. Prints the Markdown table of ``docs/populations.md``.
 
@@ -333,7 +333,7 @@ def _summary(scores: np.ndarray, baseline: float) -> dict:
 
 def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH, only: list[str] | None = None, sizes=(None,)) -> dict:
     from lm_eval_enterprise.estimator import estimate_population, naive_scores
-    from lm_eval_enterprise.harness.cellplan import design, runs_to_share
+    from lm_eval_enterprise.harness.cellplan import design, runs_to_share, stratified_design
 
     truth = json.loads(gzip.decompress(path.read_bytes()))
     out = {}
@@ -358,7 +358,11 @@ def report(designs: int, n_boot: int, path: Path = GROUND_TRUTH, only: list[str]
             acc = defaultdict(list)
             for r in range(designs):
                 rng = random.Random(f"bench_population|{dataset}|{runs}|{r}")
-                plan = design(full.mask.shape[1], len(pop), share, rng)
+                positive = full.positive_docs()  # a binary F1: stratified as the planner does (cellplan step 4)
+                if positive is None:
+                    plan = design(full.mask.shape[1], len(pop), share, rng)
+                else:
+                    plan, _ = stratified_design(list(positive), len(pop), share, rng, f"{dataset}: ")
                 keep = np.zeros_like(full.mask)
                 for d, ts in enumerate(plan):
                     keep[ts, d] = True

@@ -19,7 +19,8 @@ document's difficulty b_d; the cell is correct with probability logistic(c + a_t
 * ``heavy_tail`` — template noise Student-t with 3 degrees of freedom (same sd);
 * ``broken`` — a share of 4 % of the templates always fails (never a correct answer);
 * ``doc_mixture`` — unequal document difficulty: 25 % trivial, 15 % impossible, the rest normal;
-* ``rare_class`` — binary F1 with 12 % gold-positive documents (securenlp's layout): a template's answer
+* ``rare_class`` — binary F1 with about 16 % gold-positive documents (the first 5 % of the documents and 12 % of
+  the rest: about 66 of 400; securenlp's layout, 12 % relevant): a template's answer
   "positive" has logit l_t ± Δ_t + b_d (label bias l_t additive in the axes, discrimination Δ_t per template);
 * ``rouge`` — a continuous metric in [0, 1] (clipped additive model), the estimator's non-binary path.
 
@@ -88,7 +89,7 @@ class Truth:
     broken: float = 0.0  # share of templates that always fail
     doc: str = "normal"  # normal | mixture
     doc_sd: float = 1.5
-    positives: float = 0.12  # binary_f1: share of gold-positive documents
+    positives: float = 0.12  # binary_f1: share of gold-positive documents after the first 5 % (all positive)
     discrimination: float = 2.0  # binary_f1: mean Δ_t
     discrimination_sd: float = 0.5  # binary_f1: sd of Δ_t over the templates
     choices: int = 5  # accuracy: options of a multiple-choice item (baseline 1/choices)
@@ -105,7 +106,7 @@ TRUTHS = {
         Truth("doc_mixture", "unequal documents: 25 % trivial, 15 % impossible", doc="mixture", level=0.4),
         Truth(
             "rare_class",
-            "binary F1, 12 % gold positives (securenlp)",
+            "binary F1, ~16 % gold positives (securenlp's layout)",
             metric="binary_f1",
             dataset="securenlp",
             level=-1.2,
@@ -333,13 +334,16 @@ def population_values(truth: Truth, d_n: int) -> dict:
 
 # ============================================================================================ one design
 def sparse_design(cm, runs: int | None, seed: int) -> np.ndarray:
-    """The planner's mask for ``runs`` single-template runs (None: every cell), cell seed ``seed``."""
+    """The planner's mask for ``runs`` single-template runs (None: every cell), cell seed ``seed``; a binary F1
+    is stratified by gold class as ``run --cell_budget`` stratifies a binary classification (cellplan step 4)."""
     from lm_eval_enterprise.harness.cellplan import plan_cells, runs_to_share
 
     t_n, d_n = cm.mask.shape
     if runs is None:
         return np.ones((t_n, d_n), bool)
-    plan = plan_cells({GROUP: cm.docs}, {GROUP: cm.templates}, runs_to_share(runs, t_n), seed)
+    positive = cm.positive_docs()
+    strata = None if positive is None else {GROUP: list(positive)}
+    plan = plan_cells({GROUP: cm.docs}, {GROUP: cm.templates}, runs_to_share(runs, t_n), seed, strata=strata)
     mask = np.zeros((t_n, d_n), bool)
     for t, docs in enumerate(plan.groups[GROUP].docs_of(i) for i in range(t_n)):
         mask[t, docs] = True

@@ -117,6 +117,94 @@ def test_plan_metadata_and_summary():
     assert "20 of 50 cells (40.0%)" in plan.summary()
 
 
+# ============================================================================================ strata (step 4)
+def test_stratum_cells_by_hand():
+    from lm_eval_enterprise.harness.cellplan import MINORITY_SHARE, stratum_cells
+
+    assert MINORITY_SHARE == 0.2  # the by-hand numbers below use it
+    # 48 positives of 400, 50 templates, two runs (C = 800): max(round(0.2·800) = 160, 48) = 160, below the caps
+    # 48·50 = 2400 and C − 352 = 448; the proportional share is 800·48/400 = 96
+    assert stratum_cells(48, 352, 50, 800) == 160
+    # one run (C = U = 400): C − 352 = 48 = the proportional share, so no stratification
+    assert stratum_cells(48, 352, 50, 400) is None
+    # securenlp's 12 of 100 at 30 templates, two runs (C = 200): max(40, 12, 30) = 40 cells instead of 24
+    assert stratum_cells(12, 88, 30, 200) == 40
+    # ... at 50 templates: every template needs a relevant document, max(40, 12, 50) = 50 (below 12·50 and 200 − 88)
+    assert stratum_cells(12, 88, 50, 200) == 50
+    # too few cells to give every template a unit of each stratum: 3 + 7 units, 10 templates, C = 15 gives
+    # min(max(3, 3, 10), 30, 15 − 10) = 5 < T, so the unstratified design
+    assert stratum_cells(3, 7, 10, 15) is None
+    # capped at every template on every rare unit: 2 units × 5 templates = 10 (proportional 200·2/100 = 4)
+    assert stratum_cells(2, 98, 5, 200) == 10
+    # 15 % rare: max(40, 15) = 40 above the proportional 200·15/100 = 30
+    assert stratum_cells(15, 85, 5, 200) == 40
+    # 25 % is not rare: max(40, 25) = 40 below the proportional 50
+    assert stratum_cells(25, 75, 5, 200) is None
+
+
+def test_plan_stratified_by_hand():
+    # 20 documents, positives 0 and 10, 5 templates at 0.4: C = 40; the positives get min(max(round(0.2·40) = 8, 2),
+    # 2·5 = 10, 40 − 18 = 22) = 8 cells (4 templates each) instead of the proportional 4, the 18 negatives the other
+    # 32 (fourteen with 2 templates, four with 1)
+    keys = ["positive" if d in (0, 10) else "negative" for d in range(20)]
+    tasks = [f"g__t{i}" for i in range(1, 6)]
+    plan = plan_cells({"g": list(range(20))}, {"g": tasks}, 0.4, seed=3, strata={"g": keys})
+    g = plan.groups["g"]
+    per_doc = [len(ts) for ts in g.unit_templates]
+    assert per_doc[0] == per_doc[10] == 4
+    assert sorted(n for d, n in enumerate(per_doc) if d not in (0, 10)) == [1] * 4 + [2] * 14
+    assert g.cells == 40
+    assert g.strata == {"positive": {"units": 2, "cells": 8}, "negative": {"units": 18, "cells": 32}}
+    pos_loads = [sum(t in g.unit_templates[d] for d in (0, 10)) for t in range(5)]
+    assert sorted(pos_loads) == [1, 1, 2, 2, 2]  # 8 cells over 5 templates, balanced within the stratum
+    assert plan.metadata()["cell_design"]["g"]["strata"] == g.strata
+    assert "strata positive: 8 cells on 2 units, negative: 32 cells on 18 units" in plan.summary()
+    assert plan.samples == plan_cells({"g": list(range(20))}, {"g": tasks}, 0.4, seed=3, strata={"g": keys}).samples
+
+
+def test_plan_stratified_gives_every_template_a_rare_unit():
+    # securenlp's layout at 50 templates, two runs: 12 relevant of 100, C = 200; round(0.2·200) = 40 would leave ten
+    # templates without a relevant document, so the floor T gives the relevant ones 50 cells: one per template,
+    # 4 or 5 per relevant document (two with 5, ten with 4), and the 88 others 150 (62 with 2, 26 with 1)
+    import random
+
+    from lm_eval_enterprise.harness.cellplan import stratified_design
+
+    keys = ["positive" if d % 8 == 3 and d < 96 else "negative" for d in range(100)]
+    assert keys.count("positive") == 12
+    sets, record = stratified_design(keys, 50, 0.04, random.Random(0), "g: ")
+    assert record == {"positive": {"units": 12, "cells": 50}, "negative": {"units": 88, "cells": 150}}
+    pos = [d for d, k in enumerate(keys) if k == "positive"]
+    assert sorted(len(sets[d]) for d in pos) == [4] * 10 + [5] * 2
+    assert sorted(sum(t in sets[d] for d in pos) for t in range(50)) == [1] * 50
+    neg = [d for d, k in enumerate(keys) if k == "negative"]
+    assert sorted(len(sets[d]) for d in neg) == [1] * 26 + [2] * 62
+    assert sorted(sum(t in sets[d] for d in neg) for t in range(50)) == [3] * 50  # 150 cells, 3 per template
+
+
+def test_plan_strata_without_room_or_rarity_is_the_plain_plan():
+    docs, tasks = list(range(40)), [f"g__t{i}" for i in range(1, 6)]
+    plain = plan_cells({"g": docs}, {"g": tasks}, 0.2, seed=1)
+    rare = ["positive" if d < 4 else "negative" for d in docs]
+    one_run = plan_cells({"g": docs}, {"g": tasks}, 0.2, seed=1, strata={"g": rare})  # C = U: one template each
+    assert one_run.samples == plain.samples and one_run.groups["g"].strata is None
+    common = ["positive" if d % 2 else "negative" for d in docs]  # 50 %: not rare
+    halves = plan_cells({"g": docs}, {"g": tasks}, 0.4, seed=1, strata={"g": common})
+    assert halves.samples == plan_cells({"g": docs}, {"g": tasks}, 0.4, seed=1).samples
+    single = plan_cells({"g": docs}, {"g": tasks}, 0.4, seed=1, strata={"g": ["negative"] * 40})  # one stratum
+    assert single.samples == halves.samples
+
+
+def test_plan_strata_errors():
+    tasks = ["a", "b", "c"]
+    with pytest.raises(CellPlanError, match="group g: 3 strata"):
+        plan_cells({"g": [1, 2, 3]}, {"g": tasks}, 0.5, strata={"g": ["x", "y", "z"]})
+    with pytest.raises(CellPlanError, match="group g: 2 stratum keys for 3 documents"):
+        plan_cells({"g": [1, 2, 3]}, {"g": tasks}, 0.5, strata={"g": ["x", "y"]})
+    with pytest.raises(CellPlanError, match="in 2 units"):
+        plan_cells({"g": [1, 2, 3]}, {"g": tasks}, 0.5, units={"g": ["q", "q", "r"]}, strata={"g": ["x", "y", "y"]})
+
+
 def test_plan_input_errors():
     with pytest.raises(CellPlanError, match="at least 2 templates"):
         plan_cells({"g": [1, 2]}, {"g": ["only"]}, 0.5)
@@ -179,6 +267,36 @@ def test_run_plans_the_tasks_it_evaluates(planned, flags):
         assert meta["data_root"] == "embedded" and meta["cell_budget"] == 0.4 and meta["cell_seed"] == 5
         assert meta["cells_planned"] == {t: len(v) for t, v in samples.items()}
         assert meta["cell_design"]["ent_securenlp"]["docs"] == 8
+
+
+def test_run_stratifies_a_binary_classification_on_the_real_sample(planned):
+    """securenlp's genuine test split, its first 100 documents (12 relevant): the planner gives the relevant ones
+    min(max(round(0.2·200), 12), 12·5, 200 − 88) = 40 of the 200 cells (3 or 4 templates each, against 2 in the
+    even plan) and records it."""
+    from conftest import SHARED_DATA, shared_sample
+
+    shared_sample("securenlp")  # skips when the real sample is absent
+    meta = json.dumps({"data_root": str(SHARED_DATA)})
+    rc, kw, err = planned(["--tasks", "ent_securenlp", "--limit", "100", "--metadata", meta, "--cell_budget", "0.4"])
+    assert rc == 0, err
+    leaves = _leaves(kw)
+    docs = list(leaves["ent_securenlp__t1"].eval_docs)[:100]
+    keys = ["positive" if d["label"] == d["positive_label"] else "negative" for d in docs]
+    assert keys.count("positive") == 12
+    strata = {"positive": {"units": 12, "cells": 40}, "negative": {"units": 88, "cells": 160}}
+    assert leaves["ent_securenlp__t3"].config.metadata["cell_design"]["ent_securenlp"]["strata"] == strata
+    positives = {i for i, k in enumerate(keys) if k == "positive"}
+    per_positive = [sum(i in v for v in kw["samples"].values()) for i in sorted(positives)]
+    assert sorted(per_positive) == [3] * 8 + [4] * 4  # 40 cells on 12 documents
+    expected = plan_cells(
+        {"ent_securenlp": [str(d["id"]) for d in docs]},
+        {"ent_securenlp": sorted(leaves)},
+        0.4,
+        0,
+        strata={"ent_securenlp": keys},
+    )
+    assert kw["samples"] == expected.samples
+    assert "strata positive: 40 cells on 12 units, negative: 160 cells on 88 units" in err
 
 
 @pytest.mark.parametrize(

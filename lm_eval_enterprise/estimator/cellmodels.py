@@ -68,6 +68,13 @@ class CellMatrix:
     def share(self) -> float:
         return float(self.mask.mean())
 
+    def positive_docs(self) -> np.ndarray | None:
+        """A binary F1's gold-positive documents (D booleans; the cell planner's strata, ``cellplan`` step 4), else
+        None."""
+        if self.layout != ("classification", 1):
+            return None
+        return self.features[0, :, 1] > 0
+
     def subset(self, keep: np.ndarray) -> CellMatrix:
         """The same matrix with only the cells ``keep`` & ``mask`` observed (subsampling a full run)."""
         keep = np.asarray(keep, dtype=bool) & self.mask

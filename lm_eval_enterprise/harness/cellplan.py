@@ -16,6 +16,18 @@ datasets one query with all its candidate documents, which are always kept toget
    out; templates already in the unit's set are moved to the end of the fresh permutation so a set never repeats
    a template). Every permutation holds each template once, so template loads differ by at most one unit, and
    the random permutations make the template pairs that share a unit vary (a connected design for k_u ≥ 2).
+4. **Strata** (a binary classification, ``Family.strata`` "positive": documents whose gold label is the positive
+   label, and the others). When the rarer stratum holds less than :data:`MINORITY_SHARE` of the units it gets
+   c = min(max(round(MINORITY_SHARE·C), its units, T), its units × T, C − max(the other stratum's units, T))
+   cells instead of its proportional share, and steps 2–3 run on each stratum apart (the smaller first, one
+   ``rng``): every unit still gets ≥ 1 template, every template ≥ 1 unit of each stratum, and template loads
+   differ by at most one unit within a stratum (two overall). With one run's budget (C = U) there is no room, c
+   equals the proportional share and the plan is the unstratified one; so it is when C cannot give every template
+   a unit of each stratum. Why: a binary F1's spread over the templates depends on how a template's accuracy on the rare class
+   follows its accuracy on the common one, which only the rare class's cells tell; with 12 % positives a
+   template of a two-run design sees about two of them (docs/populations.md#stratified-cells-for-the-rare-class).
+   The estimator models the two classes apart, so the design is ignorable for its estimates; lm-eval's own
+   per-template score of such a run is over the planned documents, with the rare class over-represented.
 
 Documents are never altered and every template of a group sees the same documents (only fewer of them), so the
 per-document shot plans and prompts are identical to those of a full run. lm-eval selects the cells with
@@ -41,6 +53,8 @@ from dataclasses import dataclass, field
 from .. import families
 from ..taskmeta import CELL_BUDGET, CELL_DESIGN, CELL_SEED, CELLS_PLANNED, TaskMeta
 
+MINORITY_SHARE = 0.2  # a stratified group's rarer stratum gets at least this share of the cells (step 4)
+
 
 class CellPlanError(ValueError):
     """An impossible or malformed plan request (one line)."""
@@ -57,6 +71,7 @@ class GroupPlan:
     unit_templates: list[list[int]]  # per unit (input order): indices into ``tasks``
     unit_docs: list[list[int]]  # per unit: its document indices
     cells: int = 0  # planned (template, document) cells
+    strata: dict[str, dict[str, int]] | None = None  # stratum → {"units", "cells"} (step 4), None: unstratified
 
     @property
     def share(self) -> float:
@@ -103,6 +118,7 @@ class CellPlan:
                     "templates": len(g.tasks),
                     "cells": g.cells,
                     "share": round(g.share, 6),
+                    **({"strata": g.strata} if g.strata else {}),
                 }
                 for name, g in self.groups.items()
             },
@@ -118,6 +134,12 @@ class CellPlan:
                 f"  {g.group}: {len(g.tasks)} templates × {g.n_docs} docs"
                 + (f" in {g.n_units} units" if g.n_units != g.n_docs else "")
                 + f" → {g.cells} cells ({g.share:.1%}); units per template {g.loads()}"
+                + (
+                    "; strata "
+                    + ", ".join(f"{k}: {v['cells']} cells on {v['units']} units" for k, v in g.strata.items())
+                    if g.strata
+                    else ""
+                )
             )
         return "\n".join(lines)
 
@@ -171,19 +193,59 @@ def design(n_units: int, n_templates: int, budget: float, rng: random.Random, wh
     return sets
 
 
+def stratum_cells(n_rare: int, n_common: int, n_templates: int, cells: int) -> int | None:
+    """Cells of the rarer stratum (step 4 of the module docstring): c = min(max(round(MINORITY_SHARE·C), n_rare,
+    T), n_rare·T, C − max(n_common, T)) — every unit and every template gets a cell in each stratum; None (the
+    unstratified design) when c is no more than the proportional share round(C·n_rare/U) (no room, or the stratum
+    is not rare) or below max(n_rare, T) (too few cells for both strata)."""
+    t = n_templates
+    c = min(max(round(MINORITY_SHARE * cells), n_rare, t), n_rare * t, cells - max(n_common, t))
+    if c < max(n_rare, t) or c <= round(cells * n_rare / (n_rare + n_common)):
+        return None
+    return c
+
+
+def stratified_design(
+    keys: Sequence[Hashable], t: int, budget: float, rng: random.Random, where: str
+) -> tuple[list[list[int]], dict[str, dict[str, int]] | None]:
+    """Template sets per unit (unit order) and the strata record for per-unit stratum ``keys`` (two values at
+    most); the unstratified :func:`design` when :func:`stratum_cells` says so."""
+    kinds = sorted(set(keys), key=str)
+    if len(kinds) > 2:
+        raise CellPlanError(f"{where}{len(kinds)} strata {kinds[:4]}; the planner stratifies two (rare, common)")
+    u = len(keys)
+    cells = max(round(check_budget(budget) * t * u), u)
+    members = {k: [i for i, key in enumerate(keys) if key == k] for k in kinds}
+    rare, common = sorted(kinds, key=lambda k: (len(members[k]), str(k))) if len(kinds) == 2 else (None, None)
+    c_rare = stratum_cells(len(members[rare]), len(members[common]), t, cells) if rare is not None else None
+    if c_rare is None:
+        return design(u, t, budget, rng, where), None
+    sets: list[list[int]] = [[] for _ in range(u)]
+    record = {}
+    for k, c in ((rare, c_rare), (common, cells - c_rare)):
+        units = members[k]
+        for i, ts in zip(units, design(len(units), t, c / (t * len(units)), rng, where)):
+            sets[i] = ts
+        record[str(k)] = {"units": len(units), "cells": c}
+    return sets, record
+
+
 def plan_cells(
     docs_per_group: Mapping[str, Sequence[Hashable]],
     templates: Mapping[str, Sequence[str]],
     budget: float,
     seed: int = 0,
     units: Mapping[str, Sequence[Hashable]] | None = None,
+    strata: Mapping[str, Sequence[Hashable]] | None = None,
 ) -> CellPlan:
     """Plan the cells of every variant group.
 
     ``docs_per_group``: group → its documents (any keys, in the tasks' document order; position = lm-eval index).
     ``templates``: group → its template-variant task names. ``units``: group → one unit key per document
     (e.g. the query id of a ranking candidate); documents with the same key are planned together. Groups without
-    an entry are planned per document. Returns a :class:`CellPlan`; ``.samples`` is lm-eval's ``samples``.
+    an entry are planned per document. ``strata``: group → one stratum key per document (two values at most,
+    e.g. whether the gold label is the positive one; step 4; not with ``units``). Returns a :class:`CellPlan`;
+    ``.samples`` is lm-eval's ``samples``.
     """
     budget = check_budget(budget)
     plan = CellPlan(budget, int(seed))
@@ -204,8 +266,18 @@ def plan_cells(
             unit_docs.setdefault(k, []).append(i)
         members = list(unit_docs.values())
         rng = random.Random(f"cellplan|{int(seed)}|{group}")
-        sets = design(len(members), len(tasks), budget, rng, where=f"group {group}: ")
-        gp = GroupPlan(group, tasks, len(docs), len(members), sets, members)
+        where = f"group {group}: "
+        record = None
+        if strata and group in strata:
+            keys_s = list(strata[group])
+            if len(keys_s) != len(docs) or len(members) != len(docs):
+                raise CellPlanError(
+                    f"{where}{len(keys_s)} stratum keys for {len(docs)} documents in {len(members)} units"
+                )
+            sets, record = stratified_design(keys_s, len(tasks), budget, rng, where)
+        else:
+            sets = design(len(members), len(tasks), budget, rng, where=where)
+        gp = GroupPlan(group, tasks, len(docs), len(members), sets, members, strata=record)
         gp.cells = sum(len(s) * len(m) for s, m in zip(sets, members))
         plan.groups[group] = gp
     return plan
@@ -218,6 +290,7 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
     docs: dict[str, list] = {}
     templates: dict[str, list[str]] = {}
     units: dict[str, list] = {}
+    strata: dict[str, list] = {}
     for name in sorted(leaves):
         task = leaves[name]
         meta = TaskMeta.from_config(task.config)
@@ -238,6 +311,8 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
             if any(q is None for q in unit_keys):
                 raise CellPlanError(f"task {name}: ranking documents without 'qid'")
             units.setdefault(group, unit_keys)
+        if families.cell_strata(meta.task_family) == "positive":
+            strata.setdefault(group, [_positive_stratum(name, d) for d in ds])
         if group in docs and docs[group] != keys:
             other = templates[group][0]
             raise CellPlanError(
@@ -248,7 +323,14 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
         templates.setdefault(group, []).append(name)
     if not docs:
         raise CellPlanError("--cell_budget: no tasks to plan")
-    return plan_cells(docs, templates, budget, seed, units)
+    return plan_cells(docs, templates, budget, seed, units, strata)
+
+
+def _positive_stratum(task: str, doc) -> str:
+    """A binary classification document's stratum: ``"positive"`` (gold = the positive label) or ``"negative"``."""
+    if not isinstance(doc, dict) or "label" not in doc or "positive_label" not in doc:
+        raise CellPlanError(f"task {task}: a binary classification document without 'label' and 'positive_label'")
+    return "positive" if doc["label"] == doc["positive_label"] else "negative"
 
 
 def _sample_size(task, limit: int | float) -> int:
