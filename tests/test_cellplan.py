@@ -140,6 +140,9 @@ def test_stratum_cells_by_hand():
     assert stratum_cells(15, 85, 5, 200) == 40
     # 25 % is not rare: max(40, 25) = 40 below the proportional 50
     assert stratum_cells(25, 75, 5, 200) is None
+    # 22 % at 50 templates: the proportional 200·22/100 = 44 would leave six templates without one of its units;
+    # max(40, 22, 50) = 50, below 22·50 and 200 − 78
+    assert stratum_cells(22, 78, 50, 200) == 50
 
 
 def test_plan_stratified_by_hand():

@@ -17,7 +17,8 @@ datasets one query with all its candidate documents, which are always kept toget
    a template). Every permutation holds each template once, so template loads differ by at most one unit, and
    the random permutations make the template pairs that share a unit vary (a connected design for k_u ≥ 2).
 4. **Strata** (a binary classification, ``Family.strata`` "positive": documents whose gold label is the positive
-   label, and the others). When the rarer stratum holds less than :data:`MINORITY_SHARE` of the units it gets
+   label, and the others). When the rarer stratum holds less than :data:`MINORITY_SHARE` of the units, or its
+   proportional share of the cells would leave a template without one of its units, it gets
    c = min(max(round(MINORITY_SHARE·C), its units, T), its units × T, C − max(the other stratum's units, T))
    cells instead of its proportional share, and steps 2–3 run on each stratum apart (the smaller first, one
    ``rng``): every unit still gets ≥ 1 template, every template ≥ 1 unit of each stratum, and template loads
