@@ -185,6 +185,21 @@ def test_plan_stratified_gives_every_template_a_rare_unit():
     assert sorted(sum(t in sets[d] for d in neg) for t in range(50)) == [3] * 50  # 150 cells, 3 per template
 
 
+def test_positive_stratum_compares_as_binary_f1_does():
+    """A document is in the positive stratum exactly when binary F1 counts its gold label as the positive class:
+    compared after [NORM] (lower-case, punctuation and extra spaces dropped), the one comparison of
+    ``scoring.metrics.label_indices``."""
+    from lm_eval_enterprise.harness.cellplan import _positive_stratum
+    from lm_eval_enterprise.scoring.metrics import binary_f1
+
+    doc = {"label": " Relevant. ", "positive_label": "relevant"}
+    assert _positive_stratum("t", doc) == "positive"
+    assert binary_f1([doc["label"]], ["relevant"], doc["positive_label"]) == 1.0  # a true positive for binary F1
+    assert _positive_stratum("t", {"label": "irrelevant", "positive_label": "relevant"}) == "negative"
+    with pytest.raises(CellPlanError, match="task t: a binary classification document without"):
+        _positive_stratum("t", {"label": "relevant"})
+
+
 def test_plan_strata_without_room_or_rarity_is_the_plain_plan():
     docs, tasks = list(range(40)), [f"g__t{i}" for i in range(1, 6)]
     plain = plan_cells({"g": docs}, {"g": tasks}, 0.2, seed=1)

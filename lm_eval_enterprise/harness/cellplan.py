@@ -52,6 +52,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .. import families
+from ..scoring.metrics import label_indices
 from ..taskmeta import CELL_BUDGET, CELL_DESIGN, CELL_SEED, CELLS_PLANNED, TaskMeta
 
 MINORITY_SHARE = 0.2  # a stratified group's rarer stratum gets at least this share of the cells (step 4)
@@ -164,13 +165,18 @@ def runs_to_share(runs: float, n_templates: int) -> float:
     return runs / n_templates
 
 
+def planned_cells(budget: float, n_templates: int, n_units: int) -> int:
+    """The cells C of a group's design (step 2): round(F·T·U), at least one per unit."""
+    return max(round(budget * n_templates * n_units), n_units)
+
+
 def design(n_units: int, n_templates: int, budget: float, rng: random.Random, where: str = "") -> list[list[int]]:
     """Template sets (indices) for ``n_units`` units, in unit order (steps 2–3 of the module docstring)."""
     budget = check_budget(budget)
     t, u = n_templates, n_units
     if t < 1 or u < 1:
         raise CellPlanError(f"{where}nothing to plan ({u} units, {t} templates)")
-    cells = max(round(budget * t * u), u)
+    cells = planned_cells(budget, t, u)
     if cells < t:
         raise CellPlanError(
             f"{where}a budget of {budget:g} gives {cells} cells for {t} templates × {u} units; "
@@ -215,7 +221,7 @@ def stratified_design(
     if len(kinds) > 2:
         raise CellPlanError(f"{where}{len(kinds)} strata {kinds[:4]}; the planner stratifies two (rare, common)")
     u = len(keys)
-    cells = max(round(check_budget(budget) * t * u), u)
+    cells = planned_cells(check_budget(budget), t, u)
     members = {k: [i for i, key in enumerate(keys) if key == k] for k in kinds}
     rare, common = sorted(kinds, key=lambda k: (len(members[k]), str(k))) if len(kinds) == 2 else (None, None)
     c_rare = stratum_cells(len(members[rare]), len(members[common]), t, cells) if rare is not None else None
@@ -328,10 +334,11 @@ def plan_for_tasks(leaves: Mapping[str, object], budget: float, seed: int, limit
 
 
 def _positive_stratum(task: str, doc) -> str:
-    """A binary classification document's stratum: ``"positive"`` (gold = the positive label) or ``"negative"``."""
+    """A binary classification document's stratum: ``"positive"`` when its gold label is the positive label as
+    binary F1 compares them (``scoring.metrics.label_indices``, after [NORM]), else ``"negative"``."""
     if not isinstance(doc, dict) or "label" not in doc or "positive_label" not in doc:
         raise CellPlanError(f"task {task}: a binary classification document without 'label' and 'positive_label'")
-    return "positive" if doc["label"] == doc["positive_label"] else "negative"
+    return "positive" if label_indices([doc["label"]], [doc["positive_label"]])[0] == 0 else "negative"
 
 
 def _sample_size(task, limit: int | float) -> int:
