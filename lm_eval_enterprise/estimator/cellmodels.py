@@ -147,6 +147,16 @@ class CellMatrix:
 
 
 # ============================================================================================ cell models
+def zero_one(cm: CellMatrix) -> bool:
+    """Whether ``cm`` holds 0/1 values (accuracy, exact match): the "mean" layout with every observed value 0 or 1.
+    Such a template may be broken — never right, score 0 — which the sampled fit models (zero inflation) and the
+    population interval allows for (:func:`~.estimate.resample_templates`)."""
+    if cm.layout[0] != "mean":
+        return False
+    obs = cm.features[:, :, 0][cm.mask]
+    return bool(np.all((obs == 0) | (obs == 1)))
+
+
 class _CellModel:
     """A fitted model of the unobserved cells. :meth:`sums` gives, per row of document weights ``w`` (B × D),
     Σ_d w_bd · (observed F_td, or for an unobserved cell its expectation (``mode="mean"``) or a posterior
@@ -205,8 +215,7 @@ class _MeanModel(_CellModel):
     def __init__(self, cm: CellMatrix, fitter: Callable | None = None):
         super().__init__(cm, fitter)
         self.y = cm.features[:, :, 0]
-        obs = self.y[cm.mask]
-        self.family = "binomial" if np.all((obs == 0) | (obs == 1)) else "gaussian"
+        self.family = "binomial" if zero_one(cm) else "gaussian"
         # 0/1 values: a template may be broken (never right), with the sampled fit, covariates or not
         fit = getattr(self.fitter, "zero_inflated", self.fitter) if self.family == "binomial" else self.fitter
         self.fit = fit(self.y, cm.mask, self.family, covariates=cm.covariates)

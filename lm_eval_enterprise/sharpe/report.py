@@ -635,6 +635,9 @@ def _precision_line(r: dict) -> str:
         prior += " (the full-run interval holds over the low end of the document sd's prior too)"
     if r.get("likely_broken"):
         prior += f"; likely broken (never right): {_broken_templates(r['likely_broken'])}"
+    share = (r.get("ci") or {}).get("broken_share")
+    if share:
+        prior += f"; the population interval allows up to {share[1]:.0%} broken templates (never right) in the grammar"
     return f"* {r['model']} {r['group']}: " + "; ".join(parts) + prior
 
 

@@ -145,3 +145,63 @@ def test_label_bias_carries_over_to_the_rare_class():
         for s in (joint, sparse):
             assert s["t6"] < 0.05 and abs(s["t3"] - 3 / 13) < 0.01
             assert s["t1"] == pytest.approx(3 / 13) and s["t4"] == 0.0  # observed throughout
+
+
+def test_resample_templates_plain_for_values_that_are_not_zero_one():
+    """Not 0/1 values: the plain resampling — T indices with replacement per row, no broken slots."""
+    from lm_eval_enterprise.estimator.estimate import resample_templates
+
+    rows = np.array([[0.0, 0.3, 0.7], [0.2, 0.0, 0.9]])
+    ti, broken = resample_templates(rows, np.random.default_rng(0), zero_inflated=False)
+    assert broken is None and ti.shape == (2, 3) and ((ti >= 0) & (ti < 3)).all()
+
+
+def test_resample_templates_draws_the_broken_share_from_its_posterior():
+    """0/1 values, T = 10 templates of which k = 2 never right (score 0) in every row. Under the prior Beta(1, 1)
+    π ~ Beta(1 + 2, 1 + 8): E π = 3/12 = 0.25, Var π = 3·9/(12²·13) = 0.014423; a row's broken slots ⌊10π + U⌋ have
+    mean 10·E π = 2.5 and variance 100·Var π + E[frac(10π)(1 − frac(10π))] (the rounding), at least 1.4423. The
+    other slots draw only from the 8 templates right at least once, each 1/8 of them; a broken slot keeps an index
+    drawn from all ten (its baseline). Plain resampling would give 2 broken slots on average, binomially spread."""
+    from lm_eval_enterprise.estimator.estimate import resample_templates
+    from lm_eval_enterprise.estimator.sampler import BROKEN_PRIOR
+
+    assert BROKEN_PRIOR == (1.0, 1.0)
+    r_n = 40_000
+    scores = np.array([0.0, 0.4, 0.0, 0.5, 0.6, 0.2, 0.9, 0.3, 0.8, 0.7])
+    rows = np.tile(scores, (r_n, 1))
+    ti, broken = resample_templates(rows, np.random.default_rng(5), zero_inflated=True)
+    n_broken = broken.sum(1)
+    assert n_broken.mean() == pytest.approx(2.5, abs=0.03)  # SE ≈ sqrt(1.6/40000) = 0.006
+    assert n_broken.var() >= 1.40
+    assert (broken == (np.arange(10)[None, :] < n_broken[:, None])).all()  # the first slots of a row
+    drawn = ti[~broken]
+    assert not np.isin(drawn, [0, 2]).any()  # never a never-right template in a working slot
+    share = np.bincount(drawn, minlength=10)[[1, 3, 4, 5, 6, 7, 8, 9]] / drawn.size
+    assert share == pytest.approx(np.full(8, 1 / 8), abs=0.004)
+    assert set(np.unique(ti[broken])) == set(range(10))
+
+
+def test_resample_templates_no_broken_template_in_the_sample():
+    """k = 0 of T = 30: π ~ Beta(1, 31), E π = 1/32, so a row holds 30/32 = 0.9375 broken slots on average — the
+    population may hold broken templates that a sample of 30 missed (plain resampling: never)."""
+    from lm_eval_enterprise.estimator.estimate import resample_templates
+
+    rows = np.tile(np.linspace(0.3, 0.8, 30), (40_000, 1))
+    _, broken = resample_templates(rows, np.random.default_rng(2), zero_inflated=True)
+    assert broken.sum(1).mean() == pytest.approx(30 / 32, abs=0.02)
+
+
+def test_population_interval_scores_a_broken_slot_zero():
+    """Every cell observed, 0/1 values (4 templates on 2 documents): the population interval draws the broken share
+    (the record's method says so). By hand through :func:`_stat_intervals` on fixed draws: row [1, .5, .5, 0],
+    indices [0, 1, 2, 3], the first slot broken → scores [0, .5, .5, 0]: μ = 0.25, σ = sqrt(4·0.25²/3)."""
+    from lm_eval_enterprise.estimator.estimate import _stat_intervals
+
+    v = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=float)
+    est = estimate_population(CellMatrix.from_values(v), 0.25, n_boot=50, seed=1)
+    assert "the share of broken templates (never right) drawn from its posterior" in est["ci"]["method"]
+    rows = np.array([[1.0, 0.5, 0.5, 0.0]])
+    ti = np.array([[0, 1, 2, 3]])
+    out = _stat_intervals(rows, 0.0, 1, 1.0, "off", 2, template_idx=ti, broken=np.array([[True, False, False, False]]))
+    assert out["mean"] == pytest.approx([0.25, 0.25])
+    assert out["std"] == pytest.approx([math.sqrt(1 / 12)] * 2)  # deviations ±0.25 twice: 0.25/3

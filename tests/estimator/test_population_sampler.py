@@ -179,6 +179,10 @@ def test_broken_templates_are_found_and_imputed_as_failures():
     assert set(broken_named) == {"p00", "p01", "p02"} and min(broken_named.values()) > 0.9
     line = _precision_line({**rec, "model": "m", "group": "g"})
     assert "likely broken (never right): p00 (" in line
+    # the population interval draws the broken share: 3 of 50 never right, π ~ Beta(4, 48) (mean 0.077)
+    lo, hi = rec["ci"]["broken_share"]
+    assert 0.0 <= lo < 0.077 < hi <= 0.25
+    assert f"the population interval allows up to {hi:.0%} broken templates (never right) in the grammar" in line
     y[:3] = np.where(mask[:3], 1.0, 0.0)  # no candidate left
     assert ((y * mask).sum(1) > 0).all()
     args = (y, mask.astype(float), "binomial", None, None, None, 1.0)
@@ -340,6 +344,11 @@ def test_precision_line_names_what_rests_on_the_prior_in_words():
     assert "the full-run interval holds over the low end of the document sd's prior too" in line
     rec["information"]["rests_on_prior"] = ["fit1.sigma_a"]
     assert "full-run interval" not in _precision_line(rec)
+    assert "broken templates" not in _precision_line(rec)
+    rec["ci"] = {"broken_share": [0.0, 0.1]}  # 0/1 values: the broken share the population interval drew
+    assert _precision_line(rec).endswith(
+        "; the population interval allows up to 10% broken templates (never right) in the grammar"
+    )
 
 
 def test_plan_from_guesses_by_hand():
