@@ -25,8 +25,7 @@ PRIVATE = ("_per_doc", "_scores_bt")
 
 
 def clean(obj: Any) -> Any:
-    """JSON-ready copy: private fields dropped, numpy scalars converted, non-finite floats → None (the Sharpe
-    status fields say why)."""
+    """JSON-ready copy: private fields dropped, numpy scalars converted, non-finite floats → None (status says why)."""
     if isinstance(obj, dict):
         return {str(k): clean(v) for k, v in obj.items() if k not in PRIVATE}
     if isinstance(obj, (list, tuple)):
@@ -579,7 +578,7 @@ def sparse_markdown(result: dict) -> str:
 
 def population_markdown(result: dict) -> str:
     """The population section: one line per model × population group ("" without any)."""
-    recs = result.get("records") or []
+    recs = sorted(result.get("records") or [], key=lambda r: (r["model"], r["group"]))
     if not recs:
         return ""
     lines = [
@@ -593,7 +592,6 @@ def population_markdown(result: dict) -> str:
     ]
     head = ["model", "population group", "metric", "templates", "cells", "μ", "σ", "S", "q05 / q25 / q50 / q75 / q95"]
     rows = []
-    recs = sorted(recs, key=lambda r: (r["model"], r["group"]))
     for r in recs:
         ci = r.get("ci") or {}
         rows.append(
@@ -635,8 +633,7 @@ def _precision_line(r: dict) -> str:
         prior += " (the full-run interval holds over the low end of the document sd's prior too)"
     if r.get("likely_broken"):
         prior += f"; likely broken (never right): {_broken_templates(r['likely_broken'])}"
-    share = (r.get("ci") or {}).get("broken_share")
-    if share:
+    if share := (r.get("ci") or {}).get("broken_share"):
         prior += f"; the population interval allows up to {share[1]:.0%} broken templates (never right) in the grammar"
     return f"* {r['model']} {r['group']}: " + "; ".join(parts) + prior
 
