@@ -5,7 +5,7 @@ same model by Laplace-approximate empirical Bayes, which for 0/1 cells with a fe
 two per document shrinks the variance components — σ of a population came out 20–50 % low, docs/populations.md):
 
     y_i ~ Binomial(n_i, (1 − z_t)·logistic(η_i))  or  y_i = clip(y*_i, lo, hi), y*_i ~ N(η_i, φ)     η_i = a_t + b_d
-    a_t ~ N(c + x_t·β, σ_a²)    b_d ~ N(0, τ²)    z_t ~ Bernoulli(π), π ~ Beta(1, 1)  (binomial: broken templates)
+    a_t ~ N(c + x_t·β, σ_a²)    b_d ~ N(0, τ²)    z_t ~ Bernoulli(π), π ~ Beta(½, ½)  (binomial: broken templates)
     β_j ~ N(0, s²) for the weak (one-hot axis) columns, s shared;  β_j ~ N(0, κ²) for the strong columns
     σ_a ~ N⁺(0, A²),  τ ~ N⁺(0, B²),  s ~ N⁺(0, C²),  √φ ~ N⁺(0, E²)  (half-normal),  c flat
 
@@ -60,7 +60,7 @@ TWO_CLASS_PART = 0.5  # prior scale of each of the four parts of a class's templ
 TWO_CLASS_DF = 3  # their half-t priors' degrees of freedom: a template that never answers a class stays possible
 COLLAPSE_CELLS = 1.5  # at most this many observed cells per document (on average): the collapsed τ step
 SPLIT_STEP = 1.0  # random-walk step of logit ρ in the additive model's collapsed split of τ² + φ (_split_collapsed)
-BROKEN_PRIOR = (1.0, 1.0)  # Beta prior of the share π of broken templates (uniform)
+BROKEN_PRIOR = (0.5, 0.5)  # Beta prior of the share π of broken templates (Jeffreys)
 BROKEN_GRID = np.linspace(-8.0, 8.0, 321)  # a candidate's template effect in prior sds around its prior mean
 
 

@@ -157,22 +157,23 @@ def test_resample_templates_plain_for_values_that_are_not_zero_one():
 
 
 def test_resample_templates_draws_the_broken_share_from_its_posterior():
-    """0/1 values, T = 10 templates of which k = 2 never right (score 0) in every row. Under the prior Beta(1, 1)
-    π ~ Beta(1 + 2, 1 + 8): E π = 3/12 = 0.25, Var π = 3·9/(12²·13) = 0.014423; a row's broken slots ⌊10π + U⌋ have
-    mean 10·E π = 2.5 and variance 100·Var π + E[frac(10π)(1 − frac(10π))] (the rounding), at least 1.4423. The
-    other slots draw only from the 8 templates right at least once, each 1/8 of them; a broken slot keeps an index
-    drawn from all ten (its baseline). Plain resampling would give 2 broken slots on average, binomially spread."""
+    """0/1 values, T = 10 templates of which k = 2 never right (score 0) in every row. Under the Jeffreys prior
+    Beta(½, ½) π ~ Beta(½ + 2, ½ + 8): E π = 2.5/11 = 0.22727, Var π = 2.5·8.5/(11²·12) = 0.014635; a row's broken
+    slots ⌊10π + U⌋ have mean 10·E π = 2.2727 and variance 100·Var π + E[frac(10π)(1 − frac(10π))] (the rounding),
+    at least 1.4635. The other slots draw only from the 8 templates right at least once, each 1/8 of them; a broken
+    slot keeps an index drawn from all ten (its baseline). Plain resampling would give 2 broken slots on average,
+    binomially spread."""
     from lm_eval_enterprise.estimator.estimate import resample_templates
     from lm_eval_enterprise.estimator.sampler import BROKEN_PRIOR
 
-    assert BROKEN_PRIOR == (1.0, 1.0)
+    assert BROKEN_PRIOR == (0.5, 0.5)
     r_n = 40_000
     scores = np.array([0.0, 0.4, 0.0, 0.5, 0.6, 0.2, 0.9, 0.3, 0.8, 0.7])
     rows = np.tile(scores, (r_n, 1))
     ti, broken = resample_templates(rows, np.random.default_rng(5), zero_inflated=True)
     n_broken = broken.sum(1)
-    assert n_broken.mean() == pytest.approx(2.5, abs=0.03)  # SE ≈ sqrt(1.6/40000) = 0.006
-    assert n_broken.var() >= 1.40
+    assert n_broken.mean() == pytest.approx(25 / 11, abs=0.03)  # SE ≈ sqrt(1.7/40000) = 0.0065
+    assert n_broken.var() >= 1.42  # the sample variance's SE ≈ 1.7·sqrt(2/40000) = 0.012
     assert (broken == (np.arange(10)[None, :] < n_broken[:, None])).all()  # the first slots of a row
     drawn = ti[~broken]
     assert not np.isin(drawn, [0, 2]).any()  # never a never-right template in a working slot
@@ -182,13 +183,13 @@ def test_resample_templates_draws_the_broken_share_from_its_posterior():
 
 
 def test_resample_templates_no_broken_template_in_the_sample():
-    """k = 0 of T = 30: π ~ Beta(1, 31), E π = 1/32, so a row holds 30/32 = 0.9375 broken slots on average — the
+    """k = 0 of T = 30: π ~ Beta(½, 30½), E π = 0.5/31, so a row holds 15/31 = 0.4839 broken slots on average — the
     population may hold broken templates that a sample of 30 missed (plain resampling: never)."""
     from lm_eval_enterprise.estimator.estimate import resample_templates
 
     rows = np.tile(np.linspace(0.3, 0.8, 30), (40_000, 1))
     _, broken = resample_templates(rows, np.random.default_rng(2), zero_inflated=True)
-    assert broken.sum(1).mean() == pytest.approx(30 / 32, abs=0.02)
+    assert broken.sum(1).mean() == pytest.approx(15 / 31, abs=0.02)
 
 
 def test_population_interval_scores_a_broken_slot_zero():
