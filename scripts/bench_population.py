@@ -49,7 +49,6 @@ DATASETS = (
 BUDGET_RUNS = (1, 2, 4)
 BATCH = 16  # requests decoded together after the shared prefix
 CHUNK = 5  # tasks per lm-eval call (the ground truth is saved after each)
-QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 
 # ============================================================================================ the dense runs
@@ -320,6 +319,7 @@ def covariates(entry: dict, templates: list[str]) -> np.ndarray:
 
 # ============================================================================================ the report
 def _summary(scores: np.ndarray, baseline: float) -> dict:
+    from lm_eval_enterprise.estimator import population_quantiles
     from lm_eval_enterprise.scoring.sharpe_score import sharpe
 
     st = sharpe(scores, baseline, 1, 1.0, "off", 100)
@@ -327,7 +327,7 @@ def _summary(scores: np.ndarray, baseline: float) -> dict:
         "mean": float(np.mean(scores)),
         "std": float(np.std(scores, ddof=1)),
         "sharpe": st["sharpe"],
-        "quantiles": [float(q) for q in np.quantile(scores, QUANTILES)],
+        "quantiles": [float(q) for q in population_quantiles(scores)],
     }
 
 

@@ -31,7 +31,8 @@ range of truths. ``--vary`` does the same for any numeric parameters (with ``--t
 "--vary axis_sd=0.4@noise_sd=0.3@discrimination_sd=1": templates whose skill, not their label bias, varies most).
 
 **Reference values.** *Dense*: the statistics of the instance's full matrix (what a full run of these templates on
-these documents gives). *Population*: the grammar's template distribution on fresh samples of D documents:
+these documents gives; the quantiles, here and below, by the estimator's one definition,
+:func:`~lm_eval_enterprise.estimator.population_quantiles`). *Population*: the grammar's template distribution on fresh samples of D documents:
 μ = E s_t, σ² = E_docs Var_t(s_t | docs), the quantiles E_docs q_p(s_t | docs), S = (μ − b)/σ — Monte Carlo with
 :data:`POP_TEMPLATES` templates × :data:`POP_DRAWS` document samples (computed once per truth and D; ``mc_se``
 their Monte Carlo standard errors). The document samples set the error of μ: with 8 of them the reference μ of
@@ -66,7 +67,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 POP_TEMPLATES = 1000  # templates per Monte Carlo draw of the population values
 POP_DRAWS = 400  # document samples of the population values (8 left μ off by up to 9 standard errors: below)
 BUDGETS = (1, 2, 4)  # single-template runs
@@ -277,6 +277,7 @@ def scores_of(cm) -> np.ndarray:
 
 
 def summary(scores: np.ndarray, base: float) -> dict:
+    from lm_eval_enterprise.estimator import population_quantiles
     from lm_eval_enterprise.scoring.sharpe_score import sharpe
 
     st = sharpe(scores, base, 1, 1.0, "off", None)
@@ -284,7 +285,7 @@ def summary(scores: np.ndarray, base: float) -> dict:
         "mean": float(np.mean(scores)),
         "std": float(np.std(scores, ddof=1)),
         "sharpe": st["sharpe"],
-        "quantiles": [float(q) for q in np.quantile(scores, QUANTILES)],
+        "quantiles": [float(q) for q in population_quantiles(scores)],
     }
 
 
@@ -304,6 +305,8 @@ def instance(truth: Truth, t_n: int, d_n: int, seed: int):
 def population_values(truth: Truth, d_n: int) -> dict:
     """μ, σ, S and the quantiles of the truth's template population on fresh samples of d_n documents (module
     docstring), Monte Carlo."""
+    from lm_eval_enterprise.estimator import population_quantiles
+
     means, variances, qs, bases = [], [], [], []
     for k in range(POP_DRAWS):
         rng = np.random.default_rng([10_000 + k, d_n, *truth.name.encode()])
@@ -314,7 +317,7 @@ def population_values(truth: Truth, d_n: int) -> dict:
         s = scores_of(cm)
         means.append(s.mean())
         variances.append(s.var(ddof=1))
-        qs.append(np.quantile(s, QUANTILES))
+        qs.append(population_quantiles(s))
         bases.append(baseline(truth, run))
     mu, sd, base = float(np.mean(means)), float(math.sqrt(np.mean(variances))), float(np.mean(bases))
     root_n = math.sqrt(POP_DRAWS)
@@ -400,7 +403,7 @@ def one_case(job: tuple) -> dict:
         source = ci_run if key == "cover_dense" else ci
         for stat in ("mean", "std", "sharpe"):
             out[key][stat] = _inside(ref[stat], source.get(stat))
-        qci = source.get("quantiles") or [None] * len(QUANTILES)
+        qci = source.get("quantiles") or [None] * len(ref["quantiles"])
         out[key]["quantiles"] = [_inside(q, c) for q, c in zip(ref["quantiles"], qci)]
     return out
 
@@ -459,7 +462,7 @@ def aggregate(results: list[dict]) -> dict:
         row["q_bias"] = [float(x) for x in q_err.mean(0)]
         row["q_rmse"] = [float(x) for x in np.sqrt((q_err**2).mean(0))]
         for cov in ("cover_pop", "cover_dense", "cover_dense_by_ci"):
-            row[f"q_{cov}"] = [_mean(r[cov]["quantiles"][i] for r in rs) for i in range(len(QUANTILES))]
+            row[f"q_{cov}"] = [_mean(r[cov]["quantiles"][i] for r in rs) for i in range(len(rs[0][cov]["quantiles"]))]
         out["|".join(map(str, key))] = row
     return out
 

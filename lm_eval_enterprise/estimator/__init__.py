@@ -57,7 +57,14 @@ on the outcome, while the cell models assume the planner's outcome-independent m
 """
 
 from .cellmodels import CellMatrix, SparseError, cell_model, naive_scores, plugin_scores
-from .estimate import RowEstimate, estimate, estimate_population, estimate_row, predictive_stats
+from .estimate import (
+    RowEstimate,
+    estimate,
+    estimate_population,
+    estimate_row,
+    population_quantiles,
+    predictive_stats,
+)
 from .sampler import SampledFit, SamplerSettings, fit_sampled, pg_draw, sample_two_way, sampled_fitter
 from .twoway import TwoWayFit, axis_covariates, fit_two_way
 
@@ -78,6 +85,7 @@ __all__ = [
     "naive_scores",
     "pg_draw",
     "plugin_scores",
+    "population_quantiles",
     "predictive_stats",
     "sample_two_way",
     "sampled_fitter",

@@ -12,6 +12,7 @@ from lm_eval_enterprise.estimator import (
     estimate,
     estimate_population,
     plugin_scores,
+    population_quantiles,
 )
 from lm_eval_enterprise.estimator.twoway import _newton, centred_covariates
 from lm_eval_enterprise.harness.cellplan import runs_to_share
@@ -64,17 +65,33 @@ def test_covariates_pull_a_sparse_template_towards_its_axis_group():
     assert with_x["covariates"] == 2 and plain["covariates"] == 0
 
 
+def test_population_quantiles_by_hand():
+    """Median-unbiased (Hyndman & Fan definition 8) on the scores 0, 1, …, 9 (x₍k₎ = k − 1, T = 10):
+    h = (10 + ⅓)p + ⅓. 5 %: h = 0.85 < 1 → x₍1₎ = 0; 25 %: h = 2.9167 → 1 + 0.9167 = 23/12; 50 %: h = 5.5 → 4.5;
+    75 %: h = 8.0833 → 7 + 1/12 = 85/12; 95 %: h = 10.15 ≥ 10 → x₍10₎ = 9. Linear interpolation (h = 9p + 1) would
+    give 0.45, 2.25, 4.5, 6.75, 8.55: the outer quantiles pulled toward the median. Along an axis: one column per
+    row, the levels first."""
+    scores = np.array([3, 9, 0, 5, 1, 8, 2, 7, 4, 6], dtype=float)
+    expected = [0.0, 23 / 12, 4.5, 85 / 12, 9.0]
+    assert population_quantiles(scores) == pytest.approx(expected)
+    rows = np.stack([scores, 2 * scores])
+    q = population_quantiles(rows, axis=1)
+    assert q.shape == (5, 2)
+    assert q[:, 0] == pytest.approx(expected) and q[:, 1] == pytest.approx([2 * x for x in expected])
+
+
 def test_complete_population_by_hand():
     """Every cell observed: scores [1, .5, .5, 0] (0/1 cells, 2 documents), b = 0.25. μ = 0.5,
-    σ = sqrt(0.5/3) = 0.40825, S = 0.25/σ = 0.61237; quantiles (numpy linear) at 5/25/50/75/95 %:
-    0.075, 0.375, 0.5, 0.625, 0.925; the worst decile (≤ the 10 % quantile 0.15): t4."""
+    σ = sqrt(0.5/3) = 0.40825, S = 0.25/σ = 0.61237; quantiles median-unbiased (h = (4 + ⅓)p + ⅓ on the sorted
+    [0, .5, .5, 1]): h 0.55 → 0 (clamped), 1.4167 → 0 + 0.4167·0.5 = 5/24, 2.5 → 0.5, 3.5833 → 0.5 + 0.5833·0.5 =
+    19/24, 4.45 → 1 (clamped); the worst decile (≤ the linear 10 % quantile 0.15): t4."""
     v = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=float)
     est = estimate_population(CellMatrix.from_values(v), 0.25, n_boot=50, seed=1)
     assert [est["scores"][t] for t in ("t1", "t2", "t3", "t4")] == [1.0, 0.5, 0.5, 0.0]
     assert est["mean"] == pytest.approx(0.5)
     assert est["std"] == pytest.approx(math.sqrt(0.5 / 3))
     assert est["sharpe"] == pytest.approx(0.25 / math.sqrt(0.5 / 3))
-    assert est["quantiles"] == pytest.approx([0.075, 0.375, 0.5, 0.625, 0.925])
+    assert est["quantiles"] == pytest.approx([0.0, 5 / 24, 0.5, 19 / 24, 1.0])
     assert est["worst_decile"] == ["t4"] and est["worst_template"] == "t4"
     assert not est["estimate"] and est["share"] == 1.0
     ci = est["ci"]
@@ -108,8 +125,8 @@ def test_questions_are_averaged_per_template_by_hand():
     """A dataset made of questions ([QMEAN], gold_news): one matrix per question, a template's score is the mean of
     its per-question scores. Question A (2 documents): scores [1, .5, 0]; question B (2 other documents):
     [0, .5, 1]. Means: [.5, .5, .5] → σ 0, no Sharpe score. With B' = [1, .5, 0] instead: means [1, .5, 0],
-    μ .5, σ .5 (ddof 1), S (.5 − .25)/.5 = .5; quantiles of [0, .5, 1] at 5/25/50/75/95 %: .05, .25, .5, .75, .95;
-    4 documents in all."""
+    μ .5, σ .5 (ddof 1), S (.5 − .25)/.5 = .5; median-unbiased quantiles of [0, .5, 1] (h = (3 + ⅓)p + ⅓: 0.5,
+    1.1667, 2, 2.8333, 3.5) at 5/25/50/75/95 %: 0, 1/12, .5, 11/12, 1; 4 documents in all."""
     a = CellMatrix.from_values(np.array([[1, 1], [1, 0], [0, 0]], dtype=float), docs=["a1", "a2"])
     b = CellMatrix.from_values(np.array([[0, 0], [0, 1], [1, 1]], dtype=float), docs=["b1", "b2"])
     flat = estimate_population([a, b], 0.25, n_boot=0)
@@ -120,7 +137,7 @@ def test_questions_are_averaged_per_template_by_hand():
     assert [est["scores"][t] for t in ("t1", "t2", "t3")] == [1.0, 0.5, 0.0]
     assert est["mean"] == pytest.approx(0.5) and est["std"] == pytest.approx(0.5)
     assert est["sharpe"] == pytest.approx(0.5)
-    assert est["quantiles"] == pytest.approx([0.05, 0.25, 0.5, 0.75, 0.95])
+    assert est["quantiles"] == pytest.approx([0.0, 1 / 12, 0.5, 11 / 12, 1.0])
     assert est["n_docs"] == 4 and est["worst_template"] == "t3"
 
 
