@@ -634,7 +634,7 @@ def _precision_line(r: dict) -> str:
     if r.get("likely_broken"):
         prior += f"; likely broken (never right): {_broken_templates(r['likely_broken'])}"
     if share := (r.get("ci") or {}).get("broken_share"):
-        prior += f"; the population interval allows up to {share[1]:.0%} broken templates (never right) in the grammar"
+        prior += f"; the population interval allows up to {share[1]:.{int(0 < share[1] < 0.01)}%} broken templates (never right) in the grammar"
     return f"* {r['model']} {r['group']}: " + "; ".join(parts) + prior
 
 

@@ -349,6 +349,10 @@ def test_precision_line_names_what_rests_on_the_prior_in_words():
     assert _precision_line(rec).endswith(
         "; the population interval allows up to 10% broken templates (never right) in the grammar"
     )
+    # whole percents, but one decimal below 1 % (one broken slot among hundreds of templates), not "0%"
+    for hi, text in ((0.004, "0.4%"), (0.0956, "10%"), (0.1234, "12%"), (0.995, "100%"), (0.0, "0%")):
+        rec["ci"] = {"broken_share": [0.0, hi]}
+        assert f"allows up to {text} broken templates" in _precision_line(rec)
 
 
 def test_plan_from_guesses_by_hand():
