@@ -220,7 +220,7 @@ def population_quantiles(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     for h ≥ T. Its estimate of the population's p quantile has median bias ≈ 0 whatever the distribution, where
     numpy's default linear interpolation (definition 7, h = (T − 1)·p + 1) pulls the outer quantiles toward the
     median: at T = 30 the 95 % quantile sits at h = 28.55 (definition 7) against 29.15, and its interval covered
-    86–88 % (docs/populations.md, "Quantiles of the population").
+    82–88 % with every cell observed (docs/populations.md, "Quantiles of the population").
 
     The one quantile definition of the population estimate: its point estimates and both intervals, and the
     simulation bench's dense and population references. The Sharpe report's quantiles of a group's own templates
