@@ -32,12 +32,13 @@ range of truths. ``--vary`` does the same for any numeric parameters (with ``--t
 
 **Reference values.** *Dense*: the statistics of the instance's full matrix (what a full run of these templates on
 these documents gives; the quantiles, here and below, by the estimator's one definition,
-:func:`~lm_eval_enterprise.estimator.population_quantiles`). *Population*: the grammar's template distribution on fresh samples of D documents:
-μ = E s_t, σ² = E_docs Var_t(s_t | docs), the quantiles E_docs q_p(s_t | docs), S = (μ − b)/σ — Monte Carlo with
-:data:`POP_TEMPLATES` templates × :data:`POP_DRAWS` document samples (computed once per truth and D; ``mc_se``
-their Monte Carlo standard errors). The document samples set the error of μ: with 8 of them the reference μ of
-doc_mixture was off by −0.015 (0.7 of the estimator's own error sd; the mean of dense − population over 200 seeds,
-9 of its standard errors), which moved the coverage of μ and S; with 400 its standard error is 0.0002–0.0011.
+:func:`~lm_eval_enterprise.estimator.population_quantiles`). *Population*: the grammar's template distribution on
+fresh samples of D documents: μ = E s_t, σ² = E_docs Var_t(s_t | docs), the quantiles E_docs q_p(s_t | docs),
+S = (μ − b)/σ — Monte Carlo with :data:`POP_TEMPLATES` templates × :data:`POP_DRAWS` document samples (computed once per
+truth and D; ``mc_se`` their Monte Carlo standard errors). The document samples set the error of μ: with 8 of them
+the reference μ of doc_mixture was off by −0.015 (0.7 of the estimator's own error sd; the mean of dense − population
+over 200 seeds, 9 of its standard errors), which moved the coverage of μ and S; with 400 its standard error is
+0.0002–0.0011.
 
 **Reported** per truth × T × D × budget over the seeds: bias and RMSE of μ, σ, S and the five quantiles against the
 dense values (relative bias of σ and S in % of the mean dense value), and the coverage of every 95 % interval:
