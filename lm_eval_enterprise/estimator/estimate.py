@@ -222,8 +222,8 @@ def population_quantiles(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     median: at T = 30 the 95 % quantile sits at h = 28.55 (definition 7) against 29.15, and its interval covered
     82–88 % with every cell observed (docs/populations.md, "Quantiles of the population").
 
-    The one quantile definition of the population estimate: its point estimates and both intervals, and the
-    simulation bench's dense and population references. The Sharpe report's quantiles of a group's own templates
+    The one quantile definition of the population estimate: its point estimates and both intervals, the simulation
+    bench's dense and population references and the real-data benchmark's. The Sharpe report's quantiles of a group's own templates
     (:mod:`lm_eval_enterprise.sharpe.stats`) describe those templates and keep linear interpolation."""
     return np.quantile(scores, QUANTILE_LEVELS, axis=axis, method="median_unbiased")
 
