@@ -223,8 +223,9 @@ def population_quantiles(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     82–88 % with every cell observed (docs/populations.md, "Quantiles of the population").
 
     The one quantile definition of the population estimate: its point estimates and both intervals, the simulation
-    bench's dense and population references and the real-data benchmark's. The Sharpe report's quantiles of a group's own templates
-    (:mod:`lm_eval_enterprise.sharpe.stats`) describe those templates and keep linear interpolation."""
+    bench's dense and population references and the real-data benchmark's. The Sharpe report's quantiles of a
+    group's own templates (:mod:`lm_eval_enterprise.sharpe.stats`) describe those templates and keep linear
+    interpolation."""
     return np.quantile(scores, QUANTILE_LEVELS, axis=axis, method="median_unbiased")
 
 
